@@ -1,0 +1,92 @@
+// swift-tools-version:6.0
+//
+// hubhost: a headless Hub Framework component host that loads plugins (.so) through a versioned C ABI.
+// Module map (one folder per concern, see README.md):
+//   CHubPlugin   the public C header hub_plugin.h, the plugin contract
+//   CFFI         libffi (Debian's libffi-dev), for calls whose signature is only known at run time
+//   HubCore      models, JSON, registry, layout, lifecycle, events, render tree (pure Swift, no dlopen)
+//   HubInjection service locator and injector with owners on every registration
+//   HubHost      plugin discovery, validation, loading, the C-ABI bridge, unload, reload
+//   HubRender    JSON, SVG, HTML and text output of a render tree
+//   HubPreview   the live preview HTTP server
+//   HubPluginKit the Swift SDK plugin authors link statically
+//   hubhost      the command-line tool
+import PackageDescription
+import Foundation
+
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+
+/// Plugins export only `hub_plugin_entry`, so two plugins can never interpose on each other's symbols.
+let pluginLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "--version-script=\(packageRoot)/Plugins/exports.map"]),
+]
+
+let package = Package(
+    name: "hubhost",
+    products: [
+        .executable(name: "hubhost", targets: ["hubhost"]),
+        .executable(name: "hubhost-bench", targets: ["HubBench"]),
+        .library(name: "HubPluginKit", targets: ["HubPluginKit"]),
+        // The plugins we ship, each its own shared object; `make plugins` copies them into ./plugins.
+        .library(name: "HubDemoSwift", type: .dynamic, targets: ["HubDemoSwift"]),
+        .library(name: "HubDemoC", type: .dynamic, targets: ["HubDemoC"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+    ],
+    targets: [
+        .target(name: "CHubPlugin", path: "Sources/CHubPlugin"),
+        .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
+                       providers: [.apt(["libffi-dev"])]),
+        .target(name: "HubCore", path: "Sources/HubCore"),
+        .target(name: "HubInjection", dependencies: ["HubCore"], path: "Sources/HubInjection"),
+        .target(
+            name: "HubHost",
+            dependencies: [
+                "HubCore", "HubInjection", "CHubPlugin", "CFFI",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/HubHost"
+        ),
+        .target(name: "HubRender", dependencies: ["HubCore"], path: "Sources/HubRender"),
+        .target(
+            name: "HubPreview",
+            dependencies: ["HubHost", "HubRender", .product(name: "FlyingFox", package: "FlyingFox")],
+            path: "Sources/HubPreview"
+        ),
+        .target(name: "HubPluginKit", dependencies: ["CHubPlugin"], path: "Sources/HubPluginKit"),
+        .executableTarget(
+            name: "hubhost",
+            dependencies: [
+                "HubCore", "HubInjection", "HubHost", "HubRender", "HubPreview",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/hubhost"
+        ),
+        .executableTarget(
+            name: "HubBench",
+            dependencies: ["HubCore", "HubInjection", "HubHost", "HubRender", "CHubPlugin", "CFFI"],
+            path: "Sources/HubBench"
+        ),
+
+        // Shipped plugins.
+        .target(name: "HubDemoSwift", dependencies: ["HubPluginKit"], path: "Plugins/DemoSwift",
+                linkerSettings: pluginLinkerSettings),
+        .target(name: "HubDemoC", dependencies: ["CHubPlugin"], path: "Plugins/DemoC", publicHeadersPath: ".",
+                linkerSettings: pluginLinkerSettings),
+
+        // Tests.
+        .testTarget(name: "HubCoreTests", dependencies: ["HubCore"], path: "Tests/HubCoreTests"),
+        .testTarget(name: "HubInjectionTests", dependencies: ["HubInjection", "HubHost"],
+                    path: "Tests/HubInjectionTests"),
+        .testTarget(name: "HubHostTests", dependencies: ["HubHost", "HubCore", "CHubPlugin"],
+                    path: "Tests/HubHostTests", exclude: ["Fixtures"]),
+        .testTarget(name: "HubRenderTests", dependencies: ["HubRender", "HubCore", "HubHost"],
+                    path: "Tests/HubRenderTests"),
+        .testTarget(name: "HubCLITests", dependencies: [], path: "Tests/HubCLITests"),
+    ],
+    swiftLanguageModes: [.v5]
+)

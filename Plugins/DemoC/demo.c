@@ -1,0 +1,1 @@
+#include "hub_plugin.h"

@@ -1,0 +1,1 @@
+// Swift demo plugin.

@@ -1,0 +1,35 @@
+/// A layout trait (Hub's HUBComponentLayoutTrait): an extensible string describing how a component wants to be
+/// laid out. The layout manager turns traits into margins.
+public struct LayoutTrait: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+    public static func < (a: LayoutTrait, b: LayoutTrait) -> Bool { a.rawValue < b.rawValue }
+
+    /// Does not fill the width.
+    public static let compactWidth = LayoutTrait("compactWidth")
+    /// Fills the width, no horizontal margins.
+    public static let fullWidth = LayoutTrait("fullWidth")
+    /// No vertical margin between two stackable components.
+    public static let stackable = LayoutTrait("stackable")
+    /// Its row is centred.
+    public static let centered = LayoutTrait("centered")
+    /// No vertical margin above it, whatever comes before.
+    public static let alwaysStackUpwards = LayoutTrait("alwaysStackUpwards")
+
+    public static let standard: [LayoutTrait] = [.compactWidth, .fullWidth, .stackable, .centered, .alwaysStackUpwards]
+
+    /// Parses a comma-separated list ("compactWidth, stackable"); empty entries are ignored.
+    public static func parseList(_ list: String) -> Set<LayoutTrait> {
+        Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .map { LayoutTrait($0) })
+    }
+}
+
+extension Set where Element == LayoutTrait {
+    /// Sorted names, for stable output.
+    public var sortedNames: [String] { map(\.rawValue).sorted() }
+}
+
+import Foundation

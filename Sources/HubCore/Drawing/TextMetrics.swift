@@ -1,0 +1,47 @@
+/// Deterministic text measurement and wrapping, shared by components (through the host) and renderers, so a
+/// preferred size computed from text matches what the SVG and HTML outputs draw on every machine.
+///
+/// The model is a fixed-advance font: each character advances `0.55 × fontSize` (`0.6 ×` for weights ≥ 600),
+/// a line is `1.25 × fontSize` high, and lines break greedily at spaces (a word wider than the line is cut).
+public enum TextMetrics {
+    public static func advance(for style: TextStyle) -> Double { style.fontSize * (style.weight >= 600 ? 0.6 : 0.55) }
+    public static func lineHeight(for style: TextStyle) -> Double { style.fontSize * 1.25 }
+
+    /// The lines `text` is drawn in, wrapped to `maxWidth` (<= 0: no wrapping) and cut to the style's line
+    /// limit (the last kept line ends with "…" when text was cut).
+    public static func lines(_ text: String, style: TextStyle, maxWidth: Double) -> [String] {
+        let advance = advance(for: style)
+        let perLine = maxWidth > 0 ? max(1, Int((maxWidth / advance).rounded(.down))) : Int.max
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var current = ""
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
+                var word = Substring(word)
+                while word.count > perLine {  // a word longer than a line is cut
+                    if !current.isEmpty { lines.append(current); current = "" }
+                    lines.append(String(word.prefix(perLine)))
+                    word = word.dropFirst(perLine)
+                }
+                if current.isEmpty { current = String(word) }
+                else if current.count + 1 + word.count <= perLine { current += " " + word }
+                else { lines.append(current); current = String(word) }
+            }
+            lines.append(current)
+        }
+        if style.lineLimit > 0, lines.count > style.lineLimit {
+            lines = Array(lines.prefix(style.lineLimit))
+            var last = lines[lines.count - 1]
+            if perLine != Int.max, last.count >= perLine { last = String(last.prefix(max(0, perLine - 1))) }
+            lines[lines.count - 1] = last + "…"
+        }
+        return lines
+    }
+
+    /// The size `text` takes drawn with `style` and wrapped to `maxWidth`.
+    public static func measure(_ text: String, style: TextStyle, maxWidth: Double) -> Size {
+        let lines = lines(text, style: style, maxWidth: maxWidth)
+        let widest = lines.map(\.count).max() ?? 0
+        let width = Double(widest) * advance(for: style)
+        return Size(width: (width * 100).rounded(.up) / 100, height: Double(lines.count) * lineHeight(for: style))
+    }
+}

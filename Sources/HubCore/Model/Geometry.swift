@@ -1,0 +1,48 @@
+/// Sizes, points and rectangles in points; the origin is top-left and y grows downwards.
+public struct Size: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var width: Double
+    public var height: Double
+    public init(width: Double, height: Double) { self.width = width; self.height = height }
+    public static let zero = Size(width: 0, height: 0)
+    public var description: String { "\(width.compact)×\(height.compact)" }
+}
+
+public struct Point: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var x: Double
+    public var y: Double
+    public init(x: Double, y: Double) { self.x = x; self.y = y }
+    public static let zero = Point(x: 0, y: 0)
+    public var description: String { "(\(x.compact), \(y.compact))" }
+}
+
+public struct Rect: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
+    public init(origin: Point, size: Size) { self.init(x: origin.x, y: origin.y, width: size.width, height: size.height) }
+    public static let zero = Rect(x: 0, y: 0, width: 0, height: 0)
+    public var minX: Double { x }
+    public var minY: Double { y }
+    public var maxX: Double { x + width }
+    public var maxY: Double { y + height }
+    public var size: Size { Size(width: width, height: height) }
+    public var origin: Point { Point(x: x, y: y) }
+    public func contains(_ p: Point) -> Bool { p.x >= x && p.x < maxX && p.y >= y && p.y < maxY }
+    public func intersects(_ other: Rect) -> Bool {
+        x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
+    }
+    public func offsetBy(dx: Double, dy: Double) -> Rect { Rect(x: x + dx, y: y + dy, width: width, height: height) }
+    public var description: String { "(\(x.compact), \(y.compact), \(width.compact), \(height.compact))" }
+}
+
+extension Double {
+    /// "15" rather than "15.0"; used in messages and outlines.
+    public var compact: String {
+        if self == rounded(), abs(self) < 1e15 { return String(Int64(self)) }
+        return String(self)
+    }
+}

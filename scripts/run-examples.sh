@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# `make run`: list the bundled plugins' namespaces, then render every example view in every format into OUT.
+set -euo pipefail
+hubhost="$1"; plugins="$2"; examples="$3"; out="$4"
+echo "== hubhost list-namespaces --plugins $plugins"
+"$hubhost" list-namespaces --plugins "$plugins"
+mkdir -p "$out"
+if "$hubhost" render --help >/dev/null 2>&1 && ls "$examples"/*.json >/dev/null 2>&1; then
+  for view in "$examples"/*.json; do
+    name=$(basename "$view" .json)
+    for format in json svg html text; do
+      "$hubhost" render "$view" --plugins "$plugins" --format "$format" -o "$out/$name.$format" 2>>"$out/$name.errors.txt" || true
+      echo "wrote $out/$name.$format"
+    done
+  done
+fi
