@@ -1,0 +1,58 @@
+/// A key → value table where every entry records its owner: the shape shared by action factories, layout
+/// managers and other plugin registrations. A taken key is refused (the first keeps it); revoking an owner
+/// removes exactly its entries.
+///
+/// # Thread safety
+/// Not thread-safe: used from the host's main thread.
+public final class OwnedRegistry<Value> {
+    public struct Entry {
+        public let key: String
+        public let value: Value
+        public let owner: Owner
+    }
+
+    public enum Failure: Error, CustomStringConvertible {
+        case taken(kind: String, key: String, owner: Owner, claimant: Owner)
+        public var description: String {
+            switch self {
+            case let .taken(kind, key, owner, claimant):
+                return "\(kind) '\(key)' is already registered by \(owner); \(claimant) cannot claim it"
+            }
+        }
+    }
+
+    /// What the registry holds, for messages ("action namespace", "layout manager").
+    public let kind: String
+    private var entries: [String: Entry] = [:]
+    /// Told after an entry is removed.
+    public var didRemove: [(Entry) -> Void] = []
+
+    public init(kind: String) { self.kind = kind }
+
+    public func register(_ value: Value, forKey key: String, owner: Owner) throws {
+        if let existing = entries[key] {
+            throw Failure.taken(kind: kind, key: key, owner: existing.owner, claimant: owner)
+        }
+        entries[key] = Entry(key: key, value: value, owner: owner)
+    }
+
+    /// Removes `key` (only when `owner` owns it, if given); unknown keys are a no-op.
+    @discardableResult
+    public func unregister(key: String, owner: Owner? = nil) -> Entry? {
+        guard let entry = entries[key], owner == nil || entry.owner == owner else { return nil }
+        entries[key] = nil
+        for observer in didRemove { observer(entry) }
+        return entry
+    }
+
+    @discardableResult
+    public func unregisterAll(ownedBy owner: Owner) -> [Entry] {
+        let owned = entries.values.filter { $0.owner == owner }.sorted { $0.key < $1.key }
+        for entry in owned { unregister(key: entry.key, owner: owner) }
+        return owned
+    }
+
+    public subscript(key: String) -> Value? { entries[key]?.value }
+    public func entry(forKey key: String) -> Entry? { entries[key] }
+    public var allEntries: [Entry] { entries.values.sorted { $0.key < $1.key } }
+}
