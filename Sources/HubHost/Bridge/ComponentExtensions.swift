@@ -1,0 +1,170 @@
+import CHubPlugin
+import Foundation
+import HubCore
+
+// Adapters from the plugin's extension tables (hub.children/1, …) to HubCore's extension protocols. Each holds its
+// component unowned (the component owns it) and does nothing once the component is no longer alive.
+
+/// The base of every adapter: the component and the plugin's table.
+class ExtensionAdapter<Table> {
+    unowned let component: PluginComponent
+    let table: UnsafePointer<Table>
+    init(_ component: PluginComponent, _ table: UnsafePointer<Table>) { self.component = component; self.table = table }
+
+    /// The table's function at `member` when the component is alive and the table is big enough to have it.
+    func function<U>(_ member: KeyPath<Table, U?>) -> U? {
+        // Every extension table starts with its struct_size.
+        guard component.isAlive, CInterop.covers(UnsafeRawPointer(table).load(as: UInt32.self), member) else { return nil }
+        return table.pointee[keyPath: member]
+    }
+}
+
+/// hub.children/1. The host-side delegate is held weakly, as Hub's child delegate is.
+final class ChildrenAdapter: ExtensionAdapter<hub_children_ext>, ComponentWithChildren {
+    /// The C delegate given to the plugin once; its functions forward to `childDelegate`.
+    private let cDelegate = UnsafeMutablePointer<hub_child_delegate>.allocate(capacity: 1)
+    private var installed = false
+
+    weak var childDelegate: ChildDelegate? {
+        didSet {
+            guard !installed, let set = function(\.set_child_delegate) else { return }
+            installed = true
+            set(component.instance, cDelegate)
+        }
+    }
+
+    override init(_ component: PluginComponent, _ table: UnsafePointer<hub_children_ext>) {
+        super.init(component, table)
+        var d = hub_child_delegate()
+        d.struct_size = UInt32(MemoryLayout<hub_child_delegate>.size)
+        d.delegate_data = Unmanaged.passUnretained(self).toOpaque()
+        d.create_child = { d, index in
+            guard let adapter = ChildrenAdapter.from(d), let delegate = adapter.childDelegate else { return hub_size() }
+            return CInterop.size(delegate.createChild(at: Int(index)))
+        }
+        d.will_display_child = { d, index in ChildrenAdapter.from(d)?.childDelegate?.willDisplayChild(at: Int(index)) }
+        d.did_stop_displaying_child = { d, index in
+            ChildrenAdapter.from(d)?.childDelegate?.didStopDisplayingChild(at: Int(index))
+        }
+        d.child_selected = { d, index, json in
+            ChildrenAdapter.from(d)?.childDelegate?.childSelected(at: Int(index), customData: CInterop.jsonObject(json))
+        }
+        cDelegate.initialize(to: d)
+    }
+
+    deinit { cDelegate.deallocate() }
+
+    static func from(_ d: UnsafePointer<hub_child_delegate>?) -> ChildrenAdapter? {
+        guard let data = d?.pointee.delegate_data else { return nil }
+        let adapter = Unmanaged<ChildrenAdapter>.fromOpaque(data).takeUnretainedValue()
+        return adapter.component.isAlive ? adapter : nil
+    }
+}
+
+/// hub.image-handling/1.
+final class ImageHandlingAdapter: ExtensionAdapter<hub_image_handling_ext>, ComponentWithImageHandling {
+    func preferredSizeForImage(_ image: ImageData, model: ComponentModel, containerSize: Size) -> Size {
+        guard let preferred = function(\.preferred_image_size) else { return .zero }
+        let kind = hub_image_kind(rawValue: UInt32(image.kind.rawValue))
+        let size = withOptionalCString(image.identifier) {
+            preferred(component.instance, kind, $0, CInterop.handle(model), CInterop.size(containerSize))
+        }
+        return CInterop.size(size)
+    }
+
+    func updateView(forLoadedImage image: LoadedImage, from data: ImageData, model: ComponentModel, animated: Bool) {
+        guard let loaded = function(\.image_loaded) else { return }
+        image.uri.withCString { uri in
+            withOptionalCString(image.identifier ?? data.identifier) { customID in
+                image.bytes.withUnsafeBufferPointer { bytes in
+                    var c = hub_image()
+                    c.struct_size = UInt32(MemoryLayout<hub_image>.size)
+                    c.kind = hub_image_kind(rawValue: UInt32(image.kind.rawValue))
+                    c.custom_id = customID
+                    c.uri = uri
+                    c.size = CInterop.size(image.pixelSize)
+                    c.bytes = bytes.baseAddress
+                    c.length = bytes.count
+                    loaded(component.instance, &c, animated)
+                }
+            }
+        }
+    }
+}
+
+/// hub.ui-state/1.
+final class UIStateAdapter: ExtensionAdapter<hub_ui_state_ext>, ComponentWithRestorableUIState {
+    var currentUIState: String? {
+        guard let current = function(\.current_ui_state) else { return nil }
+        return CInterop.string(current(component.instance))
+    }
+    func restoreUIState(_ state: String) {
+        guard let restore = function(\.restore_ui_state) else { return }
+        state.withCString { restore(component.instance, $0) }
+    }
+}
+
+/// hub.selection-state/1.
+final class SelectionStateAdapter: ExtensionAdapter<hub_selection_state_ext>, ComponentWithSelectionState {
+    func updateViewForSelectionState(_ state: SelectionState) {
+        function(\.update_selection_state)?(component.instance, hub_selection_state(rawValue: UInt32(state.rawValue)))
+    }
+}
+
+/// hub.content-offset-observer/1.
+final class ContentOffsetAdapter: ExtensionAdapter<hub_content_offset_observer_ext>, ComponentContentOffsetObserver {
+    func updateViewForChangedContentOffset(_ offset: Point) {
+        function(\.content_offset_changed)?(component.instance, hub_point(x: offset.x, y: offset.y))
+    }
+}
+
+/// hub.view-observer/1.
+final class ViewObserverAdapter: ExtensionAdapter<hub_view_observer_ext>, ComponentViewObserver {
+    func viewDidResize(_ size: Size) { function(\.view_did_resize)?(component.instance, CInterop.size(size)) }
+    func viewWillAppear() { function(\.view_will_appear)?(component.instance) }
+}
+
+/// hub.action-performer/1. The host-side performer is held weakly, as Hub's is.
+final class ActionPerformerAdapter: ExtensionAdapter<hub_action_performer_ext>, ComponentActionPerformer {
+    private let cPerformer = UnsafeMutablePointer<hub_action_performer>.allocate(capacity: 1)
+    private var installed = false
+
+    weak var actionPerformer: ActionPerformer? {
+        didSet {
+            guard !installed, let set = function(\.set_action_performer) else { return }
+            installed = true
+            set(component.instance, cPerformer)
+        }
+    }
+
+    override init(_ component: PluginComponent, _ table: UnsafePointer<hub_action_performer_ext>) {
+        super.init(component, table)
+        var p = hub_action_performer()
+        p.struct_size = UInt32(MemoryLayout<hub_action_performer>.size)
+        p.performer_data = Unmanaged.passUnretained(self).toOpaque()
+        p.perform = { p, actionID, json in
+            guard let data = p?.pointee.performer_data else { return false }
+            let adapter = Unmanaged<ActionPerformerAdapter>.fromOpaque(data).takeUnretainedValue()
+            guard adapter.component.isAlive, let performer = adapter.actionPerformer,
+                  let id = CInterop.string(actionID).flatMap(ComponentIdentifier.init(strict:)) else { return false }
+            return performer.performAction(id, customData: CInterop.jsonObject(json))
+        }
+        cPerformer.initialize(to: p)
+    }
+
+    deinit { cPerformer.deallocate() }
+}
+
+/// hub.action-observer/1.
+final class ActionObserverAdapter: ExtensionAdapter<hub_action_observer_ext>, ComponentActionObserver {
+    func actionPerformed(with context: ActionContext) {
+        guard let observe = function(\.action_performed) else { return }
+        ActionContextBridge.withCContext(context) { observe(component.instance, $0) }
+    }
+}
+
+/// Calls `body` with a C string for `string`, or NULL.
+func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let string else { return body(nil) }
+    return string.withCString { body($0) }
+}

@@ -1,0 +1,188 @@
+import CHubPlugin
+import Foundation
+import HubCore
+import Logging
+
+/// Builds the `hub_host` table each plugin gets in `init`. Every function finds the calling plugin's record
+/// through `host_data`, so whatever the plugin registers is owned by that record.
+///
+/// C function pointers cannot capture, so each entry is a non-capturing closure that resolves the record first.
+enum HostTable {
+    static let hostVersion = UnsafePointer(strdup("hubhost 0.1.0")!)
+
+    /// A table for `record`, allocated for the life of the load (freed by the host after `deinit`).
+    static func make(for record: PluginRecord) -> UnsafeMutablePointer<hub_host> {
+        var table = hub_host()
+        table.struct_size = UInt32(MemoryLayout<hub_host>.size)
+        table.abi = hub_version(major: HUB_ABI_MAJOR, minor: HUB_ABI_MINOR)
+        table.host_data = Unmanaged.passUnretained(record).toOpaque()
+        table.host_version = hostVersion
+
+        table.register_component_factory = { host, namespace, factory, errorBuffer, capacity in
+            guard let (record, pluginHost) = resolve(host), let namespace = CInterop.string(namespace), let factory else {
+                CInterop.writeError("register_component_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
+                return false
+            }
+            do {
+                try pluginHost.registerComponentFactory(factory, namespace: namespace, for: record)
+                return true
+            } catch {
+                record.warnings.append("\(error)")
+                CInterop.writeError("\(error)", errorBuffer, capacity)
+                return false
+            }
+        }
+        table.unregister_component_factory = { host, namespace in
+            guard let (record, pluginHost) = resolve(host), let namespace = CInterop.string(namespace) else { return }
+            pluginHost.registry.unregister(namespace: namespace, owner: record.owner)
+        }
+        table.log = { host, level, message in
+            guard let host, let message = CInterop.string(message) else { return }
+            let record = Unmanaged<PluginRecord>.fromOpaque(host.pointee.host_data).takeUnretainedValue()
+            record.logger.log(level: logLevel(level), "\(message)")
+        }
+
+        // Models: strings are cached on the model, so they live exactly as long as it does.
+        table.model_string = { _, handle, field in
+            guard let model = CInterop.model(handle) else { return nil }
+            return ModelCStrings.of(model).string("s\(field.rawValue)") { modelString(model, field) }
+        }
+        table.model_json = { _, handle, which in
+            guard let model = CInterop.model(handle) else { return nil }
+            return ModelCStrings.of(model).string("j\(which.rawValue)") {
+                let object: JSONObject?
+                switch which {
+                case HUB_MODEL_CUSTOM: object = model.custom
+                case HUB_MODEL_METADATA: object = model.metadata
+                case HUB_MODEL_LOGGING: object = model.logging
+                case HUB_MODEL_TARGET_CUSTOM: object = model.target?.custom
+                default: object = nil
+                }
+                return object.map { JSONValue.object($0).jsonText }
+            }
+        }
+        table.model_custom_string = { _, handle, key in
+            guard let model = CInterop.model(handle), let key = CInterop.string(key) else { return nil }
+            return ModelCStrings.of(model).string("c\(key)") { model.custom?[key]?.stringValue }
+        }
+        table.model_custom_number = { _, handle, key, out in
+            guard let model = CInterop.model(handle), let key = CInterop.string(key),
+                  let value = model.custom?[key]?.numberValue, let out else { return false }
+            out.pointee = value
+            return true
+        }
+        table.model_image_uri = { _, handle, kind, customID in
+            guard let model = CInterop.model(handle), let kind = ImageData.Kind(rawValue: Int(kind.rawValue)) else { return nil }
+            let identifier = CInterop.string(customID)
+            return ModelCStrings.of(model).string("i\(kind.rawValue):\(identifier ?? "")") {
+                model.imageData(kind, identifier: identifier)?.uri
+            }
+        }
+        table.model_child_count = { _, handle in CInterop.model(handle)?.children.count ?? 0 }
+        table.model_child = { _, handle, index in
+            guard let child = CInterop.model(handle)?.child(at: Int(index)) else { return nil }
+            return CInterop.handle(child)
+        }
+
+        table.measure_text = { _, text, style, maxWidth in
+            CInterop.size(TextMetrics.measure(CInterop.string(text) ?? "", style: CInterop.textStyle(style), maxWidth: maxWidth))
+        }
+
+        table.register_layout_manager = { host, id, manager, errorBuffer, capacity in
+            guard let (record, pluginHost) = resolve(host), let id = CInterop.string(id), let manager else {
+                CInterop.writeError("register_layout_manager: NULL argument or plugin not loaded", errorBuffer, capacity)
+                return false
+            }
+            do {
+                try pluginHost.layoutManagers.register(PluginLayoutManager(manager, record: record), forKey: id,
+                                                       owner: record.owner)
+                return true
+            } catch {
+                record.warnings.append("\(error)")
+                CInterop.writeError("\(error)", errorBuffer, capacity)
+                return false
+            }
+        }
+        table.register_action_factory = { host, namespace, factory, errorBuffer, capacity in
+            guard let (record, pluginHost) = resolve(host), let namespace = CInterop.string(namespace), let factory else {
+                CInterop.writeError("register_action_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
+                return false
+            }
+            do {
+                try pluginHost.actionFactories.register(PluginActionFactory(factory, record: record),
+                                                        forKey: namespace, owner: record.owner)
+                return true
+            } catch {
+                record.warnings.append("\(error)")
+                CInterop.writeError("\(error)", errorBuffer, capacity)
+                return false
+            }
+        }
+        table.unregister_action_factory = { host, namespace in
+            guard let (record, pluginHost) = resolve(host), let namespace = CInterop.string(namespace) else { return }
+            pluginHost.actionFactories.unregister(key: namespace, owner: record.owner)
+        }
+        table.register_action_handler = { host, handler, errorBuffer, capacity in
+            guard let (record, pluginHost) = resolve(host), let handler else {
+                CInterop.writeError("register_action_handler: NULL argument or plugin not loaded", errorBuffer, capacity)
+                return false
+            }
+            pluginHost.addActionHandler(PluginActionHandler(handler, record: record), owner: record.owner)
+            return true
+        }
+        table.schedule = { host, seconds, fn, userData in
+            guard let (record, pluginHost) = resolve(host), let fn else { return }
+            pluginHost.scheduler.schedule(after: seconds, owner: record.owner) { [weak record] in
+                // Timers of an unloaded plugin are cancelled; this guards against any left behind.
+                guard let record, record.codeCallable else { return }
+                fn(userData)
+            }
+        }
+
+        ServiceBridge.install(into: &table)
+
+        let pointer = UnsafeMutablePointer<hub_host>.allocate(capacity: 1)
+        pointer.initialize(to: table)
+        return pointer
+    }
+
+    /// The calling plugin's record and host, when it is still allowed to register.
+    static func resolve(_ host: UnsafePointer<hub_host>?) -> (PluginRecord, PluginHost)? {
+        guard let data = host?.pointee.host_data else { return nil }
+        let record = Unmanaged<PluginRecord>.fromOpaque(data).takeUnretainedValue()
+        guard record.codeCallable, let pluginHost = record.host else { return nil }
+        return (record, pluginHost)
+    }
+
+    static func record(_ host: UnsafePointer<hub_host>?) -> PluginRecord? {
+        guard let data = host?.pointee.host_data else { return nil }
+        return Unmanaged<PluginRecord>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    static func logLevel(_ level: hub_log_level) -> Logger.Level {
+        switch level {
+        case HUB_LOG_TRACE: return .trace
+        case HUB_LOG_DEBUG: return .debug
+        case HUB_LOG_INFO: return .info
+        case HUB_LOG_WARNING: return .warning
+        default: return .error
+        }
+    }
+
+    static func modelString(_ model: ComponentModel, _ field: hub_model_field) -> String? {
+        switch field {
+        case HUB_MODEL_ID: return model.identifier
+        case HUB_MODEL_COMPONENT_ID: return model.componentIdentifier.description
+        case HUB_MODEL_COMPONENT_NAMESPACE: return model.componentIdentifier.namespace
+        case HUB_MODEL_COMPONENT_NAME: return model.componentIdentifier.name
+        case HUB_MODEL_CATEGORY: return model.componentCategory
+        case HUB_MODEL_TITLE: return model.title
+        case HUB_MODEL_SUBTITLE: return model.subtitle
+        case HUB_MODEL_ACCESSORY: return model.accessoryTitle
+        case HUB_MODEL_DESCRIPTION: return model.descriptionText
+        case HUB_MODEL_GROUP: return model.groupIdentifier
+        case HUB_MODEL_TARGET_URI: return model.target?.uri
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import CHubPlugin
+import HubCore
+
+/// A plugin component (`hub_component`) as a HubCore `Component`.
+///
+/// Once revoked (its namespace unregistered or its plugin unloading) or destroyed, the plugin instance is gone:
+/// every method becomes a harmless no-op (zero sizes, no drawing), so a renderer still holding it cannot call
+/// into freed or unmapped code.
+final class PluginComponent: Component {
+    let klass: UnsafePointer<hub_component_class>
+    let instance: UnsafeMutableRawPointer?
+    let factory: PluginComponentFactory
+    weak var record: PluginRecord?
+    /// False once revoked or destroyed.
+    private(set) var isAlive = true
+    /// The model last configured: the plugin may keep its handle until the next configure, reuse or destroy.
+    private var configuredModel: ComponentModel?
+
+    init(klass: UnsafePointer<hub_component_class>, instance: UnsafeMutableRawPointer?, factory: PluginComponentFactory,
+         record: PluginRecord) {
+        self.klass = klass
+        self.instance = instance
+        self.factory = factory
+        self.record = record
+    }
+
+    deinit {
+        // Dropped without `destroy()`: still free the plugin's instance.
+        if isAlive { finish() }
+    }
+
+    /// The class table, when it has `member` and the instance is alive.
+    private func method<U>(_ member: KeyPath<hub_component_class, U?>) -> U? {
+        guard isAlive, CInterop.covers(klass.pointee.struct_size, member) else { return nil }
+        return klass.pointee[keyPath: member]
+    }
+
+    lazy var layoutTraits: Set<LayoutTrait> = {
+        guard let traits = method(\.layout_traits), let list = traits(instance) else { return [] }
+        return LayoutTrait.parseList(String(cString: list))
+    }()
+
+    func loadView() { method(\.load_view)?(instance) }
+
+    func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
+        guard let size = method(\.preferred_view_size) else { return .zero }
+        var result = CInterop.size(size(instance, CInterop.handle(model), CInterop.size(containerSize)))
+        result.width = min(result.width, containerSize.width)  // the host clamps the width to the container
+        return result
+    }
+
+    func prepareViewForReuse() {
+        method(\.prepare_view_for_reuse)?(instance)
+        configuredModel = nil
+    }
+
+    func configureView(with model: ComponentModel, containerSize: Size) {
+        guard let configure = method(\.configure_view) else { return }
+        configuredModel = model
+        configure(instance, CInterop.handle(model), CInterop.size(containerSize))
+    }
+
+    func drawView(into view: ViewBuilder, size: Size) {
+        guard let draw = method(\.draw_view) else { return }
+        ViewBuilderBridge.withBuilder(view) { draw(instance, $0, CInterop.size(size)) }
+    }
+
+    func destroy() {
+        guard isAlive else { return }
+        finish()
+        record?.untrack(self)
+    }
+
+    /// Called by the record when the factory or plugin goes away.
+    func revoke() {
+        guard isAlive else { return }
+        finish()
+    }
+
+    private func finish() {
+        let destroy = method(\.destroy)
+        isAlive = false
+        configuredModel = nil
+        if record?.codeCallable == true { destroy?(instance) }
+    }
+
+    // MARK: Extensions
+
+    /// The plugin's table for `id`, looked up once.
+    func extensionTable<T>(_ id: String, as type: T.Type) -> UnsafePointer<T>? {
+        if let cached = extensionCache[id] { return cached.map { $0.assumingMemoryBound(to: T.self) } }
+        let table = method(\.get_extension).flatMap { get in id.withCString { get(instance, $0) } }
+        extensionCache[id] = .some(table)
+        return table?.assumingMemoryBound(to: T.self)
+    }
+    private var extensionCache: [String: UnsafeRawPointer?] = [:]
+
+    private lazy var children = extensionTable(HUB_EXT_CHILDREN, as: hub_children_ext.self).map { ChildrenAdapter(self, $0) }
+    private lazy var images = extensionTable(HUB_EXT_IMAGE_HANDLING, as: hub_image_handling_ext.self)
+        .map { ImageHandlingAdapter(self, $0) }
+    private lazy var uiState = extensionTable(HUB_EXT_UI_STATE, as: hub_ui_state_ext.self).map { UIStateAdapter(self, $0) }
+    private lazy var selection = extensionTable(HUB_EXT_SELECTION_STATE, as: hub_selection_state_ext.self)
+        .map { SelectionStateAdapter(self, $0) }
+    private lazy var contentOffset = extensionTable(HUB_EXT_CONTENT_OFFSET_OBSERVER, as: hub_content_offset_observer_ext.self)
+        .map { ContentOffsetAdapter(self, $0) }
+    private lazy var viewObserving = extensionTable(HUB_EXT_VIEW_OBSERVER, as: hub_view_observer_ext.self)
+        .map { ViewObserverAdapter(self, $0) }
+    private lazy var performer = extensionTable(HUB_EXT_ACTION_PERFORMER, as: hub_action_performer_ext.self)
+        .map { ActionPerformerAdapter(self, $0) }
+    private lazy var observer = extensionTable(HUB_EXT_ACTION_OBSERVER, as: hub_action_observer_ext.self)
+        .map { ActionObserverAdapter(self, $0) }
+
+    var childrenSupport: ComponentWithChildren? { children }
+    var imageHandling: ComponentWithImageHandling? { images }
+    var restorableUIState: ComponentWithRestorableUIState? { uiState }
+    var selectionStateHandling: ComponentWithSelectionState? { selection }
+    var contentOffsetObserver: ComponentContentOffsetObserver? { contentOffset }
+    var viewObserver: ComponentViewObserver? { viewObserving }
+    var actionPerformerSupport: ComponentActionPerformer? { performer }
+    var actionObserver: ComponentActionObserver? { observer }
+}

@@ -1,0 +1,48 @@
+import CHubPlugin
+import HubCore
+
+/// A plugin's `hub_component_factory` as a HubCore `ComponentFactory`, registered for one namespace.
+final class PluginComponentFactory: ComponentFactory {
+    let factory: UnsafePointer<hub_component_factory>
+    let namespace: String
+    weak var record: PluginRecord?
+    /// Read once at registration: the table's list is static for the factory's life.
+    let componentNames: [String]
+    private(set) var isRetired = false
+
+    init(_ factory: UnsafePointer<hub_component_factory>, namespace: String, record: PluginRecord) {
+        self.factory = factory
+        self.namespace = namespace
+        self.record = record
+        var names: [String] = []
+        if CInterop.covers(factory.pointee.struct_size, \hub_component_factory.component_names),
+           let list = factory.pointee.component_names?(factory) {
+            var i = 0
+            while let name = list[i] { names.append(String(cString: name)); i += 1 }
+        }
+        self.componentNames = names
+    }
+
+    func createComponent(forName name: String) -> Component? {
+        guard !isRetired, let record, record.codeCallable,
+              CInterop.covers(factory.pointee.struct_size, \hub_component_factory.create_component),
+              let create = factory.pointee.create_component else { return nil }
+        var made = hub_component()
+        let created = name.withCString { create(factory, $0, &made) }
+        guard created, let klass = made.klass else { return nil }
+        let component = PluginComponent(klass: klass, instance: made.instance, factory: self, record: record)
+        record.track(component)
+        return component
+    }
+
+    /// The namespace was unregistered: its live components are revoked, then the factory is told it is no longer
+    /// used (`destroy`, once).
+    func retire() {
+        guard !isRetired else { return }
+        isRetired = true
+        record?.revokeLiveComponents(of: self)
+        if record?.codeCallable == true, CInterop.covers(factory.pointee.struct_size, \hub_component_factory.destroy) {
+            factory.pointee.destroy?(factory)
+        }
+    }
+}

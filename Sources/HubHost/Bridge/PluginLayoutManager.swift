@@ -1,0 +1,66 @@
+import CHubPlugin
+import HubCore
+
+/// A plugin's `hub_layout_manager` as a HubCore `LayoutManager`. After its plugin unloads it answers 0 for every
+/// margin instead of calling unmapped code.
+final class PluginLayoutManager: LayoutManager {
+    let manager: UnsafePointer<hub_layout_manager>
+    weak var record: PluginRecord?
+
+    init(_ manager: UnsafePointer<hub_layout_manager>, record: PluginRecord) {
+        self.manager = manager
+        self.record = record
+    }
+
+    private func function<U>(_ member: KeyPath<hub_layout_manager, U?>) -> U? {
+        guard record?.codeCallable == true, CInterop.covers(manager.pointee.struct_size, member) else { return nil }
+        return manager.pointee[keyPath: member]
+    }
+
+    /// Calls `body` with `traits` as a `hub_traits` (sorted names) valid for the call.
+    private static func withTraits<R>(_ traits: Set<LayoutTrait>, _ body: (hub_traits) -> R) -> R {
+        let names = traits.sortedNames
+        return CInterop.withCStrings(names) { body(hub_traits(names: $0, count: names.count)) }
+    }
+
+    func marginBetweenComponent(withTraits traits: Set<LayoutTrait>, andContentEdge edge: ContentEdge) -> Double {
+        guard let margin = function(\.margin_to_edge) else { return 0 }
+        return Self.withTraits(traits) { margin(manager, $0, hub_content_edge(rawValue: UInt32(edge.rawValue))) }
+    }
+
+    func verticalMarginBetweenComponent(withTraits traits: Set<LayoutTrait>,
+                                        andHeaderWithTraits headerTraits: Set<LayoutTrait>) -> Double {
+        guard let margin = function(\.vertical_margin_to_header) else { return 0 }
+        return Self.withTraits(traits) { t in Self.withTraits(headerTraits) { h in margin(manager, t, h) } }
+    }
+
+    func horizontalMarginForComponent(withTraits traits: Set<LayoutTrait>, precedingTraits: Set<LayoutTrait>) -> Double {
+        guard let margin = function(\.horizontal_margin) else { return 0 }
+        let value = Self.withTraits(traits) { t in Self.withTraits(precedingTraits) { p in margin(manager, t, p) } }
+        // HUB_MARGIN_NEW_ROW is DBL_MAX, HubCore's `.greatestFiniteMagnitude`: the same value, passed through.
+        return value
+    }
+
+    func verticalMarginForComponent(withTraits traits: Set<LayoutTrait>, precedingTraits: Set<LayoutTrait>) -> Double {
+        guard let margin = function(\.vertical_margin) else { return 0 }
+        return Self.withTraits(traits) { t in Self.withTraits(precedingTraits) { p in margin(manager, t, p) } }
+    }
+
+    func horizontalOffsetForComponents(withTraits row: [Set<LayoutTrait>], firstComponentLeadingOffset: Double,
+                                       lastComponentTrailingOffset: Double) -> Double {
+        guard let offset = function(\.horizontal_offset) else { return 0 }
+        // Every trait name of the row in one C-string array, sliced per component.
+        let names = row.map(\.sortedNames)
+        return CInterop.withCStrings(names.flatMap { $0 }) { all in
+            var start = 0
+            var rows: [hub_traits] = []
+            for list in names {
+                rows.append(hub_traits(names: all.map { $0 + start }, count: list.count))
+                start += list.count
+            }
+            return rows.withUnsafeBufferPointer {
+                offset(manager, $0.baseAddress, row.count, firstComponentLeadingOffset, lastComponentTrailingOffset)
+            }
+        }
+    }
+}

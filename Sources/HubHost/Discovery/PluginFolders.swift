@@ -1,0 +1,45 @@
+import Foundation
+
+/// Where plugins are looked for: `--plugins DIR` (repeatable) first, else `HUBHOST_PLUGIN_PATH` (colon-separated),
+/// else `./plugins`. Only the first source that names anything is used, so an explicit folder is never mixed
+/// with the environment's.
+public enum PluginFolders {
+    public static let environmentVariable = "HUBHOST_PLUGIN_PATH"
+    public static let defaultFolder = "plugins"
+
+    public static func resolve(explicit: [String], environment: [String: String]) -> [URL] {
+        let explicit = explicit.filter { !$0.isEmpty }
+        if !explicit.isEmpty { return explicit.map(url(for:)) }
+        let fromEnvironment = (environment[environmentVariable] ?? "").split(separator: ":").map(String.init)
+            .filter { !$0.isEmpty }
+        if !fromEnvironment.isEmpty { return fromEnvironment.map(url(for:)) }
+        return [url(for: defaultFolder)]
+    }
+
+    /// Every `*.so` file (or link to one) directly inside `folders`, sorted by path within each folder and
+    /// deduplicated, so loading order — and so who wins a contested namespace — is deterministic.
+    /// Missing folders are reported in `missing` rather than silently ignored.
+    public static func pluginFiles(in folders: [URL]) -> (files: [URL], missing: [URL]) {
+        var files: [URL] = []
+        var missing: [URL] = []
+        var seen = Set<String>()
+        for folder in folders {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue,
+                  let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
+                missing.append(folder)
+                continue
+            }
+            for name in names.sorted() where name.hasSuffix(".so") {
+                let file = folder.appendingPathComponent(name).standardizedFileURL
+                if seen.insert(file.path).inserted { files.append(file) }
+            }
+        }
+        return (files, missing)
+    }
+
+    private static func url(for path: String) -> URL {
+        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            .standardizedFileURL
+    }
+}

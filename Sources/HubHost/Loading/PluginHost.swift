@@ -1,0 +1,295 @@
+import CHubPlugin
+import Foundation
+import HubCore
+import Logging
+
+/// Loads `.so` plugins through the C ABI of `hub_plugin.h` and owns what they register.
+///
+/// A file goes: validated (ELF checks, no code runs) → copied to a private content-named path → `dlopen`ed →
+/// descriptor checked (magic, ABI) → `init` with its own host table → active (C) or pinned (Swift). Any failure
+/// leaves a rejected `PluginRecord` with a one-line reason naming the file; the other files load normally.
+///
+/// # Thread safety
+/// Not thread-safe. Create it, load, render and unload on one thread (the host's main thread): every call into a
+/// plugin is made from there, as the header promises plugins.
+public final class PluginHost {
+    /// Namespace → component factory, with HubCore's default fallback components.
+    public let registry: ComponentRegistry
+    /// Layout managers plugins registered, by id.
+    public let layoutManagers = OwnedRegistry<LayoutManager>(kind: "layout manager")
+    /// Action factories plugins registered, by action namespace.
+    public let actionFactories = OwnedRegistry<ActionFactory>(kind: "action namespace")
+    /// Action handlers in registration order.
+    public private(set) var actionHandlers: [(owner: Owner, handler: ActionHandler)] = []
+    /// The host clock plugin timers run on; advance it to fire them.
+    public let scheduler = HostScheduler()
+    /// Every file this host has seen, in the order seen: loaded, rejected and unloaded ones.
+    public private(set) var plugins: [PluginRecord] = []
+    /// Plugin folders that did not exist or could not be read during `loadPlugins(in:)`.
+    public private(set) var missingFolders: [URL] = []
+    /// Told during an unload transaction (after components are revoked, before `deinit`), so other owners of
+    /// plugin registrations (services, injector bindings) revoke theirs.
+    public var unloadObservers: [(PluginRecord) -> Void] = []
+
+    let logger: Logger
+    private let copies: PrivateCopies
+    private var loadCounter = 0
+
+    public init(cacheDirectory: URL? = nil, logger: Logger = Logger(label: "hubhost")) {
+        self.logger = logger
+        self.copies = PrivateCopies(directory: cacheDirectory ?? PrivateCopies.defaultDirectory())
+        self.registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
+        // However a namespace goes away (the plugin unregisters it, or it unloads), its factory's live components
+        // are revoked and the plugin's factory is told it is no longer used.
+        registry.didUnregister.append { entry in
+            guard let factory = entry.factory as? PluginComponentFactory else { return }
+            factory.retire()
+            if factory.record?.componentFactories[entry.namespace] === factory {
+                factory.record?.componentFactories[entry.namespace] = nil
+            }
+        }
+        actionFactories.didRemove.append { entry in (entry.value as? PluginActionFactory)?.retire() }
+    }
+
+    /// The records that are loaded (active or pinned).
+    public var loadedPlugins: [PluginRecord] { plugins.filter(\.isLoaded) }
+
+    // MARK: Loading
+
+    /// Loads every `*.so` in `directories` (sorted by path within each folder). Returns the records of this call,
+    /// rejected ones included.
+    @discardableResult
+    public func loadPlugins(in directories: [URL]) -> [PluginRecord] {
+        let (files, missing) = PluginFolders.pluginFiles(in: directories)
+        for folder in missing where !missingFolders.contains(folder) {
+            missingFolders.append(folder)
+            logger.warning("plugin folder \(folder.path) does not exist or cannot be read")
+        }
+        return files.map { load(file: $0) }
+    }
+
+    /// Validates and loads one plugin file. Never throws: failures are in the record's state and reason.
+    @discardableResult
+    public func load(file: URL) -> PluginRecord {
+        let record = PluginRecord(file: file, owner: Owner(id: file.path, displayName: file.lastPathComponent),
+                                  logger: logger)
+        record.host = self
+        plugins.append(record)
+        do {
+            try load(record)
+            logger.debug("loaded \(record.displayName) as \(record.state)")
+        } catch {
+            record.state = .rejected(error.reason)
+            logger.warning("\(error.reason)")
+        }
+        return record
+    }
+
+    private struct LoadFailure: Error { let reason: String }
+
+    private func load(_ record: PluginRecord) throws(LoadFailure) {
+        let name = record.file.lastPathComponent
+        let image: PluginImageInfo
+        do { image = try ELFInspector.inspect(record.file) } catch { throw LoadFailure(reason: "\(error)") }
+        record.contentHash = image.contentHash
+        record.isSwiftImage = image.isSwiftImage
+
+        if let twin = plugins.first(where: { $0 !== record && $0.isLoaded && $0.contentHash == image.contentHash }) {
+            throw LoadFailure(reason: "\(name): the same image is already loaded from \(twin.file.lastPathComponent)")
+        }
+
+        // 1. A private copy, so the mapped file is never the one a build rewrites.
+        let copy: URL
+        do {
+            copy = try LoadedImagePaths.reserve { inUse in
+                try copies.copy(record.file, contentHash: image.contentHash, size: image.size, avoiding: inUse)
+            }
+        } catch { throw LoadFailure(reason: "\(name): cannot make a private copy: \(error.localizedDescription)") }
+        record.privateCopy = copy
+
+        // 2. dlopen. Swift images can never be unmapped safely (the runtime keeps their metadata), so NODELETE.
+        let flags = RTLD_NOW | RTLD_LOCAL | (image.isSwiftImage ? RTLD_NODELETE : 0)
+        guard let handle = dlopen(copy.path, flags) else {
+            let why = dlerror().map { String(cString: $0) } ?? "unknown error"
+            discardCopy(record)
+            throw LoadFailure(reason: "\(name): dlopen failed: \(why)")
+        }
+        record.handle = handle
+
+        // 3. The descriptor: magic and ABI before anything else of the plugin runs.
+        let descriptor: UnsafePointer<hub_plugin_descriptor>
+        do {
+            descriptor = try readDescriptor(handle, name: name)
+        } catch {
+            closeImage(record)
+            throw error
+        }
+        record.descriptor = descriptor
+        let d = descriptor.pointee
+        record.id = String(cString: d.id)
+        record.name = String(cString: d.name)
+        record.version = String(cString: d.version)
+        record.pluginDescription = d.description.map { String(cString: $0) }
+        record.abi = "\(d.abi.major).\(d.abi.minor)"
+        loadCounter += 1
+        record.owner = Owner(id: "\(record.id!)@\(record.version!)#\(loadCounter)",
+                             displayName: "\(record.id!) \(record.version!) (\(name))")
+
+        // 4. init, with the plugin's own host table.
+        let table = HostTable.make(for: record)
+        record.hostTable = table
+        record.codeCallable = true
+        var error = [CChar](repeating: 0, count: 1024)
+        let initialised = d.`init`!(table, &error, error.count)
+        guard initialised else {
+            let message = String(cString: error)
+            revokeRegistrations(of: record)
+            record.codeCallable = false
+            closeImage(record)
+            throw LoadFailure(reason: "\(name): init failed: \(message.isEmpty ? "(no message)" : message)")
+        }
+        record.state = image.isSwiftImage ? .pinned : .active
+    }
+
+    /// Reads and checks the descriptor, touching only the bytes its `struct_size` says exist.
+    private func readDescriptor(_ handle: UnsafeMutableRawPointer, name: String) throws(LoadFailure)
+        -> UnsafePointer<hub_plugin_descriptor> {
+        guard let symbol = dlsym(handle, ELFInspector.entrySymbol) else {
+            throw LoadFailure(reason: "no entry point [\(ELFInspector.entrySymbol)] in [\(name)] (dlsym found none)")
+        }
+        let entry = unsafeBitCast(symbol, to: hub_plugin_entry_fn.self)
+        guard let descriptor = entry() else { throw LoadFailure(reason: "\(name): \(ELFInspector.entrySymbol) returned NULL") }
+        let raw = UnsafeRawPointer(descriptor)
+        let magic = raw.load(as: UInt32.self)
+        guard magic == HUB_PLUGIN_MAGIC else {
+            throw LoadFailure(reason: "\(name): bad magic 0x\(String(format: "%08x", magic)), not a hub plugin descriptor (expected 0x\(String(format: "%08x", HUB_PLUGIN_MAGIC)))")
+        }
+        let structSize = raw.load(fromByteOffset: 4, as: UInt32.self)
+        guard CInterop.covers(structSize, \hub_plugin_descriptor.abi) else {
+            throw LoadFailure(reason: "\(name): descriptor is \(structSize) bytes, too small to hold an ABI version")
+        }
+        let abi = raw.load(fromByteOffset: MemoryLayout<hub_plugin_descriptor>.offset(of: \.abi)!, as: hub_version.self)
+        let host = hub_version(major: HUB_ABI_MAJOR, minor: HUB_ABI_MINOR)
+        guard hub_version_is_compatible(host, abi) else {
+            throw LoadFailure(reason: "\(name) was built for hub plugin ABI \(abi.major).\(abi.minor); this host speaks \(host.major).\(host.minor)")
+        }
+        guard CInterop.covers(structSize, \hub_plugin_descriptor.`init`) else {
+            throw LoadFailure(reason: "\(name): descriptor is \(structSize) bytes, too small for ABI \(abi.major).\(abi.minor) (no init)")
+        }
+        let d = descriptor.pointee
+        for (field, value) in [("id", d.id), ("name", d.name), ("version", d.version)] where value == nil || value!.pointee == 0 {
+            throw LoadFailure(reason: "\(name): descriptor has no \(field) (mandatory)")
+        }
+        guard d.`init` != nil else { throw LoadFailure(reason: "\(name): descriptor has no init function (mandatory)") }
+        return descriptor
+    }
+
+    // MARK: Registration entry points (called from the host table)
+
+    func registerComponentFactory(_ factory: UnsafePointer<hub_component_factory>, namespace: String,
+                                  for record: PluginRecord) throws {
+        let bridge = PluginComponentFactory(factory, namespace: namespace, record: record)
+        try registry.register(bridge, forNamespace: namespace, owner: record.owner)
+        record.componentFactories[namespace] = bridge
+    }
+
+    func addActionHandler(_ handler: ActionHandler, owner: Owner) {
+        actionHandlers.append((owner, handler))
+    }
+
+    // MARK: Unloading
+
+    /// Unloads `record` as one transaction: its live components are destroyed, everything it registered is
+    /// revoked, `deinit` runs, then the image is `dlclose`d (C) or retired but kept mapped (Swift). The report
+    /// says what really happened, checked against `/proc/self/maps`.
+    @discardableResult
+    public func unload(_ record: PluginRecord) -> UnloadReport {
+        let name = record.file.lastPathComponent
+        guard record.isLoaded else {
+            return UnloadReport(file: name, outcome: .notLoaded, destroyedComponents: 0, revoked: [])
+        }
+        let destroyed = record.revokeLiveComponents()
+        let revoked = revokeRegistrations(of: record)
+        if let descriptor = record.descriptor, CInterop.covers(descriptor.pointee.struct_size, \hub_plugin_descriptor.deinit) {
+            descriptor.pointee.deinit?()
+        }
+        record.codeCallable = false
+
+        let outcome: UnloadReport.Outcome
+        if record.isSwiftImage {
+            // The Swift runtime keeps this image's metadata for good: keep it mapped (and its host table alive).
+            record.state = .retired
+            outcome = .pinned
+        } else {
+            let copy = record.privateCopy?.path ?? ""
+            closeImage(record)
+            if MappedImages.isMapped(copy) {
+                outcome = .stillMapped("\(copy) is still in /proc/self/maps (another reference or NODELETE)")
+                record.warnings.append("still mapped after dlclose: \(copy)")
+            } else {
+                outcome = .unloaded
+            }
+            record.state = .unloaded
+        }
+        let report = UnloadReport(file: name, outcome: outcome, destroyedComponents: destroyed, revoked: revoked)
+        logger.debug("\(report)")
+        return report
+    }
+
+    /// Revokes every registration of `record` (used by unload and by a failed init). Returns what was revoked.
+    @discardableResult
+    private func revokeRegistrations(of record: PluginRecord) -> [String] {
+        var revoked: [String] = []
+        record.revokeLiveComponents()
+        revoked += registry.unregisterAll(ownedBy: record.owner).map { "namespace \($0.namespace)" }
+        revoked += layoutManagers.unregisterAll(ownedBy: record.owner).map { "layout manager \($0.key)" }
+        revoked += actionFactories.unregisterAll(ownedBy: record.owner).map { "action namespace \($0.key)" }
+        let handlers = actionHandlers.filter { $0.owner == record.owner }.count
+        actionHandlers.removeAll { $0.owner == record.owner }
+        if handlers > 0 { revoked.append("\(handlers) action handler(s)") }
+        let timers = scheduler.cancelAll(ownedBy: record.owner)
+        if timers > 0 { revoked.append("\(timers) timer(s)") }
+        for observer in unloadObservers { observer(record) }
+        return revoked
+    }
+
+    /// Closes a C image and deletes its private copy once it is unmapped; a Swift image stays mapped (NODELETE).
+    private func closeImage(_ record: PluginRecord) {
+        guard let handle = record.handle else { discardCopy(record); return }
+        if record.isSwiftImage { return }
+        record.handle = nil
+        dlclose(handle)
+        if let table = record.hostTable {
+            table.deallocate()
+            record.hostTable = nil
+        }
+        if let copy = record.privateCopy?.path, !MappedImages.isMapped(copy) { discardCopy(record) }
+    }
+
+    private func discardCopy(_ record: PluginRecord) {
+        guard let copy = record.privateCopy else { return }
+        LoadedImagePaths.release(copy.path)
+        try? FileManager.default.removeItem(at: copy)
+    }
+}
+
+/// Private-copy paths mapped by any host in this process, so two hosts (or two loads) never `dlopen` the same
+/// path and silently share one image.
+enum LoadedImagePaths {
+    private static let lock = NSLock()
+    private static var paths = Set<String>()
+
+    static func reserve(_ make: (Set<String>) throws -> URL) rethrows -> URL {
+        lock.lock()
+        defer { lock.unlock() }
+        let url = try make(paths)
+        paths.insert(url.path)
+        return url
+    }
+
+    static func release(_ path: String) {
+        lock.lock()
+        paths.remove(path)
+        lock.unlock()
+    }
+}

@@ -1,0 +1,157 @@
+import CHubPlugin
+import Foundation
+import HubCore
+import Logging
+
+/// One plugin file the host has seen: loaded, rejected or unloaded. It owns everything the plugin registered
+/// (component namespaces, layout managers, action factories and handlers, services, timers) and tracks the live
+/// components made by its factories, so unloading it revokes exactly its own.
+///
+/// # Thread safety
+/// Main thread only, like the rest of the host.
+public final class PluginRecord {
+    public enum State: Equatable, Sendable, CustomStringConvertible {
+        /// Loaded and serving (a C image: can be unloaded with `dlclose`).
+        case active
+        /// Loaded and serving, a Swift image loaded `RTLD_NODELETE`: it can be retired but never unmapped.
+        case pinned
+        /// A Swift image whose registrations were revoked; its code stays mapped for the process's lifetime.
+        case retired
+        /// Never loaded, or its `init` failed; the reason says why.
+        case rejected(String)
+        /// Unloaded and (as far as the host could verify) unmapped.
+        case unloaded
+
+        /// "active", "pinned", "retired", "rejected", "unloaded".
+        public var name: String {
+            switch self {
+            case .active: return "active"
+            case .pinned: return "pinned"
+            case .retired: return "retired"
+            case .rejected: return "rejected"
+            case .unloaded: return "unloaded"
+            }
+        }
+        public var description: String { name }
+    }
+
+    /// The file as discovered (not the private copy).
+    public let file: URL
+    public internal(set) var state: State
+    /// Plugin id ("com.example.rows"), name, version and description from its descriptor; nil until read.
+    public internal(set) var id: String?
+    public internal(set) var name: String?
+    public internal(set) var version: String?
+    public internal(set) var pluginDescription: String?
+    /// The ABI the plugin was built for, "1.0"; nil until read.
+    public internal(set) var abi: String?
+    /// SHA-256 of the file's content, when it could be read.
+    public internal(set) var contentHash: String?
+    /// True when the image carries Swift metadata (loaded `RTLD_NODELETE`, never `dlclose`d).
+    public internal(set) var isSwiftImage = false
+    /// The private copy the image was loaded from.
+    public internal(set) var privateCopy: URL?
+    /// Non-fatal problems: registrations the host refused, and what unload found.
+    public internal(set) var warnings: [String] = []
+    /// Who owns this load's registrations; unique per load.
+    public internal(set) var owner: Owner
+
+    /// Why the plugin is not loaded (its rejection reason), or nil.
+    public var reason: String? { if case .rejected(let why) = state { return why }; return nil }
+    /// True while its code may serve (active or pinned).
+    public var isLoaded: Bool { state == .active || state == .pinned }
+
+    // MARK: Host-side bookkeeping
+
+    weak var host: PluginHost?
+    var handle: UnsafeMutableRawPointer?
+    var descriptor: UnsafePointer<hub_plugin_descriptor>?
+    /// The plugin's own `hub_host` table; `host_data` points back at this record.
+    var hostTable: UnsafeMutablePointer<hub_host>?
+    /// Set while the plugin's code can be called (from `dlopen` until unload starts).
+    var codeCallable = false
+    /// Component factories by namespace.
+    var componentFactories: [String: PluginComponentFactory] = [:]
+    /// Live components made by its factories, weakly held (the render pipeline owns them).
+    private var liveComponents: [ObjectIdentifier: WeakComponent] = [:]
+    let logger: Logger
+
+    init(file: URL, owner: Owner, logger: Logger) {
+        self.file = file
+        self.owner = owner
+        self.state = .rejected("not loaded yet")
+        self.logger = logger
+    }
+
+    /// The namespaces it registered, sorted, with their component names (sorted).
+    public var namespaces: [(namespace: String, components: [String])] {
+        componentFactories.keys.sorted().map { ($0, componentFactories[$0]!.componentNames.sorted()) }
+    }
+
+    /// The number of live components made by its factories.
+    public var liveComponentCount: Int {
+        liveComponents.values.filter { $0.component != nil }.count
+    }
+
+    /// "com.example.rows 1.2.0 (librows.so)", or the file name before the descriptor is read.
+    public var displayName: String {
+        guard let id else { return file.lastPathComponent }
+        return "\(id) \(version ?? "?") (\(file.lastPathComponent))"
+    }
+
+    func track(_ component: PluginComponent) {
+        liveComponents[ObjectIdentifier(component)] = WeakComponent(component: component)
+    }
+
+    func untrack(_ component: PluginComponent) {
+        liveComponents[ObjectIdentifier(component)] = nil
+    }
+
+    /// Revokes live components (all, or only those of `factory`): each is destroyed once in the plugin and
+    /// answers every later call as a harmless no-op. Returns how many.
+    @discardableResult
+    func revokeLiveComponents(of factory: PluginComponentFactory? = nil) -> Int {
+        var count = 0
+        for (key, box) in liveComponents {
+            guard let component = box.component else { liveComponents[key] = nil; continue }
+            if factory == nil || component.factory === factory {
+                component.revoke()
+                liveComponents[key] = nil
+                count += 1
+            }
+        }
+        return count
+    }
+
+    struct WeakComponent { weak var component: PluginComponent? }
+}
+
+/// The outcome of `PluginHost.unload`, told truthfully.
+public struct UnloadReport: Sendable, CustomStringConvertible {
+    public enum Outcome: Equatable, Sendable {
+        /// The image is no longer mapped.
+        case unloaded
+        /// `dlclose` returned but the image is still in the address space (another reference, NODELETE, …).
+        case stillMapped(String)
+        /// A Swift image: registrations revoked, code kept mapped for the life of the process.
+        case pinned
+        /// The record was not loaded, nothing was done.
+        case notLoaded
+    }
+
+    public let file: String
+    public let outcome: Outcome
+    /// How many live components were destroyed.
+    public let destroyedComponents: Int
+    /// What was revoked, e.g. ["namespace demo", "layout manager compact"].
+    public let revoked: [String]
+
+    public var description: String {
+        switch outcome {
+        case .unloaded: return "\(file): unloaded"
+        case .stillMapped(let detail): return "\(file): still mapped after dlclose: \(detail)"
+        case .pinned: return "\(file): pinned: Swift image (registrations revoked, code stays mapped)"
+        case .notLoaded: return "\(file): not loaded"
+        }
+    }
+}
