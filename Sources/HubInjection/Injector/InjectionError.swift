@@ -1,0 +1,48 @@
+import HubCore
+
+/// Everything the injector can refuse, with Objection's messages where Objection has one.
+public enum InjectionError: Error, Equatable, CustomStringConvertible {
+    /// `get` of a key nothing is bound to (and that is not an `Injectable` class to build on demand).
+    case noBinding(ServiceKey)
+    /// A declared dependency whose key has no binding (Objection: an unbound protocol-typed property).
+    case unboundDependency(property: String, key: ServiceKey, in: String)
+    /// A binding produced something the caller's or the property's type cannot hold.
+    case wrongType(key: ServiceKey, expected: String, got: String)
+    /// `bind(_:to:)` of an instance that is not of the interface type.
+    case doesNotConform(instance: String, key: ServiceKey)
+    case eagerSingletonNotSingleton(ServiceKey)
+    /// A cycle that no singleton breaks; the path starts and ends with the same key.
+    case cycle([ServiceKey])
+    /// An initializer or provider argument of the wrong type.
+    case badArgument(initializer: String, index: Int, expected: String, got: String)
+    case wrongArgumentCount(initializer: String, expected: Int, got: Int)
+    /// Arguments for a class without a custom initializer.
+    case noInitializer(type: String, arguments: Int)
+    /// A provider (or a module-file binding) failed; `message` says why.
+    case providerFailed(ServiceKey, message: String)
+
+    public var description: String {
+        switch self {
+        case let .noBinding(key):
+            return "no binding for \(key)"
+        case let .unboundDependency(property, key, type):
+            return "Cannot find an instance that is bound to '\(key)' to assign to the property '\(property)' of \(type)"
+        case let .wrongType(key, expected, got):
+            return "\(key) produced \(got), which is not \(expected)"
+        case let .doesNotConform(instance, key):
+            return "Instance \(instance) does not conform to the \(key) protocol"
+        case let .eagerSingletonNotSingleton(key):
+            return "Unable to initialize eager singleton for '\(key)' because it was never registered as a singleton"
+        case let .cycle(path):
+            return "dependency cycle not broken by a singleton: " + path.map(\.description).joined(separator: " -> ")
+        case let .badArgument(initializer, index, expected, got):
+            return "argument \(index) of \(initializer) must be \(expected), got \(got)"
+        case let .wrongArgumentCount(initializer, expected, got):
+            return "\(initializer) takes \(expected) argument(s), got \(got)"
+        case let .noInitializer(type, arguments):
+            return "\(type) has no custom initializer, so it cannot take \(arguments) argument(s)"
+        case let .providerFailed(key, message):
+            return "\(key): \(message)"
+        }
+    }
+}
