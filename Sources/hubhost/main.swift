@@ -1,1 +1,21 @@
-print("hubhost")
+// hubhost: a headless Hub Framework component host that loads plugins (.so) through a versioned C ABI.
+import ArgumentParser
+
+/// The `hubhost` command. (A file named main.swift cannot use @main, so it is started at the bottom.)
+struct HubHostCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hubhost",
+        abstract: "A headless Hub Framework host: loads component plugins (.so) and works with their components.",
+        discussion: """
+            Plugin folders: every *.so in each --plugins DIR (repeatable), else in the colon-separated folders of \
+            HUBHOST_PLUGIN_PATH, else in ./plugins. Each command documents its exit codes; 64 always means a \
+            usage error.
+            """,
+        // One line per command; keep the list sorted by how often it is used.
+        subcommands: [
+            ListNamespaces.self,
+        ]
+    )
+}
+
+HubHostCommand.main()

@@ -19,7 +19,7 @@ enum HostTable {
         table.host_version = hostVersion
 
         table.register_component_factory = { host, namespace, factory, errorBuffer, capacity in
-            guard let (record, pluginHost) = resolve(host), let namespace = CInterop.string(namespace), let factory else {
+            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace), let factory else {
                 CInterop.writeError("register_component_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
@@ -33,19 +33,19 @@ enum HostTable {
             }
         }
         table.unregister_component_factory = { host, namespace in
-            guard let (record, pluginHost) = resolve(host), let namespace = CInterop.string(namespace) else { return }
+            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace) else { return }
             pluginHost.registry.unregister(namespace: namespace, owner: record.owner)
         }
         table.log = { host, level, message in
             guard let host, let message = CInterop.string(message) else { return }
             let record = Unmanaged<PluginRecord>.fromOpaque(host.pointee.host_data).takeUnretainedValue()
-            record.logger.log(level: logLevel(level), "\(message)")
+            record.logger.log(level: HostTable.logLevel(level), "\(message)")
         }
 
         // Models: strings are cached on the model, so they live exactly as long as it does.
         table.model_string = { _, handle, field in
             guard let model = CInterop.model(handle) else { return nil }
-            return ModelCStrings.of(model).string("s\(field.rawValue)") { modelString(model, field) }
+            return ModelCStrings.of(model).string("s\(field.rawValue)") { HostTable.modelString(model, field) }
         }
         table.model_json = { _, handle, which in
             guard let model = CInterop.model(handle) else { return nil }
@@ -89,7 +89,7 @@ enum HostTable {
         }
 
         table.register_layout_manager = { host, id, manager, errorBuffer, capacity in
-            guard let (record, pluginHost) = resolve(host), let id = CInterop.string(id), let manager else {
+            guard let (record, pluginHost) = HostTable.resolve(host), let id = CInterop.string(id), let manager else {
                 CInterop.writeError("register_layout_manager: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
@@ -104,7 +104,7 @@ enum HostTable {
             }
         }
         table.register_action_factory = { host, namespace, factory, errorBuffer, capacity in
-            guard let (record, pluginHost) = resolve(host), let namespace = CInterop.string(namespace), let factory else {
+            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace), let factory else {
                 CInterop.writeError("register_action_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
@@ -119,11 +119,11 @@ enum HostTable {
             }
         }
         table.unregister_action_factory = { host, namespace in
-            guard let (record, pluginHost) = resolve(host), let namespace = CInterop.string(namespace) else { return }
+            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace) else { return }
             pluginHost.actionFactories.unregister(key: namespace, owner: record.owner)
         }
         table.register_action_handler = { host, handler, errorBuffer, capacity in
-            guard let (record, pluginHost) = resolve(host), let handler else {
+            guard let (record, pluginHost) = HostTable.resolve(host), let handler else {
                 CInterop.writeError("register_action_handler: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
@@ -131,7 +131,7 @@ enum HostTable {
             return true
         }
         table.schedule = { host, seconds, fn, userData in
-            guard let (record, pluginHost) = resolve(host), let fn else { return }
+            guard let (record, pluginHost) = HostTable.resolve(host), let fn else { return }
             pluginHost.scheduler.schedule(after: seconds, owner: record.owner) { [weak record] in
                 // Timers of an unloaded plugin are cancelled; this guards against any left behind.
                 guard let record, record.codeCallable else { return }

@@ -9,21 +9,21 @@ enum ViewBuilderBridge {
         table.struct_size = UInt32(MemoryLayout<hub_view_builder>.size)
         table.builder_data = Unmanaged.passUnretained(view).toOpaque()
         table.rect = { table, frame, style in
-            builder(table)?.rect(CInterop.rect(frame), CInterop.rectStyle(style))
+            ViewBuilderBridge.builder(table)?.rect(CInterop.rect(frame), CInterop.rectStyle(style))
         }
         table.text = { table, frame, text, style in
-            builder(table)?.text(CInterop.rect(frame), CInterop.string(text) ?? "", CInterop.textStyle(style))
+            ViewBuilderBridge.builder(table)?.text(CInterop.rect(frame), CInterop.string(text) ?? "", CInterop.textStyle(style))
         }
         table.image = { table, frame, uri, mode, placeholder in
-            builder(table)?.image(CInterop.rect(frame), uri: CInterop.string(uri),
+            ViewBuilderBridge.builder(table)?.image(CInterop.rect(frame), uri: CInterop.string(uri),
                                   mode: ContentMode(rawValue: Int(mode.rawValue)) ?? .aspectFill,
                                   placeholder: Color(rgba: placeholder))
         }
-        table.child = { table, frame, index in builder(table)?.child(CInterop.rect(frame), index: Int(index)) }
+        table.child = { table, frame, index in ViewBuilderBridge.builder(table)?.child(CInterop.rect(frame), index: Int(index)) }
         return withUnsafePointer(to: &table) { body($0) }
     }
 
-    private static func builder(_ table: UnsafePointer<hub_view_builder>?) -> ViewBuilder? {
+    static func builder(_ table: UnsafePointer<hub_view_builder>?) -> ViewBuilder? {
         guard let data = table?.pointee.builder_data else { return nil }
         return Unmanaged<ViewBuilder>.fromOpaque(data).takeUnretainedValue()
     }

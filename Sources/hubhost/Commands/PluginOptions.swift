@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import HubHost
+import Logging
+
+/// The plugin options every command shares.
+struct PluginOptions: ParsableArguments {
+    @Option(name: .customLong("plugins"), help: ArgumentHelp(
+        "A folder of plugins (*.so); repeatable. Default: HUBHOST_PLUGIN_PATH (colon-separated), else ./plugins.",
+        valueName: "dir"))
+    var pluginFolders: [String] = []
+
+    @Option(name: .customLong("plugin-cache"), help: ArgumentHelp(
+        "Where private copies of plugin images go. Default: $XDG_CACHE_HOME/hubhost/images or ~/.cache/hubhost/images.",
+        valueName: "dir"))
+    var cacheDirectory: String?
+
+    @Flag(name: .customLong("verbose"), help: "Log what the plugin host does (to stderr).")
+    var verbose = false
+
+    /// The folders to load from, resolved as documented.
+    var folders: [URL] {
+        PluginFolders.resolve(explicit: pluginFolders, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// A logger writing to stderr; plugin rejections are reported by the commands themselves, so only errors
+    /// are logged unless --verbose.
+    func makeLogger() -> Logger {
+        var logger = Logger(label: "hubhost") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = verbose ? .debug : .error
+        return logger
+    }
+
+    /// A host with the plugins of `folders` loaded. Rejected files are in `host.plugins` with their reasons.
+    func makeHost() -> PluginHost {
+        let host = PluginHost(cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) }, logger: makeLogger())
+        host.loadPlugins(in: folders)
+        return host
+    }
+
+    /// Writes one diagnostic line per rejected plugin and missing folder to stderr.
+    func reportProblems(of host: PluginHost) {
+        for folder in host.missingFolders {
+            Diagnostics.print("hubhost: plugin folder \(folder.path) does not exist")
+        }
+        for record in host.plugins {
+            if let reason = record.reason { Diagnostics.print("hubhost: rejected \(reason)") }
+            for warning in record.warnings { Diagnostics.print("hubhost: \(record.file.lastPathComponent): \(warning)") }
+        }
+    }
+}
+
+/// Diagnostics go to stderr, so stdout stays parseable.
+enum Diagnostics {
+    static func print(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
