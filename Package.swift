@@ -17,8 +17,9 @@ import Foundation
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 
 /// Plugins export only `hub_plugin_entry`, so two plugins can never interpose on each other's symbols.
+/// lld, because gold keeps the hidden Swift symbols as LOCAL entries in `.dynsym` (harmless, but noisy in `nm -D`).
 let pluginLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags(["-Xlinker", "--version-script=\(packageRoot)/Plugins/exports.map"]),
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "--version-script=\(packageRoot)/Plugins/exports.map"]),
 ]
 
 let package = Package(

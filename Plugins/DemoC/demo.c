@@ -1,1 +1,0 @@
-#include "hub_plugin.h"

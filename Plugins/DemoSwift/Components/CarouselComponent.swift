@@ -1,0 +1,167 @@
+import HubPluginKit
+
+/// `demo:carousel` — a full-width horizontal strip of child components, with an optional title above it.
+///
+/// Model fields:
+/// - `children`: any components (typically `demo:card` or `demo:image`); each is created through the child
+///   delegate at its own preferred size and placed left to right, 8 points apart;
+/// - `text.title`: an optional title above the strip;
+/// - `custom.itemHeight`: the strip's height in points (default 200); taller children are cut to it;
+/// - `custom.scrollOffset`: the initial horizontal offset (default 0);
+/// - `custom.parallax`: how much the strip scrolls sideways per point the page scrolls down (default 0: off).
+///
+/// Behaviour, one optional protocol each:
+/// - children: creates its children and tells the host which are visible (will display / stopped displaying);
+/// - restorable UI state: its horizontal offset survives reuse, saved as `{"offset":120}`;
+/// - selection state: selecting the carousel pages it forward by one item (back to the start after the last);
+/// - view observer: a resize recomputes which children are visible;
+/// - content-offset observer: drives the optional parallax.
+final class CarouselComponent: HubComponent, HubComponentWithChildren, HubComponentWithRestorableUIState,
+    HubComponentWithSelectionState, HubComponentViewObserver, HubComponentContentOffsetObserver {
+
+    var layoutTraits: Set<LayoutTrait> { [.fullWidth] }
+    var childDelegate: HubChildDelegate?
+
+    private var title: String?
+    private var itemHeight = CarouselComponent.defaultItemHeight
+    private var childSizes: [Size] = []
+    private var parallax = 0.0
+    /// The horizontal scroll offset, the UI state that survives reuse.
+    private var offset = 0.0
+    /// The page's vertical content offset, for the parallax.
+    private var pageOffsetY = 0.0
+    /// The view's width, known from configuration and resizes.
+    private var width = 0.0
+    /// The children currently visible in the strip, as told to the host.
+    private var visibleChildren: Set<Int> = []
+
+    private static let defaultItemHeight = 200.0
+    private static let titleStyle = TextStyle(fontSize: 20, weight: 700, lineLimit: 1)
+
+    // MARK: HubComponent
+
+    func preferredViewSize(for model: HubModel, containerSize: Size) -> Size {
+        let itemHeight = model.customNumber("itemHeight") ?? Self.defaultItemHeight
+        return Size(width: containerSize.width, height: stripY(title: model.title) + itemHeight + Theme.padding)
+    }
+
+    func prepareViewForReuse() {
+        for index in visibleChildren.sorted() { childDelegate?.didStopDisplayingChild(at: index) }
+        visibleChildren = []
+        title = nil
+        childSizes = []
+        offset = 0
+        parallax = 0
+    }
+
+    func configureView(with model: HubModel, containerSize: Size) {
+        title = model.title
+        itemHeight = model.customNumber("itemHeight") ?? Self.defaultItemHeight
+        parallax = model.customNumber("parallax") ?? 0
+        offset = model.customNumber("scrollOffset") ?? 0
+        width = containerSize.width
+        // A new model has new children: create them all; the host hands back their preferred sizes.
+        childSizes = (0..<model.childCount).map { childDelegate?.createChild(at: $0) ?? .zero }
+        updateVisibleChildren()
+    }
+
+    func draw(in view: HubView, size: Size) {
+        if let title {
+            let height = measureText(title, style: Self.titleStyle, maxWidth: size.width - 2 * Theme.padding).height
+            view.text(title, in: Rect(x: Theme.padding, y: Theme.padding, width: size.width - 2 * Theme.padding,
+                                      height: height), style: Self.titleStyle)
+        }
+        for index in visibleChildren.sorted() {
+            view.child(index, in: childFrame(index, viewWidth: size.width))
+        }
+    }
+
+    // MARK: Restorable UI state
+
+    var currentUIState: String? {
+        offset == 0 ? nil : "{\"offset\":\(offset)}"
+    }
+
+    func restoreUIState(_ state: String) {
+        guard let saved = Self.number(named: "offset", in: state) else { return }
+        offset = saved
+        updateVisibleChildren()
+    }
+
+    // MARK: Selection state
+
+    func updateViewForSelectionState(_ state: HubSelectionState) {
+        guard state == .selected, !childSizes.isEmpty else { return }
+        // Page to the first child that starts after the current offset, or back to the start.
+        let next = (0..<childSizes.count).map(childX).first { $0 > offset + 0.5 }
+        offset = next.map { min($0 - Theme.padding, maxOffset) } ?? 0
+        if offset >= maxOffset && next == nil { offset = 0 }
+        updateVisibleChildren()
+    }
+
+    // MARK: View observer
+
+    func viewDidResize(to size: Size) {
+        width = size.width
+        updateVisibleChildren()
+    }
+
+    func viewWillAppear() {
+        HubLog.trace("carousel '\(title ?? "")' appears with \(childSizes.count) children")
+    }
+
+    // MARK: Content offset observer
+
+    func updateViewForChangedContentOffset(_ offset: Point) {
+        pageOffsetY = offset.y
+        if parallax != 0 { updateVisibleChildren() }
+    }
+
+    // MARK: Layout of the strip
+
+    /// Where the strip starts: below the title when there is one.
+    private func stripY(title: String?) -> Double {
+        guard let title else { return Theme.padding }
+        // The title is one line (its style's line limit), then a gap.
+        return Theme.padding + measureText(title, style: Self.titleStyle, maxWidth: 0).height + Theme.spacing
+    }
+
+    /// The x of child `index` in the unscrolled strip.
+    private func childX(_ index: Int) -> Double {
+        Theme.padding + childSizes.prefix(index).reduce(0) { $0 + $1.width + Theme.spacing }
+    }
+
+    /// How far the strip can scroll: its content width minus the view's width.
+    private var maxOffset: Double {
+        guard let last = childSizes.indices.last else { return 0 }
+        return max(0, childX(last) + childSizes[last].width + Theme.padding - width)
+    }
+
+    /// The scroll offset in effect: the saved offset plus the parallax, kept within the strip.
+    private var effectiveOffset: Double {
+        min(max(0, offset + parallax * pageOffsetY), maxOffset)
+    }
+
+    private func childFrame(_ index: Int, viewWidth: Double) -> Rect {
+        Rect(x: childX(index) - effectiveOffset, y: stripY(title: title), width: childSizes[index].width,
+             height: min(childSizes[index].height, itemHeight))
+    }
+
+    /// Tells the host which children came into view and which left it.
+    private func updateVisibleChildren() {
+        let visible = Set(childSizes.indices.filter { index in
+            let frame = childFrame(index, viewWidth: width)
+            return frame.maxX > 0 && frame.x < width && frame.width > 0
+        })
+        for index in visible.subtracting(visibleChildren).sorted() { childDelegate?.willDisplayChild(at: index) }
+        for index in visibleChildren.subtracting(visible).sorted() { childDelegate?.didStopDisplayingChild(at: index) }
+        visibleChildren = visible
+    }
+
+    /// Reads `"name": <number>` from a small JSON object (the UI state this component writes).
+    private static func number(named name: String, in json: String) -> Double? {
+        guard let key = json.firstRange(of: "\"\(name)\"") else { return nil }
+        let rest = json[key.upperBound...].drop { $0 == " " || $0 == ":" }
+        return Double(String(rest.prefix { "0123456789.-+eE".contains($0) }))
+    }
+}
