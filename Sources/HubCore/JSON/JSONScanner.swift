@@ -1,0 +1,257 @@
+import Foundation
+
+/// A JSON syntax error at a byte offset.
+public struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+    public var message: String
+    public var description: String { "line \(line), column \(column): \(message)" }
+}
+
+/// A small pull scanner over UTF-8 bytes. The view-model decoder walks documents with it and builds models
+/// directly, without an intermediate tree (JSONSerialization plus a JSONValue tree cost ~4× the time and far more
+/// memory at 100k components; see RenderBench). Generic values (custom data) are read as `JSONValue`.
+/// Object key order is kept.
+struct JSONScanner {
+    enum Kind { case object, array, string, number, bool, null }
+
+    private let bytes: [UInt8]
+    private(set) var position = 0
+    /// Nesting limit, so hostile input cannot overflow the stack.
+    private var depth = 0
+    static let maxDepth = 512
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    // MARK: Errors
+
+    func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
+        let offset = min(offset ?? position, bytes.count)
+        var line = 1, column = 1
+        for b in bytes[0..<offset] { if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 } }
+        return JSONSyntaxError(line: line, column: column, message: message)
+    }
+
+    private func describeByte() -> String {
+        guard position < bytes.count else { return "end of input" }
+        let b = bytes[position]
+        if b >= 0x21 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
+        return String(format: "byte 0x%02x", b)
+    }
+
+    // MARK: Structure
+
+    mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+
+    var isAtEnd: Bool { mutating get { skipWhitespace(); return position >= bytes.count } }
+
+    mutating func peekKind() throws -> Kind {
+        skipWhitespace()
+        guard position < bytes.count else { throw error("unexpected end of input, expected a value") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        default: throw error("unexpected \(describeByte()), expected a value")
+        }
+    }
+
+    private mutating func expect(_ byte: UInt8, _ what: String) throws {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == byte else { throw error("expected \(what), found \(describeByte())") }
+        position += 1
+    }
+
+    /// Reads an object, calling `body` with each key while the scanner sits on the key's value; `body` must
+    /// consume the value.
+    mutating func readObject(_ body: (inout JSONScanner, String) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"), "'{'")
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth) levels") }
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") { position += 1; return }
+        while true {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                throw error("expected a key string, found \(describeByte())")
+            }
+            let key = try readString()
+            try expect(UInt8(ascii: ":"), "':'")
+            try body(&self, key)
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unexpected end of input, expected ',' or '}'") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == UInt8(ascii: "}") { position += 1; return }
+            throw error("expected ',' or '}', found \(describeByte())")
+        }
+    }
+
+    /// Reads an array, calling `body` with each index while the scanner sits on the element.
+    mutating func readArray(_ body: (inout JSONScanner, Int) throws -> Void) throws {
+        try expect(UInt8(ascii: "["), "'['")
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth) levels") }
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") { position += 1; return }
+        var index = 0
+        while true {
+            try body(&self, index)
+            index += 1
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unexpected end of input, expected ',' or ']'") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == UInt8(ascii: "]") { position += 1; return }
+            throw error("expected ',' or ']', found \(describeByte())")
+        }
+    }
+
+    // MARK: Scalars
+
+    mutating func readString() throws -> String {
+        try expect(UInt8(ascii: "\""), "'\"'")
+        let start = position
+        // Fast path: no escapes.
+        while position < bytes.count {
+            let b = bytes[position]
+            if b == UInt8(ascii: "\"") {
+                let s = bytes.withUnsafeBufferPointer { String(decoding: $0[start..<position], as: UTF8.self) }
+                position += 1
+                return s
+            }
+            if b == UInt8(ascii: "\\") { break }
+            if b < 0x20 { throw error("control character in a string") }
+            position += 1
+        }
+        var out = [UInt8](bytes[start..<min(position, bytes.count)])
+        while position < bytes.count {
+            let b = bytes[position]
+            position += 1
+            switch b {
+            case UInt8(ascii: "\""): return String(decoding: out, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard position < bytes.count else { break }
+                let e = bytes[position]
+                position += 1
+                switch e {
+                case UInt8(ascii: "\""): out.append(0x22)
+                case UInt8(ascii: "\\"): out.append(0x5C)
+                case UInt8(ascii: "/"): out.append(0x2F)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try readHex4()
+                    if (0xD800..<0xDC00).contains(scalar), position + 1 < bytes.count,
+                       bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
+                        position += 2
+                        let low = try readHex4()
+                        if (0xDC00..<0xE000).contains(low) {
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        }
+                    }
+                    out.append(contentsOf: Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8))
+                default: throw error("invalid escape '\\\(Character(Unicode.Scalar(e)))'", at: position - 2)
+                }
+            default:
+                if b < 0x20 { throw error("control character in a string", at: position - 1) }
+                out.append(b)
+            }
+        }
+        throw error("unterminated string", at: start - 1)
+    }
+
+    private mutating func readHex4() throws -> UInt32 {
+        guard position + 4 <= bytes.count else { throw error("truncated \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let b = bytes[position]
+            let d: UInt32
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(b - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(b - UInt8(ascii: "A") + 10)
+            default: throw error("invalid \\u escape")
+            }
+            v = v << 4 | d
+            position += 1
+        }
+        return v
+    }
+
+    mutating func readNumber() throws -> Double {
+        skipWhitespace()
+        let start = position
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        var digits = 0
+        while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1; digits += 1 }
+        guard digits > 0 else { throw error("invalid number", at: start) }
+        var isInteger = true
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            isInteger = false
+            position += 1
+            var fraction = 0
+            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1; fraction += 1 }
+            guard fraction > 0 else { throw error("invalid number", at: start) }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            isInteger = false
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            var exponent = 0
+            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1; exponent += 1 }
+            guard exponent > 0 else { throw error("invalid number", at: start) }
+        }
+        if isInteger, digits <= 15 {
+            var v = 0
+            var i = start
+            let negative = bytes[i] == UInt8(ascii: "-")
+            if negative { i += 1 }
+            while i < position { v = v * 10 + Int(bytes[i] - UInt8(ascii: "0")); i += 1 }
+            return Double(negative ? -v : v)
+        }
+        let text = bytes.withUnsafeBufferPointer { String(decoding: $0[start..<position], as: UTF8.self) }
+        guard let value = Double(text) else { throw error("invalid number", at: start) }
+        return value
+    }
+
+    private mutating func readLiteral(_ word: String) throws {
+        let utf8 = Array(word.utf8)
+        guard position + utf8.count <= bytes.count, Array(bytes[position..<position + utf8.count]) == utf8 else {
+            throw error("unexpected \(describeByte()), expected a value")
+        }
+        position += utf8.count
+    }
+
+    mutating func readValue() throws -> JSONValue {
+        switch try peekKind() {
+        case .object:
+            var object = JSONObject()
+            try readObject { scanner, key in object[key] = try scanner.readValue() }
+            return .object(object)
+        case .array:
+            var array: [JSONValue] = []
+            try readArray { scanner, _ in array.append(try scanner.readValue()) }
+            return .array(array)
+        case .string: return .string(try readString())
+        case .number: return .number(try readNumber())
+        case .bool:
+            if bytes[position] == UInt8(ascii: "t") { try readLiteral("true"); return .bool(true) }
+            try readLiteral("false"); return .bool(false)
+        case .null: try readLiteral("null"); return .null
+        }
+    }
+}

@@ -1,0 +1,150 @@
+/// Builders that JSON adds to, following Hub's additive rules (hub-framework.md §1.5): a scalar is set only when
+/// present, `metadata`/`logging`/`custom` are shallow-merged, child lists are get-or-create by model id.
+
+final class ImageDataBuilder {
+    var uri: String?
+    var placeholder: String?
+    var local: String?
+    var custom: JSONObject?
+
+    func merge(_ other: ImageDataBuilder) {
+        if let v = other.uri { uri = v }
+        if let v = other.placeholder { placeholder = v }
+        if let v = other.local { local = v }
+        mergeObject(&custom, other.custom)
+    }
+
+    /// nil when nothing is set (Hub builds no image data then).
+    func build(kind: ImageData.Kind, identifier: String?) -> ImageData? {
+        if uri == nil, placeholder == nil, local == nil, custom == nil { return nil }
+        return ImageData(kind: kind, identifier: identifier, uri: uri, placeholder: placeholder, local: local, custom: custom)
+    }
+}
+
+final class TargetBuilder {
+    var uri: String?
+    /// Ordered, without duplicates (Hub's ordered set).
+    var actions: [ComponentIdentifier] = []
+    var view: JSONObject?
+    var custom: JSONObject?
+
+    func addAction(_ action: ComponentIdentifier) { if !actions.contains(action) { actions.append(action) } }
+
+    func merge(_ other: TargetBuilder) {
+        if let v = other.uri { uri = v }
+        for action in other.actions { addAction(action) }
+        if let v = other.view { view = v }
+        mergeObject(&custom, other.custom)
+    }
+
+    func build() -> Target { Target(uri: uri, actions: actions, initialViewModel: view, custom: custom) }
+}
+
+final class ComponentModelBuilder {
+    var id: String
+    var group: String?
+    var namespace: String?
+    var name: String?
+    var category: String?
+    var title: String?
+    var subtitle: String?
+    var accessory: String?
+    var descriptionText: String?
+    var mainImage: ImageDataBuilder?
+    var backgroundImage: ImageDataBuilder?
+    var customImageKeys: [String] = []
+    var customImages: [String: ImageDataBuilder] = [:]
+    var target: TargetBuilder?
+    var metadata: JSONObject?
+    var logging: JSONObject?
+    var custom: JSONObject?
+    var children: ComponentModelListBuilder?
+
+    init(id: String) { self.id = id }
+
+    func customImage(_ key: String) -> ImageDataBuilder {
+        if let existing = customImages[key] { return existing }
+        let builder = ImageDataBuilder()
+        customImageKeys.append(key)
+        customImages[key] = builder
+        return builder
+    }
+
+    /// Adds what `other` holds, as adding its JSON to this builder would.
+    func merge(_ other: ComponentModelBuilder) {
+        if let v = other.group { group = v }
+        if let v = other.namespace { namespace = v }
+        if let v = other.name { name = v }
+        if let v = other.category { category = v }
+        if let v = other.title { title = v }
+        if let v = other.subtitle { subtitle = v }
+        if let v = other.accessory { accessory = v }
+        if let v = other.descriptionText { descriptionText = v }
+        if let v = other.mainImage { (mainImage ?? { mainImage = ImageDataBuilder(); return mainImage! }()).merge(v) }
+        if let v = other.backgroundImage {
+            (backgroundImage ?? { backgroundImage = ImageDataBuilder(); return backgroundImage! }()).merge(v)
+        }
+        for key in other.customImageKeys { customImage(key).merge(other.customImages[key]!) }
+        if let v = other.target { (target ?? { target = TargetBuilder(); return target! }()).merge(v) }
+        mergeObject(&metadata, other.metadata)
+        mergeObject(&logging, other.logging)
+        mergeObject(&custom, other.custom)
+        if let v = other.children {
+            let list = children ?? ComponentModelListBuilder()
+            children = list
+            for child in v.builders { list.add(child) }
+        }
+    }
+
+    func build(type: ComponentType, index: Int, indexPath: [Int], defaults: (namespace: String, name: String, category: String))
+        -> ComponentModel {
+        var images: [String: ImageData] = [:]
+        for key in customImageKeys {
+            if let data = customImages[key]!.build(kind: .custom, identifier: key) { images[key] = data }
+        }
+        var childModels: [ComponentModel] = []
+        if let children {
+            childModels.reserveCapacity(children.builders.count)
+            for (i, child) in children.builders.enumerated() {
+                childModels.append(child.build(type: type, index: i, indexPath: indexPath + [i], defaults: defaults))
+            }
+        }
+        return ComponentModel(
+            identifier: id, type: type, index: index, indexPath: indexPath, groupIdentifier: group,
+            componentIdentifier: ComponentIdentifier(namespace: namespace ?? defaults.namespace, name: name ?? defaults.name),
+            componentCategory: category ?? defaults.category, title: title, subtitle: subtitle, accessoryTitle: accessory,
+            descriptionText: descriptionText, mainImage: mainImage?.build(kind: .main, identifier: nil),
+            backgroundImage: backgroundImage?.build(kind: .background, identifier: nil), customImages: images,
+            target: target?.build(), metadata: metadata, logging: logging, custom: custom, children: childModels)
+    }
+}
+
+/// A body, overlay or child list: builders in order of first appearance, found again by model id.
+final class ComponentModelListBuilder {
+    private(set) var builders: [ComponentModelBuilder] = []
+    private var byID: [String: ComponentModelBuilder] = [:]
+
+    /// Adds `builder`, or merges it into the one already holding its id (Hub's get-or-create by id).
+    func add(_ builder: ComponentModelBuilder) {
+        if let existing = byID[builder.id] {
+            existing.merge(builder)
+        } else {
+            byID[builder.id] = builder
+            builders.append(builder)
+        }
+    }
+
+    func build(type: ComponentType, defaults: (namespace: String, name: String, category: String)) -> [ComponentModel] {
+        var models: [ComponentModel] = []
+        models.reserveCapacity(builders.count)
+        for (i, builder) in builders.enumerated() {
+            models.append(builder.build(type: type, index: i, indexPath: [i], defaults: defaults))
+        }
+        return models
+    }
+}
+
+func mergeObject(_ target: inout JSONObject?, _ addition: JSONObject?) {
+    guard let addition else { return }
+    if target == nil { target = addition } else { target!.merge(addition) }
+}

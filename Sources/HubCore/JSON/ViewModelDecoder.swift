@@ -1,0 +1,292 @@
+import Foundation
+
+/// Decodes Hub view models from JSON (hub-framework.md §1): a root object is a view (`id`, `title`, `header`,
+/// `body`, `overlays`, `custom`), a root array is its body. Where Hub silently drops a value of the wrong type,
+/// the decoder reports it with the file and the JSON path, leaves the value out and goes on, so one run shows
+/// every problem (up to `maxIssues`; the rest are counted).
+///
+/// Same-id entries merge (Hub's get-or-create builders). Entries without an id get `UnknownComponent:<n>`, where
+/// n counts such entries in document order (Hub uses a random UUID; a counter keeps output deterministic).
+/// `null` counts as absent and is not reported.
+public struct ViewModelDecoder {
+    /// Named in every issue.
+    public var file: String?
+    public var maxIssues: Int
+    /// Hub's HUBComponentDefaults (from the fallback handler): the namespace a bare `component.id` name takes, and
+    /// the name and category of a model that names none.
+    public var defaultNamespace = ComponentDefaults.namespace
+    public var defaultName = ComponentDefaults.name
+    public var defaultCategory = ComponentDefaults.category
+
+    public init(file: String? = nil, maxIssues: Int = 100) { self.file = file; self.maxIssues = maxIssues }
+
+    /// - Throws: `DecodeFailure` when the data is not JSON or its root is neither an object nor an array.
+    public func decode(_ data: Data) throws -> DecodeResult { try decode(bytes: [UInt8](data)) }
+
+    public func decode(_ text: String) throws -> DecodeResult { try decode(bytes: Array(text.utf8)) }
+
+    public func decode(contentsOf url: URL) throws -> DecodeResult {
+        var decoder = self
+        if decoder.file == nil { decoder.file = url.lastPathComponent }
+        return try decoder.decode(Data(contentsOf: url))
+    }
+
+    public func decode(bytes: [UInt8]) throws -> DecodeResult {
+        let context = DecodeContext(file: file, maxIssues: maxIssues,
+                                    defaults: (defaultNamespace, defaultName, defaultCategory))
+        var scanner = JSONScanner(bytes)
+        do {
+            let viewModel = try context.decodeRoot(&scanner)
+            if !scanner.isAtEnd { throw scanner.error("unexpected data after the JSON value") }
+            return DecodeResult(viewModel: viewModel, issues: context.issues, suppressedIssueCount: context.suppressed)
+        } catch let error as JSONSyntaxError {
+            throw DecodeFailure(issue: DecodeIssue(file: file, path: "", message: "not valid JSON: \(error)"))
+        }
+    }
+}
+
+private extension UInt8 {
+    var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}
+
+/// The walk over one document: the path, the issues, the id counter.
+private final class DecodeContext {
+    typealias Defaults = (namespace: String, name: String, category: String)
+    let file: String?
+    let maxIssues: Int
+    let defaults: Defaults
+    var path = JSONPath()
+    var issues: [DecodeIssue] = []
+    var suppressed = 0
+    var unknownCount = 0
+
+    init(file: String?, maxIssues: Int, defaults: Defaults) {
+        self.file = file; self.maxIssues = maxIssues; self.defaults = defaults
+    }
+
+    func report(_ message: String) {
+        if issues.count < maxIssues { issues.append(DecodeIssue(file: file, path: path.text, message: message)) }
+        else { suppressed += 1 }
+    }
+
+    /// Runs `body` with `key` pushed on the path.
+    func at<T>(_ key: String, _ body: () throws -> T) rethrows -> T {
+        path.push(.key(key)); defer { path.pop() }
+        return try body()
+    }
+
+    func at<T>(_ index: Int, _ body: () throws -> T) rethrows -> T {
+        path.push(.index(index)); defer { path.pop() }
+        return try body()
+    }
+
+    // MARK: Typed reads: a wrong type is reported, consumed and gives nil.
+
+    private func mismatch(_ s: inout JSONScanner, expected: String) throws {
+        let value = try s.readValue()
+        if value != .null { report("expected \(expected), found \(value.typeDescription)") }
+    }
+
+    func string(_ s: inout JSONScanner) throws -> String? {
+        if try s.peekKind() == .string { return try s.readString() }
+        try mismatch(&s, expected: "a string")
+        return nil
+    }
+
+    func object(_ s: inout JSONScanner) throws -> JSONObject? {
+        if try s.peekKind() == .object, case .object(let o) = try s.readValue() { return o }
+        try mismatch(&s, expected: "an object")
+        return nil
+    }
+
+    /// Reads an object key by key when the value is one; reports and skips it otherwise. Returns whether it was.
+    @discardableResult
+    func forEachKey(_ s: inout JSONScanner, _ body: (inout JSONScanner, String) throws -> Void) throws -> Bool {
+        guard try s.peekKind() == .object else { try mismatch(&s, expected: "an object"); return false }
+        try s.readObject { s, key in try at(key) { try body(&s, key) } }
+        return true
+    }
+
+    func forEachElement(_ s: inout JSONScanner, _ body: (inout JSONScanner, Int) throws -> Void) throws {
+        guard try s.peekKind() == .array else { try mismatch(&s, expected: "an array"); return }
+        try s.readArray { s, index in try at(index) { try body(&s, index) } }
+    }
+
+    /// A string that must parse as a URL (Hub ignores one that does not).
+    func uri(_ s: inout JSONScanner) throws -> String? {
+        guard let text = try string(&s) else { return nil }
+        guard Self.isValidURI(text) else { report("\"\(text)\" is not a valid URI"); return nil }
+        return text
+    }
+
+    /// What NSURL's URLWithString accepts, roughly: printable ASCII without spaces and the characters RFC 3986
+    /// excludes, with well-formed percent escapes. (Foundation on Linux accepts spaces, so it cannot decide.)
+    static func isValidURI(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        guard !utf8.isEmpty else { return false }
+        var i = 0
+        while i < utf8.count {
+            let b = utf8[i]
+            guard b > 0x20, b < 0x7F else { return false }
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
+                 UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+                return false
+            case UInt8(ascii: "%"):
+                guard i + 2 < utf8.count, utf8[i + 1].isHexDigit, utf8[i + 2].isHexDigit else { return false }
+                i += 2
+            default: break
+            }
+            i += 1
+        }
+        return true
+    }
+
+    // MARK: The schema
+
+    func decodeRoot(_ s: inout JSONScanner) throws -> ViewModel {
+        switch try s.peekKind() {
+        case .object: return try decodeView(&s)
+        case .array:
+            let body = ComponentModelListBuilder()
+            // A root array is the body; its paths read `$[i]`, as in the file.
+            try decodeList(&s, into: body)
+            return ViewModel(body: body.build(type: .body, defaults: defaults))
+        default:
+            let value = try s.readValue()
+            throw DecodeFailure(issue: DecodeIssue(file: file, path: "$",
+                                                   message: "expected an object (a view) or an array (its body), found \(value.typeDescription)"))
+        }
+    }
+
+    func decodeView(_ s: inout JSONScanner) throws -> ViewModel {
+        var id: String?, title: String?, custom: JSONObject?
+        var header: ComponentModelBuilder?
+        let body = ComponentModelListBuilder(), overlays = ComponentModelListBuilder()
+        try forEachKey(&s) { s, key in
+            switch key {
+            case "id": if let v = try string(&s) { id = v }
+            case "title": if let v = try string(&s) { title = v }
+            case "header":
+                // The header builder is "header" unless the JSON names it.
+                if let decoded = try decodeComponent(&s, defaultID: "header") {
+                    if let existing = header { existing.merge(decoded) } else { header = decoded }
+                }
+            case "body": try decodeList(&s, into: body)
+            case "overlays": try decodeList(&s, into: overlays)
+            case "custom": mergeObject(&custom, try object(&s))
+            default: _ = try s.readValue()  // unknown keys are allowed, as in Hub
+            }
+        }
+        return ViewModel(identifier: id, title: title,
+                         header: header?.build(type: .header, index: 0, indexPath: [0], defaults: defaults),
+                         body: body.build(type: .body, defaults: defaults),
+                         overlays: overlays.build(type: .overlay, defaults: defaults), custom: custom)
+    }
+
+    func decodeList(_ s: inout JSONScanner, into list: ComponentModelListBuilder) throws {
+        try forEachElement(&s) { s, _ in
+            if let builder = try decodeComponent(&s, defaultID: nil) { list.add(builder) }
+        }
+    }
+
+    /// One component entry; nil (reported) when it is not an object.
+    func decodeComponent(_ s: inout JSONScanner, defaultID: String?) throws -> ComponentModelBuilder? {
+        let b = ComponentModelBuilder(id: "")
+        var id: String?
+        let isObject = try forEachKey(&s) { s, key in
+            switch key {
+            case "id": if let v = try string(&s) { id = v }
+            case "group": if let v = try string(&s) { b.group = v }
+            case "component":
+                try forEachKey(&s) { s, key in
+                    switch key {
+                    case "id":
+                        // Lenient, as Hub: "ns:name[:…]" sets both, a bare name sets only the name.
+                        if let v = try string(&s) {
+                            let parts = v.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+                            if parts.count >= 2 { b.namespace = String(parts[0]); b.name = String(parts[1]) }
+                            else { b.name = v }
+                        }
+                    case "category": if let v = try string(&s) { b.category = v }
+                    default: _ = try s.readValue()
+                    }
+                }
+            case "text":
+                try forEachKey(&s) { s, key in
+                    switch key {
+                    case "title": if let v = try string(&s) { b.title = v }
+                    case "subtitle": if let v = try string(&s) { b.subtitle = v }
+                    case "accessory": if let v = try string(&s) { b.accessory = v }
+                    case "description": if let v = try string(&s) { b.descriptionText = v }
+                    default: _ = try s.readValue()
+                    }
+                }
+            case "images":
+                try forEachKey(&s) { s, key in
+                    switch key {
+                    case "main":
+                        let image = b.mainImage ?? ImageDataBuilder()
+                        if try decodeImage(&s, into: image) { b.mainImage = image }
+                    case "background":
+                        let image = b.backgroundImage ?? ImageDataBuilder()
+                        if try decodeImage(&s, into: image) { b.backgroundImage = image }
+                    case "custom":
+                        try forEachKey(&s) { s, key in
+                            let image = ImageDataBuilder()
+                            if try decodeImage(&s, into: image) { b.customImage(key).merge(image) }
+                        }
+                    case "icon": _ = try string(&s)  // needs an icon resolver, which a headless host has not
+                    default: _ = try s.readValue()
+                    }
+                }
+            case "target":
+                let target = b.target ?? TargetBuilder()
+                let wasObject = try forEachKey(&s) { s, key in
+                    switch key {
+                    case "uri": if let v = try uri(&s) { target.uri = v }
+                    case "actions":
+                        try forEachElement(&s) { s, _ in
+                            guard let v = try string(&s) else { return }
+                            if let action = ComponentIdentifier(strict: v) { target.addAction(action) }
+                            else { report("\"\(v)\" is not an action identifier (\"namespace:name\")") }
+                        }
+                    case "view": if let v = try object(&s) { target.view = v }
+                    case "custom": mergeObject(&target.custom, try object(&s))
+                    default: _ = try s.readValue()
+                    }
+                }
+                if wasObject { b.target = target }
+            case "metadata": mergeObject(&b.metadata, try object(&s))
+            case "logging": mergeObject(&b.logging, try object(&s))
+            case "custom": mergeObject(&b.custom, try object(&s))
+            case "children":
+                let children = b.children ?? ComponentModelListBuilder()
+                b.children = children
+                try decodeList(&s, into: children)
+            default: _ = try s.readValue()
+            }
+        }
+        guard isObject else { return nil }
+        if let id { b.id = id }
+        else if let defaultID { b.id = defaultID }
+        else { b.id = "UnknownComponent:\(unknownCount)"; unknownCount += 1 }
+        return b
+    }
+
+    /// Returns whether the value was an object (so the image builder counts as touched).
+    func decodeImage(_ s: inout JSONScanner, into image: ImageDataBuilder) throws -> Bool {
+        try forEachKey(&s) { s, key in
+            switch key {
+            case "uri": if let v = try uri(&s) { image.uri = v }
+            case "placeholder": if let v = try string(&s) { image.placeholder = v }
+            case "local": if let v = try string(&s) { image.local = v }
+            case "custom": mergeObject(&image.custom, try object(&s))
+            default: _ = try s.readValue()
+            }
+        }
+    }
+}
