@@ -88,6 +88,8 @@ let package = Package(
         .testTarget(name: "HubRenderTests", dependencies: ["HubRender", "HubCore", "HubHost"],
                     path: "Tests/HubRenderTests"),
         .testTarget(name: "HubCLITests", dependencies: [], path: "Tests/HubCLITests"),
+        .testTarget(name: "HubDevTests", dependencies: ["HubHost", "HubCore", "HubPreview"],
+                    path: "Tests/HubDevTests", exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -14,6 +14,8 @@ struct HubHostCommand: ParsableCommand {
         // One line per command; keep the list sorted by how often it is used.
         subcommands: [
             ListNamespaces.self,
+            Validate.self,
+            Probe.self,
         ]
     )
 }

@@ -23,6 +23,11 @@ enum HostTable {
                 CInterop.writeError("register_component_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
+            // Hot reload: a new version loading beside the old one gets the old one's namespace after the swap.
+            if HotSwap.hold(record, "namespace \(namespace)", takenBy: pluginHost.registry.entry(forNamespace: namespace)?.owner,
+                            apply: { try pluginHost.registerComponentFactory(factory, namespace: namespace, for: record) }) {
+                return true
+            }
             do {
                 try pluginHost.registerComponentFactory(factory, namespace: namespace, for: record)
                 return true
@@ -93,6 +98,9 @@ enum HostTable {
                 CInterop.writeError("register_layout_manager: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
+            if HotSwap.hold(record, "layout manager \(id)", takenBy: pluginHost.layoutManagers.entry(forKey: id)?.owner, apply: {
+                try pluginHost.layoutManagers.register(PluginLayoutManager(manager, record: record), forKey: id, owner: record.owner)
+            }) { return true }
             do {
                 try pluginHost.layoutManagers.register(PluginLayoutManager(manager, record: record), forKey: id,
                                                        owner: record.owner)
@@ -108,6 +116,10 @@ enum HostTable {
                 CInterop.writeError("register_action_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
+            if HotSwap.hold(record, "action namespace \(namespace)", takenBy: pluginHost.actionFactories.entry(forKey: namespace)?.owner, apply: {
+                try pluginHost.actionFactories.register(PluginActionFactory(factory, record: record), forKey: namespace,
+                                                        owner: record.owner)
+            }) { return true }
             do {
                 try pluginHost.actionFactories.register(PluginActionFactory(factory, record: record),
                                                         forKey: namespace, owner: record.owner)

@@ -27,6 +27,9 @@ public final class PluginHost {
     public private(set) var plugins: [PluginRecord] = []
     /// Plugin folders that did not exist or could not be read during `loadPlugins(in:)`.
     public private(set) var missingFolders: [URL] = []
+    /// Decides which discovered files may be loaded before any of their code runs in this process (the probe
+    /// gate of `ProbeGate.install`); the others are listed as quarantined with their reason. nil: load all.
+    public var loadFilter: (([URL]) -> (ok: [URL], quarantined: [(file: URL, reason: String)]))?
     /// Told during an unload transaction (after components are revoked, before `deinit`), so other owners of
     /// plugin registrations (services, injector bindings) revoke theirs.
     public var unloadObservers: [(PluginRecord) -> Void] = []
@@ -65,7 +68,17 @@ public final class PluginHost {
             missingFolders.append(folder)
             logger.warning("plugin folder \(folder.path) does not exist or cannot be read")
         }
-        return files.map { load(file: $0) }
+        guard let loadFilter else { return files.map { load(file: $0) } }
+        let (ok, quarantined) = loadFilter(files)
+        let allowed = Set(ok.map(\.path))
+        return files.map { file in
+            if allowed.contains(file.path) { return load(file: file) }
+            let record = PluginRecord(file: file, owner: Owner(id: file.path, displayName: file.lastPathComponent), logger: logger)
+            let why = quarantined.first { $0.file.path == file.path }?.reason ?? "quarantined"
+            record.state = .quarantined("\(file.lastPathComponent): \(why)")
+            plugins.append(record)
+            return record
+        }
     }
 
     /// Validates and loads one plugin file. Never throws: failures are in the record's state and reason.

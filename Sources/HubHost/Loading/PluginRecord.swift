@@ -21,6 +21,8 @@ public final class PluginRecord {
         case rejected(String)
         /// Unloaded and (as far as the host could verify) unmapped.
         case unloaded
+        /// Never loaded here because its probe (in a child process) crashed, hung or failed; see `QuarantineRecord`.
+        case quarantined(String)
 
         /// "active", "pinned", "retired", "rejected", "unloaded".
         public var name: String {
@@ -30,6 +32,7 @@ public final class PluginRecord {
             case .retired: return "retired"
             case .rejected: return "rejected"
             case .unloaded: return "unloaded"
+            case .quarantined: return "quarantined"
             }
         }
         public var description: String { name }
@@ -57,7 +60,12 @@ public final class PluginRecord {
     public internal(set) var owner: Owner
 
     /// Why the plugin is not loaded (its rejection reason), or nil.
-    public var reason: String? { if case .rejected(let why) = state { return why }; return nil }
+    public var reason: String? {
+        switch state {
+        case .rejected(let why), .quarantined(let why): return why
+        default: return nil
+        }
+    }
     /// True while its code may serve (active or pinned).
     public var isLoaded: Bool { state == .active || state == .pinned }
 

@@ -34,6 +34,9 @@ struct PluginOptions: ParsableArguments {
     /// A host with the plugins of `folders` loaded. Rejected files are in `host.plugins` with their reasons.
     func makeHost() -> PluginHost {
         let host = PluginHost(cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) }, logger: makeLogger())
+        // Each plugin version is first exercised in a child process (cached); crashing ones are quarantined.
+        ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) }))?
+            .install(on: host)
         host.loadPlugins(in: folders)
         return host
     }

@@ -1,0 +1,218 @@
+import CHubPlugin
+import Foundation
+import HubCore
+import Logging
+
+/// Loads one plugin file in this process and exercises everything it offers, as a host would: init, every
+/// component created, layout traits, preferred sizes for every sample model and container, load view, configure
+/// with every sample model, draw, reuse with another model, selection, UI state round trip, extension tables,
+/// destroy, unload.
+///
+/// It runs inside the child process of `hubhost probe` / `hubhost validate`, never in a host that serves: a
+/// plugin that crashes or hangs here takes only the child down. Before each phase it calls `progress`, which
+/// the child prints and flushes, so the parent can name the phase a crash happened in.
+public struct ConformanceSuite {
+    public let file: URL
+    public let cacheDirectory: URL
+    public var progress: (ProbePhase) -> Void = { _ in }
+    public var logger = Logger(label: "hubhost.probe")
+
+    public init(file: URL, cacheDirectory: URL) {
+        self.file = file
+        self.cacheDirectory = cacheDirectory
+    }
+
+    public func run() -> ProbeReport {
+        var report = ProbeReport(file: file.path, hash: ContentHash.of(file: file))
+        func check(_ name: String, _ component: String? = nil, fatal: Bool, _ failure: String?, note: String? = nil) {
+            report.checks.append(.init(name: name, component: component, passed: failure == nil, fatal: fatal,
+                                       message: failure ?? note))
+        }
+        func phase(_ name: String, _ component: String? = nil) { progress(ProbePhase(phase: name, component: component)) }
+
+        phase("validate")
+        do {
+            _ = try ELFInspector.inspect(file)
+            check("ELF image", fatal: true, nil)
+        } catch {
+            check("ELF image", fatal: true, "\(error)")
+            return report
+        }
+
+        phase("init")
+        let host = PluginHost(cacheDirectory: cacheDirectory, logger: logger)
+        let record = host.load(file: file)
+        guard record.isLoaded else {
+            check("descriptor and init", fatal: true, record.reason ?? "not loaded (\(record.state))")
+            return report
+        }
+        report.plugin = .init(id: record.id ?? "", name: record.name, version: record.version ?? "",
+                              abi: record.abi ?? "", swift: record.isSwiftImage)
+        var descriptorProblems: [String] = []
+        if (record.id ?? "").isEmpty { descriptorProblems.append("empty id") }
+        if (record.version ?? "").isEmpty { descriptorProblems.append("empty version") }
+        if (record.name ?? "").isEmpty { descriptorProblems.append("empty name") }
+        check("descriptor and init", fatal: false, descriptorProblems.isEmpty ? nil : descriptorProblems.joined(separator: ", "),
+              note: "\(record.id ?? "?") \(record.version ?? "?"), ABI \(record.abi ?? "?")")
+
+        report.namespaces = record.namespaces.map { .init(namespace: $0.namespace, components: $0.components) }
+        check("registers components", fatal: false, nil,
+              note: report.namespaces.isEmpty ? "registers no component factory" : nil)
+
+        for namespace in report.namespaces {
+            for name in namespace.components {
+                exercise(ComponentIdentifier(namespace: namespace.namespace, name: name), host: host,
+                         check: check, phase: phase)
+            }
+        }
+
+        phase("unload")
+        let unload = host.unload(record)
+        switch unload.outcome {
+        case .unloaded, .pinned: check("unload", fatal: false, nil, note: unload.description)
+        case .stillMapped(let detail): check("unload", fatal: false, "still mapped after dlclose: \(detail)")
+        case .notLoaded: check("unload", fatal: false, "was not loaded")
+        }
+        if record.liveComponentCount > 0 {
+            check("unload", fatal: false, "\(record.liveComponentCount) components still alive after unload")
+        }
+        return report
+    }
+
+    /// Runs every component check on one component identifier.
+    private func exercise(_ identifier: ComponentIdentifier, host: PluginHost,
+                          check: (String, String?, Bool, String?, String?) -> Void,
+                          phase: (String, String?) -> Void) {
+        let id = identifier.description
+        let models = SampleModels.models(for: identifier)
+        func make() -> PluginComponent? {
+            let made = host.registry.createComponent(identifier: identifier, category: "row")
+            guard case .factory = made.source, let component = made.component as? PluginComponent else {
+                made.component.destroy()
+                return nil
+            }
+            return component
+        }
+
+        phase("create", id)
+        guard let component = make() else {
+            check("create", id, true, "the factory lists '\(identifier.name)' but creates nothing for it", nil)
+            return
+        }
+        check("create", id, true, nil, nil)
+
+        phase("layoutTraits", id)
+        let traits = component.layoutTraits
+        check("layout traits", id, false, nil, traits.map(\.description).sorted().joined(separator: ","))
+
+        phase("extensions", id)
+        check("extension tables", id, true, incompleteExtensions(component), nil)
+
+        // Preferred sizes from the raw C call: the bridge sanitises what plugins return, the suite must not.
+        phase("preferredSize", id)
+        var badSizes: [String] = []
+        if let preferred = component.klass.pointee.preferred_view_size {
+            for model in models {
+                for container in SampleModels.containerSizes {
+                    let size = preferred(component.instance, CInterop.handle(model), CInterop.size(container))
+                    if !(size.width.isFinite && size.height.isFinite && size.width >= 0 && size.height >= 0) {
+                        badSizes.append("\(model.identifier) in \(container): \(size.width)×\(size.height)")
+                    }
+                }
+            }
+        } else {
+            badSizes.append("preferred_view_size is NULL")
+        }
+        check("preferred size finite and non-negative", id, false,
+              badSizes.isEmpty ? nil : badSizes.prefix(3).joined(separator: "; "), nil)
+
+        phase("loadView", id)
+        component.loadView()
+
+        phase("configure", id)
+        let container = SampleModels.containerSizes[0]
+        var drawProblems: [String] = []
+        for model in models {
+            component.configureView(with: model, containerSize: container)
+            let size = component.preferredViewSize(for: model, containerSize: container)
+            let view = ViewBuilder()
+            component.drawView(into: view, size: size)
+            for item in view.items where !Self.isFinite(item) {
+                drawProblems.append("\(model.identifier): non-finite drawing \(item)")
+            }
+            if model !== models.last { component.prepareViewForReuse() }
+        }
+        check("configure and draw every sample model", id, false,
+              drawProblems.isEmpty ? nil : drawProblems.prefix(3).joined(separator: "; "), "\(models.count) models")
+
+        phase("reuse", id)
+        component.prepareViewForReuse()
+        component.configureView(with: models[0], containerSize: container)
+        component.drawView(into: ViewBuilder(), size: component.preferredViewSize(for: models[0], containerSize: container))
+        check("reuse with another model", id, false, nil, nil)
+
+        if let selection = component.selectionStateHandling {
+            phase("selectionState", id)
+            for state in [SelectionState.highlighted, .selected, .none] { selection.updateViewForSelectionState(state) }
+            check("selection state", id, false, nil, nil)
+        }
+
+        if let state = component.restorableUIState {
+            phase("uiState", id)
+            let saved = state.currentUIState
+            var failure: String?
+            if let saved, let other = make() {
+                other.loadView()
+                other.configureView(with: models[0], containerSize: container)
+                other.restorableUIState?.restoreUIState(saved)
+                let restored = other.restorableUIState?.currentUIState
+                if restored != saved {
+                    failure = "saved \(saved.debugDescription), a new instance restored from it reports "
+                        + "\(restored.debugDescription)"
+                }
+                other.destroy()
+            }
+            check("UI state round trip", id, false, failure, saved == nil ? "no state to round-trip" : nil)
+        }
+
+        phase("destroy", id)
+        component.destroy()
+    }
+
+    /// Every function pointer a plugin's extension table covers must be set: the host calls them unchecked.
+    private func incompleteExtensions(_ component: PluginComponent) -> String? {
+        let known: [(String, Int)] = [
+            (HUB_EXT_CHILDREN, MemoryLayout<hub_children_ext>.size),
+            (HUB_EXT_IMAGE_HANDLING, MemoryLayout<hub_image_handling_ext>.size),
+            (HUB_EXT_UI_STATE, MemoryLayout<hub_ui_state_ext>.size),
+            (HUB_EXT_SELECTION_STATE, MemoryLayout<hub_selection_state_ext>.size),
+            (HUB_EXT_CONTENT_OFFSET_OBSERVER, MemoryLayout<hub_content_offset_observer_ext>.size),
+            (HUB_EXT_VIEW_OBSERVER, MemoryLayout<hub_view_observer_ext>.size),
+            (HUB_EXT_ACTION_PERFORMER, MemoryLayout<hub_action_performer_ext>.size),
+            (HUB_EXT_ACTION_OBSERVER, MemoryLayout<hub_action_observer_ext>.size),
+        ]
+        var problems: [String] = []
+        for (id, size) in known {
+            // Every extension table is `uint32_t struct_size` (padded to 8) followed by function pointers.
+            guard let table = component.extensionTable(id, as: UInt8.self) else { continue }
+            let raw = UnsafeRawPointer(table)
+            let structSize = Int(raw.load(as: UInt32.self))
+            if structSize < 8 + 8 {
+                problems.append("\(id): struct_size \(structSize) covers no function")
+                continue
+            }
+            for offset in stride(from: 8, to: min(structSize, size), by: 8)
+            where raw.load(fromByteOffset: offset, as: UInt.self) == 0 {
+                problems.append("\(id): function #\((offset - 8) / 8 + 1) is NULL")
+            }
+        }
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+    }
+
+    private static func isFinite(_ item: DrawItem) -> Bool {
+        func finite(_ r: Rect) -> Bool { [r.x, r.y, r.width, r.height].allSatisfy(\.isFinite) }
+        switch item {
+        case .rect(let r, _), .text(let r, _, _), .image(let r, _, _, _), .child(let r, _): return finite(r)
+        }
+    }
+}

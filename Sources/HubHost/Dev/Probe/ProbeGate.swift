@@ -1,0 +1,104 @@
+import Foundation
+
+/// The gate every hubhost command puts in front of loading: each plugin file is probed in a child process once
+/// per version (cached on disk), and only files that passed are loaded in the host. A plugin that crashes or
+/// hangs while loading is quarantined with its reason instead of taking the command down.
+///
+/// Files that are not loadable ELF shared objects are let through unprobed: the loader rejects them with its
+/// own reason without running any of their code.
+public final class ProbeGate: @unchecked Sendable {
+    public enum Verdict: Sendable {
+        /// Probed (now or earlier) and fine; the report lists what it offers.
+        case passed(ProbeReport)
+        case quarantined(QuarantineRecord)
+        /// Not a loadable image: the loader will reject it with the reason.
+        case notProbed
+    }
+
+    public let cache: ProbeCache
+    public let runner: ProbeRunner
+    /// How many probe children run at once on a cold cache.
+    public var parallelism = max(2, ProcessInfo.processInfo.activeProcessorCount)
+
+    public init(cacheDirectory: URL, runner: ProbeRunner) {
+        self.runner = runner
+        let exe = FileStamp.of(runner.executable)
+        let identity = "\(runner.executable.path)#\(exe?.size ?? 0)#\(exe?.mtimeNanos ?? 0)"
+        self.cache = ProbeCache(file: cacheDirectory.appendingPathComponent("probe-cache.json"), hostIdentity: identity)
+    }
+
+    /// A gate with the default `hubhost` executable, or nil when probing is impossible or switched off
+    /// (`HUBHOST_PROBE=0`, or inside a probe child).
+    public static func standard(cacheDirectory: URL, timeout: Double = 5) -> ProbeGate? {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["HUBHOST_PROBE"] != "0", environment["HUBHOST_PROBE_CHILD"] == nil,
+              let executable = ProbeRunner.defaultExecutable() else { return nil }
+        return ProbeGate(cacheDirectory: cacheDirectory,
+                         runner: ProbeRunner(executable: executable, timeout: timeout,
+                                             workDirectory: cacheDirectory.appendingPathComponent("probe-work")))
+    }
+
+    /// The probe cache's folder: next to the private image copies (`…/hubhost/probe` beside `…/hubhost/images`).
+    public static func defaultCacheDirectory(imagesDirectory: URL?) -> URL {
+        guard let imagesDirectory else { return PrivateCopies.defaultDirectory().deletingLastPathComponent().appendingPathComponent("probe") }
+        return imagesDirectory.appendingPathComponent("probe")
+    }
+
+    /// Puts the gate in front of `host.loadPlugins(in:)`: quarantined files are listed, never loaded.
+    public func install(on host: PluginHost) {
+        host.loadFilter = { [self] files in
+            let (ok, quarantined) = filter(files)
+            return (ok, quarantined.map { (URL(fileURLWithPath: $0.file), $0.reason) })
+        }
+    }
+
+    /// The verdict for one file: from the cache, or by probing it now (and caching the result).
+    public func check(_ file: URL) -> Verdict {
+        guard let stamp = FileStamp.of(file) else { return .notProbed }
+        if let entry = cache.lookup(file, stamp: stamp, hash: { ContentHash.of(file: file) }) {
+            if let quarantine = entry.quarantine { return .quarantined(quarantine) }
+            if let report = entry.report { return .passed(report) }
+        }
+        guard (try? ELFInspector.inspect(file)) != nil, let hash = ContentHash.of(file: file) else { return .notProbed }
+        let verdict = runner.probe(file, stamp: stamp, hash: hash)
+        var entry = ProbeCache.Entry(size: stamp.size, mtimeNanos: stamp.mtimeNanos, inode: stamp.inode, hash: hash)
+        switch verdict {
+        case .passed(let report):
+            entry.report = report
+            cache.store(file, entry)
+            return .passed(report)
+        case .quarantined(let record, _):
+            entry.quarantine = record
+            cache.store(file, entry)
+            return .quarantined(record)
+        }
+    }
+
+    /// Splits `files` into those the host may load and the quarantined ones, probing what the cache does not
+    /// know (several children at a time) and saving the cache.
+    public func filter(_ files: [URL]) -> (ok: [URL], quarantined: [QuarantineRecord]) {
+        var verdicts = [Verdict?](repeating: nil, count: files.count)
+        let lock = NSLock()
+        let width = max(1, parallelism)
+        DispatchQueue.concurrentPerform(iterations: min(width, max(1, files.count))) { worker in
+            var i = worker
+            while i < files.count {
+                let verdict = check(files[i])
+                lock.lock(); verdicts[i] = verdict; lock.unlock()
+                i += width
+            }
+        }
+        cache.save()
+        var ok: [URL] = []
+        var quarantined: [QuarantineRecord] = []
+        for (file, verdict) in zip(files, verdicts) {
+            // A plugin whose init merely fails is safe to load: the loader rejects it with the same reason.
+            if case .quarantined(let record)? = verdict, !record.loaderRejectsItself {
+                quarantined.append(record)
+            } else {
+                ok.append(file)
+            }
+        }
+        return (ok, quarantined)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// What the conformance suite found in one plugin file, as `hubhost probe` prints it (its last JSON line).
+public struct ProbeReport: Codable, Sendable {
+    public struct Plugin: Codable, Sendable {
+        public var id: String
+        public var name: String?
+        public var version: String
+        public var abi: String
+        public var swift: Bool
+    }
+
+    public struct Namespace: Codable, Sendable {
+        public var namespace: String
+        public var components: [String]
+    }
+
+    /// One check of the suite. A failed `fatal` check quarantines the file (the host would misbehave with it);
+    /// a failed non-fatal one fails `hubhost validate` but the plugin may still be loaded in development.
+    public struct Check: Codable, Sendable, CustomStringConvertible {
+        public var name: String
+        public var component: String?
+        public var passed: Bool
+        public var fatal: Bool
+        public var message: String?
+        public var description: String {
+            "\(passed ? "ok  " : fatal ? "FAIL" : "warn") \(name)\(component.map { " [\($0)]" } ?? "")"
+                + (message.map { ": \($0)" } ?? "")
+        }
+    }
+
+    public var file: String
+    public var hash: String?
+    public var plugin: Plugin?
+    public var namespaces: [Namespace] = []
+    public var checks: [Check] = []
+
+    /// True when no fatal check failed: the host may load the file.
+    public var loadable: Bool { !checks.contains { !$0.passed && $0.fatal } }
+    /// True when every check passed: what `hubhost validate` requires.
+    public var conforms: Bool { checks.allSatisfy(\.passed) }
+    /// The first fatal failure.
+    public var firstFatal: Check? { checks.first { !$0.passed && $0.fatal } }
+
+    public init(file: String, hash: String?) { self.file = file; self.hash = hash }
+}
+
+/// A progress line of the probe child, printed (and flushed) before each phase, so that when the child dies the
+/// parent knows where: `{"phase":"configure","component":"demo:row"}`.
+public struct ProbePhase: Codable, Sendable {
+    public var phase: String
+    public var component: String?
+}
+
+/// Why a file version may not be loaded: its probe crashed, hung or failed. Keyed by the file's stamp and hash,
+/// so it clears as soon as the file changes.
+public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
+    public enum Kind: String, Codable, Sendable { case crash, hang, failure }
+
+    public var file: String
+    public var size: Int64
+    public var mtimeNanos: Int64
+    public var hash: String
+    public var kind: Kind
+    /// The phase the probe was in ("init", "configure", …) and the component, when it was exercising one.
+    public var phase: String
+    public var component: String?
+    /// "SIGSEGV" for crashes.
+    public var signal: String?
+    /// The failure message, or what happened ("killed after 5 s").
+    public var message: String
+    /// The end of the child's stderr.
+    public var stderrTail: String
+    public var date: Date
+
+    /// "crashed with SIGSEGV in init", "hung in init (killed after 5 s)", "failed in configure [demo:row]: …".
+    public var reason: String {
+        let place = phase + (component.map { " [\($0)]" } ?? "")
+        switch kind {
+        case .crash: return "crashed with \(signal ?? "a signal") in \(place)" + (message.isEmpty ? "" : ": \(message)")
+        case .hang: return "hung in \(place) (\(message))"
+        case .failure: return "failed in \(place): \(message)"
+        }
+    }
+
+    public var description: String { "\(URL(fileURLWithPath: file).lastPathComponent): quarantined: \(reason)" }
+
+    /// An init that returned false (no crash): loading the file in the host is safe, the loader says why it
+    /// refuses it.
+    public var loaderRejectsItself: Bool { kind == .failure && phase == "descriptor and init" }
+}

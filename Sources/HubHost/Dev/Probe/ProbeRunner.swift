@@ -1,0 +1,177 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs `hubhost probe FILE` (or `validate`) in a child process with a time limit and turns what happened into
+/// a verdict: the report when the child finished, or a quarantine record naming the phase it died or hung in,
+/// the signal, and the tail of its stderr.
+public struct ProbeRunner: Sendable {
+    public enum Verdict: Sendable {
+        case passed(ProbeReport)
+        case quarantined(QuarantineRecord, report: ProbeReport?)
+    }
+
+    /// The `hubhost` executable that runs the suite.
+    public var executable: URL
+    /// How long a child may take before it is killed (and the file quarantined as hanging).
+    public var timeout: Double
+    /// Where children put their private plugin copies and output; each child gets its own subfolder.
+    public var workDirectory: URL
+
+    public init(executable: URL, timeout: Double = 5, workDirectory: URL) {
+        self.executable = executable
+        self.timeout = timeout
+        self.workDirectory = workDirectory
+    }
+
+    /// The `hubhost` to run children with: `$HUBHOST_EXECUTABLE`, this process when it is hubhost, else a
+    /// `hubhost` next to this executable (tests and benchmarks live in the same build folder).
+    public static func defaultExecutable() -> URL? {
+        if let explicit = ProcessInfo.processInfo.environment["HUBHOST_EXECUTABLE"], !explicit.isEmpty {
+            return URL(fileURLWithPath: explicit)
+        }
+        guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        let self_ = URL(fileURLWithPath: me)
+        if self_.lastPathComponent == "hubhost" { return self_ }
+        var dir = self_.deletingLastPathComponent()
+        while dir.path != "/" {
+            let candidate = dir.appendingPathComponent("hubhost")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    /// Probes `file` (whose stamp and hash the caller read) in a child.
+    public func probe(_ file: URL, stamp: FileStamp, hash: String) -> Verdict {
+        let child = runChild(["probe", file.path])
+        let lines = child.stdout.split(separator: "\n")
+        let decoder = JSONDecoder()
+        let lastPhase = lines.reversed().lazy.compactMap { try? decoder.decode(ProbePhase.self, from: Data($0.utf8)) }.first
+        let report = lines.last.flatMap { try? decoder.decode(ProbeReportLine.self, from: Data($0.utf8)) }?.report
+
+        func quarantine(_ kind: QuarantineRecord.Kind, phase: ProbePhase?, signal: String? = nil,
+                        message: String) -> Verdict {
+            .quarantined(QuarantineRecord(file: file.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: hash,
+                                          kind: kind, phase: phase?.phase ?? "start", component: phase?.component,
+                                          signal: signal, message: message, stderrTail: child.stderrTail,
+                                          date: Date()), report: report)
+        }
+        if child.timedOut {
+            return quarantine(.hang, phase: lastPhase, message: "no answer after \(timeout.compactSeconds); killed")
+        }
+        if let signal = child.signal {
+            return quarantine(.crash, phase: lastPhase, signal: Self.signalName(signal), message: "")
+        }
+        guard let report else {
+            return quarantine(.failure, phase: lastPhase,
+                              message: "the probe exited with status \(child.exitStatus ?? -1) without a report")
+        }
+        if let fatal = report.firstFatal {
+            return quarantine(.failure, phase: ProbePhase(phase: fatal.name, component: fatal.component),
+                              message: fatal.message ?? "failed")
+        }
+        return .passed(report)
+    }
+
+    /// Runs `hubhost validate --child FILE` and returns its report, or a failure describing the crash or hang.
+    public func validate(_ file: URL) -> (report: ProbeReport?, failure: String?) {
+        let stamp = FileStamp.of(file) ?? FileStamp(size: 0, mtimeNanos: 0, inode: 0)
+        switch probe(file, stamp: stamp, hash: ContentHash.of(file: file) ?? "") {
+        case .passed(let report): return (report, nil)
+        case .quarantined(let record, let report):
+            return (report, record.kind == .failure && report != nil ? nil : record.reason
+                        + (record.stderrTail.isEmpty ? "" : "\n  stderr: " + record.stderrTail.suffix(400)))
+        }
+    }
+
+    // MARK: - The child process
+
+    struct ChildResult {
+        var exitStatus: Int32?
+        var signal: Int32?
+        var timedOut = false
+        var stdout = ""
+        var stderrTail = ""
+    }
+
+    /// Spawns the executable with `arguments`, stdout and stderr going to files (no pipe can fill up and block
+    /// the child), and waits at most `timeout` before SIGKILL.
+    func runChild(_ arguments: [String]) -> ChildResult {
+        let scratch = workDirectory.appendingPathComponent("probe-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outPath = scratch.appendingPathComponent("stdout").path
+        let errPath = scratch.appendingPathComponent("stderr").path
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        let argv = ([executable.path] + arguments + ["--cache", scratch.appendingPathComponent("cache").path])
+            .map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var environment = ProcessInfo.processInfo.environment
+        environment["HUBHOST_PROBE_CHILD"] = "1"
+        // The Swift backtracer would spend a while symbolicating a plugin's crash; the signal is what we need.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for entry in envp { free(entry) } }
+
+        var result = ChildResult()
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+        guard spawned == 0 else {
+            result.exitStatus = 127
+            result.stderrTail = "cannot run \(executable.path): \(String(cString: strerror(spawned)))"
+            return result
+        }
+
+        let deadline = Monotonic.now() + timeout
+        var status: Int32 = 0
+        var pause: useconds_t = 200
+        while true {
+            let done = waitpid(pid, &status, WNOHANG)
+            if done == pid { break }
+            if done < 0 && errno != EINTR { break }
+            if Monotonic.now() > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                result.timedOut = true
+                break
+            }
+            usleep(pause)
+            pause = min(pause * 2, 5_000) // quick children are seen quickly, slow ones cost little
+        }
+        if !result.timedOut {
+            // WIFEXITED / WIFSIGNALED, spelled out (the macros are not imported).
+            let termSignal = status & 0x7F
+            if termSignal == 0 { result.exitStatus = (status >> 8) & 0xFF } else if termSignal != 0x7F { result.signal = termSignal }
+        }
+        result.stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        result.stderrTail = String(stderr.suffix(2000)).trimmingCharacters(in: .whitespacesAndNewlines)
+        return result
+    }
+
+    static func signalName(_ signal: Int32) -> String {
+        let names: [Int32: String] = [SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGABRT: "SIGABRT", SIGILL: "SIGILL",
+                                      SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGTRAP: "SIGTRAP",
+                                      SIGPIPE: "SIGPIPE", SIGSYS: "SIGSYS"]
+        return names[signal] ?? "signal \(signal)"
+    }
+}
+
+/// The last line `hubhost probe` prints: `{"report": {…}}`.
+public struct ProbeReportLine: Codable, Sendable {
+    public var report: ProbeReport
+    public init(report: ProbeReport) { self.report = report }
+}
+
+extension Double {
+    var compactSeconds: String { self == rounded() ? "\(Int(self)) s" : String(format: "%.1f s", self) }
+}

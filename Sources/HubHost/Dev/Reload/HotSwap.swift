@@ -1,0 +1,68 @@
+import Foundation
+import HubCore
+
+/// Loading a new version of a plugin beside the old one (hot reload).
+///
+/// The new version's `init` registers the same namespaces (layout managers, action namespaces) the old version
+/// holds. Those registrations are held back instead of refused, so `init` succeeds while the old version keeps
+/// serving; only after the old version is unloaded are they applied (`commit`). If the new `init` fails, the
+/// held registrations are dropped and nothing changed for the old version.
+///
+/// # Thread safety
+/// Main thread only, like `PluginHost`.
+public enum HotSwap {
+    /// The load in progress: the file being loaded beside `predecessor`, and what its init held back.
+    final class Staging {
+        let file: URL
+        let predecessor: PluginRecord
+        var held: [(what: String, apply: () throws -> Void)] = []
+        init(file: URL, predecessor: PluginRecord) { self.file = file; self.predecessor = predecessor }
+    }
+
+    nonisolated(unsafe) static var staging: Staging?
+
+    /// Called by the host table when `record` registers `key` and `owner` holds it already: when that owner is
+    /// the predecessor of the version being loaded beside it, the registration is held (returns true, and the
+    /// plugin is told it succeeded). Otherwise returns false and the normal refusal happens.
+    static func hold(_ record: PluginRecord, _ what: String, takenBy owner: Owner?,
+                     apply: @escaping () throws -> Void) -> Bool {
+        guard let staging, let owner, staging.file == record.file, record !== staging.predecessor,
+              owner == staging.predecessor.owner else { return false }
+        staging.held.append((what, apply))
+        return true
+    }
+
+    /// A new version loaded beside the old one, not yet swapped in.
+    public struct Successor {
+        public let record: PluginRecord
+        public let predecessor: PluginRecord
+        /// Registrations held until the predecessor is gone.
+        public let held: [String]
+        let apply: [(String, () throws -> Void)]
+    }
+
+    /// Loads `file` (the new build of `predecessor`'s file, or another file replacing it) beside `predecessor`.
+    /// When the record is not loaded (validation or init failed) nothing changed for the predecessor.
+    public static func loadBeside(_ predecessor: PluginRecord, file: URL, in host: PluginHost) -> Successor {
+        let stage = Staging(file: file, predecessor: predecessor)
+        staging = stage
+        defer { staging = nil }
+        let record = host.load(file: file)
+        return Successor(record: record, predecessor: predecessor, held: stage.held.map(\.what),
+                         apply: record.isLoaded ? stage.held.map { ($0.what, $0.apply) } : [])
+    }
+
+    /// Unloads the predecessor and applies the held registrations. Returns the unload report and the held
+    /// registrations that failed to apply (they name their reason).
+    public static func commit(_ successor: Successor, in host: PluginHost) -> (unload: UnloadReport, failed: [String]) {
+        let report = host.unload(successor.predecessor)
+        var failed: [String] = []
+        for (what, apply) in successor.apply {
+            do { try apply() } catch {
+                failed.append("\(what): \(error)")
+                successor.record.warnings.append("\(error)")
+            }
+        }
+        return (report, failed)
+    }
+}

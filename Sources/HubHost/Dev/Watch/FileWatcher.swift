@@ -1,0 +1,215 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file that changed and has settled: written completely, unchanged for a quiet period, with new content.
+public struct FileChange: Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable { case changed, deleted }
+    public let url: URL
+    public let kind: Kind
+    /// The content hash of the settled file (nil for deletions).
+    public let hash: String?
+    public let stamp: FileStamp?
+    /// Monotonic time of the last inotify event for the path (the close of the write), and when it settled.
+    /// `settledAt - lastEventAt` is the quiet period plus any wait for an unfinished file.
+    public let lastEventAt: Double
+    public let settledAt: Double
+
+    public var description: String { "\(kind.rawValue) \(url.lastPathComponent)" + (hash.map { " #\($0.prefix(8))" } ?? "") }
+}
+
+/// Watches folders with inotify and reports settled changes of files in them.
+///
+/// Why folders, not files: builds replace a file by renaming over it, which drops a watch on the old inode.
+/// Events of one path are coalesced until nothing has happened to it for `quietPeriod`; then the file must have
+/// the same size and mtime as at its last event and satisfy `isReady` (for plugins: a complete ELF), otherwise
+/// the watcher keeps waiting, because a file still being written must never be loaded. A file whose content hash
+/// equals the last reported one is skipped (a no-op rebuild).
+///
+/// # Thread safety
+/// `onChange` is called on the watcher's own thread, one batch at a time. `start`/`stop` may be called from any
+/// thread.
+public final class FileWatcher: @unchecked Sendable {
+    public typealias Readiness = (URL) -> ELFCompleteness.Verdict
+
+    public let directories: [URL]
+    public let quietPeriod: Double
+    /// Which file names to report (e.g. `*.so`, or the one view file).
+    private let accepts: (URL) -> Bool
+    private let isReady: Readiness
+    private let onChange: ([FileChange]) -> Void
+
+    private var fd: Int32 = -1
+    private var watches: [Int32: URL] = [:]
+    private var pending: [String: Pending] = [:]
+    private var knownHashes: [String: String] = [:]
+    private let lock = NSLock()
+    private var running = false
+    private var thread: Thread?
+    private var wakePipe: [Int32] = [-1, -1]
+
+    private struct Pending {
+        var url: URL
+        var lastEventAt: Double
+        var stampAtEvent: FileStamp?
+    }
+
+    /// - Parameters:
+    ///   - isReady: decides whether a settled file is finished; `.incomplete` makes the watcher wait another
+    ///     quiet period. Defaults to ELF completeness for `.so` files and "ready" for anything else.
+    public init(directories: [URL], quietPeriod: Double = 0.15, accepts: @escaping (URL) -> Bool,
+                isReady: Readiness? = nil, onChange: @escaping ([FileChange]) -> Void) {
+        self.directories = directories
+        self.quietPeriod = quietPeriod
+        self.accepts = accepts
+        self.isReady = isReady ?? { url in url.pathExtension == "so" ? ELFCompleteness.check(url) : .complete }
+        self.onChange = onChange
+    }
+
+    deinit { stop() }
+
+    /// Remembers the current hashes of files that exist already, so only real changes are reported.
+    public func seed(_ files: [URL]) {
+        lock.lock(); defer { lock.unlock() }
+        for file in files { knownHashes[file.standardizedFileURL.path] = ContentHash.of(file: file) }
+    }
+
+    /// Starts watching. Throws when inotify is unavailable or a folder cannot be watched.
+    public func start() throws {
+        lock.lock(); defer { lock.unlock() }
+        guard !running else { return }
+        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { throw WatchError("inotify_init1 failed: \(String(cString: strerror(errno)))") }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM)
+        for directory in directories {
+            let wd = inotify_add_watch(fd, directory.path, mask)
+            guard wd >= 0 else {
+                let reason = String(cString: strerror(errno))
+                close(fd); fd = -1; watches = [:]
+                throw WatchError("cannot watch \(directory.path): \(reason)")
+            }
+            watches[wd] = directory.standardizedFileURL
+        }
+        guard pipe(&wakePipe) == 0 else { throw WatchError("pipe failed") }
+        running = true
+        let thread = Thread { [weak self] in self?.loop() }
+        thread.name = "hubhost.watcher"
+        self.thread = thread
+        thread.start()
+    }
+
+    public func stop() {
+        lock.lock()
+        guard running else { lock.unlock(); return }
+        running = false
+        var byte: UInt8 = 1
+        _ = write(wakePipe[1], &byte, 1)
+        lock.unlock()
+        // The loop closes the descriptors when it sees `running == false`.
+    }
+
+    // MARK: - The loop
+
+    private func loop() {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            lock.lock()
+            let isRunning = running
+            let nextDeadline = pending.values.map { $0.lastEventAt + quietPeriod }.min()
+            lock.unlock()
+            guard isRunning else { break }
+
+            let timeoutMs: Int32 = nextDeadline.map { Int32(max(0, ($0 - Monotonic.now()) * 1000).rounded(.up)) } ?? -1
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, timeoutMs)
+            if ready > 0, fds[0].revents & Int16(POLLIN) != 0 {
+                let count = read(fd, &buffer, buffer.count)
+                if count > 0 { record(events: buffer, count: count) }
+            }
+            settle()
+        }
+        close(fd); close(wakePipe[0]); close(wakePipe[1])
+    }
+
+    /// Parses `struct inotify_event` records: wd, mask, cookie, len (4 bytes each), then `len` bytes of name.
+    private func record(events buffer: [UInt8], count: Int) {
+        let now = Monotonic.now()
+        var offset = 0
+        lock.lock(); defer { lock.unlock() }
+        while offset + 16 <= count {
+            let wd = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int32.self) }
+            let nameLength = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
+            let nameBytes = buffer[(offset + 16)..<min(count, offset + 16 + nameLength)].prefix { $0 != 0 }
+            offset += 16 + nameLength
+            guard let directory = watches[wd], !nameBytes.isEmpty else { continue }
+            let url = directory.appendingPathComponent(String(decoding: nameBytes, as: UTF8.self))
+            guard accepts(url) else { continue }
+            pending[url.path] = Pending(url: url, lastEventAt: now, stampAtEvent: FileStamp.of(url))
+        }
+    }
+
+    /// Reports every pending path whose quiet period is over and whose file is finished.
+    private func settle() {
+        let now = Monotonic.now()
+        var changes: [FileChange] = []
+        lock.lock()
+        let due = pending.filter { now >= $0.value.lastEventAt + quietPeriod }
+        lock.unlock()
+        for (path, item) in due {
+            let stamp = FileStamp.of(item.url)
+            var retry = false
+            var change: FileChange?
+            if stamp == nil {
+                lock.lock()
+                let wasKnown = knownHashes.removeValue(forKey: path) != nil
+                lock.unlock()
+                // A temporary file that came and went during a build was never reported: nothing to undo.
+                if wasKnown {
+                    change = FileChange(url: item.url, kind: .deleted, hash: nil, stamp: nil,
+                                        lastEventAt: item.lastEventAt, settledAt: now)
+                }
+            } else if stamp != item.stampAtEvent {
+                retry = true // written to since its last event (an event may still be on its way)
+            } else if case .incomplete = isReady(item.url) {
+                retry = true // e.g. a truncated ELF: wait for the rest, never load or quarantine it
+            } else if let hash = ContentHash.of(file: item.url) {
+                lock.lock()
+                let old = knownHashes[path]
+                knownHashes[path] = hash
+                lock.unlock()
+                if old != hash {
+                    change = FileChange(url: item.url, kind: .changed, hash: hash, stamp: stamp,
+                                        lastEventAt: item.lastEventAt, settledAt: Monotonic.now())
+                }
+            }
+            lock.lock()
+            if retry {
+                // Wait a further quiet period, measured from now; keep the stamp we just saw.
+                pending[path] = Pending(url: item.url, lastEventAt: now, stampAtEvent: stamp)
+            } else if pending[path]?.lastEventAt == item.lastEventAt {
+                pending[path] = nil
+            }
+            lock.unlock()
+            if let change { changes.append(change) }
+        }
+        if !changes.isEmpty {
+            onChange(changes.sorted { $0.url.path < $1.url.path })
+        }
+    }
+}
+
+public struct WatchError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Monotonic seconds (CLOCK_MONOTONIC), for latencies.
+public enum Monotonic {
+    public static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

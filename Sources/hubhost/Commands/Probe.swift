@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import HubHost
+
+/// `hubhost probe PLUGIN.so`: the child side of probing. Loads the plugin in this process and runs the
+/// conformance suite, printing one JSON line before each phase (so a parent can tell where a crash happened)
+/// and the report as the last line. Hosts run it in a child process with a time limit; a crash or hang here
+/// quarantines the file instead of killing the host.
+struct Probe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Load one plugin and exercise it (run in a child process by the host; prints JSON lines).",
+        discussion: """
+        Exit status: 0 when the plugin may be loaded, 1 when a fatal check failed. A crash or hang shows as the \
+        child's signal or timeout to the parent.
+        """
+    )
+
+    @Argument(help: "The plugin file.")
+    var plugin: String
+
+    @Option(help: "Folder for the private copy of the plugin.")
+    var cache: String?
+
+    func run() throws {
+        let file = URL(fileURLWithPath: plugin).standardizedFileURL
+        let cacheDirectory = cache.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-probe-\(getpid())")
+        var suite = ConformanceSuite(file: file, cacheDirectory: cacheDirectory)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func emit<T: Encodable>(_ value: T) {
+            guard var data = try? encoder.encode(value) else { return }
+            data.append(0x0A)
+            // write(2) directly: the line must be out before the plugin's next call can crash the process.
+            FileHandle.standardOutput.write(data)
+        }
+        suite.progress = { emit($0) }
+        let report = suite.run()
+        emit(ProbeReportLine(report: report))
+        if !report.loadable { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import HubHost
+
+/// `hubhost validate PLUGIN.so…`: the conformance suite for plugin authors. Each plugin runs in its own child
+/// process (as clap-validator does), so a crash or hang is reported as a failure of that plugin, not of the tool.
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check plugins against the hub plugin ABI, each in a child process.",
+        discussion: """
+        Checks: ELF image, descriptor and ABI, init; for every component: created by its factory, layout traits, \
+        extension tables complete (no NULL functions), preferred size finite and non-negative for every sample \
+        model and container, load view, configure and draw every sample model, reuse with another model, \
+        selection state, UI state round trip, destroy; unload clean.
+        Exit status: 0 when every plugin passes every check, 1 otherwise.
+        """
+    )
+
+    @Argument(help: "Plugin files.")
+    var plugins: [String]
+
+    @Flag(help: "Print the results as JSON.")
+    var json = false
+
+    @Option(help: "Seconds a plugin may take before it counts as hanging.")
+    var timeout: Double = 10
+
+    struct Result: Encodable {
+        var file: String
+        var passed: Bool
+        /// A crash or hang of the child, when there was one.
+        var failure: String?
+        var report: ProbeReport?
+    }
+
+    func run() throws {
+        guard let executable = ProbeRunner.defaultExecutable() else {
+            throw ValidationError("cannot find the hubhost executable to run the checks in a child process")
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-validate-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let runner = ProbeRunner(executable: executable, timeout: timeout, workDirectory: work)
+        var results: [Result] = []
+        for path in plugins {
+            let file = URL(fileURLWithPath: path).standardizedFileURL
+            let (report, failure) = runner.validate(file)
+            results.append(Result(file: file.path, passed: failure == nil && (report?.conforms ?? false),
+                                  failure: failure, report: report))
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            struct Output: Encodable { var passed: Bool; var plugins: [Result] }
+            let data = try encoder.encode(Output(passed: results.allSatisfy(\.passed), plugins: results))
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            for result in results { printHuman(result) }
+            let failed = results.filter { !$0.passed }.count
+            print(failed == 0 ? "\(results.count) plugin(s) passed" : "\(failed) of \(results.count) plugin(s) failed")
+        }
+        if !results.allSatisfy(\.passed) { throw ExitCode(1) }
+    }
+
+    private func printHuman(_ result: Result) {
+        let name = URL(fileURLWithPath: result.file).lastPathComponent
+        let plugin = result.report?.plugin.map { " (\($0.id) \($0.version), ABI \($0.abi))" } ?? ""
+        print("\(result.passed ? "PASS" : "FAIL") \(name)\(plugin)")
+        if let failure = result.failure { print("  FAIL \(failure)") }
+        for check in result.report?.checks ?? [] where !check.passed || !result.passed {
+            print("  \(check)")
+        }
+    }
+}

@@ -1,0 +1,175 @@
+/*
+ * swatch.c — the test plugin of the dev-loop tests. One source, many builds: -D switches pick the visible
+ * change (the colour) and the way a build is broken, so a test can "rebuild the plugin" by recompiling it.
+ *
+ *   -DSWATCH_COLOR=0x00FF00FFu   the fill of every swatch (the visible change between builds)
+ *   -DPLUGIN_VERSION='"2"'       the version the host reports
+ *   -DPLUGIN_ID='"x"' -DNAMESPACE='"x"'  identity, so several copies can be loaded side by side
+ *   -DCRASH_IN_INIT              segfaults in init
+ *   -DHANG_IN_INIT               never returns from init
+ *   -DFAIL_IN_INIT               init returns false with a message
+ *   -DCRASH_IN_CONFIGURE         segfaults in configure_view
+ *   -DINFINITE_SIZE              preferred_view_size returns an infinite height
+ *   -DLOSE_UI_STATE              restore_ui_state ignores what it is given
+ *   -DINCOMPLETE_EXTENSION       the UI-state table has a NULL function
+ *
+ * Components: "swatch" (full width; a coloured rectangle with the model's title and a tap counter kept as UI
+ * state; a selection counts as a tap) and "label" (compact width; the title as text).
+ */
+#include "hub_plugin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef SWATCH_COLOR
+#define SWATCH_COLOR 0xFF0000FFu
+#endif
+#ifndef PLUGIN_VERSION
+#define PLUGIN_VERSION "1"
+#endif
+#ifndef PLUGIN_ID
+#define PLUGIN_ID "test.dev.swatch"
+#endif
+#ifndef NAMESPACE
+#define NAMESPACE "swatch"
+#endif
+
+static const hub_host *host;
+
+typedef struct swatch {
+    int is_label;
+    int taps;
+    const hub_model *model;
+    char state[64];
+} swatch;
+
+static const char *traits(void *instance) {
+    return ((swatch *)instance)->is_label ? HUB_TRAIT_COMPACT_WIDTH : HUB_TRAIT_FULL_WIDTH;
+}
+
+static void load_view(void *instance) { (void)instance; }
+
+static hub_size preferred_size(void *instance, const hub_model *model, hub_size container) {
+    (void)model;
+#ifdef INFINITE_SIZE
+    (void)instance;
+    return (hub_size){container.width, 1.0 / 0.0};
+#else
+    return ((swatch *)instance)->is_label ? (hub_size){120, 40} : (hub_size){container.width, 60};
+#endif
+}
+
+static void prepare_for_reuse(void *instance) {
+    swatch *s = instance;
+    s->taps = 0;
+    s->model = NULL;
+}
+
+static void configure(void *instance, const hub_model *model, hub_size container) {
+    (void)container;
+#ifdef CRASH_IN_CONFIGURE
+    *(volatile int *)0 = 1; /* a real fault: raise() would return after a handler ran */
+#endif
+    ((swatch *)instance)->model = model;
+}
+
+static void draw(void *instance, const hub_view_builder *view, hub_size size) {
+    swatch *s = instance;
+    const char *title = s->model ? host->model_string(host, s->model, HUB_MODEL_TITLE) : NULL;
+    char text[160];
+    snprintf(text, sizeof text, "%s taps:%d", title ? title : "", s->taps);
+    hub_text_style style = {sizeof style, 14, 400, 0x000000FFu, HUB_TEXT_LEFT, 1};
+    if (!s->is_label) {
+        hub_rect_style fill = {sizeof fill, SWATCH_COLOR, 0, 0, 4};
+        view->rect(view, (hub_rect){0, 0, size.width, size.height}, &fill);
+    }
+    view->text(view, (hub_rect){8, 8, size.width - 16, size.height - 16}, text, &style);
+}
+
+static const char *current_state(void *instance) {
+    swatch *s = instance;
+    if (s->taps == 0) return NULL;
+    snprintf(s->state, sizeof s->state, "{\"taps\":%d}", s->taps);
+    return s->state;
+}
+
+static void restore_state(void *instance, const char *state) {
+#ifdef LOSE_UI_STATE
+    (void)instance; (void)state;
+#else
+    int taps = 0;
+    if (state && sscanf(state, "{\"taps\":%d}", &taps) == 1) ((swatch *)instance)->taps = taps;
+#endif
+}
+
+static void update_selection(void *instance, hub_selection_state state) {
+    if (state == HUB_SELECTION_SELECTED) ((swatch *)instance)->taps += 1;
+}
+
+static const hub_ui_state_ext ui_state = {
+    sizeof ui_state, current_state,
+#ifdef INCOMPLETE_EXTENSION
+    NULL,
+#else
+    restore_state,
+#endif
+};
+static const hub_selection_state_ext selection = {sizeof selection, update_selection};
+
+static const void *get_extension(void *instance, const char *id) {
+    if (((swatch *)instance)->is_label) return NULL;
+    if (strcmp(id, HUB_EXT_UI_STATE) == 0) return &ui_state;
+    if (strcmp(id, HUB_EXT_SELECTION_STATE) == 0) return &selection;
+    return NULL;
+}
+
+static void destroy(void *instance) { free(instance); }
+
+static const hub_component_class swatch_class = {
+    sizeof swatch_class, traits, load_view, preferred_size, prepare_for_reuse, configure, draw, get_extension, destroy,
+};
+
+static bool create_component(const hub_component_factory *factory, const char *name, hub_component *out) {
+    (void)factory;
+    int is_label = strcmp(name, "label") == 0;
+    if (!is_label && strcmp(name, "swatch") != 0) return false;
+    swatch *s = calloc(1, sizeof *s);
+    s->is_label = is_label;
+    out->klass = &swatch_class;
+    out->instance = s;
+    return true;
+}
+
+static const char *const names[] = {"swatch", "label", NULL};
+static const char *const *component_names(const hub_component_factory *factory) {
+    (void)factory;
+    return names;
+}
+
+static const hub_component_factory factory = {sizeof factory, NULL, create_component, component_names, NULL};
+
+static bool init(const hub_host *h, char *error, size_t capacity) {
+    host = h;
+#ifdef CRASH_IN_INIT
+    *(volatile int *)0 = 1; /* a real fault: raise() would return after a handler ran */
+#endif
+#ifdef HANG_IN_INIT
+    for (;;) pause();
+#endif
+#ifdef FAIL_IN_INIT
+    snprintf(error, capacity, "swatch refuses to start (FAIL_IN_INIT)");
+    return false;
+#endif
+    return h->register_component_factory(h, NAMESPACE, &factory, error, capacity);
+}
+
+static void deinit(void) { host = NULL; }
+
+static const hub_plugin_descriptor descriptor = {
+    HUB_PLUGIN_MAGIC, sizeof descriptor, {HUB_ABI_MAJOR, HUB_ABI_MINOR}, PLUGIN_ID, "Swatch (test)", PLUGIN_VERSION,
+    "Dev-loop test plugin", "hubhost tests", init, deinit,
+};
+
+HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &descriptor; }

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import HubHost
+
+/// The file watcher with real files in a temp folder, written the ways builds write them.
+@Suite("FileWatcher", .serialized)
+struct WatcherTests {
+    let folder = TestSupport.temporaryDirectory("watch")
+
+    private func startWatcher(_ collector: Collector<FileChange>) throws -> FileWatcher {
+        let watcher = FileWatcher(directories: [folder], quietPeriod: 0.1, accepts: { $0.pathExtension == "so" },
+                                  onChange: { collector.append($0) })
+        try watcher.start()
+        return watcher
+    }
+
+    private func changes(_ collector: Collector<FileChange>, named name: String) -> [FileChange] {
+        collector.items.filter { $0.url.lastPathComponent == name }
+    }
+
+    @Test func aRenamedInBuildIsReportedOnceWithItsHash() throws {
+        let collector = Collector<FileChange>()
+        let watcher = try startWatcher(collector)
+        defer { watcher.stop() }
+        let plugin = folder.appendingPathComponent("libswatch.so")
+        try TestSupport.installPlugin("swatch.c", at: plugin)
+        #expect(TestSupport.waitUntil { !changes(collector, named: "libswatch.so").isEmpty })
+        let change = try #require(changes(collector, named: "libswatch.so").first)
+        #expect(change.kind == .changed)
+        #expect(change.hash == ContentHash.of(file: plugin))
+        #expect(change.settledAt >= change.lastEventAt + 0.1)
+    }
+
+    @Test func aBurstOfWritesIsCoalescedAndANoOpRebuildIsSkipped() throws {
+        let collector = Collector<FileChange>()
+        let watcher = try startWatcher(collector)
+        defer { watcher.stop() }
+        let plugin = folder.appendingPathComponent("libburst.so")
+        // Five writes in quick succession (an in-place writer), then the same content again after it settled.
+        let builds = try (1...5).map { i -> Data in
+            let out = folder.appendingPathComponent("build\(i).bin")
+            try TestSupport.compilePlugin("swatch.c", to: out, defines: ["SWATCH_COLOR=0x\(i)0000FFu"])
+            return try Data(contentsOf: out)
+        }
+        for data in builds { try data.write(to: plugin) }
+        #expect(TestSupport.waitUntil { !changes(collector, named: "libburst.so").isEmpty })
+        try builds[4].write(to: plugin) // same bytes: must be skipped
+        // A second file written afterwards proves the watcher went past the no-op without reporting it.
+        try TestSupport.installPlugin("swatch.c", at: folder.appendingPathComponent("libmarker.so"))
+        #expect(TestSupport.waitUntil { !changes(collector, named: "libmarker.so").isEmpty })
+        let burst = changes(collector, named: "libburst.so")
+        #expect(burst.count == 1)
+        #expect(burst.first?.hash == ContentHash.of(data: builds[4]))
+    }
+
+    @Test func aHalfWrittenPluginWaitsUntilItIsComplete() throws {
+        let collector = Collector<FileChange>()
+        let watcher = try startWatcher(collector)
+        defer { watcher.stop() }
+        let full = try Data(contentsOf: TestSupport.compilePlugin("swatch.c", to: folder.appendingPathComponent("full.bin")))
+        let plugin = folder.appendingPathComponent("libhalf.so")
+        try full.prefix(full.count / 2).write(to: plugin) // written and closed, but cut short
+        #expect(ELFCompleteness.check(plugin) != .complete)
+        usleep(400_000) // several quiet periods: the half file must keep waiting
+        try TestSupport.installPlugin("swatch.c", at: folder.appendingPathComponent("libmarker.so"))
+        #expect(TestSupport.waitUntil { !changes(collector, named: "libmarker.so").isEmpty })
+        #expect(changes(collector, named: "libhalf.so").isEmpty)
+
+        let handle = try FileHandle(forWritingTo: plugin)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: full.suffix(from: full.count / 2))
+        try handle.close()
+        #expect(TestSupport.waitUntil { !changes(collector, named: "libhalf.so").isEmpty })
+        #expect(changes(collector, named: "libhalf.so").first?.hash == ContentHash.of(data: full))
+    }
+
+    @Test func aDeletedPluginIsReportedAndOtherFilesAreIgnored() throws {
+        let plugin = folder.appendingPathComponent("libgone.so")
+        try TestSupport.installPlugin("swatch.c", at: plugin)
+        let collector = Collector<FileChange>()
+        let watcher = try startWatcher(collector)
+        watcher.seed([plugin])
+        defer { watcher.stop() }
+        try "notes".write(to: folder.appendingPathComponent("README.txt"), atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(at: plugin)
+        #expect(TestSupport.waitUntil { !changes(collector, named: "libgone.so").isEmpty })
+        #expect(changes(collector, named: "libgone.so").map(\.kind) == [.deleted])
+        #expect(changes(collector, named: "README.txt").isEmpty)
+    }
+}
