@@ -141,7 +141,7 @@ static const hub_component_class banner_class = {
 /* ----- 3b. cdemo:badge — a small centred pill with a short text. -----
  *
  * Model: text.title (1 line); custom.color for the pill (default blue).
- * Size: the title's width plus padding, 28 points high. Centred rows of badges group together.
+ * Size: the title's width plus padding (at most the container's width), 28 points high. Centred rows of badges group together.
  * It highlights with the selection state (HUB_EXT_SELECTION_STATE), to show how a C component adds an extension.
  */
 
@@ -166,8 +166,9 @@ static void badge_load_view(void *instance) { (void)instance; }
 
 static hub_size badge_preferred_view_size(void *instance, const hub_model *model, hub_size container) {
     (void)instance;
-    (void)container;
-    hub_size text = measure(g_host->model_string(g_host, model, HUB_MODEL_TITLE), badge_title_style(), 0);
+    /* One line, cut with an ellipsis when it would not fit the container. */
+    hub_size text = measure(g_host->model_string(g_host, model, HUB_MODEL_TITLE), badge_title_style(),
+                            container.width - 24);
     return (hub_size){text.width + 24, 28};
 }
 

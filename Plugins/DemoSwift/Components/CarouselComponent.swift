@@ -92,10 +92,13 @@ final class CarouselComponent: HubComponent, HubComponentWithChildren, HubCompon
 
     func updateViewForSelectionState(_ state: HubSelectionState) {
         guard state == .selected, !childSizes.isEmpty else { return }
-        // Page to the first child that starts after the current offset, or back to the start.
-        let next = (0..<childSizes.count).map(childX).first { $0 > offset + 0.5 }
-        offset = next.map { min($0 - Theme.padding, maxOffset) } ?? 0
-        if offset >= maxOffset && next == nil { offset = 0 }
+        // Page to the next child (its offset puts it at the leading edge), or back to the start after the end.
+        let starts = childSizes.indices.map { childX($0) - Theme.padding }
+        if offset >= maxOffset - 0.5 {
+            offset = 0
+        } else {
+            offset = min(starts.first { $0 > offset + 0.5 } ?? maxOffset, maxOffset)
+        }
         updateVisibleChildren()
     }
 
