@@ -581,9 +581,16 @@ typedef struct hub_layout_manager {
  * ------------------------------------------------------------------------------------------------------------- */
 
 /**
- * A service a plugin provides. `table` is the interface's function table and `context` its first argument by
- * convention. Both are owned by the provider and valid until the service is unregistered or the provider unloads;
- * `retain`/`release` (may be NULL) keep `context` alive while a consumer holds it.
+ * A service a plugin (or the host) provides. `table` is the interface's function table and `context` its first
+ * argument by convention. Both are owned by the provider and valid until the service is unregistered or the
+ * provider unloads; `retain`/`release` (may be NULL) keep `context` alive while a consumer holds it.
+ *
+ * Keys are `interface_id` plus `name`: one provider per key. The host's own services (HUB_SERVICE_* below) are
+ * registered by the host under its own name and may be shadowed by one plugin: while that plugin is loaded its
+ * provider serves, and when it unloads the host's comes back. Any other second claim of a key is refused.
+ *
+ * In what `acquire_service` fills in, `retain` and `release` are NULL: consumers release through
+ * `hub_host.release_service`, which never calls into a provider that has unloaded.
  */
 typedef struct hub_service {
     uint32_t struct_size;
@@ -596,8 +603,55 @@ typedef struct hub_service {
     void (*release)(void *context);
 } hub_service;
 
-/** Told when a service becomes available or goes away (its provider unloaded or unregistered it). [main-thread] */
+/**
+ * Told when a service becomes available or goes away (its provider unloaded or unregistered it). When a
+ * provider is replaced (a shadowing plugin unloads and the host's provider comes back) the observer is told
+ * `false` then `true`: drop what was acquired, then look it up again. `interface_id` is borrowed. Never called
+ * for the plugin's own registrations while it unloads. [main-thread]
+ */
 typedef void (*hub_service_changed_fn)(void *user_data, const char *interface_id, bool available);
+
+/* ----- Host services: interfaces the host provides under these ids (owner "hubhost"), version 1. ----- */
+
+/** The image loader the host renders with. Table: hub_image_loader_service. */
+#define HUB_SERVICE_IMAGE_LOADER "hub.image-loader"
+/** Opens URIs (the default selection action). Table: hub_uri_opener_service. */
+#define HUB_SERVICE_URI_OPENER "hub.uri-opener"
+/** The host's log. Table: hub_logger_service. */
+#define HUB_SERVICE_LOGGER "hub.logger"
+
+/** An image as a loader returns it. */
+typedef struct hub_loaded_image {
+    uint32_t struct_size;
+    const uint8_t *bytes;  /* the encoded image data, owned by the provider (see `load`) */
+    size_t length;
+    hub_size size;         /* pixel size when known, else {0,0} */
+} hub_loaded_image;
+
+/** HUB_SERVICE_IMAGE_LOADER, version 1. */
+typedef struct hub_image_loader_service {
+    uint32_t struct_size;
+    /**
+     * Loads the image at `uri` (borrowed). Returns true and fills `out_image`, whose bytes stay valid until the
+     * next `load` on the same context; returns false writing the reason otherwise. [main-thread]
+     */
+    bool (*load)(void *context, const char *uri, hub_loaded_image *out_image, char *out_error,
+                 size_t out_error_capacity);
+} hub_image_loader_service;
+
+/** HUB_SERVICE_URI_OPENER, version 1. */
+typedef struct hub_uri_opener_service {
+    uint32_t struct_size;
+    /** Opens `uri` (borrowed); true when it was handled. [main-thread] */
+    bool (*open)(void *context, const char *uri);
+} hub_uri_opener_service;
+
+/** HUB_SERVICE_LOGGER, version 1. */
+typedef struct hub_logger_service {
+    uint32_t struct_size;
+    /** Logs `message` (borrowed) at `level`. [any-thread] */
+    void (*log)(void *context, hub_log_level level, const char *message);
+} hub_logger_service;
 
 /* ---------------------------------------------------------------------------------------------------------------
  * The host table
@@ -725,29 +779,40 @@ typedef struct hub_host {
 
     /**
      * Provides `service`. Returns false, writing the reason, when another provider holds the same interface id
-     * and name. The host copies the struct and its strings. [main-thread]
+     * and name (the message names it), or when `service` is malformed (NULL or empty id, NULL table, a
+     * `struct_size` too small). The host copies the struct and its strings; the service is revoked when the
+     * plugin unloads. Observers of other plugins are told it is available. [main-thread]
      */
     bool (*register_service)(const struct hub_host *host, const hub_service *service, char *out_error,
                              size_t out_error_capacity);
 
-    /** Withdraws this plugin's service `interface_id`/`name` (NULL name: the default binding). [main-thread] */
+    /**
+     * Withdraws this plugin's service `interface_id`/`name` (NULL name: the default binding); a key this plugin
+     * does not provide is a no-op. Consumers still holding it may release it later. [main-thread]
+     */
     void (*unregister_service)(const struct hub_host *host, const char *interface_id, const char *name);
 
     /**
-     * Looks up a service with at least `min_version`. On success fills `out_service` (its strings are owned by
-     * the host) and retains its context: call `release_service` when done. Returns false, writing the reason
-     * ("no provider for com.x", "com.x is version 1; 2 was asked"), otherwise. [main-thread]
+     * Looks up a service with at least `min_version` (`name` NULL: the default binding). On success fills
+     * `out_service` (its strings are owned by the host and valid until the matching `release_service`; `retain`
+     * and `release` are NULL) and retains its context: call `release_service` when done. Returns false, writing
+     * the reason ("no provider for com.x", "com.x is version 1 (from P); 2 was asked"), otherwise. Lookups fail
+     * cleanly while no provider is loaded. [main-thread]
      */
     bool (*acquire_service)(const struct hub_host *host, const char *interface_id, const char *name,
                             uint32_t min_version, hub_service *out_service, char *out_error,
                             size_t out_error_capacity);
 
-    /** Releases a service obtained from `acquire_service`. [main-thread] */
+    /**
+     * Releases a service obtained from `acquire_service` (pass the struct it filled in). Calls the provider's
+     * `release` unless the provider has unloaded meanwhile; anything not acquired is ignored. [main-thread]
+     */
     void (*release_service)(const struct hub_host *host, const hub_service *service);
 
     /**
      * Sets the plugin's service observer (NULL to remove it): told whenever any service appears or goes away,
-     * so the plugin can drop what it acquired and look it up again. [main-thread]
+     * so the plugin can drop what it acquired and look it up again. One observer per plugin; a second call
+     * replaces the first. [main-thread]
      */
     void (*set_service_observer)(const struct hub_host *host, hub_service_changed_fn fn, void *user_data);
 } hub_host;

@@ -1,7 +1,96 @@
 import CHubPlugin
+import Foundation
+import HubCore
+import HubInjection
 
-/// The service functions of the host table (issue 6 fills these in; until then the slots stay NULL and the
-/// header's contract for them is not yet served).
+/// The service slots of the `hub_host` table: `register_service`, `unregister_service`, `acquire_service`,
+/// `release_service`, `set_service_observer`. Each finds the calling plugin through `host_data` (its
+/// `PluginRecord`), so what it provides is owned by that load and what it acquires is held in its name; both
+/// are settled by `HostServices.revokeAll(ownedBy:)` in the unload transaction.
 enum ServiceBridge {
-    static func install(into table: inout hub_host) {}
+    /// Size of the v1 `hub_service`, through `release`: a smaller struct is refused, never over-read.
+    static let minimumServiceSize = MemoryLayout<hub_service>.offset(of: \hub_service.release)!
+        + MemoryLayout<UnsafeRawPointer?>.size
+
+    static func install(into table: inout hub_host) {
+        table.register_service = { host, service, errorBuffer, capacity in
+            guard let (record, pluginHost) = HostTable.resolve(host) else {
+                CInterop.writeError("register_service: the plugin is not loaded", errorBuffer, capacity)
+                return false
+            }
+            do {
+                let s = try ServiceBridge.read(service)
+                try pluginHost.services.registry.register(
+                    ServiceKey(id: String(cString: s.interface_id), name: CInterop.string(s.name)),
+                    version: s.version, owner: record.owner, table: s.table, context: s.context,
+                    retain: s.retain, release: s.release)
+                return true
+            } catch {
+                record.warnings.append("register_service: \(error)")
+                CInterop.writeError("\(error)", errorBuffer, capacity)
+                return false
+            }
+        }
+
+        table.unregister_service = { host, interfaceID, name in
+            guard let (record, pluginHost) = HostTable.resolve(host), let id = CInterop.string(interfaceID) else { return }
+            pluginHost.services.registry.unregister(ServiceKey(id: id, name: CInterop.string(name)), owner: record.owner)
+        }
+
+        table.acquire_service = { host, interfaceID, name, minVersion, out, errorBuffer, capacity in
+            guard let (record, pluginHost) = HostTable.resolve(host) else {
+                CInterop.writeError("acquire_service: the plugin is not loaded", errorBuffer, capacity)
+                return false
+            }
+            guard let id = CInterop.string(interfaceID), !id.isEmpty, let out else {
+                CInterop.writeError("acquire_service: interface_id and out_service must not be NULL", errorBuffer, capacity)
+                return false
+            }
+            let key = ServiceKey(id: id, name: CInterop.string(name))
+            switch pluginHost.services.registry.acquire(key, minVersion: minVersion, consumer: record.owner) {
+            case let .success(entry):
+                out.pointee = hub_service(
+                    struct_size: UInt32(MemoryLayout<hub_service>.size), interface_id: UnsafePointer(entry.idCString),
+                    version: entry.version, name: entry.nameCString.map { UnsafePointer($0) }, table: entry.table,
+                    context: entry.context, retain: nil, release: nil)
+                return true
+            case let .failure(error):
+                CInterop.writeError("\(error)", errorBuffer, capacity)
+                return false
+            }
+        }
+
+        table.release_service = { host, service in
+            guard let data = host?.pointee.host_data, let service, let id = service.pointee.interface_id else { return }
+            // Released even while the consumer unloads (its record may no longer be callable).
+            let record = Unmanaged<PluginRecord>.fromOpaque(data).takeUnretainedValue()
+            record.host?.services.registry.release(idCString: UnsafeRawPointer(id), consumer: record.owner)
+        }
+
+        table.set_service_observer = { host, function, userData in
+            guard let (record, pluginHost) = HostTable.resolve(host) else { return }
+            let observer = function.map { function in
+                ServiceRegistry.PluginObserver(function: function, userData: userData,
+                                               isCallable: { [weak record] in record?.codeCallable ?? false })
+            }
+            pluginHost.services.registry.setPluginObserver(observer, for: record.owner)
+        }
+    }
+
+    /// Reads a plugin's `hub_service`, checking its size and mandatory fields.
+    static func read(_ service: UnsafePointer<hub_service>?) throws -> hub_service {
+        guard let service else { throw ServiceError.malformed("register_service: service is NULL") }
+        let size = UnsafeRawPointer(service).load(as: UInt32.self)
+        guard Int(size) >= minimumServiceSize else {
+            throw ServiceError.malformed("register_service: hub_service is \(size) bytes; ABI 1.0 needs \(minimumServiceSize)")
+        }
+        let s = service.pointee
+        guard let id = s.interface_id, id.pointee != 0 else {
+            throw ServiceError.malformed("register_service: interface_id is NULL or empty")
+        }
+        guard s.table != nil else {
+            throw ServiceError.malformed("register_service: \(String(cString: id)) has a NULL table")
+        }
+        return s
+    }
 }

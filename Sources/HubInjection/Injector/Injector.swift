@@ -41,7 +41,7 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     /// For each key, the singletons that were built while resolving it (they hold it, directly or not).
     private var dependents: [ServiceKey: Set<ServiceKey>] = [:]
     private var stack: [Frame] = []
-    private let observers = Observers()
+    private let observers = ChangeObservers()
     private let ledger = SurvivorLedger()
 
     /// Builds an injector from `modules` (configured in order) and instantiates their eager singletons.

@@ -32,7 +32,7 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     private var constructing: [ServiceKey] = []
     /// The owner registrations made inside `assemble` default to.
     private var assemblyOwner: Owner?
-    private let observers = Observers()
+    private let observers = ChangeObservers()
     private let ledger = SurvivorLedger()
 
     /// - Parameter errorCallback: told about every error. Unlike HIPInstanceLocator's default it does not

@@ -71,7 +71,7 @@ public protocol OwnedContainer: AnyObject {
 /// Keeps an observer registered while it is alive; `cancel()` or releasing it removes the observer.
 public final class ObservationToken: @unchecked Sendable {
     private var onCancel: (() -> Void)?
-    init(onCancel: @escaping () -> Void) { self.onCancel = onCancel }
+    public init(onCancel: @escaping () -> Void) { self.onCancel = onCancel }
     public func cancel() {
         onCancel?()
         onCancel = nil
@@ -81,12 +81,14 @@ public final class ObservationToken: @unchecked Sendable {
 
 /// The observer list shared by the containers. Observers are called outside the container's lock so they may
 /// look things up again.
-final class Observers: @unchecked Sendable {
+public final class ChangeObservers: @unchecked Sendable {
     private let lock = RecursiveLock()
     private var handlers: [Int: (RegistrationChange) -> Void] = [:]
     private var nextID = 0
 
-    func add(_ handler: @escaping (RegistrationChange) -> Void) -> ObservationToken {
+    public init() {}
+
+    public func add(_ handler: @escaping (RegistrationChange) -> Void) -> ObservationToken {
         let id = lock.withLock { () -> Int in
             nextID += 1
             handlers[nextID] = handler
@@ -98,7 +100,7 @@ final class Observers: @unchecked Sendable {
         }
     }
 
-    func notify(_ changes: [RegistrationChange]) {
+    public func notify(_ changes: [RegistrationChange]) {
         guard !changes.isEmpty else { return }
         let current = lock.withLock { handlers.sorted { $0.key < $1.key }.map(\.value) }
         for change in changes { for handler in current { handler(change) } }

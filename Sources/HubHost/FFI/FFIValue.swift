@@ -1,0 +1,155 @@
+import Foundation
+import HubCore
+
+/// A value passed to or returned from a C function called through libffi.
+public enum FFIValue: Equatable, CustomStringConvertible {
+    case int(Int64)
+    case uint(UInt64)
+    case double(Double)
+    case string(String?)
+    case pointer(UnsafeMutableRawPointer?)
+    case void
+
+    public var description: String {
+        switch self {
+        case let .int(v): return "\(v)"
+        case let .uint(v): return "\(v)"
+        case let .double(v): return "\(v)"
+        case let .string(v): return v.map { "\"\($0)\"" } ?? "NULL"
+        case let .pointer(p): return p.map { "0x" + String(UInt(bitPattern: $0), radix: 16) } ?? "NULL"
+        case .void: return "void"
+        }
+    }
+
+    /// The value as Swift callers want it: Int64, UInt64, Double, String?, UnsafeMutableRawPointer? or ().
+    public var swiftValue: Any {
+        switch self {
+        case let .int(v): return v
+        case let .uint(v): return v
+        case let .double(v): return v
+        case let .string(v): return v as Any
+        case let .pointer(p): return p as Any
+        case .void: return ()
+        }
+    }
+
+    /// Why a value does not fit a C type.
+    public struct Mismatch: Error, Equatable, CustomStringConvertible {
+        public let type: FFISignature.CType
+        public let got: String
+        public var description: String { "must be \(type.rawValue), got \(got)" }
+    }
+
+    /// Converts a Swift value (any integer type, Float/Double, String, raw or opaque pointer, nil) to `type`,
+    /// checking integer ranges.
+    public static func from(_ value: Any, as type: FFISignature.CType) throws -> FFIValue {
+        func mismatch(_ what: String? = nil) -> Mismatch {
+            Mismatch(type: type, got: what ?? "\(String(reflecting: Swift.type(of: value))) \(value)")
+        }
+        switch type {
+        case .void:
+            throw mismatch()
+        case .f32, .f64:
+            if let d = value as? Double { return .double(d) }
+            if let f = value as? Float { return .double(Double(f)) }
+            if let i = integer(value) { return .double(Double(i.magnitude) * (i.negative ? -1 : 1)) }
+            throw mismatch()
+        case .str:
+            if let s = value as? String { return .string(s) }
+            if isNil(value) { return .string(nil) }
+            throw mismatch()
+        case .ptr:
+            if let p = value as? UnsafeMutableRawPointer { return .pointer(p) }
+            if let p = value as? UnsafeRawPointer { return .pointer(UnsafeMutableRawPointer(mutating: p)) }
+            if let p = value as? OpaquePointer { return .pointer(UnsafeMutableRawPointer(p)) }
+            if isNil(value) { return .pointer(nil) }
+            throw mismatch()
+        default:
+            guard let i = integer(value) else { throw mismatch() }
+            let bits = type.bitWidth!
+            if type.isSigned {
+                let limit = UInt64(1) << (bits - 1)
+                guard i.negative ? i.magnitude <= limit : i.magnitude < limit else {
+                    throw mismatch("\(i.negative ? "-" : "")\(i.magnitude), out of range")
+                }
+                return .int(i.negative ? Int64(bitPattern: 0 &- i.magnitude) : Int64(i.magnitude))
+            }
+            guard !i.negative, bits == 64 || i.magnitude < (UInt64(1) << bits) else {
+                throw mismatch("\(i.negative ? "-" : "")\(i.magnitude), out of range")
+            }
+            return .uint(i.magnitude)
+        }
+    }
+
+    /// Converts a JSON value from a module file.
+    public static func from(json value: JSONValue, as type: FFISignature.CType) throws -> FFIValue {
+        switch value {
+        case let .number(n):
+            if type.isInteger {
+                guard n.rounded() == n, abs(n) < 9.3e18 else { throw Mismatch(type: type, got: "\(n), not an integer") }
+                return try from(n < 0 ? Int64(n) as Any : UInt64(n) as Any, as: type)
+            }
+            return try from(n, as: type)
+        case let .string(s): return try from(s, as: type)
+        case .bool(let b) where type.isInteger: return try from(b ? 1 : 0, as: type)
+        case .null: return try from(Optional<String>.none as Any, as: type)
+        default: throw Mismatch(type: type, got: "JSON \(value.jsonText)")
+        }
+    }
+
+    /// Parses a command-line word: integers (decimal or 0x), floats, strings as they are, "NULL" for pointers.
+    public static func from(argument text: String, as type: FFISignature.CType) throws -> FFIValue {
+        switch type {
+        case .str: return .string(text)
+        case .ptr:
+            if text == "NULL" || text == "0" { return .pointer(nil) }
+            let digits = text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
+            guard let address = UInt(digits, radix: text.hasPrefix("0x") ? 16 : 10) else {
+                throw Mismatch(type: type, got: "'\(text)'")
+            }
+            return .pointer(UnsafeMutableRawPointer(bitPattern: address))
+        case .f32, .f64:
+            guard let d = Double(text) else { throw Mismatch(type: type, got: "'\(text)'") }
+            return .double(d)
+        case .void:
+            throw Mismatch(type: type, got: "'\(text)'")
+        default:
+            let negative = text.hasPrefix("-")
+            let body = negative ? String(text.dropFirst()) : text
+            let magnitude = body.hasPrefix("0x") ? UInt64(body.dropFirst(2), radix: 16) : UInt64(body)
+            guard let magnitude else { throw Mismatch(type: type, got: "'\(text)'") }
+            if negative {
+                guard magnitude <= UInt64(Int64.max) + 1 else { throw Mismatch(type: type, got: "'\(text)', out of range") }
+                return try from(Int64(bitPattern: 0 &- magnitude), as: type)
+            }
+            return try from(magnitude, as: type)
+        }
+    }
+
+    private static func isNil(_ value: Any) -> Bool {
+        if case Optional<Any>.none = value { return true }
+        let mirror = Mirror(reflecting: value)
+        return mirror.displayStyle == .optional && mirror.children.isEmpty
+    }
+
+    /// Any Swift integer as sign + magnitude.
+    private static func integer(_ value: Any) -> (negative: Bool, magnitude: UInt64)? {
+        switch value {
+        case let v as Int: return (v < 0, v.magnitude.toU64)
+        case let v as Int8: return (v < 0, UInt64(v.magnitude))
+        case let v as Int16: return (v < 0, UInt64(v.magnitude))
+        case let v as Int32: return (v < 0, UInt64(v.magnitude))
+        case let v as Int64: return (v < 0, v.magnitude)
+        case let v as UInt: return (false, UInt64(v))
+        case let v as UInt8: return (false, UInt64(v))
+        case let v as UInt16: return (false, UInt64(v))
+        case let v as UInt32: return (false, UInt64(v))
+        case let v as UInt64: return (false, v)
+        default: return nil
+        }
+    }
+}
+
+private extension UInt {
+    var toU64: UInt64 { UInt64(self) }
+}

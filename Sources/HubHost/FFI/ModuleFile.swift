@@ -1,0 +1,153 @@
+import Foundation
+import HubCore
+import HubInjection
+
+/// A module file: JSON beside the plugins (`*.modules.json`) that binds injector keys to C functions plugins
+/// export — the C form of motion-objection's `initializer "initWithNibName:bundle:", "Home"`:
+///
+///     { "bindings": [
+///         { "key": "home.controller", "plugin": "libwidgets.so", "symbol": "widgets_make_controller",
+///           "signature": "(str,i32,f64)->ptr", "defaults": ["Home", 3, 1.5], "scope": "normal" } ] }
+///
+/// `key` (and the optional `name`) is what `injector.get(key:arguments:)` asks for; `plugin` is a plugin file in
+/// the same folder, which must export `symbol` (plugins linked with the version script export only
+/// `hub_plugin_entry`); `defaults` are replaced position by position by the caller's arguments; `scope` is
+/// "normal" (a call per get, the default) or "singleton" (one call per injector).
+public struct ModuleFile: Sendable {
+    public struct Binding: Sendable {
+        public let key: ServiceKey
+        public let plugin: String
+        public let symbol: String
+        public let signature: FFISignature
+        public let defaults: [JSONValue]
+        public let scope: Scope
+        /// "bindings[0]" — where it is in the file, for messages.
+        public let path: String
+        /// "'home.controller' (bindings[0])"
+        public var label: String { "'\(key)' (\(path))" }
+    }
+
+    public let url: URL
+    public let bindings: [Binding]
+
+    /// An error naming the module file and, when it is about one, the binding.
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        public let file: String
+        public let binding: String?
+        public let reason: String
+        public init(file: String, binding: String?, reason: String) {
+            self.file = file
+            self.binding = binding
+            self.reason = reason
+        }
+        public var description: String {
+            binding.map { "\(file): binding \($0): \(reason)" } ?? "\(file): \(reason)"
+        }
+    }
+
+    /// Reads and checks `url`: JSON shape, keys, signatures, and that each default fits its argument type.
+    /// Symbols are checked when the bindings are applied to loaded plugins.
+    public init(contentsOf url: URL) throws {
+        self.url = url
+        let file = url.path
+        func fail(_ reason: String, _ binding: String? = nil) -> Failure { Failure(file: file, binding: binding, reason: reason) }
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch { throw fail("cannot read: \(error.localizedDescription)") }
+        let root: JSONValue
+        do { root = try JSONValue.parse(data) } catch { throw fail("not valid JSON: \(error)") }
+        guard let list = root["bindings"]?.arrayValue else {
+            throw fail("expected an object with a \"bindings\" array, found \(root.typeDescription)")
+        }
+        var bindings: [Binding] = []
+        var seen = Set<ServiceKey>()
+        for (index, item) in list.enumerated() {
+            let path = "bindings[\(index)]"
+            guard let object = item.objectValue else { throw fail("\(path) must be an object, found \(item.typeDescription)") }
+            func string(_ field: String) throws -> String {
+                guard let value = object[field]?.stringValue, !value.isEmpty else {
+                    throw fail("\(path).\(field) must be a non-empty string", object["key"]?.stringValue.map { "'\($0)' (\(path))" })
+                }
+                return value
+            }
+            let key = ServiceKey(id: try string("key"), name: object["name"]?.stringValue)
+            let label = "'\(key)' (\(path))"
+            guard seen.insert(key).inserted else { throw fail("the key is bound twice in this file", label) }
+            let signature: FFISignature
+            do { signature = try FFISignature(try string("signature")) } catch let error as FFISignature.ParseError {
+                throw fail("\(error)", label)
+            }
+            let defaults = object["defaults"]?.arrayValue ?? []
+            if let raw = object["defaults"], raw.arrayValue == nil {
+                throw fail("\(path).defaults must be an array, found \(raw.typeDescription)", label)
+            }
+            guard defaults.count <= signature.arguments.count else {
+                throw fail("\(defaults.count) defaults for \(signature.arguments.count) argument(s) of \(signature)", label)
+            }
+            for (position, value) in defaults.enumerated() {
+                do { _ = try FFIValue.from(json: value, as: signature.arguments[position]) } catch {
+                    throw fail("default \(position + 1) \(error)", label)
+                }
+            }
+            let scopeText = object["scope"]?.stringValue ?? "normal"
+            guard let scope = Scope(rawValue: scopeText) else {
+                throw fail("\(path).scope must be \"normal\" or \"singleton\", found \"\(scopeText)\"", label)
+            }
+            bindings.append(Binding(key: key, plugin: try string("plugin"), symbol: try string("symbol"),
+                                    signature: signature, defaults: defaults, scope: scope, path: path))
+        }
+        self.bindings = bindings
+    }
+
+    /// The module files in `folders` (sorted by name).
+    public static func files(in folders: [URL]) -> [URL] {
+        folders.flatMap { folder -> [URL] in
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            return names.filter { $0.hasSuffix(".modules.json") }.sorted().map { folder.appendingPathComponent($0) }
+        }
+    }
+}
+
+/// A module-file binding prepared against a loaded plugin: symbol found, call prepared, defaults converted.
+/// Calling it merges the caller's arguments over the defaults and calls through libffi.
+public final class BoundFunction: @unchecked Sendable {
+    public let file: String
+    public let binding: ModuleFile.Binding
+    public let owner: Owner
+    let call: FFICall
+    let defaults: [FFIValue]
+
+    init(file: String, binding: ModuleFile.Binding, owner: Owner, function: UnsafeRawPointer) throws {
+        self.file = file
+        self.binding = binding
+        self.owner = owner
+        do { call = try FFICall(function: function, signature: binding.signature) } catch {
+            throw ModuleFile.Failure(file: file, binding: binding.label, reason: "\(error)")
+        }
+        defaults = try binding.defaults.enumerated().map { position, value in
+            try FFIValue.from(json: value, as: binding.signature.arguments[position])
+        }
+    }
+
+    /// Calls with the defaults, each replaced by the caller's argument at the same position.
+    public func invoke(_ arguments: [Any]) throws -> FFIValue {
+        func fail(_ reason: String) -> ModuleFile.Failure {
+            ModuleFile.Failure(file: file, binding: binding.label, reason: reason)
+        }
+        let types = binding.signature.arguments
+        guard arguments.count <= types.count else {
+            throw fail("\(binding.symbol)\(binding.signature) takes \(types.count) argument(s), got \(arguments.count)")
+        }
+        var values = defaults
+        for (position, argument) in arguments.enumerated() {
+            let value: FFIValue
+            do { value = try FFIValue.from(argument, as: types[position]) } catch {
+                throw fail("argument \(position + 1) of \(binding.symbol) \(error)")
+            }
+            if position < values.count { values[position] = value } else { values.append(value) }
+        }
+        guard values.count == types.count else {
+            throw fail("\(binding.symbol)\(binding.signature) takes \(types.count) argument(s), got \(values.count) (\(defaults.count) default(s), \(arguments.count) given)")
+        }
+        return try call.call(values: values)
+    }
+}

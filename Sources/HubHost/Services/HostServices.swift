@@ -1,0 +1,309 @@
+import CHubPlugin
+import Foundation
+import HubCore
+import HubInjection
+import Logging
+
+/// Everything service-shaped a `PluginHost` has: the C service registry plugins use through the host table, the
+/// injector module-file bindings (and Swift-side bindings) live in, and the host's own services.
+///
+/// Attached to a plugin host on first use (`pluginHost.services`); it joins the host's unload transaction
+/// through `PluginHost.unloadObservers`, so unloading a plugin revokes its services and bindings at once and
+/// tells the other plugins.
+public final class HostServices {
+    public let registry = ServiceRegistry()
+    /// Module-file bindings (owned by the plugin that exports the function) and any Swift bindings.
+    public let injector: Injector
+    /// Module-file bindings applied, with the problems of those that were not.
+    public private(set) var boundFunctions: [BoundFunction] = []
+    public private(set) var moduleFileProblems: [ModuleFile.Failure] = []
+    /// The URIs the host's default URI opener was asked to open, in order.
+    public private(set) var openedURIs: [String] = []
+    /// Survivors reported by unloads, newest last (also in `survivors`, while they stay alive).
+    public private(set) var revocations: [Revocation] = []
+
+    private weak var pluginHost: PluginHost?
+    private let logger: Logger
+    private var hostImageLoader: (String) throws -> LoadedImage
+    private var hostURIOpener: ((String) -> Bool)?
+
+    /// An image a loader returned.
+    public struct LoadedImage: Equatable, Sendable {
+        public var bytes: [UInt8]
+        public var size: Size
+        public init(bytes: [UInt8], size: Size = Size(width: 0, height: 0)) {
+            self.bytes = bytes
+            self.size = size
+        }
+    }
+
+    public init(logger: Logger = Logger(label: "hubhost.services")) {
+        self.logger = logger
+        injector = try! Injector()
+        hostImageLoader = HostServices.loadImageFromDisk
+        registerHostServices()
+    }
+
+    // MARK: Attaching to a plugin host
+
+    private static let attachLock = NSLock()
+    nonisolated(unsafe) private static var attached: [ObjectIdentifier: WeakServices] = [:]
+    private struct WeakServices {
+        weak var host: PluginHost?
+        weak var services: HostServices?
+    }
+
+    /// The services of `host`, created and hooked into its unload transaction on first use.
+    static func attached(to host: PluginHost) -> HostServices {
+        attachLock.lock()
+        defer { attachLock.unlock() }
+        let id = ObjectIdentifier(host)
+        if let existing = attached[id], existing.host === host, let services = existing.services { return services }
+        let services = HostServices(logger: host.logger)
+        services.pluginHost = host
+        // The host's observer list owns the services; the table above only finds them.
+        host.unloadObservers.append { record in services.revokeAll(ownedBy: record.owner) }
+        attached = attached.filter { $0.value.host != nil }
+        attached[id] = WeakServices(host: host, services: services)
+        return services
+    }
+
+    // MARK: Ownership
+
+    /// Revokes `owner`'s services, module-file bindings and injector bindings, and releases what it acquired;
+    /// other plugins' observers are told. Returns the combined revocation (keys and survivors of both).
+    @discardableResult
+    public func revokeAll(ownedBy owner: Owner) -> Revocation {
+        let services = registry.revokeAll(ownedBy: owner)
+        let bindings = injector.revokeAll(ownedBy: owner)
+        boundFunctions.removeAll { $0.owner == owner }
+        var combined = Revocation(owner: owner, keys: (services.keys + bindings.keys).sorted(),
+                                  survivors: services.survivors + bindings.survivors)
+        combined.keys = Array(Set(combined.keys)).sorted()
+        if !combined.isEmpty { revocations.append(combined) }
+        for survivor in combined.survivors { logger.warning("\(survivor)") }
+        return combined
+    }
+
+    /// Every registration of the registry and the injector.
+    public var registrations: [RegistrationInfo] {
+        (registry.registrations + injector.registrations).sorted { ($0.key, $0.owner.id) < ($1.key, $1.owner.id) }
+    }
+
+    /// Instances and acquisitions still alive after their owner was revoked.
+    public var survivors: [Survivor] { registry.survivors + injector.survivors }
+
+    // MARK: Module files
+
+    /// Reads the module files in `folders` and binds their keys for the loaded plugins they name. Problems are
+    /// returned (and kept in `moduleFileProblems`); one bad binding does not stop the others.
+    @discardableResult
+    public func loadModuleFiles(in folders: [URL]) -> [ModuleFile.Failure] {
+        var problems: [ModuleFile.Failure] = []
+        for url in ModuleFile.files(in: folders) {
+            do { problems += apply(try ModuleFile(contentsOf: url)) } catch let failure as ModuleFile.Failure {
+                problems.append(failure)
+            } catch {
+                problems.append(ModuleFile.Failure(file: url.path, binding: nil, reason: "\(error)"))
+            }
+        }
+        moduleFileProblems += problems
+        return problems
+    }
+
+    /// Binds `file`'s keys to the plugins (loaded by this host) that export the functions. Each binding is owned
+    /// by its plugin's load, so unloading the plugin revokes it.
+    @discardableResult
+    public func apply(_ file: ModuleFile) -> [ModuleFile.Failure] {
+        var problems: [ModuleFile.Failure] = []
+        let folder = file.url.deletingLastPathComponent().standardizedFileURL.path
+        var byOwner: [Owner: [BoundFunction]] = [:]
+        for binding in file.bindings {
+            func fail(_ reason: String) { problems.append(.init(file: file.url.path, binding: binding.label, reason: reason)) }
+            guard let record = pluginHost?.loadedPlugins.last(where: {
+                $0.file.lastPathComponent == binding.plugin
+                    && $0.file.deletingLastPathComponent().standardizedFileURL.path == folder
+            }), let handle = record.handle else {
+                fail("plugin \(binding.plugin) is not loaded from \(folder)")
+                continue
+            }
+            guard let symbol = dlsym(handle, binding.symbol) else {
+                fail("symbol \(binding.symbol) not found in \(binding.plugin) (is it exported? plugins linked with the version script export only hub_plugin_entry)")
+                continue
+            }
+            do {
+                let bound = try BoundFunction(file: file.url.path, binding: binding, owner: record.owner,
+                                              function: UnsafeRawPointer(symbol))
+                byOwner[record.owner, default: []].append(bound)
+            } catch let failure as ModuleFile.Failure {
+                problems.append(failure)
+            } catch {
+                fail("\(error)")
+            }
+        }
+        for (owner, functions) in byOwner.sorted(by: { $0.key.id < $1.key.id }) {
+            let module = Module(owner: owner) { binder in
+                for function in functions {
+                    binder.bindProvider(toKey: function.binding.key, scope: function.binding.scope) { _, arguments in
+                        let result = try function.invoke(arguments)
+                        switch result {
+                        case .pointer(nil), .string(nil), .void: return nil
+                        default: return result.swiftValue
+                        }
+                    }
+                }
+            }
+            do {
+                try injector.install(module)
+                boundFunctions += functions
+            } catch {
+                for function in functions {
+                    problems.append(.init(file: file.url.path, binding: function.binding.label, reason: "\(error)"))
+                }
+            }
+        }
+        return problems
+    }
+
+    /// The function bound to `key` by a module file, called with `arguments` over its defaults.
+    public func call(_ key: ServiceKey, arguments: [Any] = []) throws -> FFIValue {
+        guard let function = boundFunctions.last(where: { $0.binding.key == key }) else {
+            throw InjectionError.noBinding(key)
+        }
+        return try function.invoke(arguments)
+    }
+
+    // MARK: Host services
+
+    /// Replaces the host's image loader (plugins may still shadow it with their own provider).
+    public func setHostImageLoader(_ loader: @escaping (String) throws -> LoadedImage) {
+        hostImageLoader = loader
+    }
+
+    /// Replaces the host's URI opener (the default records the URI in `openedURIs` and reports it handled).
+    public func setHostURIOpener(_ opener: ((String) -> Bool)?) { hostURIOpener = opener }
+
+    /// Opens `uri` through whoever provides HUB_SERVICE_URI_OPENER now (a plugin, or the host).
+    public func openURI(_ uri: String) -> Result<Bool, ServiceError> {
+        withService(HUB_SERVICE_URI_OPENER, as: hub_uri_opener_service.self) { table, context in
+            guard let open = table.pointee.open else { return false }
+            return uri.withCString { open(context, $0) }
+        }
+    }
+
+    /// Loads `uri` through whoever provides HUB_SERVICE_IMAGE_LOADER now.
+    public func loadImage(_ uri: String) -> Result<LoadedImage, ServiceError> {
+        let result: Result<Result<LoadedImage, ServiceError>, ServiceError> =
+            withService(HUB_SERVICE_IMAGE_LOADER, as: hub_image_loader_service.self) { table, context in
+                guard let load = table.pointee.load else { return .failure(.malformed("the image loader has no load function")) }
+                var image = hub_loaded_image()
+                image.struct_size = UInt32(MemoryLayout<hub_loaded_image>.size)
+                var error = [CChar](repeating: 0, count: 512)
+                let ok = uri.withCString { load(context, $0, &image, &error, error.count) }
+                guard ok else { return .failure(.malformed("cannot load \(uri): \(String(cString: error))")) }
+                let bytes = image.bytes.map { Array(UnsafeBufferPointer(start: $0, count: image.length)) } ?? []
+                return .success(LoadedImage(bytes: bytes, size: Size(width: image.size.width, height: image.size.height)))
+            }
+        return result.flatMap { $0 }
+    }
+
+    /// Acquires `id` for the host, calls `body` with its table, releases it.
+    private func withService<Table, R>(_ id: String, as table: Table.Type,
+                                       _ body: (UnsafePointer<Table>, UnsafeMutableRawPointer?) -> R) -> Result<R, ServiceError> {
+        registry.acquire(ServiceKey(id: id), minVersion: 1, consumer: .host).map { entry in
+            defer { registry.release(entry, consumer: .host) }
+            return body(entry.table!.assumingMemoryBound(to: Table.self), entry.context)
+        }
+    }
+
+    /// The host's own providers, shadowable by one plugin each. Their contexts point at this object.
+    private func registerHostServices() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        func register(_ id: String, _ table: UnsafeRawPointer) {
+            _ = try? registry.register(ServiceKey(id: id), version: 1, owner: .host, table: table, context: context,
+                                       shadowable: true)
+        }
+        register(HUB_SERVICE_URI_OPENER, UnsafeRawPointer(HostServiceTables.uriOpener))
+        register(HUB_SERVICE_IMAGE_LOADER, UnsafeRawPointer(HostServiceTables.imageLoader))
+        register(HUB_SERVICE_LOGGER, UnsafeRawPointer(HostServiceTables.logger))
+    }
+
+    fileprivate static func from(_ context: UnsafeMutableRawPointer?) -> HostServices {
+        Unmanaged<HostServices>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    fileprivate func open(_ uri: String) -> Bool {
+        if let hostURIOpener { return hostURIOpener(uri) }
+        openedURIs.append(uri)
+        return true
+    }
+
+    fileprivate var lastImage: [UInt8] = []
+
+    fileprivate func load(_ uri: String) -> Result<LoadedImage, Error> { Result { try hostImageLoader(uri) } }
+
+    fileprivate func log(_ level: hub_log_level, _ message: String) {
+        logger.log(level: HostTable.logLevel(level), "\(message)")
+    }
+
+    /// The default image loader: `file://` URIs and plain paths, read from disk.
+    static func loadImageFromDisk(_ uri: String) throws -> LoadedImage {
+        let path: String
+        if uri.hasPrefix("file://") { path = URL(string: uri)?.path ?? String(uri.dropFirst(7)) }
+        else if uri.hasPrefix("/") { path = uri }
+        else { throw ServiceError.malformed("the host image loader reads only file URIs, not \(uri)") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw ServiceError.malformed("cannot read \(path)") }
+        return LoadedImage(bytes: Array(data))
+    }
+}
+
+extension PluginHost {
+    /// This host's services: the C service registry, the injector, module files, host services.
+    public var services: HostServices { HostServices.attached(to: self) }
+}
+
+/// The C tables of the host's own services; their functions find the `HostServices` through the context.
+enum HostServiceTables {
+    static let uriOpener: UnsafeMutablePointer<hub_uri_opener_service> = {
+        let table = UnsafeMutablePointer<hub_uri_opener_service>.allocate(capacity: 1)
+        table.initialize(to: hub_uri_opener_service(
+            struct_size: UInt32(MemoryLayout<hub_uri_opener_service>.size),
+            open: { context, uri in HostServices.from(context).open(uri.map { String(cString: $0) } ?? "") }))
+        return table
+    }()
+
+    static let imageLoader: UnsafeMutablePointer<hub_image_loader_service> = {
+        let table = UnsafeMutablePointer<hub_image_loader_service>.allocate(capacity: 1)
+        table.initialize(to: hub_image_loader_service(
+            struct_size: UInt32(MemoryLayout<hub_image_loader_service>.size),
+            load: { context, uri, out, errorBuffer, capacity in
+                let services = HostServices.from(context)
+                switch services.load(uri.map { String(cString: $0) } ?? "") {
+                case let .success(image):
+                    // The bytes stay valid until the next load on this context (the header's rule).
+                    services.lastImage = image.bytes
+                    guard let out else { return true }
+                    services.lastImage.withUnsafeBufferPointer { buffer in
+                        out.pointee.bytes = buffer.baseAddress
+                        out.pointee.length = buffer.count
+                    }
+                    out.pointee.size = hub_size(width: image.size.width, height: image.size.height)
+                    return true
+                case let .failure(reason):
+                    CInterop.writeError("\(reason)", errorBuffer, capacity)
+                    return false
+                }
+            }))
+        return table
+    }()
+
+    static let logger: UnsafeMutablePointer<hub_logger_service> = {
+        let table = UnsafeMutablePointer<hub_logger_service>.allocate(capacity: 1)
+        table.initialize(to: hub_logger_service(
+            struct_size: UInt32(MemoryLayout<hub_logger_service>.size),
+            log: { context, level, message in
+                HostServices.from(context).log(level, message.map { String(cString: $0) } ?? "")
+            }))
+        return table
+    }()
+}

@@ -1,0 +1,278 @@
+import CHubPlugin
+import Foundation
+import HubCore
+import HubInjection
+
+/// Why a service registration or lookup failed. The messages are what plugins read in their error buffers.
+public enum ServiceError: Error, Equatable, CustomStringConvertible {
+    case taken(ServiceKey, owner: Owner, claimant: Owner)
+    case noProvider(ServiceKey)
+    case tooOld(ServiceKey, version: UInt32, wanted: UInt32, owner: Owner)
+    case malformed(String)
+
+    public var description: String {
+        switch self {
+        case let .taken(key, owner, claimant):
+            return "service \(key) is already provided by \(owner); \(claimant) cannot provide it too"
+        case let .noProvider(key):
+            return "no provider for \(key)"
+        case let .tooOld(key, version, wanted, owner):
+            return "\(key) is version \(version) (from \(owner)); \(wanted) was asked"
+        case let .malformed(why):
+            return why
+        }
+    }
+}
+
+/// One provided service: the C table and context a provider registered, with its key, version and owner.
+/// Entries are never reused: a reload registers a new entry, so a stale acquisition can be told apart.
+public final class ServiceEntry: @unchecked Sendable {
+    public enum State: String, Sendable {
+        /// Serving.
+        case active
+        /// Shadowed by another provider of the same key (only host services can be shadowed).
+        case shadowed
+        /// Unregistered by a provider that is still loaded: its `release` may still be called.
+        case withdrawn
+        /// Its owner was revoked (unloaded): its code may be gone, nothing of it is called again.
+        case revoked
+    }
+
+    public let key: ServiceKey
+    public let version: UInt32
+    public let owner: Owner
+    public let table: UnsafeRawPointer?
+    public let context: UnsafeMutableRawPointer?
+    let retain: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
+    let release: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
+    /// A host service a plugin may shadow.
+    let shadowable: Bool
+    /// Host-owned copies handed to consumers; their addresses identify the entry on release.
+    let idCString: UnsafeMutablePointer<CChar>
+    let nameCString: UnsafeMutablePointer<CChar>?
+    /// Something that must live as long as the entry (the Swift object behind a host service's context).
+    let keepAlive: AnyObject?
+    public internal(set) var state: State = .active
+    /// Outstanding acquisitions by consumer.
+    public internal(set) var holders: [Owner: Int] = [:]
+
+    init(key: ServiceKey, version: UInt32, owner: Owner, table: UnsafeRawPointer?, context: UnsafeMutableRawPointer?,
+         retain: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+         release: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, shadowable: Bool, keepAlive: AnyObject?) {
+        self.key = key
+        self.version = version
+        self.owner = owner
+        self.table = table
+        self.context = context
+        self.retain = retain
+        self.release = release
+        self.shadowable = shadowable
+        self.keepAlive = keepAlive
+        idCString = strdup(key.id)!
+        nameCString = key.name.map { strdup($0)! }
+    }
+
+    deinit {
+        free(idCString)
+        free(nameCString)
+    }
+
+    public var holdCount: Int { holders.values.reduce(0, +) }
+}
+
+/// The host's one service registry: C services keyed by interface id (+ name), each with an owner and a version,
+/// acquired with retain/release. Plugins reach it through the `hub_host` service slots (`ServiceBridge`); the
+/// host's own services (image loader, URI opener, logger) are registered here with owner `.host`.
+///
+/// - One provider per key; a second claim is refused naming the holder — except host services, which a plugin
+///   may shadow; the host's provider serves again when the plugin's goes.
+/// - `revokeAll(ownedBy:)` (run in the plugin host's unload transaction) removes an owner's services in one
+///   step, releases what it had acquired, tells every other plugin's observer, and reports acquisitions of its
+///   services that consumers still hold (`survivors`): those consumers hold pointers into unloaded code.
+///
+/// # Thread safety
+/// Locked, but observers (C and Swift) are called outside the lock so they may look services up again. The
+/// header makes every service call [main-thread], as the rest of the host is.
+public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
+    private let lock = RecursiveLock()
+    /// Per key, the providers in registration order; the last one serves, earlier ones are shadowed host services.
+    private var providers: [ServiceKey: [ServiceEntry]] = [:]
+    /// Entries that left the table while consumers still held them, by the address of their id string.
+    private var handedOut: [UnsafeMutableRawPointer: ServiceEntry] = [:]
+    private var pluginObservers: [Owner: PluginObserver] = [:]
+    private let observers = ChangeObservers()
+
+    /// A plugin's `hub_service_changed_fn`, called only while `isCallable()` says its code is there.
+    struct PluginObserver {
+        let function: hub_service_changed_fn
+        let userData: UnsafeMutableRawPointer?
+        let isCallable: () -> Bool
+    }
+
+    public init() {}
+
+    // MARK: Providing
+
+    /// Registers a service. - Throws: `ServiceError.taken` naming the provider that holds the key.
+    @discardableResult
+    public func register(_ key: ServiceKey, version: UInt32, owner: Owner, table: UnsafeRawPointer?,
+                         context: UnsafeMutableRawPointer?,
+                         retain: (@convention(c) (UnsafeMutableRawPointer?) -> Void)? = nil,
+                         release: (@convention(c) (UnsafeMutableRawPointer?) -> Void)? = nil,
+                         shadowable: Bool = false, keepAlive: AnyObject? = nil) throws -> ServiceEntry {
+        guard !key.id.isEmpty else { throw ServiceError.malformed("a service needs a non-empty interface id") }
+        let entry = ServiceEntry(key: key, version: version, owner: owner, table: table, context: context,
+                                 retain: retain, release: release, shadowable: shadowable, keepAlive: keepAlive)
+        let replaced: ServiceEntry? = try lock.withLock {
+            let current = providers[key]?.last
+            if let current {
+                guard current.shadowable, current.owner != owner else {
+                    throw ServiceError.taken(key, owner: current.owner, claimant: owner)
+                }
+                current.state = .shadowed
+            }
+            providers[key, default: []].append(entry)
+            handedOut[UnsafeMutableRawPointer(entry.idCString)] = entry
+            return current
+        }
+        if replaced != nil { notify(key, available: false, skipping: owner) }
+        notify(key, available: true, skipping: owner)
+        observers.notify([.registered(key, owner: owner)])
+        return entry
+    }
+
+    /// Withdraws `owner`'s provider of `key`; not providing it is a no-op.
+    public func unregister(_ key: ServiceKey, owner: Owner) {
+        let restored: Bool? = lock.withLock {
+            guard var stack = providers[key], let index = stack.lastIndex(where: { $0.owner == owner }) else { return nil }
+            let entry = stack.remove(at: index)
+            let wasServing = index == stack.count
+            entry.state = .withdrawn
+            if entry.holdCount == 0 { handedOut[UnsafeMutableRawPointer(entry.idCString)] = nil }
+            stack.last?.state = .active
+            providers[key] = stack.isEmpty ? nil : stack
+            return wasServing && !stack.isEmpty
+        }
+        guard let restored else { return }
+        notify(key, available: false, skipping: nil)
+        if restored { notify(key, available: true, skipping: nil) }
+        observers.notify([.removed(key, owner: owner)])
+    }
+
+    // MARK: Consuming
+
+    /// The serving provider of `key` when it is at least `minVersion`, retained for `consumer`.
+    public func acquire(_ key: ServiceKey, minVersion: UInt32, consumer: Owner) -> Result<ServiceEntry, ServiceError> {
+        lock.withLock {
+            guard let entry = providers[key]?.last else { return .failure(.noProvider(key)) }
+            guard entry.version >= minVersion else {
+                return .failure(.tooOld(key, version: entry.version, wanted: minVersion, owner: entry.owner))
+            }
+            entry.holders[consumer, default: 0] += 1
+            entry.retain?(entry.context)
+            return .success(entry)
+        }
+    }
+
+    /// Releases an acquisition identified by the id string the consumer was given. Unknown ones are ignored.
+    public func release(idCString: UnsafeRawPointer, consumer: Owner) {
+        lock.withLock {
+            guard let entry = handedOut[UnsafeMutableRawPointer(mutating: idCString)] else { return }
+            releaseHold(entry, consumer: consumer)
+        }
+    }
+
+    public func release(_ entry: ServiceEntry, consumer: Owner) {
+        lock.withLock { releaseHold(entry, consumer: consumer) }
+    }
+
+    private func releaseHold(_ entry: ServiceEntry, consumer: Owner) {
+        guard let count = entry.holders[consumer], count > 0 else { return }
+        entry.holders[consumer] = count == 1 ? nil : count - 1
+        // A revoked provider's code may be unmapped: its release is never called.
+        if entry.state != .revoked { entry.release?(entry.context) }
+        if entry.holdCount == 0, entry.state == .revoked || entry.state == .withdrawn {
+            handedOut[UnsafeMutableRawPointer(entry.idCString)] = nil
+        }
+    }
+
+    /// The serving provider of `key`, without acquiring it (listings, host-side calls made under the lock's
+    /// protection of the main thread).
+    public func provider(of key: ServiceKey) -> ServiceEntry? { lock.withLock { providers[key]?.last } }
+
+    // MARK: Observing
+
+    /// Sets (or with nil removes) the observer of the plugin `owner`.
+    func setPluginObserver(_ observer: PluginObserver?, for owner: Owner) {
+        lock.withLock { pluginObservers[owner] = observer }
+    }
+
+    public func observe(_ handler: @escaping (RegistrationChange) -> Void) -> ObservationToken {
+        observers.add(handler)
+    }
+
+    private func notify(_ key: ServiceKey, available: Bool, skipping: Owner?) {
+        let targets = lock.withLock { pluginObservers.filter { $0.key != skipping }.sorted { $0.key.id < $1.key.id } }
+        for (_, observer) in targets where observer.isCallable() {
+            key.id.withCString { observer.function(observer.userData, $0, available) }
+        }
+    }
+
+    // MARK: Ownership
+
+    @discardableResult
+    public func revokeAll(ownedBy owner: Owner) -> Revocation {
+        var revocation = Revocation(owner: owner)
+        var restoredKeys: [ServiceKey] = []
+        lock.withLock {
+            pluginObservers[owner] = nil
+            for (key, stack) in providers where stack.contains(where: { $0.owner == owner }) {
+                let servingWasOwned = stack.last?.owner == owner
+                let remaining = stack.filter { $0.owner != owner }
+                for entry in stack where entry.owner == owner {
+                    entry.state = .revoked
+                    if entry.holdCount == 0 { handedOut[UnsafeMutableRawPointer(entry.idCString)] = nil }
+                }
+                remaining.last?.state = .active
+                providers[key] = remaining.isEmpty ? nil : remaining
+                revocation.keys.append(key)
+                if servingWasOwned && !remaining.isEmpty { restoredKeys.append(key) }
+            }
+            // What the owner acquired from others is released for it (its code will not do it any more).
+            for entry in Array(handedOut.values) {
+                while (entry.holders[owner] ?? 0) > 0 { releaseHold(entry, consumer: owner) }
+            }
+        }
+        revocation.keys.sort()
+        revocation.survivors = survivors.filter { $0.owner == owner }
+        for key in revocation.keys {
+            notify(key, available: false, skipping: owner)
+            if restoredKeys.contains(key) { notify(key, available: true, skipping: owner) }
+        }
+        observers.notify(revocation.keys.map { .removed($0, owner: owner) })
+        return revocation
+    }
+
+    public var registrations: [RegistrationInfo] {
+        lock.withLock {
+            providers.values.flatMap { $0 }.map { entry in
+                RegistrationInfo(key: entry.key, owner: entry.owner,
+                                 scope: entry.state == .active ? "service" : "service (\(entry.state.rawValue))",
+                                 liveInstances: entry.holdCount, version: entry.version)
+            }.sorted { ($0.key, $0.owner.id) < ($1.key, $1.owner.id) }
+        }
+    }
+
+    /// Acquisitions of revoked services that consumers still hold.
+    public var survivors: [Survivor] {
+        lock.withLock {
+            handedOut.values.filter { $0.state == .revoked && $0.holdCount > 0 }.flatMap { entry in
+                entry.holders.sorted { $0.key.id < $1.key.id }.map { consumer, count in
+                    Survivor(key: entry.key, owner: entry.owner,
+                             what: "context held \(count)× by \(consumer)")
+                }
+            }.sorted { $0.description < $1.description }
+        }
+    }
+}
+
