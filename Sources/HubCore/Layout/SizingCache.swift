@@ -1,0 +1,91 @@
+/// The layout's own components, one per component identifier, created through the registry (so fallback
+/// applies) and used only for `layoutTraits` and `preferredViewSize` (hub-framework.md §3.4). They never get
+/// `loadView` or `configure`. A sizing component with children gets a child delegate that answers with other
+/// sizing components' preferred sizes; its other callbacks do nothing.
+public final class SizingCache {
+    public struct Entry {
+        public let component: Component
+        public let source: ComponentSource
+        public let traits: Set<LayoutTrait>
+    }
+
+    public let registry: ComponentRegistry
+    private var entries: [ComponentIdentifier: Entry] = [:]
+    /// The models being sized, innermost last, so the child delegate knows whose children are meant.
+    private var sizingStack: [(model: ComponentModel, container: Size)] = []
+    private lazy var childDelegate = SizingChildDelegate(cache: self)
+
+    public init(registry: ComponentRegistry) {
+        self.registry = registry
+        registry.didUnregister.append { [weak self] entry in self?.purge(namespace: entry.namespace) }
+    }
+
+    public func entry(for model: ComponentModel) -> Entry { entry(for: model.componentIdentifier, category: model.componentCategory) }
+
+    public func entry(for identifier: ComponentIdentifier, category: String) -> Entry {
+        if let entry = entries[identifier] { return entry }
+        let (component, source) = registry.createComponent(identifier: identifier, category: category)
+        component.childrenSupport?.childDelegate = childDelegate
+        let entry = Entry(component: component, source: source, traits: component.layoutTraits)
+        entries[identifier] = entry
+        return entry
+    }
+
+    public func traits(for model: ComponentModel) -> Set<LayoutTrait> { entry(for: model).traits }
+
+    public func preferredSize(for model: ComponentModel, containerSize: Size) -> Size {
+        let component = entry(for: model).component
+        sizingStack.append((model, containerSize))
+        defer { sizingStack.removeLast() }
+        return component.preferredViewSize(for: model, containerSize: containerSize).sanitized
+    }
+
+    fileprivate func childSize(at index: Int) -> Size {
+        guard let (model, container) = sizingStack.last, let child = model.child(at: index) else { return .zero }
+        return preferredSize(for: child, containerSize: container)
+    }
+
+    public var count: Int { entries.count }
+
+    /// Drops (and destroys) the sizing components of `namespace`.
+    public func purge(namespace: String) {
+        purge { if case .factory(let ns, _) = $0.source { return ns == namespace } else { return false } }
+    }
+
+    /// Drops entries whose source no longer matches the registry (see `ReusePool.purgeStale`).
+    public func purgeStale() {
+        purge { [registry] entry in
+            switch entry.source {
+            case .factory(let ns, let owner): return registry.entry(forNamespace: ns)?.owner != owner
+            case .fallback: return false
+            }
+        }
+        // A fallback entry is stale once its namespace has a factory.
+        for (identifier, entry) in entries where registry.entry(forNamespace: identifier.namespace) != nil {
+            if case .fallback = entry.source { entries[identifier] = nil; entry.component.destroy() }
+        }
+    }
+
+    private func purge(_ shouldPurge: (Entry) -> Bool) {
+        for (identifier, entry) in entries where shouldPurge(entry) {
+            entries[identifier] = nil
+            entry.component.destroy()
+        }
+    }
+
+    public func removeAll() {
+        for entry in entries.values { entry.component.destroy() }
+        entries.removeAll()
+    }
+
+    deinit { for entry in entries.values { entry.component.destroy() } }
+}
+
+private final class SizingChildDelegate: ChildDelegate {
+    unowned let cache: SizingCache
+    init(cache: SizingCache) { self.cache = cache }
+    func createChild(at index: Int) -> Size { cache.childSize(at: index) }
+    func willDisplayChild(at index: Int) {}
+    func didStopDisplayingChild(at index: Int) {}
+    func childSelected(at index: Int, customData: JSONObject?) {}
+}

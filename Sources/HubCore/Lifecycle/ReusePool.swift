@@ -1,0 +1,147 @@
+/// Hub's HUBComponentReusePool: idle wrappers per component identifier, one UI-state manager for the view.
+/// It owns every wrapper it created until it destroys it, so a plugin's instances can be dropped when its
+/// namespace goes away (`ComponentRegistry.didUnregister`) and the next render falls back or uses the new version.
+///
+/// Dequeuing prefers an idle wrapper that last showed the same model id (so a re-render does not reconfigure
+/// equal models), else the most recently enqueued one (Hub takes an arbitrary one).
+///
+/// Not thread-safe: main thread only.
+public final class ReusePool {
+    public enum Event: String, Sendable { case create, loadView, configure, prepareForReuse, restoreUIState, enqueue, dequeue, destroy }
+
+    public let registry: ComponentRegistry
+    public let uiStates: UIStateManager
+    /// Sees every lifecycle step, for `--trace`-style output and tests.
+    public var trace: ((Event, ComponentWrapper) -> Void)?
+    /// Told when wrappers are destroyed because their namespace went away or their source is stale.
+    public var didPurge: [([ComponentWrapper]) -> Void] = []
+
+    /// Reused for every draw call: display lists are copied out.
+    let drawingBuilder = ViewBuilder()
+
+    private struct ModelKey: Hashable { let component: ComponentIdentifier; let model: String }
+    private var idle: [ComponentIdentifier: [ComponentWrapper]] = [:]
+    private var idleByModel: [ModelKey: ComponentWrapper] = [:]
+    private var wrappers: [Int: ComponentWrapper] = [:]
+    private var nextID = 0
+    private var observerToken = 0
+
+    public init(registry: ComponentRegistry, uiStates: UIStateManager = UIStateManager()) {
+        self.registry = registry
+        self.uiStates = uiStates
+        registry.didUnregister.append { [weak self] entry in self?.purge(namespace: entry.namespace) }
+    }
+
+    /// Every wrapper not destroyed (idle or in use).
+    public var wrapperCount: Int { wrappers.count }
+    public var idleCount: Int { wrappers.values.filter(\.isInPool).count }
+    public var allWrappers: [ComponentWrapper] { wrappers.keys.sorted().map { wrappers[$0]! } }
+
+    /// An idle wrapper for `model`'s component identifier, or a new one made through the registry (fallback
+    /// included). Not configured here: call `configure`.
+    public func wrapper(for model: ComponentModel, parent: ComponentWrapper?) -> ComponentWrapper {
+        let wrapper = dequeue(model) ?? create(for: model)
+        wrapper.parent = parent
+        return wrapper
+    }
+
+    private func dequeue(_ model: ComponentModel) -> ComponentWrapper? {
+        let key = ModelKey(component: model.componentIdentifier, model: model.identifier)
+        if let preferred = idleByModel.removeValue(forKey: key), preferred.isInPool {
+            return take(preferred)
+        }
+        while let candidate = idle[model.componentIdentifier]?.popLast() {
+            guard candidate.isInPool else { continue }  // taken earlier through idleByModel
+            if let id = candidate.model?.identifier {
+                let candidateKey = ModelKey(component: candidate.componentIdentifier, model: id)
+                if idleByModel[candidateKey] === candidate { idleByModel[candidateKey] = nil }
+            }
+            return take(candidate)
+        }
+        return nil
+    }
+
+    private func take(_ wrapper: ComponentWrapper) -> ComponentWrapper {
+        wrapper.isInPool = false
+        trace?(.dequeue, wrapper)
+        return wrapper
+    }
+
+    private func create(for model: ComponentModel) -> ComponentWrapper {
+        let (component, source) = registry.createComponent(for: model)
+        let wrapper = ComponentWrapper(id: nextID, component: component, componentIdentifier: model.componentIdentifier,
+                                       source: source, pool: self)
+        nextID += 1
+        wrappers[wrapper.id] = wrapper
+        trace?(.create, wrapper)
+        return wrapper
+    }
+
+    /// Makes `wrapper` idle (Hub's wrapper prepareViewForReuse + pool add). Its component is prepared only when it
+    /// shows a different model.
+    public func enqueue(_ wrapper: ComponentWrapper) {
+        guard !wrapper.isInPool, !wrapper.isDestroyed, wrappers[wrapper.id] === wrapper else { return }
+        wrapper.detachFromParent()
+        wrapper.delegate = nil
+        wrapper.selectionState = .none
+        wrapper.isInPool = true
+        idle[wrapper.componentIdentifier, default: []].append(wrapper)
+        if let id = wrapper.model?.identifier {
+            idleByModel[ModelKey(component: wrapper.componentIdentifier, model: id)] = wrapper
+        }
+        trace?(.enqueue, wrapper)
+    }
+
+    /// Destroys every wrapper whose component came from `namespace` (a plugin unloaded), after saving the UI
+    /// state of those in use. Their parents forget them and configure again on the next render.
+    public func purge(namespace: String) {
+        purge { wrapper in
+            if case .factory(let ns, _) = wrapper.source { return ns == namespace }
+            return false
+        }
+    }
+
+    /// Destroys wrappers whose source no longer matches the registry: a plugin's namespace now has another
+    /// owner, or a fallback's namespace now has a factory.
+    public func purgeStale() {
+        purge { [registry] wrapper in
+            switch wrapper.source {
+            case .factory(let ns, let owner): return registry.entry(forNamespace: ns)?.owner != owner
+            case .fallback: return registry.entry(forNamespace: wrapper.componentIdentifier.namespace) != nil
+            }
+        }
+    }
+
+    private func purge(where shouldPurge: (ComponentWrapper) -> Bool) {
+        let doomed = allWrappers.filter(shouldPurge)
+        guard !doomed.isEmpty else { return }
+        for wrapper in doomed where !wrapper.isInPool { wrapper.saveUIState() }
+        for wrapper in doomed { remove(wrapper) }
+        for observer in didPurge { observer(doomed) }
+    }
+
+    private func remove(_ wrapper: ComponentWrapper) {
+        if let parent = wrapper.parent { parent.forgetChild(wrapper) }
+        wrapper.parent = nil
+        // Children of a destroyed parent go back to the pool (or are destroyed themselves by the same purge).
+        wrapper.releaseChildren()
+        wrappers[wrapper.id] = nil
+        if let id = wrapper.model?.identifier {
+            let key = ModelKey(component: wrapper.componentIdentifier, model: id)
+            if idleByModel[key] === wrapper { idleByModel[key] = nil }
+        }
+        idle[wrapper.componentIdentifier]?.removeAll { $0 === wrapper }
+        wrapper.isInPool = false
+        trace?(.destroy, wrapper)
+        wrapper.destroy()
+    }
+
+    /// Destroys every wrapper (the view goes away).
+    public func removeAll() {
+        for wrapper in allWrappers { remove(wrapper) }
+        idle.removeAll()
+        idleByModel.removeAll()
+    }
+
+    deinit { for wrapper in wrappers.values { wrapper.destroy() } }
+}

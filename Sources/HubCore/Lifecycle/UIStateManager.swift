@@ -1,0 +1,9 @@
+/// Hub's HUBComponentUIStateManager: UI states by model identifier, for one view. `restore` does not remove.
+public final class UIStateManager {
+    private var states: [String: String] = [:]
+    public init() {}
+    public func save(_ state: String, forModelIdentifier id: String) { states[id] = state }
+    public func restoreState(forModelIdentifier id: String) -> String? { states[id] }
+    public func removeState(forModelIdentifier id: String) { states[id] = nil }
+    public var count: Int { states.count }
+}

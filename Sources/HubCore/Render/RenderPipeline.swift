@@ -1,0 +1,202 @@
+/// The render pipeline for one view (Hub's view controller without UIKit): resolves each component model to a
+/// component through the registry, sizes the body with sizing instances, lays it out with Hub's collection
+/// layout and the layout manager, then configures live instances from the reuse pool and collects their display
+/// lists into a `RenderTree`.
+///
+/// Rendering again with a new view model reuses instances as Hub does (equal models are not reconfigured, UI
+/// state follows model ids). With `visibleRect`, only body components intersecting it get live instances (the
+/// others keep their frames), which is what scrolling needs.
+///
+/// Not thread-safe: main thread only.
+public final class RenderPipeline {
+    public let registry: ComponentRegistry
+    public let pool: ReusePool
+    public let sizing: SizingCache
+    public var layoutManager: LayoutManager
+    /// Hub's `viewControllerShouldAutomaticallyManageTopContentInset` (true without a delegate).
+    public var addHeaderMargin = true
+    /// Given to every live wrapper (the event engine sets it).
+    public weak var wrapperDelegate: ComponentWrapperDelegate?
+
+    public private(set) var viewModel: ViewModel?
+    public private(set) var viewport: Size = .zero
+    public private(set) var headerWrapper: ComponentWrapper?
+    /// Live body wrappers by body index.
+    public private(set) var bodyWrappers: [Int: ComponentWrapper] = [:]
+    public private(set) var overlayWrappers: [ComponentWrapper] = []
+    public private(set) var layout: CollectionLayoutResult?
+    public private(set) var lastTree: RenderTree?
+
+    public init(registry: ComponentRegistry, layoutManager: LayoutManager = DefaultLayoutManager(),
+                uiStates: UIStateManager = UIStateManager()) {
+        self.registry = registry
+        self.layoutManager = layoutManager
+        self.pool = ReusePool(registry: registry, uiStates: uiStates)
+        self.sizing = SizingCache(registry: registry)
+    }
+
+    // MARK: Layout only
+
+    /// Body frames and content size without live instances (sizing components only).
+    public func computeLayout(_ viewModel: ViewModel, viewport: Size) -> CollectionLayoutResult {
+        var items: [LayoutItem] = []
+        items.reserveCapacity(viewModel.body.count)
+        for model in viewModel.body {
+            let entry = sizing.entry(for: model)
+            items.append(LayoutItem(traits: entry.traits, preferredSize: sizing.preferredSize(for: model, containerSize: viewport)))
+        }
+        let header = viewModel.header.map {
+            HeaderLayoutItem(height: sizing.preferredSize(for: $0, containerSize: viewport).height, traits: sizing.traits(for: $0))
+        }
+        return CollectionLayout.compute(items: items, width: viewport.width, header: header,
+                                        addHeaderMargin: addHeaderMargin, layoutManager: layoutManager)
+    }
+
+    // MARK: Rendering
+
+    @discardableResult
+    public func render(_ viewModel: ViewModel, viewport: Size, visibleRect: Rect? = nil) -> RenderTree {
+        // Instances of plugins that went away or changed are dropped first, so this render falls back or uses
+        // the new version.
+        pool.purgeStale()
+        sizing.purgeStale()
+        dropDestroyedWrappers()
+
+        // Hub saves the UI state of every visible body cell at the start of a reload.
+        for index in bodyWrappers.keys.sorted() { bodyWrappers[index]!.saveUIState() }
+
+        self.viewModel = viewModel
+        self.viewport = viewport
+
+        let header = renderHeader(viewModel.header, viewport: viewport)
+        let overlays = renderOverlays(viewModel.overlays, viewport: viewport)
+
+        let layout = computeLayout(viewModel, viewport: viewport)
+        self.layout = layout
+
+        // reloadData: every cell gives its wrapper back, then visible cells take one.
+        for index in bodyWrappers.keys.sorted() { bodyWrappers[index]!.enqueueForReuse() }
+        bodyWrappers.removeAll(keepingCapacity: true)
+        var body: [RenderNode] = []
+        body.reserveCapacity(viewModel.body.count)
+        for (index, model) in viewModel.body.enumerated() {
+            let frame = layout.frames[index]
+            if let visibleRect, !frame.intersects(visibleRect) {
+                let entry = sizing.entry(for: model)
+                body.append(RenderNode(model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
+                                       traits: entry.traits, frame: frame))
+                continue
+            }
+            let wrapper = pool.wrapper(for: model, parent: nil)
+            wrapper.delegate = wrapperDelegate
+            wrapper.loadView()
+            wrapper.setFrame(frame)  // before configure: children take the parent's frame size as container
+            wrapper.configure(with: model, containerSize: viewport)
+            bodyWrappers[index] = wrapper
+            body.append(node(for: wrapper, model: model, frame: frame))
+        }
+
+        let tree = RenderTree(viewID: viewModel.identifier, title: viewModel.title, viewport: viewport,
+                              contentSize: layout.contentSize, header: header, body: body, overlays: overlays)
+        lastTree = tree
+        return tree
+    }
+
+    /// Every live wrapper: header, body (by index), overlays, with their children.
+    public var liveWrappers: [ComponentWrapper] {
+        func withChildren(_ w: ComponentWrapper) -> [ComponentWrapper] {
+            [w] + w.children.keys.sorted().flatMap { withChildren(w.children[$0]!) }
+        }
+        return (headerWrapper.map(withChildren) ?? []) + bodyWrappers.keys.sorted().flatMap { withChildren(bodyWrappers[$0]!) }
+            + overlayWrappers.flatMap(withChildren)
+    }
+
+    /// Destroys every instance (the view goes away).
+    public func tearDown() {
+        headerWrapper = nil
+        bodyWrappers.removeAll()
+        overlayWrappers.removeAll()
+        pool.removeAll()
+        sizing.removeAll()
+    }
+
+    // MARK: Header and overlays (Hub's header/overlay configure)
+
+    private func renderHeader(_ model: ComponentModel?, viewport: Size) -> RenderNode? {
+        guard let model else {
+            headerWrapper?.enqueueForReuse()
+            headerWrapper = nil
+            return nil
+        }
+        let wrapper = reuseOrTake(headerWrapper, for: model)
+        headerWrapper = wrapper
+        let frame = ViewChromeLayout.headerFrame(preferredSize: wrapper.preferredSize(for: model, containerSize: viewport))
+        wrapper.loadView()
+        wrapper.setFrame(frame)
+        wrapper.configure(with: model, containerSize: viewport)
+        return node(for: wrapper, model: model, frame: frame)
+    }
+
+    private func renderOverlays(_ models: [ComponentModel], viewport: Size) -> [RenderNode] {
+        var old = overlayWrappers
+        overlayWrappers = []
+        var nodes: [RenderNode] = []
+        for (index, model) in models.enumerated() {
+            let wrapper = reuseOrTake(index < old.count ? old[index] : nil, for: model)
+            if index < old.count { old[index] = wrapper }
+            overlayWrappers.append(wrapper)
+            let frame = ViewChromeLayout.overlayFrame(preferredSize: wrapper.preferredSize(for: model, containerSize: viewport),
+                                                      viewport: viewport)
+            wrapper.loadView()
+            wrapper.setFrame(frame)
+            wrapper.configure(with: model, containerSize: viewport)
+            nodes.append(node(for: wrapper, model: model, frame: frame))
+        }
+        for wrapper in old.dropFirst(models.count) where !overlayWrappers.contains(where: { $0 === wrapper }) {
+            wrapper.enqueueForReuse()
+        }
+        return nodes
+    }
+
+    /// Keeps `old` when it shows the same kind of component (an equal model stays untouched, another model is
+    /// prepared on configure); otherwise gives it back and takes one from the pool.
+    private func reuseOrTake(_ old: ComponentWrapper?, for model: ComponentModel) -> ComponentWrapper {
+        if let old, !old.isDestroyed, old.componentIdentifier == model.componentIdentifier { return old }
+        old?.enqueueForReuse()
+        let wrapper = pool.wrapper(for: model, parent: nil)
+        wrapper.delegate = wrapperDelegate
+        return wrapper
+    }
+
+    private func dropDestroyedWrappers() {
+        if headerWrapper?.isDestroyed == true { headerWrapper = nil }
+        bodyWrappers = bodyWrappers.filter { !$0.value.isDestroyed }
+        overlayWrappers.removeAll { $0.isDestroyed }
+    }
+
+    // MARK: Nodes
+
+    /// Draws `wrapper` at `frame.size` and its placed children inside it.
+    private func node(for wrapper: ComponentWrapper, model: ComponentModel, frame: Rect) -> RenderNode {
+        let displayList = wrapper.draw()
+        var children: [RenderNode] = []
+        if !wrapper.children.isEmpty {
+            var placed: [Int: Rect] = [:]
+            for item in displayList {
+                if case .child(let rect, let index) = item, placed[index] == nil, wrapper.children[index] != nil {
+                    placed[index] = rect
+                }
+            }
+            for index in wrapper.children.keys.sorted() {
+                let child = wrapper.children[index]!
+                guard let childModel = child.model else { continue }
+                // A placed child takes the slot the parent drew it in; an unplaced one keeps (0,0, preferred).
+                if let rect = placed[index] { child.setFrame(rect) }
+                children.append(node(for: child, model: childModel, frame: child.frame))
+            }
+        }
+        return RenderNode(model: model, componentIdentifier: model.componentIdentifier, source: wrapper.source,
+                          traits: wrapper.layoutTraits, frame: frame, displayList: displayList, children: children,
+                          wrapperID: wrapper.id)
+    }
+}

@@ -1,0 +1,63 @@
+/// One rendered component: what the renderers (JSON, SVG, HTML, text) and the event pipeline read.
+public struct RenderNode {
+    public var model: ComponentModel
+    public var modelID: String { model.identifier }
+    public var indexPath: [Int] { model.indexPath }
+    public var componentIdentifier: ComponentIdentifier
+    /// A plugin's factory (with its owner) or the fallback.
+    public var source: ComponentSource
+    public var traits: Set<LayoutTrait>
+    /// Header and body: content coordinates. Overlays: viewport coordinates. Children: the parent's coordinates.
+    public var frame: Rect
+    /// What the component drew at `frame.size`, in its own coordinates. Empty for components outside the
+    /// visible rect (they have a frame but no live instance).
+    public var displayList: [DrawItem]
+    /// Child components created through the child delegate, in child index order.
+    public var children: [RenderNode]
+    /// The live wrapper's id, nil when the component was only laid out.
+    public var wrapperID: Int?
+
+    public init(model: ComponentModel, componentIdentifier: ComponentIdentifier, source: ComponentSource,
+                traits: Set<LayoutTrait>, frame: Rect, displayList: [DrawItem] = [], children: [RenderNode] = [],
+                wrapperID: Int? = nil) {
+        self.model = model; self.componentIdentifier = componentIdentifier; self.source = source
+        self.traits = traits; self.frame = frame; self.displayList = displayList; self.children = children
+        self.wrapperID = wrapperID
+    }
+
+    /// The child node for child model index `index`.
+    public func child(at index: Int) -> RenderNode? { children.first { $0.indexPath.last == index } }
+
+    /// This node and all its descendants, depth first.
+    public var allNodes: [RenderNode] { [self] + children.flatMap(\.allNodes) }
+}
+
+/// A rendered view: frames and display lists for the header, the body and the overlays.
+public struct RenderTree {
+    public var viewID: String?
+    public var title: String?
+    /// The size of the view the content is shown in.
+    public var viewport: Size
+    /// The scrollable content (Hub's collection view content size); the header overlaps its top.
+    public var contentSize: Size
+    public var header: RenderNode?
+    public var body: [RenderNode]
+    public var overlays: [RenderNode]
+
+    public init(viewID: String? = nil, title: String? = nil, viewport: Size, contentSize: Size, header: RenderNode? = nil,
+                body: [RenderNode] = [], overlays: [RenderNode] = []) {
+        self.viewID = viewID; self.title = title; self.viewport = viewport; self.contentSize = contentSize
+        self.header = header; self.body = body; self.overlays = overlays
+    }
+
+    /// Every node of the tree, children included.
+    public var allNodes: [RenderNode] {
+        (header.map { $0.allNodes } ?? []) + body.flatMap(\.allNodes) + overlays.flatMap(\.allNodes)
+    }
+
+    /// The size a drawing of the whole view needs: the content, at least the viewport, and the header.
+    public var canvasSize: Size {
+        Size(width: max(viewport.width, contentSize.width),
+             height: max(viewport.height, contentSize.height, header?.frame.maxY ?? 0))
+    }
+}
