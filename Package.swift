@@ -22,6 +22,13 @@ let pluginLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "--version-script=\(packageRoot)/Plugins/exports.map"]),
 ]
 
+/// SwiftPM links every product with swiftc, which adds `swiftrt.o`: Swift metadata sections, so the host would
+/// pin the C plugin like a Swift one instead of unloading it. `-nostartfiles` leaves it out. (`libswiftCore` stays
+/// in NEEDED, unused and already loaded by the host.)
+let cPluginLinkerSettings: [LinkerSetting] = pluginLinkerSettings + [
+    .unsafeFlags(["-nostartfiles"]),
+]
+
 let package = Package(
     name: "hubhost",
     products: [
@@ -77,7 +84,7 @@ let package = Package(
         .target(name: "HubDemoSwift", dependencies: ["HubPluginKit"], path: "Plugins/DemoSwift",
                 linkerSettings: pluginLinkerSettings),
         .target(name: "HubDemoC", dependencies: ["CHubPlugin"], path: "Plugins/DemoC", publicHeadersPath: ".",
-                linkerSettings: pluginLinkerSettings),
+                linkerSettings: cPluginLinkerSettings),
 
         // Tests.
         .testTarget(name: "HubCoreTests", dependencies: ["HubCore"], path: "Tests/HubCoreTests"),
