@@ -676,7 +676,8 @@ typedef struct hub_host {
     /**
      * Registers `factory` for `namespace_`. Returns false, writing the reason, when the namespace is taken (the
      * message names the owner) or invalid; the first registration keeps it. `factory` must stay valid until its
-     * `destroy` is called. [main-thread]
+     * `destroy` is called. On failure the host keeps nothing and never calls `destroy`: the factory is still the
+     * plugin's to free. [main-thread]
      */
     bool (*register_component_factory)(const struct hub_host *host, const char *namespace_,
                                        const hub_component_factory *factory, char *out_error,
@@ -755,7 +756,8 @@ typedef struct hub_host {
 
     /**
      * Registers an action factory for the action namespace `namespace_`. Returns false, writing the reason, when
-     * the namespace is taken (the first keeps it). [main-thread]
+     * the namespace is taken (the first keeps it). `factory` must stay valid until its `destroy` is called; on
+     * failure the host keeps nothing and never calls `destroy`. [main-thread]
      */
     bool (*register_action_factory)(const struct hub_host *host, const char *namespace_,
                                     const hub_action_factory *factory, char *out_error, size_t out_error_capacity);
