@@ -42,9 +42,11 @@ final class ComponentBox {
         free(uiState)
     }
 
+    /// The box behind a C `instance`; every component call from the host comes through here.
     @inline(__always)
     static func from(_ instance: UnsafeMutableRawPointer?) -> ComponentBox {
-        Unmanaged<ComponentBox>.fromOpaque(instance!).takeUnretainedValue()
+        HubMainThread.check("a component method")
+        return Unmanaged<ComponentBox>.fromOpaque(instance!).takeUnretainedValue()
     }
 }
 

@@ -64,6 +64,7 @@ public enum HubPluginExport {
 
         let host = HubHost(table)
         HubHost.installed = host
+        HubMainThread.record()
         let plugin = type.init()
         let registrar = HubRegistrar(host: host)
         do {
@@ -72,6 +73,7 @@ public enum HubPluginExport {
             // The host revokes what was registered and will not call deinit: forget everything now.
             registrar.releaseRetainedObjects()
             HubHost.installed = nil
+            HubMainThread.forget()
             return fail(String(describing: error))
         }
         live = (plugin, registrar)
@@ -84,5 +86,6 @@ public enum HubPluginExport {
         current.registrar.releaseRetainedObjects()
         live = nil
         HubHost.installed = nil
+        HubMainThread.forget()
     }
 }
