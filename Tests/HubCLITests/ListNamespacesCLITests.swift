@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// Runs the built `hubhost` executable as a real process.
+@Suite("hubhost list-namespaces (process)")
+struct ListNamespacesCLITests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let binDir = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        ?? CommandLine.arguments[0]).deletingLastPathComponent()
+    static let hubhost = binDir.appendingPathComponent("hubhost")
+
+    struct Result { let status: Int32; let stdout: String; let stderr: String }
+
+    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = hubhost
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        // stderr goes to a file and stdout is drained before waiting, so a full pipe cannot block the child.
+        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errFile) }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = try FileHandle(forWritingTo: errFile)
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
+    }
+
+    /// A temp folder with plugins built from the HubHost test fixture.
+    static func folder(good: Bool, bad: Bool) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-cli-\(UUID().uuidString)")
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        if good {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["cc", "-shared", "-fPIC", "-I", packageRoot.appendingPathComponent("Sources/CHubPlugin/include").path,
+                                 "-DFIXTURE_VERSION=\"3.1.4\"",
+                                 packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures/fixture_plugin.c").path,
+                                 "-o", plugins.appendingPathComponent("libgood.so").path]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        if bad { try Data("not a library".utf8).write(to: plugins.appendingPathComponent("libbad.so")) }
+        return root
+    }
+
+    @Test("--json lists the good plugin and the rejected file with its reason; exit 1")
+    func jsonWithRejection() throws {
+        let root = try Self.folder(good: true, bad: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try Self.run(["list-namespaces", "--json", "--plugins", root.appendingPathComponent("plugins").path,
+                                   "--plugin-cache", root.appendingPathComponent("cache").path])
+        #expect(result.status == 1, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let plugins = try #require(json["plugins"] as? [[String: Any]])
+        #expect(plugins.count == 2)
+        let bad = try #require(plugins.first { ($0["file"] as? String)?.hasSuffix("libbad.so") == true })
+        #expect(bad["state"] as? String == "rejected")
+        #expect(bad["reason"] as? String == "libbad.so: not an ELF file (text)")
+        #expect(bad["id"] is NSNull)
+        let good = try #require(plugins.first { ($0["file"] as? String)?.hasSuffix("libgood.so") == true })
+        #expect(good["state"] as? String == "active")
+        #expect(good["id"] as? String == "com.example.fixture")
+        #expect(good["version"] as? String == "3.1.4")
+        #expect(good["abi"] as? String == "1.0")
+        #expect(good["reason"] is NSNull)
+        let namespaces = try #require(good["namespaces"] as? [[String: Any]])
+        #expect(namespaces.count == 1)
+        #expect(namespaces.first?["namespace"] as? String == "fixture")
+        #expect(namespaces.first?["components"] as? [String] == ["box", "label"])
+        // Sorted keys, pretty-printed.
+        #expect(result.stdout.contains("\"abi\" : \"1.0\""))
+        // The diagnostic goes to stderr.
+        #expect(result.stderr.contains("rejected libbad.so: not an ELF file (text)"))
+    }
+
+    @Test("the table lists namespaces and rejected files; exit 0 when everything loads")
+    func table() throws {
+        let root = try Self.folder(good: true, bad: false)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try Self.run(["list-namespaces", "--plugin-cache", root.appendingPathComponent("cache").path],
+                                  environment: ["HUBHOST_PLUGIN_PATH": root.appendingPathComponent("plugins").path,
+                                                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("NAMESPACE") == true)
+        let row = try #require(lines.dropFirst().first).split(separator: " ", omittingEmptySubsequences: true)
+        #expect(row == ["fixture", "box,label", "com.example.fixture", "3.1.4", "libgood.so", "1.0", "active"])
+    }
+
+    @Test("no plugin files: exit 2; usage error: exit 64")
+    func exitCodes() throws {
+        let root = try Self.folder(good: false, bad: false)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let empty = try Self.run(["list-namespaces", "--plugins", root.appendingPathComponent("plugins").path])
+        #expect(empty.status == 2)
+        #expect(empty.stderr.contains("no plugin files"))
+        let usage = try Self.run(["list-namespaces", "--no-such-option"])
+        #expect(usage.status == 64)
+        let unknown = try Self.run(["no-such-command"])
+        #expect(unknown.status == 64)
+    }
+}

@@ -1,0 +1,194 @@
+import CHubPlugin
+import Foundation
+import HubCore
+@testable import HubHost
+import Testing
+
+@Suite("Loader: discovery, validation, loading")
+struct LoaderTests {
+    @Test("a good C plugin loads from a private copy and lists its namespace")
+    func goodPluginLoads() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let file = try fx.cPlugin("libgood.so", ["FIXTURE_VERSION": "\"2.3.4\""])
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let records = host.loadPlugins(in: [fx.plugins])
+
+        #expect(records.count == 1)
+        let record = try #require(records.first)
+        #expect(record.state == .active)
+        #expect(record.reason == nil)
+        #expect(record.id == "com.example.fixture")
+        #expect(record.version == "2.3.4")
+        #expect(record.abi == "1.0")
+        #expect(record.isSwiftImage == false)
+        #expect(record.namespaces.map(\.namespace) == ["fixture"])
+        #expect(record.namespaces.first?.components == ["box", "label"])
+        #expect(host.registry.entry(forNamespace: "fixture")?.owner == record.owner)
+        // Loaded from a content-named private copy, which is what is mapped; the discovered file is not.
+        let copy = try #require(record.privateCopy)
+        #expect(copy.deletingLastPathComponent().standardizedFileURL == fx.cache.standardizedFileURL)
+        #expect(copy.lastPathComponent.hasPrefix("libgood-"))
+        #expect(copy.lastPathComponent.contains(String(record.contentHash!.prefix(16))))
+        #expect(FixtureBuilder.isMapped(copy.path))
+        #expect(!FixtureBuilder.isMapped(file.path))
+        #expect(host.plugins.count == 1)
+    }
+
+    /// Each bad file is rejected with its own reason while the good one loads.
+    @Test("bad files are rejected with their reasons; the rest load")
+    func badFilesRejected() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let good = try fx.cPlugin("libgood.so")
+        let goodBytes = [UInt8](try Data(contentsOf: good))
+        try fx.file("libempty.so", [])
+        try fx.file("libtext.so", Array("this is not a library\n".utf8))
+        try fx.file("libtruncated.so", Array(goodBytes.prefix(40)))
+        try fx.file("libcut.so", Array(goodBytes.prefix(3000)))
+        var elf32 = goodBytes
+        elf32[4] = 1  // EI_CLASS = ELFCLASS32: a crafted wrong-class header (the real one below when cc -m32 works)
+        try fx.file("libclass32.so", elf32)
+        try fx.cPlugin("libnoentry.so", ["FIXTURE_NO_ENTRY": "1", "FIXTURE_NAMESPACE": "\"noentry\""])
+        try fx.cPlugin("libmagic.so", ["FIXTURE_MAGIC": "0xDEADBEEF", "FIXTURE_NAMESPACE": "\"magic\""])
+        try fx.cPlugin("libabi2.so", ["FIXTURE_ABI_MAJOR": "2", "FIXTURE_NAMESPACE": "\"abi2\""])
+        try fx.cPlugin("libnewer.so", ["FIXTURE_ABI_MINOR": "9", "FIXTURE_NAMESPACE": "\"newer\""])
+        try fx.cPlugin("libinitfails.so", ["FIXTURE_FAIL_INIT": "\"database missing\"", "FIXTURE_NAMESPACE": "\"failing\""])
+
+        let host = PluginHost(cacheDirectory: fx.cache)
+        host.loadPlugins(in: [fx.plugins])
+        let byFile = Dictionary(uniqueKeysWithValues: host.plugins.map { ($0.file.lastPathComponent, $0) })
+
+        let expected: [String: String] = [
+            "libempty.so": "libempty.so: empty file (0 bytes)",
+            "libtext.so": "libtext.so: not an ELF file (text)",
+            "libtruncated.so": "libtruncated.so: truncated ELF header",
+            "libcut.so": "libcut.so: truncated ELF",
+            "libclass32.so": "libclass32.so: ELF32, this host needs ELF64",
+            "libnoentry.so": "no entry point [hub_plugin_entry] in [libnoentry.so]",
+            "libmagic.so": "libmagic.so: bad magic 0xdeadbeef, not a hub plugin descriptor",
+            "libabi2.so": "libabi2.so was built for hub plugin ABI 2.0; this host speaks 1.0",
+            "libnewer.so": "libnewer.so was built for hub plugin ABI 1.9; this host speaks 1.0",
+            "libinitfails.so": "libinitfails.so: init failed: database missing",
+        ]
+        #expect(host.plugins.count == expected.count + 1)
+        for (file, reason) in expected {
+            let record = try #require(byFile[file], "\(file) was not listed")
+            #expect(record.state.name == "rejected", "\(file)")
+            #expect(record.reason?.hasPrefix(reason) == true, "\(file): \(record.reason ?? "no reason")")
+            #expect(record.reason?.contains("\n") == false, "one line")
+        }
+        #expect(byFile["libgood.so"]?.state == .active)
+        #expect(host.registry.allEntries.map(\.namespace) == ["fixture"])
+        // Rejected images leave no private copies behind.
+        let copies = try FileManager.default.contentsOfDirectory(atPath: fx.cache.path).filter { $0.hasSuffix(".so") }
+        #expect(copies.count == 1)
+    }
+
+    @Test("a real ELF32 shared object (cc -m32) is rejected by class")
+    func realElf32() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let source = fx.root.appendingPathComponent("tiny32.c")
+        try "int hub_plugin_entry(void) { return 0; }\n".write(to: source, atomically: true, encoding: .utf8)
+        let output = fx.plugins.appendingPathComponent("lib32.so")
+        do {
+            try FixtureBuilder.run("/usr/bin/env", ["cc", "-m32", "-shared", "-fPIC", "-nostdlib", "-ffreestanding",
+                                                    source.path, "-o", output.path])
+        } catch {
+            // No 32-bit toolchain here; the crafted header in `badFilesRejected` covers the check.
+            return
+        }
+        let record = PluginHost(cacheDirectory: fx.cache).load(file: output)
+        #expect(record.reason == "lib32.so: ELF32, this host needs ELF64")
+    }
+
+    @Test("executables and relocatable objects are not shared libraries")
+    func wrongELFTypes() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let source = fx.root.appendingPathComponent("main.c")
+        try "int main(void) { return 0; }\n".write(to: source, atomically: true, encoding: .utf8)
+        let executable = fx.plugins.appendingPathComponent("libexe.so")
+        let object = fx.plugins.appendingPathComponent("libobj.so")
+        try FixtureBuilder.run("/usr/bin/env", ["cc", "-no-pie", source.path, "-o", executable.path])
+        try FixtureBuilder.run("/usr/bin/env", ["cc", "-c", source.path, "-o", object.path])
+        let host = PluginHost(cacheDirectory: fx.cache)
+        #expect(host.load(file: executable).reason == "libexe.so: an executable, not a shared library")
+        #expect(host.load(file: object).reason == "libobj.so: a relocatable object (.o), not a shared library")
+    }
+
+    @Test("two plugins claiming one namespace: the first keeps it, the second is refused naming both")
+    func namespaceClash() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        try fx.cPlugin("liba.so", ["FIXTURE_ID": "\"com.example.first\""])
+        try fx.cPlugin("libb.so", ["FIXTURE_ID": "\"com.example.second\""])
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let records = host.loadPlugins(in: [fx.plugins])
+        #expect(records.map(\.file.lastPathComponent) == ["liba.so", "libb.so"])
+        #expect(records[0].state == .active)
+        #expect(host.registry.entry(forNamespace: "fixture")?.owner == records[0].owner)
+        let reason = try #require(records[1].reason)
+        #expect(reason.contains("namespace 'fixture' is already registered by com.example.first 1.0.0 (liba.so)"))
+        #expect(reason.contains("com.example.second 1.0.0 (libb.so) cannot claim it"))
+    }
+
+    @Test("init failing revokes what it registered before failing")
+    func initFailureRevokes() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let file = try fx.cPlugin("libfail.so", ["FIXTURE_FAIL_INIT": "\"no config\"", "FIXTURE_NAMESPACE": "\"failing\""])
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let record = host.load(file: file)
+        #expect(record.reason == "libfail.so: init failed: no config")
+        #expect(host.registry.entry(forNamespace: "failing") == nil)
+        #expect(record.namespaces.isEmpty)
+        #expect(!FixtureBuilder.isMapped(record.privateCopy!.path))
+    }
+
+    @Test("the same image twice in one host is refused")
+    func sameImageTwice() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let file = try fx.cPlugin("libgood.so")
+        let twin = fx.plugins.appendingPathComponent("libtwin.so")
+        try FileManager.default.copyItem(at: file, to: twin)
+        let host = PluginHost(cacheDirectory: fx.cache)
+        #expect(host.load(file: file).state == .active)
+        #expect(host.load(file: twin).reason == "libtwin.so: the same image is already loaded from libgood.so")
+    }
+
+    @Test("plugin folders: --plugins, else HUBHOST_PLUGIN_PATH, else ./plugins")
+    func folderResolution() {
+        let cwd = FileManager.default.currentDirectoryPath
+        #expect(PluginFolders.resolve(explicit: ["/a", "/b"], environment: ["HUBHOST_PLUGIN_PATH": "/c"]).map(\.path) == ["/a", "/b"])
+        #expect(PluginFolders.resolve(explicit: [], environment: ["HUBHOST_PLUGIN_PATH": "/c::/d"]).map(\.path) == ["/c", "/d"])
+        #expect(PluginFolders.resolve(explicit: [], environment: [:]).map(\.path) == [cwd + "/plugins"])
+        #expect(PluginFolders.resolve(explicit: [], environment: ["HUBHOST_PLUGIN_PATH": ""]).map(\.path) == [cwd + "/plugins"])
+    }
+
+    @Test("discovery: only *.so, sorted, deduplicated; missing folders reported")
+    func discovery() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        for name in ["libz.so", "liba.so", "notes.txt", "libm.so.1"] { try fx.file(name, [1]) }
+        let missing = fx.root.appendingPathComponent("nowhere")
+        let (files, absent) = PluginFolders.pluginFiles(in: [fx.plugins, missing, fx.plugins])
+        #expect(files.map(\.lastPathComponent) == ["liba.so", "libz.so"])
+        #expect(absent.map(\.lastPathComponent) == ["nowhere"])
+        let host = PluginHost(cacheDirectory: fx.cache)
+        host.loadPlugins(in: [missing])
+        #expect(host.missingFolders.map(\.lastPathComponent) == ["nowhere"])
+    }
+
+    @Test("SHA-256 matches the standard test vectors")
+    func sha256() {
+        func digest(_ s: String) -> String { Array(s.utf8).withUnsafeBytes { SHA256.hexDigest($0) } }
+        #expect(digest("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(digest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(digest("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(digest(String(repeating: "a", count: 1000)).hasPrefix("41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"))
+    }
+}

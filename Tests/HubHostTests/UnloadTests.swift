@@ -1,0 +1,108 @@
+import Foundation
+import HubCore
+@testable import HubHost
+import Testing
+
+@Suite("Unload")
+struct UnloadTests {
+    @Test("unload revokes every registration, destroys live components, and really unmaps a C image")
+    func unloadRevokesEverything() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        try fx.cPlugin("libfixture.so")
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let record = try #require(host.loadPlugins(in: [fx.plugins]).first)
+        let copy = try #require(record.privateCopy)
+
+        // Live components the "renderer" still holds, and a pending timer.
+        let model = BridgeTests.model("fixture:label")
+        let label = host.registry.createComponent(for: model).component
+        let box = host.registry.createComponent(for: BridgeTests.model("fixture:box")).component
+        label.loadView()
+        label.configureView(with: model, containerSize: Size(width: 100, height: 100))
+        let action = try #require(host.actionFactories["fixture"]?.createAction(forName: "go"))
+        _ = action.perform(with: ActionContext(trigger: .component, customData: JSONObject([("async", .bool(true))]))) { _, _ in }
+        #expect(host.scheduler.pendingCount == 1)
+
+        // What the plugin saw, read just before its deinit.
+        var seen: FixtureStats?
+        host.unloadObservers.append { if $0 === record { seen = FixtureStats.of($0) } }
+
+        let report = host.unload(record)
+        #expect(report.outcome == .unloaded, "\(report)")
+        #expect(report.destroyedComponents == 2)
+        #expect(report.revoked.contains("namespace fixture"))
+        #expect(report.revoked.contains("layout manager fixture"))
+        #expect(report.revoked.contains("action namespace fixture"))
+        #expect(seen?.destroyed == 2)
+        #expect(seen?.factoryDestroyed == 1)
+        #expect(seen?.actionFactoryDestroyed == 1)
+        #expect(record.state == .unloaded)
+
+        #expect(host.registry.allEntries.isEmpty)
+        #expect(host.layoutManagers.allEntries.isEmpty)
+        #expect(host.actionFactories.allEntries.isEmpty)
+        #expect(host.actionHandlers.isEmpty)
+        #expect(host.scheduler.pendingCount == 0)
+        #expect(host.registry.createComponent(for: model).source == .fallback(category: "row"))
+
+        // The revoked components are harmless no-ops now (their code is gone).
+        #expect(label.preferredViewSize(for: model, containerSize: Size(width: 100, height: 100)) == .zero)
+        let view = ViewBuilder()
+        label.drawView(into: view, size: Size(width: 10, height: 10))
+        #expect(view.items.isEmpty)
+        label.destroy()
+        box.destroy()
+        action.destroy()
+
+        // Really gone: not mapped, private copy deleted.
+        #expect(!FixtureBuilder.isMapped(copy.path))
+        #expect(!FileManager.default.fileExists(atPath: copy.path))
+        #expect(host.unload(record).outcome == .notLoaded)
+    }
+
+    @Test("load → unload → load of a C plugin runs fresh code each time")
+    func reloadC() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let file = try fx.cPlugin("libfixture.so")
+        let host = PluginHost(cacheDirectory: fx.cache)
+        for round in 1...3 {
+            let record = host.load(file: file)
+            #expect(record.state == .active, "round \(round): \(record.reason ?? "")")
+            let component = host.registry.createComponent(for: BridgeTests.model("fixture:label")).component
+            // Static state starts from zero: the image was really unloaded and loaded again.
+            #expect(FixtureStats.of(record)?.created == 1, "round \(round)")
+            component.destroy()
+            let copy = try #require(record.privateCopy)
+            #expect(FixtureBuilder.isMapped(copy.path))
+            #expect(host.unload(record).outcome == .unloaded)
+            #expect(!FixtureBuilder.isMapped(copy.path))
+        }
+        #expect(host.plugins.map(\.state) == [.unloaded, .unloaded, .unloaded])
+        // Each load is its own owner.
+        #expect(Set(host.plugins.map(\.owner)).count == 3)
+    }
+
+    @Test("a C plugin that unregisters its own namespace loses its live components")
+    func unregisterNamespace() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        try fx.cPlugin("libfixture.so")
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let record = try #require(host.loadPlugins(in: [fx.plugins]).first)
+        let component = host.registry.createComponent(for: BridgeTests.model("fixture:label")).component
+        let table = try #require(record.hostTable)
+        table.pointee.unregister_component_factory(table, "fixture")
+        #expect(host.registry.entry(forNamespace: "fixture") == nil)
+        #expect(record.namespaces.isEmpty)
+        #expect(FixtureStats.of(record)?.destroyed == 1)
+        #expect(FixtureStats.of(record)?.factoryDestroyed == 1)
+        #expect(component.preferredViewSize(for: BridgeTests.model("fixture:label"), containerSize: Size(width: 9, height: 9)) == .zero)
+        // Unregistering an unknown namespace, or someone else's, is a no-op.
+        table.pointee.unregister_component_factory(table, "nobody")
+        // Re-registering after unregister works.
+        #expect(host.unload(record).outcome == .unloaded)
+        #expect(host.load(file: record.file).state == .active)
+    }
+}
