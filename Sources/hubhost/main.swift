@@ -14,7 +14,9 @@ struct HubHostCommand: ParsableCommand {
         // One line per command; keep the list sorted by how often it is used.
         subcommands: [
             ListNamespaces.self,
+            Render.self,
             Validate.self,
+            Dev.self,
             Probe.self,
         ]
     )

@@ -1,0 +1,334 @@
+import Foundation
+import HubCore
+import Logging
+
+/// The development loop behind `hubhost dev`: watches the plugin folders and the view file, probes every new
+/// plugin build in a child process, swaps it in beside the old version, and re-renders the view.
+///
+/// A reload, step by step: the watcher reports a settled file (quiet period over, completely written, new
+/// content) → the probe gate runs the conformance suite in a child (a crash, hang or failure quarantines that
+/// version and the old one keeps serving) → the new version is loaded beside the old one (its registrations held
+/// back) → only when its init succeeded: the UI state of live components is saved, the old version unloaded (C:
+/// `dlclose`d, Swift: retired, kept mapped), the new registrations applied → the view re-renders and restores
+/// the states. A deleted plugin is unloaded and its components fall back.
+///
+/// # Thread safety
+/// Everything runs on `queue` (the main queue in `hubhost dev`): plugin calls, rendering and `onRender`.
+public final class DevLoop {
+    public struct Options {
+        public var pluginFolders: [URL]
+        public var viewFile: URL
+        /// Private image copies (PluginHost's cache); nil for the default.
+        public var imageCacheDirectory: URL?
+        public var quietPeriod: Double = 0.15
+        public var probeTimeout: Double = 5
+        /// Probe new builds in a child process before loading them (off only for measurements).
+        public var probe = true
+        /// Warn when retired (still mapped) Swift images take more than this many bytes.
+        public var retiredMemoryBudget = 256 << 20
+        public var viewport = Size(width: 375, height: 667)
+        public var queue = DispatchQueue.main
+
+        public init(pluginFolders: [URL], viewFile: URL) {
+            self.pluginFolders = pluginFolders
+            self.viewFile = viewFile
+        }
+    }
+
+    /// What one reload did, as the terminal prints it: plugin, version, result, latency.
+    public struct Reload: Sendable, CustomStringConvertible {
+        public enum Result: String, Sendable {
+            case initial, loaded, swapped, quarantined, rejected, unloaded, viewUpdated = "view updated",
+                 viewError = "view error", tapped
+        }
+        public var file: String
+        public var version: String?
+        public var previousVersion: String?
+        public var result: Result
+        public var detail: String?
+        /// Monotonic times: the last inotify event of the file, when it settled, when the render was ready.
+        public var lastEventAt: Double?
+        public var settledAt: Double?
+        public var renderedAt: Double = 0
+        /// From the settled file to the finished render (the quiet period excluded).
+        public var latency: Double? { settledAt.map { renderedAt - $0 } }
+        /// The quiet period and any wait for an unfinished file.
+        public var quiet: Double? { settledAt.flatMap { s in lastEventAt.map { s - $0 } } }
+
+        public var description: String {
+            var line = file
+            if let version { line += " " + (previousVersion.map { "\($0) → " } ?? "") + version }
+            line += ": \(result.rawValue)"
+            if let latency { line += String(format: " in %.1f ms", latency * 1000) }
+            if let quiet { line += String(format: " (+%.0f ms quiet)", quiet * 1000) }
+            if let detail { line += " — \(detail)" }
+            return line
+        }
+    }
+
+    /// A render and what led to it.
+    public struct Output {
+        public let sequence: Int
+        public let tree: RenderTree?
+        public let viewIssues: [String]
+        public let quarantines: [QuarantineRecord]
+        public let reload: Reload
+        public let tapped: [Int]?
+        public let warnings: [String]
+    }
+
+    public let options: Options
+    public let host: PluginHost
+    public let pipeline: RenderPipeline
+    /// Called on `queue` after every render.
+    public var onRender: (Output) -> Void = { _ in }
+
+    private let gate: ProbeGate?
+    private let logger: Logger
+    private var watchers: [FileWatcher] = []
+    private var viewModel: ViewModel?
+    private var viewIssues: [String] = []
+    private var quarantines: [String: QuarantineRecord] = [:]
+    private var loaded: [String: PluginRecord] = [:]
+    private var retired: [PluginRecord] = []
+    private var sequence = 0
+    private var tapped: [Int]?
+
+    public init(options: Options, logger: Logger = Logger(label: "hubhost.dev")) {
+        self.options = options
+        self.logger = logger
+        self.host = PluginHost(cacheDirectory: options.imageCacheDirectory, logger: logger)
+        self.pipeline = RenderPipeline(registry: host.registry)
+        self.gate = options.probe
+            ? ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: options.imageCacheDirectory),
+                                 timeout: options.probeTimeout)
+            : nil
+    }
+
+    /// Loads the plugins and the view, renders, then watches. Call on `queue`.
+    public func start() throws {
+        gate?.install(on: host)
+        host.loadPlugins(in: options.pluginFolders)
+        for record in host.plugins {
+            if record.isLoaded { loaded[record.file.path] = record }
+            if case .quarantined = record.state, let q = gate?.cache.quarantined.first(where: { $0.file == record.file.path }) {
+                quarantines[record.file.path] = q
+            }
+        }
+        loadView()
+        render(Reload(file: options.viewFile.lastPathComponent, result: .initial,
+                      detail: "\(loaded.count) plugin(s) loaded, \(quarantines.count) quarantined"))
+
+        let queue = options.queue
+        let target = WeakLoop(self)
+        let plugins = FileWatcher(directories: options.pluginFolders, quietPeriod: options.quietPeriod,
+                                  accepts: { $0.pathExtension == "so" && !$0.lastPathComponent.hasPrefix(".") },
+                                  onChange: { changes in queue.async { target.loop?.handle(changes) } })
+        plugins.seed(PluginFolders.pluginFiles(in: options.pluginFolders).files)
+        let viewPath = options.viewFile.standardizedFileURL.path
+        let view = FileWatcher(directories: [options.viewFile.deletingLastPathComponent()], quietPeriod: options.quietPeriod,
+                               accepts: { $0.standardizedFileURL.path == viewPath }, isReady: { _ in .complete },
+                               onChange: { changes in queue.async { target.loop?.handle(changes) } })
+        view.seed([options.viewFile])
+        try plugins.start()
+        try view.start()
+        watchers = [plugins, view]
+    }
+
+    public func stop() {
+        for watcher in watchers { watcher.stop() }
+        watchers = []
+    }
+
+    // MARK: - Changes
+
+    /// Applies settled file changes (called by the watchers, on `queue`).
+    public func handle(_ changes: [FileChange]) {
+        for change in changes {
+            if change.url.standardizedFileURL.path == options.viewFile.standardizedFileURL.path {
+                viewChanged(change)
+            } else if change.kind == .deleted {
+                pluginDeleted(change)
+            } else {
+                pluginChanged(change)
+            }
+        }
+    }
+
+    private func viewChanged(_ change: FileChange) {
+        let ok = loadView()
+        var reload = Reload(file: change.url.lastPathComponent, result: ok ? .viewUpdated : .viewError,
+                            detail: viewIssues.first, lastEventAt: change.lastEventAt, settledAt: change.settledAt)
+        if ok && viewIssues.count > 0 { reload.detail = "\(viewIssues.count) issue(s): \(viewIssues[0])" }
+        render(reload)
+    }
+
+    private func pluginChanged(_ change: FileChange) {
+        let path = change.url.path
+        var reload = Reload(file: change.url.lastPathComponent, result: .loaded,
+                            lastEventAt: change.lastEventAt, settledAt: change.settledAt)
+        let old = loaded[path]
+        reload.previousVersion = old?.version
+
+        // 1. Probe the new build in a child process.
+        if let gate, case .quarantined(let record) = gate.check(change.url) {
+            gate.cache.save()
+            if !record.loaderRejectsItself {
+                quarantines[path] = record
+                reload.result = .quarantined
+                reload.detail = record.reason + (old != nil ? "; \(old!.version ?? "the old version") keeps serving" : "")
+                return render(reload)
+            }
+        }
+        gate?.cache.save()
+        quarantines[path] = nil
+
+        // 2. Load beside the old version; 3. swap only when its init succeeded.
+        guard let old, old.isLoaded else {
+            let record = host.load(file: change.url)
+            reload.version = record.version
+            if record.isLoaded {
+                loaded[path] = record
+            } else {
+                reload.result = .rejected
+                reload.detail = record.reason
+            }
+            return render(reload)
+        }
+        let successor = HotSwap.loadBeside(old, file: change.url, in: host)
+        reload.version = successor.record.version
+        guard successor.record.isLoaded else {
+            reload.result = .rejected
+            reload.detail = (successor.record.reason ?? "not loaded") + "; \(old.version ?? "the old version") keeps serving"
+            return render(reload)
+        }
+        let states = snapshotUIStates()
+        let (unload, failed) = HotSwap.commit(successor, in: host)
+        restore(states)
+        loaded[path] = successor.record
+        reload.result = .swapped
+        var notes = [unload.description]
+        if old.isSwiftImage { retired.append(old) }
+        notes += failed.map { "not re-registered: \($0)" }
+        reload.detail = notes.joined(separator: "; ")
+        render(reload)
+    }
+
+    private func pluginDeleted(_ change: FileChange) {
+        let path = change.url.path
+        quarantines[path] = nil
+        gate?.cache.remove(change.url)
+        var reload = Reload(file: change.url.lastPathComponent, result: .unloaded,
+                            lastEventAt: change.lastEventAt, settledAt: change.settledAt)
+        guard let record = loaded.removeValue(forKey: path) else {
+            reload.detail = "was not loaded"
+            return render(reload)
+        }
+        reload.version = record.version
+        let states = snapshotUIStates()
+        let report = host.unload(record)
+        if record.isSwiftImage { retired.append(record) }
+        restore(states)
+        reload.detail = report.description + "; its components fall back"
+        render(reload)
+    }
+
+    // MARK: - Taps
+
+    /// Taps the live component at `indexPath` of `section` ("body", "header", "overlay"): highlight, select,
+    /// deselect, as a finger would, then re-renders with the component highlighted. Returns what happened.
+    @discardableResult
+    public func tap(indexPath: [Int], section: String = "body") -> String {
+        guard let wrapper = pipeline.liveWrappers.first(where: { w in
+            guard let model = w.model, model.indexPath == indexPath else { return false }
+            return model.type.rawValue == section || (section == "body" && model.type == .body)
+        }) else { return "no live component at \(section) \(indexPath)" }
+        let id = wrapper.model?.identifier ?? "?"
+        var result = "tapped \(wrapper.componentIdentifier) '\(id)'"
+        if let selection = wrapper.component.selectionStateHandling {
+            for state in [SelectionState.highlighted, .selected, .none] {
+                wrapper.selectionState = state
+                selection.updateViewForSelectionState(state)
+            }
+        } else {
+            result += " (no selection-state extension)"
+        }
+        tapped = indexPath
+        render(Reload(file: options.viewFile.lastPathComponent, result: .tapped, detail: result))
+        return result
+    }
+
+    // MARK: - Rendering
+
+    /// Reads the view file. On a fatal JSON error the last good view model stays and the error is shown.
+    @discardableResult
+    private func loadView() -> Bool {
+        do {
+            let result = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(contentsOf: options.viewFile)
+            viewModel = result.viewModel
+            viewIssues = result.issues.map(\.description)
+            if result.suppressedIssueCount > 0 { viewIssues.append("… and \(result.suppressedIssueCount) more") }
+            return true
+        } catch {
+            viewIssues = ["\(error)"]
+            return false
+        }
+    }
+
+    private func render(_ reload: Reload) {
+        var reload = reload
+        let tree = viewModel.map { pipeline.render($0, viewport: options.viewport) }
+        reload.renderedAt = Monotonic.now()
+        sequence += 1
+        var warnings: [String] = []
+        let retiredBytes = Self.mappedBytes(of: retired)
+        if retiredBytes > options.retiredMemoryBudget {
+            warnings.append("retired Swift images keep \(retiredBytes >> 20) MiB mapped (budget \(options.retiredMemoryBudget >> 20) MiB); restart hubhost dev to reclaim it")
+        }
+        logger.debug("\(reload)")
+        onRender(Output(sequence: sequence, tree: tree, viewIssues: viewIssues,
+                        quarantines: quarantines.values.sorted { $0.file < $1.file }, reload: reload,
+                        tapped: tapped, warnings: warnings))
+    }
+
+    /// UI states of every live component by model id, read before an unload destroys the instances.
+    private func snapshotUIStates() -> [String: String] {
+        var states: [String: String] = [:]
+        for wrapper in pipeline.liveWrappers {
+            if let id = wrapper.model?.identifier, let state = wrapper.component.restorableUIState?.currentUIState {
+                states[id] = state
+            }
+        }
+        return states
+    }
+
+    /// Puts the snapshot back after the unload (whose purge cannot read destroyed instances), so the next render
+    /// restores each state into the new version's component for the same model.
+    private func restore(_ states: [String: String]) {
+        for (id, state) in states { pipeline.pool.uiStates.save(state, forModelIdentifier: id) }
+    }
+
+    /// Bytes of `records`' private copies still mapped in this process (from /proc/self/maps).
+    static func mappedBytes(of records: [PluginRecord]) -> Int {
+        let paths = Set(records.compactMap { $0.privateCopy?.path })
+        guard !paths.isEmpty, let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return 0 }
+        var total = 0
+        for line in maps.split(separator: "\n") {
+            guard let slash = line.firstIndex(of: "/"), paths.contains(String(line[slash...])) else { continue }
+            let range = line.prefix { $0 != " " }.split(separator: "-")
+            if range.count == 2, let start = Int(range[0], radix: 16), let end = Int(range[1], radix: 16) {
+                total += end - start
+            }
+        }
+        return total
+    }
+
+    /// Bytes retired Swift images keep mapped.
+    public var retiredImageBytes: Int { Self.mappedBytes(of: retired) }
+}
+
+/// Lets watcher threads reach the loop without keeping it alive.
+private final class WeakLoop: @unchecked Sendable {
+    weak var loop: DevLoop?
+    init(_ loop: DevLoop) { self.loop = loop }
+}

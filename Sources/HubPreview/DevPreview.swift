@@ -1,0 +1,63 @@
+import Dispatch
+import Foundation
+import HubCore
+import HubHost
+
+/// Connects the development loop to the preview server: every render becomes a frame pushed to the open pages,
+/// every click in a page becomes a tap on the loop's queue, and every reload prints one terminal line.
+public final class DevPreview: @unchecked Sendable {
+    public let loop: DevLoop
+    public let server: PreviewServer
+    /// Turns a render tree into the HTML the page shows (the HTML renderer's output).
+    public let html: (RenderTree) -> String
+    /// Where the one line per reload goes.
+    public var printLine: (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+    public init(loop: DevLoop, server: PreviewServer, html: @escaping (RenderTree) -> String) {
+        self.loop = loop
+        self.server = server
+        self.html = html
+        loop.onRender = { [weak self] output in self?.rendered(output) }
+        let queue = loop.options.queue
+        server.onTap = { [weak self] indexPath, section in
+            // Plugin calls happen on the loop's queue only.
+            queue.sync { self?.loop.tap(indexPath: indexPath, section: section) ?? "gone" }
+        }
+    }
+
+    private func rendered(_ output: DevLoop.Output) {
+        let frame = Self.frame(from: output, html: html)
+        server.publish(frame)
+        printLine(output.reload.description)
+        for warning in output.warnings { printLine("warning: \(warning)") }
+    }
+
+    /// The page's frame for a render: HTML, one box per component (in view coordinates), problems.
+    public static func frame(from output: DevLoop.Output, html: (RenderTree) -> String) -> PreviewFrame {
+        var boxes: [PreviewFrame.Box] = []
+        func collect(_ node: RenderNode, section: String, origin: Point) {
+            let frame = node.frame.offsetBy(dx: origin.x, dy: origin.y)
+            boxes.append(.init(indexPath: node.indexPath, section: section, id: node.modelID,
+                               component: node.componentIdentifier.description,
+                               x: frame.x, y: frame.y, width: frame.width, height: frame.height))
+            for child in node.children { collect(child, section: section, origin: frame.origin) }
+        }
+        if let tree = output.tree {
+            if let header = tree.header { collect(header, section: "header", origin: .zero) }
+            for node in tree.body { collect(node, section: "body", origin: .zero) }
+            for node in tree.overlays { collect(node, section: "overlay", origin: .zero) }
+        }
+        var problems = output.quarantines.map { PreviewFrame.Problem(kind: "quarantine", message: $0.description) }
+        problems += output.viewIssues.map { PreviewFrame.Problem(kind: "json", message: $0) }
+        if output.reload.result == .rejected {
+            problems.append(.init(kind: "reload", message: output.reload.description))
+        }
+        problems += output.warnings.map { PreviewFrame.Problem(kind: "memory", message: $0) }
+        let size = output.tree?.canvasSize ?? Size(width: 375, height: 667)
+        return PreviewFrame(sequence: output.sequence, html: output.tree.map(html) ?? "", width: size.width,
+                            height: size.height, boxes: boxes, problems: problems,
+                            cause: output.reload.description, tapped: output.tapped,
+                            settledAt: output.reload.settledAt, lastEventAt: output.reload.lastEventAt,
+                            renderedAt: output.reload.renderedAt)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// One render of the view as the preview page shows it: the view's HTML, a clickable box per component, and an
+/// overlay of problems (quarantined plugins, JSON errors). Pushed to every open page over server-sent events.
+public struct PreviewFrame: Codable, Sendable {
+    /// A component's frame in view coordinates, for clicks and highlights.
+    public struct Box: Codable, Sendable {
+        public var indexPath: [Int]
+        /// "body", "header" or "overlay".
+        public var section: String
+        public var id: String
+        public var component: String
+        public var x: Double, y: Double, width: Double, height: Double
+        public init(indexPath: [Int], section: String, id: String, component: String,
+                    x: Double, y: Double, width: Double, height: Double) {
+            self.indexPath = indexPath; self.section = section; self.id = id; self.component = component
+            self.x = x; self.y = y; self.width = width; self.height = height
+        }
+    }
+
+    /// A problem the page shows over the view.
+    public struct Problem: Codable, Sendable {
+        /// "quarantine", "json", "reload".
+        public var kind: String
+        public var message: String
+        public init(kind: String, message: String) { self.kind = kind; self.message = message }
+    }
+
+    /// Increases with every render.
+    public var sequence: Int
+    /// The rendered view (the HTML renderer's output).
+    public var html: String
+    public var width: Double
+    public var height: Double
+    public var boxes: [Box]
+    public var problems: [Problem]
+    /// The reload that caused this render ("initial" for the first), as the terminal printed it.
+    public var cause: String
+    /// The index path the last tap went to, highlighted by the page.
+    public var tapped: [Int]?
+    /// Monotonic seconds (CLOCK_MONOTONIC, shared by processes on this machine): when the change that caused
+    /// this render settled, and when the render was ready to push. For latency measurements.
+    public var settledAt: Double?
+    public var lastEventAt: Double?
+    public var renderedAt: Double
+
+    public init(sequence: Int, html: String, width: Double, height: Double, boxes: [Box], problems: [Problem],
+                cause: String, tapped: [Int]? = nil, settledAt: Double? = nil, lastEventAt: Double? = nil,
+                renderedAt: Double) {
+        self.sequence = sequence; self.html = html; self.width = width; self.height = height; self.boxes = boxes
+        self.problems = problems; self.cause = cause; self.tapped = tapped; self.settledAt = settledAt
+        self.lastEventAt = lastEventAt; self.renderedAt = renderedAt
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import HubCore
+import HubHost
+import HubPreview
+
+/// `hubhost dev VIEW.json`: hot reload with a live browser preview.
+struct Dev: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Watch plugins and a view file, hot-reload changed plugins, and serve a live preview.",
+        discussion: """
+        Serves the rendered view at http://HOST:PORT/ (loopback only unless --host says otherwise). The page \
+        updates itself over server-sent events after every plugin reload or edit of the view file; a click on a \
+        component taps it; quarantined plugins and JSON errors show as an overlay. Every new or changed plugin \
+        build is first exercised in a child process (`hubhost probe`): a crash, hang or failure quarantines that \
+        version and the previous one keeps serving. One line per reload: plugin, version, result, latency.
+        GET /frame returns the current frame as JSON; GET /events is the event stream.
+        Runs until interrupted. Exit status: 1 when the view file or the port cannot be used.
+        """
+    )
+
+    @Argument(help: "The view model (Hub JSON).")
+    var view: String
+
+    @OptionGroup var plugins: PluginOptions
+
+    @Option(help: "Port of the preview server (0 picks a free one).")
+    var port: UInt16 = 8700
+
+    @Option(help: "Address to listen on. The default serves this machine only.")
+    var host = "127.0.0.1"
+
+    @Option(name: .customLong("quiet-ms"), help: "Quiet period after the last change of a file before it is reloaded.")
+    var quietMilliseconds = 150
+
+    @Option(name: .customLong("probe-timeout"), help: "Seconds a probe may take before the plugin counts as hanging.")
+    var probeTimeout: Double = 5
+
+    @Option(name: .customLong("retired-budget-mb"), help: "Warn when retired Swift images keep more than this mapped.")
+    var retiredBudget = 256
+
+    @Flag(name: .customLong("no-probe"), help: "Load new builds without probing them in a child process first.")
+    var noProbe = false
+
+    @Option(help: "Viewport width.") var width: Double = 375
+    @Option(help: "Viewport height.") var height: Double = 667
+
+    func run() throws {
+        let viewFile = URL(fileURLWithPath: view).standardizedFileURL
+        guard FileManager.default.fileExists(atPath: viewFile.path) else {
+            throw ValidationError("\(view): no such file")
+        }
+        var options = DevLoop.Options(pluginFolders: plugins.folders, viewFile: viewFile)
+        options.imageCacheDirectory = plugins.cacheDirectory.map { URL(fileURLWithPath: $0) }
+        options.quietPeriod = Double(quietMilliseconds) / 1000
+        options.probeTimeout = probeTimeout
+        options.retiredMemoryBudget = retiredBudget << 20
+        options.probe = !noProbe
+        options.viewport = Size(width: width, height: height)
+
+        let loop = DevLoop(options: options, logger: plugins.makeLogger())
+        let server = PreviewServer(bindAddress: host, port: port)
+        let preview = DevPreview(loop: loop, server: server, html: DisplayListHTML.render)
+        try loop.start()
+        plugins.reportProblems(of: loop.host)
+        let folders = options.pluginFolders.map(\.path).joined(separator: ", ")
+        Task {
+            do {
+                let port = try await server.start()
+                preview.printLine("hubhost dev: serving http://\(host):\(port)/ — view \(viewFile.path), plugins \(folders)")
+            } catch {
+                Diagnostics.print("hubhost dev: cannot serve on \(host):\(port): \(error)")
+                Foundation.exit(1)
+            }
+        }
+        withExtendedLifetime((loop, preview)) { dispatchMain() }
+    }
+}
