@@ -12,6 +12,7 @@ public enum HubActionTrigger: Sendable {
 
 /// What an action is performed with (Hub's HUBActionContext). Valid only during the call it is passed to.
 public struct HubActionContext {
+    /// What triggered the action.
     public var trigger: HubActionTrigger
     /// "namespace:name"; nil for the default selection action.
     public var actionIdentifier: String?

@@ -19,6 +19,7 @@ public enum HubLogLevel: Sendable {
 ///
 /// Messages logged while the plugin is not initialised (no host) are dropped.
 public enum HubLog {
+    /// Logs `message` at `level`; the message is not built when there is no host.
     public static func log(_ level: HubLogLevel, _ message: @autoclosure () -> String) {
         HubHost.installed?.log(level, message())
     }

@@ -16,8 +16,11 @@ public final class HubAcquiredService {
         self.service = service
     }
 
+    /// The interface id, e.g. "com.example.weather".
     public var interfaceID: String { swiftString(service.interface_id) ?? "" }
+    /// The provider's interface version (at least the minimum asked for).
     public var version: UInt32 { service.version }
+    /// The binding name; nil for the default binding.
     public var name: String? { swiftString(service.name) }
     /// The interface's function table, owned by the provider.
     public var table: UnsafeRawPointer? { service.table }

@@ -53,6 +53,7 @@ public final class MainThreadBound<Value> {
         storage = value
     }
 
+    /// The value. Only on the host's main thread.
     public var value: Value {
         get {
             precondition(HubMainThread.isCurrent, "MainThreadBound used off the host's main thread")

@@ -33,7 +33,9 @@ public struct HubModel {
     public var id: String? { string(HUB_MODEL_ID) }
     /// "namespace:name".
     public var componentIdentifier: String? { string(HUB_MODEL_COMPONENT_ID) }
+    /// The namespace part of ``componentIdentifier`` (the factory's namespace).
     public var componentNamespace: String? { string(HUB_MODEL_COMPONENT_NAMESPACE) }
+    /// The name part of ``componentIdentifier`` (what the factory was asked for).
     public var componentName: String? { string(HUB_MODEL_COMPONENT_NAME) }
     /// The component category ("row", "card", …), used for fallbacks.
     public var category: String? { string(HUB_MODEL_CATEGORY) }
@@ -44,6 +46,7 @@ public struct HubModel {
 
     /// The most prominent text.
     public var title: String? { string(HUB_MODEL_TITLE) }
+    /// The second most prominent text.
     public var subtitle: String? { string(HUB_MODEL_SUBTITLE) }
     /// A short text shown at the trailing edge (a duration, a count).
     public var accessoryTitle: String? { string(HUB_MODEL_ACCESSORY) }

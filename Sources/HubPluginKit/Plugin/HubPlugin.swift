@@ -72,6 +72,7 @@ extension HubPlugin {
 
 /// An error with a message, for ``HubPlugin/register(with:)`` and registration failures.
 public struct HubPluginError: Error, CustomStringConvertible {
+    /// The one-line reason the host reports.
     public var message: String
 
     public init(_ message: String) {
