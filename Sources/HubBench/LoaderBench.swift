@@ -1,2 +1,183 @@
-// The Loader benchmark section; its owner replaces this file.
-enum LoaderBench { static func run() throws { print("(not written yet)") } }
+// The loader benchmark: loading N generated C plugins through PluginHost against a plain dlopen + dlsym + init
+// loop over the same files, in the same run; and `hubhost list-namespaces` on 200 plugins as a process.
+import CHubPlugin
+import Foundation
+import HubHost
+import Logging
+
+enum LoaderBench {
+    static let repetitions = 7
+
+    static func run() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-bench-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let plugins = work.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+
+        let start = Measure.now()
+        let all = try generatePlugins(count: 200, into: plugins, work: work)
+        print("generated \(all.count) C plugins with cc in \(Measure.ms(Measure.now() - start))")
+
+        print("loading N plugins, median of \(repetitions) (each repetition unloads everything before the next):")
+        print("  N    plain dlopen   plain+copy     PluginHost     host/plain+copy  host/plain")
+        for count in [100, 200] {
+            let files = Array(all.prefix(count))
+            let folder = work.appendingPathComponent("set\(count)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for file in files {
+                try? FileManager.default.createSymbolicLink(at: folder.appendingPathComponent(file.lastPathComponent),
+                                                            withDestinationURL: file)
+            }
+            let plain = try median { try plainLoop(files, copyTo: nil) }
+            let plainCopy = try median { try plainLoop(files, copyTo: work.appendingPathComponent("plaincopies")) }
+            let host = try median { try hostLoad(folder, cache: work.appendingPathComponent("hostcache"), expect: count) }
+            print("  \(count)  \(pad(Measure.ms(plain)))  \(pad(Measure.ms(plainCopy)))  \(pad(Measure.ms(host)))  "
+                  + "\(pad(Measure.ratio(host, plainCopy), 15))  \(Measure.ratio(host, plain))")
+        }
+        print("  plain: dlopen+dlsym+entry+init with a minimal host table. plain+copy adds what the host must do before")
+        print("  dlopen: copy each file to a private path (temp + rename). PluginHost also validates the ELF, hashes the")
+        print("  file (SHA-256), checks the descriptor and builds the registry records. Goal: host/plain+copy <= 1.5.")
+
+        try timeCLI(folder: work.appendingPathComponent("set200"), cache: work.appendingPathComponent("clicache"))
+    }
+
+    // MARK: The host
+
+    static func hostLoad(_ folder: URL, cache: URL, expect count: Int) throws -> Double {
+        try? FileManager.default.removeItem(at: cache)  // cold: every private copy is written
+        var logger = Logger(label: "bench")
+        logger.logLevel = .critical
+        let host = PluginHost(cacheDirectory: cache, logger: logger)
+        let start = Measure.now()
+        let records = host.loadPlugins(in: [folder])
+        let elapsed = Measure.now() - start
+        let active = records.filter(\.isLoaded).count
+        guard active == count else {
+            throw BenchError("only \(active) of \(count) plugins loaded: \(records.compactMap(\.reason).prefix(3))")
+        }
+        for record in records { host.unload(record) }
+        return elapsed
+    }
+
+    // MARK: The baseline
+
+    /// A host table that only accepts component factories, so `init` does the same registrations.
+    static var registered = 0
+    static func plainLoop(_ files: [URL], copyTo copies: URL?) throws -> Double {
+        if let copies {
+            try? FileManager.default.removeItem(at: copies)
+            try FileManager.default.createDirectory(at: copies, withIntermediateDirectories: true)
+        }
+        var table = hub_host()
+        table.struct_size = UInt32(MemoryLayout<hub_host>.size)
+        table.abi = hub_version(major: HUB_ABI_MAJOR, minor: HUB_ABI_MINOR)
+        table.register_component_factory = { _, _, _, _, _ in LoaderBench.registered += 1; return true }
+        var handles: [UnsafeMutableRawPointer] = []
+        var error = [CChar](repeating: 0, count: 256)
+        let start = Measure.now()
+        for file in files {
+            var path = file.path
+            if let copies {
+                let target = copies.appendingPathComponent(file.lastPathComponent)
+                let temporary = copies.appendingPathComponent(".\(file.lastPathComponent).tmp")
+                try FileManager.default.copyItem(at: file, to: temporary)
+                rename(temporary.path, target.path)
+                path = target.path
+            }
+            guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL), let symbol = dlsym(handle, "hub_plugin_entry") else {
+                throw BenchError("plain dlopen of \(path) failed")
+            }
+            let descriptor = unsafeBitCast(symbol, to: hub_plugin_entry_fn.self)()!
+            guard descriptor.pointee.`init`!(&table, &error, error.count) else { throw BenchError("init failed") }
+            handles.append(handle)
+        }
+        let elapsed = Measure.now() - start
+        for handle in handles { dlclose(handle) }
+        return elapsed
+    }
+
+    // MARK: The CLI
+
+    static func timeCLI(folder: URL, cache: URL) throws {
+        let binDir = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]).deletingLastPathComponent()
+        let hubhost = binDir.appendingPathComponent("hubhost")
+        guard FileManager.default.isExecutableFile(atPath: hubhost.path) else {
+            print("hubhost list-namespaces: skipped, no \(hubhost.path) (build the hubhost product)")
+            return
+        }
+        let arguments = ["list-namespaces", "--plugins", folder.path, "--plugin-cache", cache.path]
+        let cold = try Measure.median(repetitions: 3) {
+            try? FileManager.default.removeItem(at: cache)
+            try runQuietly(hubhost, arguments)
+        }
+        let warm = try Measure.median(repetitions: repetitions) { try runQuietly(hubhost, arguments) }
+        let startup = try Measure.median(repetitions: repetitions) { try runQuietly(hubhost, ["--help"]) }
+        print("hubhost list-namespaces on 200 plugins (process, median): cold cache \(Measure.ms(cold)), "
+              + "warm cache \(Measure.ms(warm)); baseline `hubhost --help` \(Measure.ms(startup)) "
+              + "(warm/startup \(Measure.ratio(warm, startup)))")
+    }
+
+    static func runQuietly(_ executable: URL, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("\(executable.lastPathComponent) \(arguments) exited \(process.terminationStatus)") }
+    }
+
+    // MARK: Plugins
+
+    /// Compiles `count` plugins, each registering its own namespace, two compilers at a time.
+    static func generatePlugins(count: Int, into folder: URL, work: URL) throws -> [URL] {
+        let source = work.appendingPathComponent("bench_plugin.c")
+        try benchPluginSource.write(to: source, atomically: true, encoding: .utf8)
+        let include = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("CHubPlugin/include")
+        let files = (0..<count).map { folder.appendingPathComponent(String(format: "libbench%03d.so", $0)) }
+        var script = "set -e\n"
+        for (i, file) in files.enumerated() {
+            script += "cc -shared -fPIC -O1 -I '\(include.path)' -DNS='\"bench\(i)\"' '\(source.path)' -o '\(file.path)' &\n"
+            if i % 2 == 1 { script += "wait\n" }
+        }
+        script += "wait\n"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("cc failed while generating plugins") }
+        return files
+    }
+
+    static let benchPluginSource = """
+        #include <hub_plugin.h>
+        #include <string.h>
+        static bool create(const hub_component_factory *f, const char *name, hub_component *out) {
+            (void)f; (void)name; (void)out; return false;
+        }
+        static const char *const names[] = {"row", "card", NULL};
+        static const char *const *list(const hub_component_factory *f) { (void)f; return names; }
+        static const hub_component_factory factory = {sizeof factory, NULL, create, list, NULL};
+        static bool init(const hub_host *h, char *e, size_t n) { return h->register_component_factory(h, NS, &factory, e, n); }
+        static const hub_plugin_descriptor d = {HUB_PLUGIN_MAGIC, sizeof d, {HUB_ABI_MAJOR, HUB_ABI_MINOR},
+            "com.example.bench." NS, "Bench", "1.0.0", "", "", init, NULL};
+        HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &d; }
+        """
+
+    static func median(_ body: () throws -> Double) rethrows -> Double {
+        var samples: [Double] = []
+        for _ in 0..<repetitions { samples.append(try body()) }
+        return Measure.medianOf(samples)
+    }
+
+    static func pad(_ s: String, _ width: Int = 13) -> String { s.padding(toLength: width, withPad: " ", startingAt: 0) }
+
+    struct BenchError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}

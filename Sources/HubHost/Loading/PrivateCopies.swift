@@ -33,7 +33,8 @@ struct PrivateCopies {
         }
         let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(getpid()).tmp")
         try? FileManager.default.removeItem(at: temporary)
-        try FileManager.default.copyItem(at: file, to: temporary)
+        // Copy the content, not a symbolic link to it (a link would map the watched file after all).
+        try FileManager.default.copyItem(at: file.resolvingSymlinksInPath(), to: temporary)
         guard rename(temporary.path, target.path) == 0 else {
             let why = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)

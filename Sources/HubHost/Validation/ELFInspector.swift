@@ -56,7 +56,8 @@ public enum ELFInspector {
             let sections = try sectionFacts(reader, reject)
             guard sections.hasDynsym else { throw reject("no dynamic symbol table (.dynsym): not a shared library") }
             guard sections.exportsEntry else {
-                throw reject("no entry point [\(entrySymbol)] in [\(name)] (the symbol is not exported in .dynsym)")
+                // The message names the file itself, in the form plugin authors search for.
+                throw Rejection(reason: "no entry point [\(entrySymbol)] in [\(name)] (not exported in .dynsym)")
             }
             return PluginImageInfo(contentHash: SHA256.hexDigest(bytes), size: bytes.count,
                                    isSwiftImage: sections.hasSwiftMetadata)
