@@ -1,0 +1,36 @@
+import HubCore
+
+/// An indented outline for the terminal: one line per component with its index path, id, component, frame,
+/// traits and source, and its title when it has one.
+public struct TextRenderer {
+    public var naming: SourceNaming
+    public init(naming: SourceNaming = SourceNaming()) { self.naming = naming }
+
+    public func render(_ tree: RenderTree) -> String {
+        var out = "view"
+        if let id = tree.viewID { out += " \(id)" }
+        if let title = tree.title { out += " \"\(title)\"" }
+        out += "  viewport \(tree.viewport)  content \(tree.contentSize)\n"
+        out += "header\n"
+        if let header = tree.header { line(header, depth: 1, to: &out) } else { out += "  (none)\n" }
+        out += "body (\(tree.body.count))\n"
+        for node in tree.body { line(node, depth: 1, to: &out) }
+        out += "overlays (\(tree.overlays.count))\n"
+        for node in tree.overlays { line(node, depth: 1, to: &out) }
+        return out
+    }
+
+    private func line(_ node: RenderNode, depth: Int, to out: inout String) {
+        out += String(repeating: "  ", count: depth)
+        out += "[\(node.indexPath.map(String.init).joined(separator: ","))] \(node.modelID)  \(node.componentIdentifier)  \(node.frame)"
+        let traits = node.traits.sortedNames
+        if !traits.isEmpty { out += "  " + traits.joined(separator: ",") }
+        switch node.source {
+        case .factory(_, let owner): out += "  ← \(naming.pluginID(owner))"
+        case .fallback(let category): out += "  ← fallback(\(category))"
+        }
+        if let title = node.model.title { out += "  \"\(title)\"" }
+        out += "\n"
+        for child in node.children { line(child, depth: depth + 1, to: &out) }
+    }
+}

@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import HubCore
+import HubHost
+import HubRender
+
+/// `hubhost render VIEW.json`: decode a Hub view model, resolve its components through the loaded plugins, lay
+/// it out and write frames (JSON), a drawing (SVG, HTML) or an outline (text).
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render a Hub JSON view model with the loaded plugins: frames as JSON, a drawing as SVG or HTML, or an outline.",
+        discussion: """
+            The view is decoded with Hub's schema (a root array is the body). Every value of the wrong type is \
+            reported on stderr as FILE: JSON-PATH: problem, left out, and rendering goes on (unless --strict). \
+            Components whose namespace has no plugin, or whose plugin has no such component, fall back by category.
+
+            JSON output: {"body": [node], "contentSize", "header": node|null, "overlays": [node], "viewport"} with \
+            node = {"children", "componentIdentifier", "frame": {"height","width","x","y"}, "id", "indexPath", \
+            "source": {"namespace","plugin"} or "fallback", "traits"}; keys sorted. Child frames are relative to \
+            their parent, overlay frames to the viewport.
+
+            Exit codes: 0 rendered, no problems in the view; 1 rendered, but the view had problems (listed on \
+            stderr); 2 nothing rendered: the file cannot be read, is not JSON, has a root that is not a view, or \
+            --strict found problems; 3 --layout-manager names no registered layout manager; 64 usage error.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The view model (Hub JSON).", valueName: "view.json"))
+    var view: String
+
+    @OptionGroup var plugins: PluginOptions
+
+    @Option(help: "Viewport width in points.")
+    var width: Double = 375
+
+    @Option(help: "Viewport height in points.")
+    var height: Double = 667
+
+    @Option(help: "Output format: json, svg, html or text.")
+    var format: Format = .json
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of stdout.", valueName: "file"))
+    var output: String?
+
+    @Flag(help: "Treat any problem in the view as an error: render nothing, exit 2.")
+    var strict = false
+
+    @Option(name: .customLong("layout-manager"), help: ArgumentHelp(
+        "Use the layout manager a plugin registered under this id instead of the host default.", valueName: "id"))
+    var layoutManager: String?
+
+    @Option(help: "The margin of the host's default layout manager (Hub's componentMargin).")
+    var margin: Double = 15
+
+    @Option(name: .customLong("max-errors"), help: "Report at most this many problems of the view (the rest are counted).")
+    var maxErrors: Int = 100
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case json, svg, html, text }
+
+    func validate() throws {
+        guard width > 0, height > 0, width.isFinite, height.isFinite else {
+            throw ValidationError("--width and --height must be positive")
+        }
+        guard margin >= 0, margin.isFinite else { throw ValidationError("--margin must be a non-negative number") }
+        guard maxErrors > 0 else { throw ValidationError("--max-errors must be at least 1") }
+    }
+
+    func run() throws {
+        let url = URL(fileURLWithPath: view)
+        let fileName = view
+
+        // Decode first: a broken file needs no plugins.
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            Diagnostics.print("\(fileName): cannot read: \(error.localizedDescription)")
+            throw ExitCode(2)
+        }
+        let decoded: DecodeResult
+        do {
+            decoded = try ViewModelDecoder(file: fileName, maxIssues: maxErrors).decode(data)
+        } catch let failure as DecodeFailure {
+            Diagnostics.print(failure.description)
+            throw ExitCode(2)
+        }
+        var problems = decoded.issues.map(\.description)
+        if decoded.suppressedIssueCount > 0 {
+            problems.append("\(fileName): … and \(decoded.suppressedIssueCount) more problems (--max-errors \(maxErrors))")
+        }
+        for line in problems { Diagnostics.print(line) }
+        if strict && !problems.isEmpty {
+            Diagnostics.print("\(fileName): not rendered (--strict): \(decoded.totalIssueCount) problem(s)")
+            throw ExitCode(2)
+        }
+
+        let host = plugins.makeHost()
+        plugins.reportProblems(of: host)
+
+        let manager: HubCore.LayoutManager
+        if let id = layoutManager {
+            guard let chosen = host.layoutManagers[id] else {
+                let known = host.layoutManagers.allEntries.map(\.key)
+                Diagnostics.print("hubhost: no layout manager '\(id)'; registered: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+                throw ExitCode(3)
+            }
+            manager = chosen
+        } else {
+            manager = DefaultLayoutManager(margin: margin)
+        }
+
+        let pipeline = RenderPipeline(registry: host.registry, layoutManager: manager)
+        let tree = pipeline.render(decoded.viewModel, viewport: Size(width: width, height: height))
+
+        let naming = SourceNaming { owner in
+            host.plugins.first { $0.owner == owner }?.id ?? SourceNaming.idBeforeVersion(owner)
+        }
+        let images = ImageResolver(baseDirectory: url.deletingLastPathComponent())
+        let text: String
+        switch format {
+        case .json: text = JSONRenderer(naming: naming).render(tree)
+        case .svg: text = SVGRenderer(images: images).render(tree)
+        case .html: text = HTMLRenderer(svg: SVGRenderer(images: images), naming: naming).render(tree, diagnostics: problems)
+        case .text: text = TextRenderer(naming: naming).render(tree)
+        }
+        // Instances go before the plugins that made them.
+        pipeline.tearDown()
+
+        if let output {
+            do { try Data(text.utf8).write(to: URL(fileURLWithPath: output)) } catch {
+                Diagnostics.print("hubhost: cannot write \(output): \(error.localizedDescription)")
+                throw ExitCode(2)
+            }
+        } else {
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+        if !problems.isEmpty { throw ExitCode(1) }
+    }
+}
