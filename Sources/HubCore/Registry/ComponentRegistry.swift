@@ -47,6 +47,8 @@ public final class ComponentRegistry {
     public var fallbackHandler: ComponentFallbackHandler
     /// Told after a namespace is unregistered, so holders of its live components can let them go.
     public var didUnregister: [(Entry) -> Void] = []
+    /// Wraps every component created (factory or fallback), e.g. to trace each call into it (`hubhost events`).
+    public var componentDecorator: ((Component, ComponentSource, ComponentIdentifier) -> Component)?
 
     public init(fallbackHandler: ComponentFallbackHandler) { self.fallbackHandler = fallbackHandler }
 
@@ -91,9 +93,13 @@ public final class ComponentRegistry {
 
     public func createComponent(identifier: ComponentIdentifier, category: String)
         -> (component: Component, source: ComponentSource) {
+        let made: (component: Component, source: ComponentSource)
         if let entry = entries[identifier.namespace], let component = entry.factory.createComponent(forName: identifier.name) {
-            return (component, .factory(namespace: entry.namespace, owner: entry.owner))
+            made = (component, .factory(namespace: entry.namespace, owner: entry.owner))
+        } else {
+            made = (fallbackHandler.createFallbackComponent(forCategory: category), .fallback(category: category))
         }
-        return (fallbackHandler.createFallbackComponent(forCategory: category), .fallback(category: category))
+        guard let componentDecorator else { return made }
+        return (componentDecorator(made.component, made.source, identifier), made.source)
     }
 }

@@ -21,8 +21,8 @@ public final class RenderPipeline {
     public private(set) var viewModel: ViewModel?
     public private(set) var viewport: Size = .zero
     public private(set) var headerWrapper: ComponentWrapper?
-    /// Live body wrappers by body index.
-    public private(set) var bodyWrappers: [Int: ComponentWrapper] = [:]
+    /// Live body wrappers by body index (the event engine updates it while scrolling).
+    public internal(set) var bodyWrappers: [Int: ComponentWrapper] = [:]
     public private(set) var overlayWrappers: [ComponentWrapper] = []
     public private(set) var layout: CollectionLayoutResult?
     public private(set) var lastTree: RenderTree?
@@ -176,8 +176,8 @@ public final class RenderPipeline {
 
     // MARK: Nodes
 
-    /// Draws `wrapper` at `frame.size` and its placed children inside it.
-    private func node(for wrapper: ComponentWrapper, model: ComponentModel, frame: Rect) -> RenderNode {
+    /// Draws `wrapper` at `frame.size` and its placed children inside it (also used by the event engine).
+    func node(for wrapper: ComponentWrapper, model: ComponentModel, frame: Rect) -> RenderNode {
         let displayList = wrapper.draw()
         var children: [RenderNode] = []
         if !wrapper.children.isEmpty {
