@@ -2,20 +2,22 @@ import HubPluginKit
 
 /// `demo:image` — a compact square image.
 ///
-/// Model fields: `images.main` (the image); `text.title` is drawn only while the image is not loaded, as its
-/// alternative text.
+/// Model fields: `images.main` (the image); `text.title` is its alternative text, drawn only when the model has
+/// no image at all.
 ///
-/// It adopts image handling, so the host loads the main image at the square's size and tells the component
-/// when it arrived.
+/// It adopts image handling: the host loads the main image at the square's size and tells the component when
+/// it arrived. A loaded image much wider or taller than square is fitted (letterboxed) instead of cropped.
 final class ImageComponent: HubComponent, HubComponentWithImageHandling {
     var layoutTraits: Set<LayoutTrait> { [.compactWidth] }
 
     private var imageURI: String?
     private var alternativeText = ""
-    /// Set when the host delivered the image for the current model.
-    private var imageLoaded = false
+    /// How the image fills the square; decided when the image arrives.
+    private var contentMode = HubView.ContentMode.aspectFill
 
     private static let alternativeStyle = TextStyle(fontSize: 12, color: .darkGray, alignment: .center, lineLimit: 2)
+    /// Cropping more than this aspect ratio would lose too much of the picture.
+    private static let maximumCroppedAspectRatio = 2.0
 
     func preferredViewSize(for model: HubModel, containerSize: Size) -> Size {
         let side = Theme.compactWidth(in: containerSize)
@@ -25,7 +27,7 @@ final class ImageComponent: HubComponent, HubComponentWithImageHandling {
     func prepareViewForReuse() {
         imageURI = nil
         alternativeText = ""
-        imageLoaded = false
+        contentMode = .aspectFill
     }
 
     func configureView(with model: HubModel, containerSize: Size) {
@@ -41,16 +43,21 @@ final class ImageComponent: HubComponent, HubComponentWithImageHandling {
     }
 
     func updateView(forLoadedImage image: HubLoadedImage, animated: Bool) {
-        if image.kind == .main && image.uri == imageURI { imageLoaded = true }
+        guard image.kind == .main, image.uri == imageURI, image.pixelSize.width > 0, image.pixelSize.height > 0 else {
+            return
+        }
+        let ratio = image.pixelSize.width / image.pixelSize.height
+        let elongated = max(ratio, 1 / ratio) > Self.maximumCroppedAspectRatio
+        contentMode = elongated ? .aspectFit : .aspectFill
     }
 
     func draw(in view: HubView, size: Size) {
-        let frame = Rect(size: size)
-        view.image(imageURI, in: frame, contentMode: .aspectFill, placeholder: Theme.imagePlaceholder)
-        if !imageLoaded && !alternativeText.isEmpty {
-            let height = measureText(alternativeText, style: Self.alternativeStyle, maxWidth: size.width - 16).height
-            view.text(alternativeText, in: Rect(x: 8, y: ((size.height - height) / 2).rounded(.down),
-                                                width: size.width - 16, height: height),
+        view.image(imageURI, in: Rect(size: size), contentMode: contentMode, placeholder: Theme.imagePlaceholder)
+        if imageURI == nil && !alternativeText.isEmpty {
+            let width = size.width - 2 * Theme.spacing
+            let height = measureText(alternativeText, style: Self.alternativeStyle, maxWidth: width).height
+            view.text(alternativeText, in: Rect(x: Theme.spacing, y: ((size.height - height) / 2).rounded(.down),
+                                                width: width, height: height),
                       style: Self.alternativeStyle)
         }
     }
