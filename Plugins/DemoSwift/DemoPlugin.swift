@@ -9,7 +9,7 @@ final class DemoPlugin: HubPlugin {
     static let id = "com.hubhost.demo"
     static let name = "Hub demo components"
     static let version = "1.0.0"
-    static let description = "Rows, headers, cards, images and carousels in the spirit of Hub Framework's demo app."
+    static let description = "Rows, headers, cards, images and carousels in the spirit of Hub Framework's demo app; actions demo:log and demo:delay."
     static let vendor = "hubhost"
 
     /// Models refer to these as "demo:row", "demo:header", …
@@ -24,6 +24,8 @@ final class DemoPlugin: HubPlugin {
             "carousel": { CarouselComponent() },
         ])
         try registrar.registerComponentFactory(catalog, forNamespace: Self.namespace)
+        // Actions live in their own namespace space; using the same name as the components keeps targets readable.
+        try registrar.registerActionFactory(DemoActions(), forNamespace: Self.namespace)
         HubLog.debug("registered \(catalog.componentNames.count) components in '\(Self.namespace)'")
     }
 }

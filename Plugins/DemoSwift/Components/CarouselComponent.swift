@@ -83,7 +83,7 @@ final class CarouselComponent: HubComponent, HubComponentWithChildren, HubCompon
     }
 
     func restoreUIState(_ state: String) {
-        guard let saved = Self.number(named: "offset", in: state) else { return }
+        guard let saved = HubJSON(parsing: state)?["offset"]?.number else { return }
         offset = saved
         updateVisibleChildren()
     }
@@ -159,12 +159,5 @@ final class CarouselComponent: HubComponent, HubComponentWithChildren, HubCompon
         for index in visible.subtracting(visibleChildren).sorted() { childDelegate?.willDisplayChild(at: index) }
         for index in visibleChildren.subtracting(visible).sorted() { childDelegate?.didStopDisplayingChild(at: index) }
         visibleChildren = visible
-    }
-
-    /// Reads `"name": <number>` from a small JSON object (the UI state this component writes).
-    private static func number(named name: String, in json: String) -> Double? {
-        guard let key = json.firstRange(of: "\"\(name)\"") else { return nil }
-        let rest = json[key.upperBound...].drop { $0 == " " || $0 == ":" }
-        return Double(String(rest.prefix { "0123456789.-+eE".contains($0) }))
     }
 }

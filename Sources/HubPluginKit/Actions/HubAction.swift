@@ -18,6 +18,8 @@ public struct HubActionContext {
     public var actionIdentifier: String?
     /// The action's custom data as JSON object text.
     public var customJSON: String?
+    /// The action's custom data, parsed.
+    public var custom: HubJSON? { customJSON.flatMap { HubJSON(parsing: $0) } }
     /// The URI of the view the action happens in.
     public var viewURI: String?
     /// The identifier of the view model.

@@ -95,6 +95,9 @@ public struct HubModel {
 
     /// The whole `custom` dictionary as JSON object text, for components that parse it themselves.
     public var customJSON: String? { json(HUB_MODEL_CUSTOM) }
+    /// The whole `custom` dictionary, parsed (for nested values; ``customString(_:)`` and ``customNumber(_:)``
+    /// are cheaper for top-level scalars).
+    public var custom: HubJSON? { customJSON.flatMap { HubJSON(parsing: $0) } }
     /// `metadata` as JSON object text.
     public var metadataJSON: String? { json(HUB_MODEL_METADATA) }
     /// `logging` as JSON object text.
