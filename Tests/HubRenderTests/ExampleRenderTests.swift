@@ -1,0 +1,166 @@
+import Foundation
+import Logging
+import Testing
+import HubCore
+import HubHost
+@testable import HubRender
+
+/// Renders every view in examples/ with the shipped demo plugins (built next to the test binary) and checks the
+/// JSON output's structure: every model present once, in order, with its index path, component identifier and
+/// source, frames inside the content, children under their parent; plus frames computed by hand where the
+/// components' sizes are the host's own (fallback) components.
+@Suite(.serialized) struct ExampleRenderTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let examples = packageRoot.appendingPathComponent("examples")
+    static let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    static let viewport = Size(width: 375, height: 667)
+
+    /// One host for the suite: the Swift plugin image stays mapped once loaded.
+    nonisolated(unsafe) static let host: PluginHost = {
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        let host = PluginHost(cacheDirectory: FileManager.default.temporaryDirectory
+            .appendingPathComponent("hubrender-tests-\(getpid())"), logger: logger)
+        for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
+            _ = host.load(file: binDirectory.appendingPathComponent(name))
+        }
+        return host
+    }()
+
+    struct Rendered {
+        var viewModel: ViewModel
+        var issues: [DecodeIssue]
+        var json: [String: Any]
+    }
+
+    func render(_ name: String) throws -> Rendered {
+        let loaded = Self.host.plugins.filter(\.isLoaded).compactMap(\.id)
+        try #require(loaded.count == 2, "demo plugins not loaded from \(Self.binDirectory.path): \(Self.host.plugins.map { $0.reason ?? "" })")
+        let decoded = try ViewModelDecoder().decode(contentsOf: Self.examples.appendingPathComponent(name))
+        let pipeline = RenderPipeline(registry: Self.host.registry)
+        let tree = pipeline.render(decoded.viewModel, viewport: Self.viewport)
+        let text = JSONRenderer(naming: SourceNaming { owner in
+            Self.host.plugins.first { $0.owner == owner }?.id ?? "?"
+        }).render(tree)
+        pipeline.tearDown()
+        let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
+        return Rendered(viewModel: decoded.viewModel, issues: decoded.issues, json: json)
+    }
+
+    static func frame(_ node: [String: Any]) -> Rect {
+        let f = node["frame"] as! [String: Double]
+        return Rect(x: f["x"]!, y: f["y"]!, width: f["width"]!, height: f["height"]!)
+    }
+
+    /// Checks one node against its model, recursively; returns how many nodes it checked.
+    @discardableResult
+    func check(_ node: [String: Any], against model: ComponentModel, within container: Size?) -> Int {
+        #expect(node["id"] as? String == model.identifier)
+        #expect(node["indexPath"] as? [Int] == model.indexPath)
+        #expect(node["componentIdentifier"] as? String == model.componentIdentifier.description)
+        let namespace = model.componentIdentifier.namespace
+        let names = ["demo": ["row", "header", "card", "image", "carousel"], "cdemo": ["banner", "badge", "tile"]]
+        if let known = names[namespace], known.contains(model.componentIdentifier.name) {
+            let source = node["source"] as? [String: String]
+            #expect(source?["namespace"] == namespace, "\(model.identifier)")
+            #expect(source?["plugin"] == (namespace == "demo" ? "com.hubhost.demo" : "com.hubhost.cdemo"))
+        } else {
+            #expect(node["source"] as? String == "fallback", "\(model.identifier) should fall back")
+        }
+        let frame = Self.frame(node)
+        #expect(frame.width >= 0 && frame.height >= 0)
+        if let container {
+            #expect(frame.x >= 0 && frame.maxX <= container.width + 1e-9, "\(model.identifier) \(frame) outside \(container)")
+        }
+        var count = 1
+        let children = node["children"] as! [[String: Any]]
+        for child in children {
+            let index = (child["indexPath"] as! [Int]).last!
+            count += check(child, against: model.children[index], within: nil)
+        }
+        return count
+    }
+
+    /// Every example: every model is a node, in order.
+    @Test(arguments: ["home.json", "traits.json", "fallback.json", "carousel.json", "images.json", "custom-data.json",
+                      "problems.json", "large.json"])
+    func everyComponentIsPresent(_ name: String) throws {
+        let r = try render(name)
+        let body = r.json["body"] as! [[String: Any]]
+        #expect(body.count == r.viewModel.body.count)
+        var previousY = -Double.infinity
+        for (node, model) in zip(body, r.viewModel.body) {
+            check(node, against: model, within: Self.viewport)
+            // Rows go down the page.
+            let y = Self.frame(node).y
+            #expect(y >= previousY - 1e-9)
+            previousY = max(previousY, y)
+        }
+        let overlays = r.json["overlays"] as! [[String: Any]]
+        #expect(overlays.count == r.viewModel.overlays.count)
+        for (node, model) in zip(overlays, r.viewModel.overlays) { check(node, against: model, within: Self.viewport) }
+        if let header = r.viewModel.header {
+            let node = try #require(r.json["header"] as? [String: Any])
+            check(node, against: header, within: nil)
+            #expect(Self.frame(node).origin == .zero)
+        } else {
+            #expect(r.json["header"] is NSNull)
+        }
+        let content = r.json["contentSize"] as! [String: Double]
+        #expect(content["width"] == 375)
+        let lowest = body.map { Self.frame($0).maxY }.max() ?? 0
+        #expect(content["height"]! >= lowest)
+        // Only problems.json has problems.
+        #expect(r.issues.isEmpty == (name != "problems.json"))
+    }
+
+    /// The fallback example is laid out with the host's fallback components, whose sizes are known:
+    /// rows 375×72 with a subtitle (56 without), fullWidth + stackable; cards 120×150, compactWidth.
+    @Test func fallbackFramesComputedByHand() throws {
+        let r = try render("fallback.json")
+        let body = r.json["body"] as! [[String: Any]]
+        let frames = body.map(Self.frame)
+        #expect(Array(frames.prefix(6)) == [
+            Rect(x: 0, y: 0, width: 375, height: 72),     // stackable: no top margin
+            Rect(x: 15, y: 87, width: 120, height: 150),  // card below a row: 72 + 15
+            Rect(x: 0, y: 252, width: 375, height: 72),   // 237 + 15
+            Rect(x: 15, y: 339, width: 120, height: 150), // 324 + 15
+            Rect(x: 0, y: 504, width: 375, height: 72),   // 489 + 15
+            Rect(x: 0, y: 576, width: 375, height: 56),   // two stackables: no margin
+        ])
+        // The demo row below a stackable fallback row: 632 + 15, full width.
+        #expect(frames[6].origin == Point(x: 0, y: 647) && frames[6].width == 375)
+        #expect((r.json["contentSize"] as! [String: Double])["height"] == frames[6].maxY + 15)
+        #expect(body.map { $0["componentIdentifier"] as! String } == [
+            "nowhere:row", "nowhere:card", "demo:nope", "cdemo:nope", "default:row", "default:row", "demo:row"])
+    }
+
+    @Test func carouselChildrenAreNodesInsideTheirParent() throws {
+        let r = try render("carousel.json")
+        let albums = (r.json["body"] as! [[String: Any]])[1]
+        let children = albums["children"] as! [[String: Any]]
+        #expect(children.map { $0["id"] as! String } == ["album-1", "album-2", "album-3", "album-4"])
+        #expect(children.map { $0["indexPath"] as! [Int] } == [[1, 0], [1, 1], [1, 2], [1, 3]])
+        #expect((children[2]["source"] as? [String: String])?["namespace"] == "cdemo")
+        #expect(children[3]["source"] as? String == "fallback")
+        // Each child's size is its preferred size for the parent's frame as container: the C tile is
+        // min(120, (375 − 45) / 2) square.
+        #expect(Self.frame(children[2]).size == Size(width: 120, height: 120))
+    }
+
+    @Test func headerAndOverlayPlacement() throws {
+        let r = try render("home.json")
+        let header = r.json["header"] as! [String: Any]
+        let headerFrame = Self.frame(header)
+        #expect(headerFrame.origin == .zero && headerFrame.width == 375)
+        // The first body row starts below the header plus the default margin (the demo header is fullWidth,
+        // the banner fullWidth: 15).
+        let first = Self.frame((r.json["body"] as! [[String: Any]])[0])
+        #expect(first.y == headerFrame.height + 15)
+        // The overlay is centred in the viewport.
+        let overlay = Self.frame((r.json["overlays"] as! [[String: Any]])[0])
+        #expect(overlay.x + overlay.width / 2 == 375 / 2)
+        #expect(abs(overlay.y + overlay.height / 2 - 667 / 2) < 1e-9)
+    }
+}
