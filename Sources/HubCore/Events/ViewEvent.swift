@@ -1,0 +1,153 @@
+import Foundation
+
+/// Which component an event is aimed at.
+public enum EventTarget: Equatable, CustomStringConvertible {
+    /// A point in the viewport (hit-tested: overlays above the header above the body, children inside parents).
+    case point(Point)
+    /// A component by index path: `[body index, child index, …]`; `section` picks the header or an overlay
+    /// (`[overlay index, child…]`, or `[child…]` under the header).
+    case indexPath([Int], section: ComponentType = .body)
+
+    public var description: String {
+        switch self {
+        case .point(let p): return "point \(p)"
+        case .indexPath(let path, let section):
+            return (section == .body ? "" : "\(section) ") + "indexPath [\(path.map(String.init).joined(separator: ", "))]"
+        }
+    }
+}
+
+/// One event of a replay (one line of an event script).
+public enum ViewEvent: Equatable {
+    case highlight(EventTarget)
+    case unhighlight(EventTarget)
+    case tap(EventTarget)
+    /// Scroll the body so that content y `y` is at the top of the viewport.
+    case scroll(y: Double)
+    case resize(Size)
+    case advance(seconds: Double)
+    /// The component at the target performs an action (its action performer), trigger `component`.
+    case action(EventTarget, identifier: ComponentIdentifier, custom: JSONObject?)
+    /// The pending load of `uri` finishes: with the image from its source (`ok`), or failed.
+    case image(uri: String, ok: Bool)
+}
+
+/// A script line that cannot be replayed.
+public struct EventScriptError: Error, CustomStringConvertible, Equatable {
+    public var file: String
+    public var line: Int
+    public var reason: String
+    public init(file: String, line: Int, reason: String) { self.file = file; self.line = line; self.reason = reason }
+    public var description: String { "\(file):\(line): \(reason)" }
+}
+
+/// Reads event scripts: one JSON object a line; blank lines and lines starting with `//` or `#` are skipped.
+///
+///     {"event": "tap"|"highlight"|"unhighlight", "indexPath": [i, child…]}   or  "point": {"x", "y"}
+///     {"event": "scroll", "y": offset}
+///     {"event": "resize", "width": w, "height": h}
+///     {"event": "advance", "seconds": s}
+///     {"event": "action", "indexPath": [i…], "action": "namespace:name", "custom": {…}}
+///     {"event": "image", "uri": "…", "ok": true|false}
+///
+/// An optional `"section": "header"|"overlays"` aims an index path at the header or an overlay.
+public enum EventScript {
+    /// The lines of a script file with their 1-based numbers, comments and blank lines left out.
+    public static func lines(of text: String) -> [(number: Int, text: String)] {
+        var result: [(Int, String)] = []
+        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("//") || line.hasPrefix("#") { continue }
+            result.append((offset + 1, line))
+        }
+        return result
+    }
+
+    /// Parses one line. The error names the file, the line and what is wrong.
+    public static func parse(_ line: String, file: String, number lineNumber: Int) throws -> ViewEvent {
+        func fail(_ reason: String) -> EventScriptError { EventScriptError(file: file, line: lineNumber, reason: reason) }
+        let value: JSONValue
+        do { value = try JSONValue.parse(line) } catch { throw fail("not JSON: \(line.count > 60 ? String(line.prefix(60)) + "…" : line)") }
+        guard let object = value.objectValue else { throw fail("expected a JSON object, found \(value.typeDescription)") }
+        guard let kind = object["event"] else { throw fail("missing \"event\"") }
+        guard let name = kind.stringValue else { throw fail("\"event\": expected a string, found \(kind.typeDescription)") }
+
+        func number(_ key: String) throws -> Double {
+            guard let v = object[key] else { throw fail("\(name): missing \"\(key)\"") }
+            guard case .number(let n) = v, n.isFinite else { throw fail("\(name): \"\(key)\": expected a number, found \(v.typeDescription)") }
+            return n
+        }
+        func target() throws -> EventTarget {
+            var section = ComponentType.body
+            if let s = object["section"] {
+                switch s.stringValue {
+                case "body": section = .body
+                case "header": section = .header
+                case "overlays", "overlay": section = .overlay
+                default: throw fail("\(name): \"section\": expected \"body\", \"header\" or \"overlays\", found \(s.typeDescription)")
+                }
+            }
+            if let path = object["indexPath"] {
+                guard let items = path.arrayValue else { throw fail("\(name): \"indexPath\": expected an array of indexes, found \(path.typeDescription)") }
+                var indexes: [Int] = []
+                for (i, item) in items.enumerated() {
+                    guard case .number(let n) = item, n >= 0, n == n.rounded(), n < 1e9 else {
+                        throw fail("\(name): \"indexPath\"[\(i)]: expected a non-negative integer, found \(item.typeDescription)")
+                    }
+                    indexes.append(Int(n))
+                }
+                if indexes.isEmpty && section != .header { throw fail("\(name): \"indexPath\" is empty") }
+                return .indexPath(indexes, section: section)
+            }
+            if let point = object["point"] {
+                guard let p = point.objectValue else { throw fail("\(name): \"point\": expected {\"x\", \"y\"}, found \(point.typeDescription)") }
+                guard case .number(let x)? = p["x"], case .number(let y)? = p["y"], x.isFinite, y.isFinite else {
+                    throw fail("\(name): \"point\": expected numbers \"x\" and \"y\"")
+                }
+                return .point(Point(x: x, y: y))
+            }
+            if section == .header { return .indexPath([], section: .header) }
+            throw fail("\(name): needs \"indexPath\" or \"point\"")
+        }
+
+        switch name {
+        case "tap": return .tap(try target())
+        case "highlight": return .highlight(try target())
+        case "unhighlight": return .unhighlight(try target())
+        case "scroll":
+            return .scroll(y: try number("y"))
+        case "resize":
+            let w = try number("width"), h = try number("height")
+            guard w > 0, h > 0 else { throw fail("resize: \"width\" and \"height\" must be positive") }
+            return .resize(Size(width: w, height: h))
+        case "advance":
+            let s = try number("seconds")
+            guard s >= 0 else { throw fail("advance: \"seconds\" must not be negative") }
+            return .advance(seconds: s)
+        case "action":
+            let t = try target()
+            guard let a = object["action"] else { throw fail("action: missing \"action\"") }
+            guard let text = a.stringValue else { throw fail("action: \"action\": expected \"namespace:name\", found \(a.typeDescription)") }
+            guard let id = ComponentIdentifier(strict: text), !id.namespace.isEmpty, !id.name.isEmpty else {
+                throw fail("action: \"action\": expected \"namespace:name\", found \"\(text)\"")
+            }
+            var custom: JSONObject?
+            if let c = object["custom"] {
+                guard let o = c.objectValue else { throw fail("action: \"custom\": expected an object, found \(c.typeDescription)") }
+                custom = o
+            }
+            return .action(t, identifier: id, custom: custom)
+        case "image":
+            guard let u = object["uri"] else { throw fail("image: missing \"uri\"") }
+            guard let uri = u.stringValue, !uri.isEmpty else { throw fail("image: \"uri\": expected a string, found \(u.typeDescription)") }
+            var ok = true
+            if let o = object["ok"] {
+                guard let b = o.boolValue else { throw fail("image: \"ok\": expected true or false, found \(o.typeDescription)") }
+                ok = b
+            }
+            return .image(uri: uri, ok: ok)
+        default:
+            throw fail("unknown event \"\(name)\" (expected tap, highlight, unhighlight, scroll, resize, advance, action or image)")
+        }
+    }
+}

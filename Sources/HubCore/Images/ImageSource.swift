@@ -1,0 +1,115 @@
+import Foundation
+
+/// The bytes of a loaded image and its pixel size when the host could read it (PNG, GIF, JPEG headers).
+public struct ImageBytes: Equatable, Sendable {
+    public var bytes: [UInt8]
+    public var pixelSize: Size
+    public init(bytes: [UInt8], pixelSize: Size? = nil) {
+        self.bytes = bytes
+        self.pixelSize = pixelSize ?? ImageHeader.pixelSize(of: bytes) ?? .zero
+    }
+}
+
+public struct ImageLoadError: Error, Equatable, CustomStringConvertible {
+    public var uri: String
+    public var reason: String
+    public init(uri: String, reason: String) { self.uri = uri; self.reason = reason }
+    public var description: String { "\(uri): \(reason)" }
+}
+
+/// Where image bytes come from: files relative to the view file (plain paths and `file:` URIs), `data:` URIs,
+/// and loaders for other schemes (a plugin's image-loader service). Anything else fails with "no loader for
+/// scheme X". Synchronous; `ComponentImageLoader` decides when results are delivered.
+public final class ImageSource {
+    public typealias Loader = (String) -> Result<ImageBytes, ImageLoadError>
+    /// Relative paths resolve against it (the view file's folder).
+    public var baseDirectory: URL?
+    /// Loaders by lower-case scheme ("https").
+    public var schemeLoaders: [String: Loader] = [:]
+    /// Asked for any scheme without its own loader (a plugin's image-loader service); nil when there is none.
+    public var otherSchemes: Loader?
+    /// How many loads ran, by URI (tests check loads are shared).
+    public private(set) var loadCount: [String: Int] = [:]
+
+    public init(baseDirectory: URL? = nil) { self.baseDirectory = baseDirectory }
+
+    /// The scheme of `uri` (RFC 3986: a letter, then letters, digits, "+", "-", "."; then ":"), lower-cased;
+    /// nil for a plain path.
+    public static func scheme(of uri: String) -> String? {
+        guard let colon = uri.firstIndex(of: ":") else { return nil }
+        let scheme = uri[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        return scheme.lowercased()
+    }
+
+    public func load(_ uri: String) -> Result<ImageBytes, ImageLoadError> {
+        loadCount[uri, default: 0] += 1
+        switch Self.scheme(of: uri) {
+        case nil: return loadFile(path: uri, uri: uri)
+        case "file":
+            let path = uri.hasPrefix("file://") ? (URL(string: uri)?.path ?? String(uri.dropFirst(7))) : String(uri.dropFirst(5))
+            return loadFile(path: path, uri: uri)
+        case "data": return Self.decodeDataURI(uri)
+        case let scheme?:
+            if let loader = schemeLoaders[scheme] ?? otherSchemes { return loader(uri) }
+            return .failure(ImageLoadError(uri: uri, reason: "no loader for scheme '\(scheme)'"))
+        }
+    }
+
+    private func loadFile(path: String, uri: String) -> Result<ImageBytes, ImageLoadError> {
+        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
+            : (baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(path)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            return .failure(ImageLoadError(uri: uri, reason: "cannot read \(url.path) (missing or unreadable)"))
+        }
+        return .success(ImageBytes(bytes: Array(data)))
+    }
+
+    /// `data:[<type>][;base64],<data>`.
+    public static func decodeDataURI(_ uri: String) -> Result<ImageBytes, ImageLoadError> {
+        guard let comma = uri.firstIndex(of: ",") else {
+            return .failure(ImageLoadError(uri: String(uri.prefix(40)), reason: "malformed data: URI (no comma)"))
+        }
+        let header = uri[uri.index(uri.startIndex, offsetBy: 5)..<comma]
+        let payload = String(uri[uri.index(after: comma)...])
+        if header.hasSuffix(";base64") {
+            guard let data = Data(base64Encoded: payload, options: .ignoreUnknownCharacters) else {
+                return .failure(ImageLoadError(uri: String(uri.prefix(40)), reason: "malformed base64 in data: URI"))
+            }
+            return .success(ImageBytes(bytes: Array(data)))
+        }
+        guard let text = payload.removingPercentEncoding else {
+            return .failure(ImageLoadError(uri: String(uri.prefix(40)), reason: "malformed percent-encoding in data: URI"))
+        }
+        return .success(ImageBytes(bytes: Array(text.utf8)))
+    }
+}
+
+/// Pixel sizes from image headers, so components learn the size without decoding.
+public enum ImageHeader {
+    public static func pixelSize(of b: [UInt8]) -> Size? {
+        func be32(_ i: Int) -> Double { Double(UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])) }
+        func be16(_ i: Int) -> Double { Double(UInt16(b[i]) << 8 | UInt16(b[i + 1])) }
+        func le16(_ i: Int) -> Double { Double(UInt16(b[i + 1]) << 8 | UInt16(b[i])) }
+        // PNG: signature, then the IHDR chunk with width and height.
+        if b.count >= 24, b[0] == 0x89, b[1] == 0x50, b[2] == 0x4E, b[3] == 0x47 {
+            return Size(width: be32(16), height: be32(20))
+        }
+        // GIF87a / GIF89a: logical screen size.
+        if b.count >= 10, b[0] == 0x47, b[1] == 0x49, b[2] == 0x46 { return Size(width: le16(6), height: le16(8)) }
+        // JPEG: walk the segments to a start-of-frame marker.
+        if b.count >= 4, b[0] == 0xFF, b[1] == 0xD8 {
+            var i = 2
+            while i + 9 < b.count {
+                guard b[i] == 0xFF else { return nil }
+                let marker = b[i + 1]
+                if (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) {
+                    return Size(width: be16(i + 7), height: be16(i + 5))
+                }
+                i += 2 + Int(be16(i + 2))
+            }
+        }
+        return nil
+    }
+}
