@@ -18,6 +18,8 @@ struct HubHostCommand: ParsableCommand {
             Validate.self,
             Dev.self,
             Probe.self,
+            ListServices.self,
+            Call.self,
         ]
     )
 }

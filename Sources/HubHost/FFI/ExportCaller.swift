@@ -1,0 +1,45 @@
+import Foundation
+
+/// `hubhost call`: calls one function a plugin exports, for diagnosis. The plugin is loaded from a private copy
+/// (so the file itself can be rebuilt meanwhile), its `init` is not called, and it is closed afterwards.
+public enum ExportCaller {
+    public struct Failure: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// Parses `signature`, converts each word of `arguments` to its type, and calls `symbol` of `plugin`.
+    public static func call(plugin: URL, symbol: String, signature text: String, arguments: [String]) throws -> FFIValue {
+        let signature: FFISignature
+        do { signature = try FFISignature(text) } catch { throw Failure(message: "\(error)") }
+        guard arguments.count == signature.arguments.count else {
+            throw Failure(message: "\(symbol)\(signature) takes \(signature.arguments.count) argument(s), got \(arguments.count)")
+        }
+        var values: [FFIValue] = []
+        for (index, (word, type)) in zip(arguments, signature.arguments).enumerated() {
+            do { values.append(try FFIValue.from(argument: word, as: type)) } catch {
+                throw Failure(message: "argument \(index + 1) of \(symbol) \(error)")
+            }
+        }
+        guard FileManager.default.fileExists(atPath: plugin.path) else {
+            throw Failure(message: "\(plugin.path): no such file")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-call-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent(plugin.lastPathComponent)
+        try FileManager.default.copyItem(at: plugin, to: copy)
+        guard let handle = dlopen(copy.path, RTLD_NOW | RTLD_LOCAL) else {
+            throw Failure(message: "\(plugin.path): dlopen failed: \(dlerror().map { String(cString: $0) } ?? "unknown error")")
+        }
+        defer { dlclose(handle) }
+        guard let function = dlsym(handle, symbol) else {
+            throw Failure(message: "\(plugin.path): symbol \(symbol) not found (plugins linked with the version script export only hub_plugin_entry)")
+        }
+        do {
+            return try FFICall(function: UnsafeRawPointer(function), signature: signature).call(values: values)
+        } catch {
+            throw Failure(message: "\(symbol): \(error)")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import HubHost
+
+/// `hubhost call PLUGIN SYMBOL --signature SIG ARGS…`: calls a plugin export through libffi.
+struct Call: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "call",
+        abstract: "Call a C function a plugin exports (through libffi) and print its result.",
+        discussion: """
+            The plugin is loaded from a private copy without calling its init. SIG is "(types)->type" with types \
+            i8 u8 i16 u16 i32 u32 i64 u64 f32 f64 str ptr, and void as a return type, e.g. "(str,i32)->ptr". \
+            Integers may be decimal or 0x-hex, ptr arguments an address or NULL. A str result is printed as a \
+            quoted string, a ptr as an address.
+
+            Exit codes: 0 called; 1 the call was refused (bad signature, missing file or symbol, wrong argument \
+            count or type); 64 usage error.
+            """
+    )
+
+    @Argument(help: "The plugin file (.so).") var plugin: String
+    @Argument(help: "The exported function.") var symbol: String
+    @Option(name: .customLong("signature"), help: ArgumentHelp("The function's signature.", valueName: "sig"))
+    var signature: String
+    @Argument(parsing: .allUnrecognized, help: "The arguments, one word each (negative numbers allowed).")
+    var arguments: [String] = []
+
+    func run() throws {
+        do {
+            let result = try ExportCaller.call(plugin: URL(fileURLWithPath: plugin), symbol: symbol,
+                                               signature: signature, arguments: arguments)
+            print(result.description)
+        } catch {
+            Diagnostics.print("hubhost call: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import HubCore
+import HubHost
+import HubInjection
+
+/// `hubhost list-services`: every service and binding, its owner, scope and live instances.
+struct ListServices: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list-services",
+        abstract: "List every service and injector binding with its owner, scope, version and live instances.",
+        discussion: """
+            Loads the plugins and the module files (*.modules.json) beside them. One row per key: key (id or \
+            id:name), version, owner, scope, live instances (acquisitions held for C services, instances alive \
+            for bindings). --unload PLUGIN (a file name or plugin id, repeatable) unloads plugins first and \
+            reports what is still alive after its owner was revoked. --json prints {"services": [{"key", "id", \
+            "name", "version", "owner", "scope", "live"}], "survivors": [{"key", "owner", "what"}], "problems": \
+            [...]} with sorted keys.
+
+            Exit codes: 0 listed; 1 a plugin or module file had problems (they are listed too); 3 instances \
+            are alive after their owner was revoked; 64 usage error.
+            """
+    )
+
+    @OptionGroup var plugins: PluginOptions
+
+    @Option(name: .customLong("unload"), help: ArgumentHelp("Unload this plugin (file name or id) before listing.",
+                                                            valueName: "plugin"))
+    var unload: [String] = []
+
+    @Flag(name: .customLong("json"), help: "Print JSON for scripts instead of a table.")
+    var json = false
+
+    func run() throws {
+        let host = plugins.makeHost()
+        var problems = host.services.loadModuleFiles(in: plugins.folders).map(\.description)
+        problems += host.plugins.compactMap(\.reason)
+        for name in unload {
+            guard let record = host.loadedPlugins.first(where: { $0.file.lastPathComponent == name || $0.id == name }) else {
+                Diagnostics.print("hubhost list-services: no loaded plugin \(name) to unload")
+                throw ExitCode(64)
+            }
+            host.unload(record)
+        }
+        let registrations = host.services.registrations
+        let survivors = host.services.survivors
+        if json {
+            let object: [String: Any] = [
+                "services": registrations.map { r -> [String: Any] in
+                    ["key": r.key.description, "id": r.key.id, "name": r.key.name ?? NSNull(), "version": r.version,
+                     "owner": r.owner.description, "scope": r.scope, "live": r.liveInstances]
+                },
+                "survivors": survivors.map { ["key": $0.key.description, "owner": $0.owner.description, "what": $0.what] },
+                "problems": problems,
+            ]
+            let data = try JSONSerialization.data(withJSONObject: object,
+                                                  options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print(Self.table(registrations), terminator: "")
+            print(survivors.isEmpty ? "alive after revocation: none"
+                                    : "alive after revocation:\n" + survivors.map { "  \($0)" }.joined(separator: "\n"))
+        }
+        plugins.reportProblems(of: host)
+        for problem in problems where !host.plugins.contains(where: { $0.reason == problem }) {
+            Diagnostics.print("hubhost: \(problem)")
+        }
+        if !problems.isEmpty { throw ExitCode(1) }
+        if !survivors.isEmpty { throw ExitCode(3) }
+    }
+
+    static func table(_ registrations: [RegistrationInfo]) -> String {
+        var rows: [[String]] = [["KEY", "VERSION", "OWNER", "SCOPE", "LIVE"]]
+        for r in registrations {
+            rows.append([r.key.description, r.version == 0 ? "-" : "\(r.version)", r.owner.description, r.scope,
+                         "\(r.liveInstances)"])
+        }
+        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { i, cell in
+                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+}
