@@ -15,6 +15,7 @@ struct HubHostCommand: ParsableCommand {
         subcommands: [
             ListNamespaces.self,
             Render.self,
+            Events.self,
             Validate.self,
             Dev.self,
             Probe.self,

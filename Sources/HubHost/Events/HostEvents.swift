@@ -1,0 +1,56 @@
+import CHubPlugin
+import Foundation
+import HubCore
+import HubInjection
+
+/// The host scheduler behind `hub_host.schedule` is the event clock: Hub's highlight and deselect delays and
+/// plugin timers (asynchronous actions) share one time line, advanced by event scripts and tests.
+extension HostScheduler: EventClock {
+    @discardableResult
+    public func schedule(after seconds: Double, _ fire: @escaping () -> Void) -> Int {
+        schedule(after: seconds, owner: .host, fire)
+    }
+}
+
+extension PluginHost {
+    /// An event engine for `viewModel` over this host's plugins: components from the registry, actions from
+    /// the action factories and handlers plugins registered, the default selection action opening URIs through
+    /// the URI-opener service (the host's records them in `services.openedURIs`), images from files relative to
+    /// `viewFile` and `data:` URIs, other schemes through a plugin's image-loader service if one is loaded.
+    /// Call `load()` (or apply an event) to render it.
+    public func makeEventEngine(viewModel: ViewModel, viewport: Size, viewFile: URL? = nil,
+                                layoutManager: LayoutManager = DefaultLayoutManager(),
+                                imageDelivery: ComponentImageLoader.Delivery = .endOfEvent) -> EventEngine {
+        let pipeline = RenderPipeline(registry: registry, layoutManager: layoutManager)
+        let actions = ActionRegistry(
+            factories: actionFactories,
+            handlers: { [weak self] in self?.actionHandlers.map(\.handler) ?? [] },
+            uriOpener: { [weak self] uri in
+                guard let self, case .success(let opened) = self.services.openURI(uri) else { return false }
+                return opened
+            })
+        let source = ImageSource(baseDirectory: viewFile?.deletingLastPathComponent())
+        source.otherSchemes = { [weak self] uri in self?.loadImageThroughPlugin(uri) ?? Self.noLoader(uri) }
+        let engine = EventEngine(pipeline: pipeline, viewModel: viewModel, viewport: viewport, clock: scheduler,
+                                 actions: actions, imageSource: source, imageDelivery: imageDelivery)
+        engine.viewURI = viewFile.map { $0.standardizedFileURL.absoluteString }
+        return engine
+    }
+
+    /// Loads through the image-loader service when a plugin provides it (the host's own provider only reads
+    /// files, which `ImageSource` already does).
+    func loadImageThroughPlugin(_ uri: String) -> Result<ImageBytes, ImageLoadError> {
+        guard let provider = services.registry.provider(of: ServiceKey(id: HUB_SERVICE_IMAGE_LOADER)),
+              provider.owner != .host else { return Self.noLoader(uri) }
+        switch services.loadImage(uri) {
+        case .success(let image):
+            return .success(ImageBytes(bytes: image.bytes, pixelSize: image.size == .zero ? nil : image.size))
+        case .failure(let error):
+            return .failure(ImageLoadError(uri: uri, reason: "\(error) (image loader of \(provider.owner))"))
+        }
+    }
+
+    static func noLoader(_ uri: String) -> Result<ImageBytes, ImageLoadError> {
+        .failure(ImageLoadError(uri: uri, reason: "no loader for scheme '\(ImageSource.scheme(of: uri) ?? "")'"))
+    }
+}

@@ -1,0 +1,167 @@
+import ArgumentParser
+import Foundation
+import HubCore
+import HubHost
+import HubRender
+
+/// `hubhost events VIEW.json SCRIPT.jsonl`: replay an event script against a view and trace what happens.
+struct Events: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Replay an event script (taps, highlights, scrolls, resizes, time, actions, images) against a view and trace every call into a plugin.",
+        discussion: """
+            The script has one JSON object a line (blank lines and lines starting with # or // are skipped):
+              {"event": "tap"|"highlight"|"unhighlight", "indexPath": [i, child…]}  or  "point": {"x": X, "y": Y}
+              {"event": "scroll", "y": OFFSET}
+              {"event": "resize", "width": W, "height": H}
+              {"event": "advance", "seconds": S}
+              {"event": "action", "indexPath": [i…], "action": "namespace:name", "custom": {…}}
+              {"event": "image", "uri": URI, "ok": true|false}
+            An optional "section": "header"|"overlays" aims an index path at the header or an overlay. Points are \
+            in viewport coordinates (overlays above the header above the body; children inside their parents).
+
+            Time only passes with "advance" (Hub's 0.2 s highlight and deselect delays, plugin timers). Images \
+            load at the end of the event that needs them, or after --image-latency seconds, or, with \
+            --manual-images, only when an "image" event says how the load ended.
+
+            The trace (stdout) has one line per event, then indented lines for every call into a component \
+            (plugin or fallback), selection state, appearance, action with its outcome, opened URI and image. \
+            --json prints JSON lines instead. --format renders the final state (to -o FILE, else after the trace).
+
+            Exit codes: 0 replayed; 1 replayed, but some events could not apply (a target off screen, …) or bad \
+            lines were skipped (--keep-going); 2 stopped at a bad script line, or the view or script cannot be \
+            read; 64 usage error.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The view model (Hub JSON).", valueName: "view.json"))
+    var view: String
+
+    @Argument(help: ArgumentHelp("The event script (JSON lines).", valueName: "script.jsonl"))
+    var script: String
+
+    @OptionGroup var plugins: PluginOptions
+
+    @Option(help: "Viewport width in points.")
+    var width: Double = 375
+
+    @Option(help: "Viewport height in points.")
+    var height: Double = 667
+
+    @Flag(help: "Print the trace as JSON lines.")
+    var json = false
+
+    @Option(help: "Also render the final state: json, svg, html or text.")
+    var format: Render.Format?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the final rendering (--format) to this file.", valueName: "file"))
+    var output: String?
+
+    @Flag(name: .customLong("keep-going"), help: "Skip bad script lines (reported) instead of stopping at the first.")
+    var keepGoing = false
+
+    @Flag(name: .customLong("manual-images"), help: "Image loads finish only when an \"image\" event says so.")
+    var manualImages = false
+
+    @Option(name: .customLong("image-latency"), help: ArgumentHelp("Seconds (on the event clock) an image load takes; 0: at the end of the event.", valueName: "seconds"))
+    var imageLatency: Double = 0
+
+    @Flag(name: .customLong("no-calls"), help: "Leave calls into components out of the trace.")
+    var noCalls = false
+
+    @Option(help: "The margin of the host's default layout manager.")
+    var margin: Double = 15
+
+    func validate() throws {
+        guard width > 0, height > 0, width.isFinite, height.isFinite else { throw ValidationError("--width and --height must be positive") }
+        guard imageLatency >= 0, imageLatency.isFinite else { throw ValidationError("--image-latency must be a non-negative number") }
+        if output != nil && format == nil { throw ValidationError("-o needs --format") }
+    }
+
+    func run() throws {
+        let viewURL = URL(fileURLWithPath: view)
+        let data: Data
+        do { data = try Data(contentsOf: viewURL) } catch {
+            Diagnostics.print("\(view): cannot read: \(error.localizedDescription)")
+            throw ExitCode(2)
+        }
+        let decoded: DecodeResult
+        do { decoded = try ViewModelDecoder(file: view).decode(data) } catch let failure as DecodeFailure {
+            Diagnostics.print(failure.description)
+            throw ExitCode(2)
+        }
+        for issue in decoded.issues { Diagnostics.print(issue.description) }
+        let scriptText: String
+        do { scriptText = try String(contentsOfFile: script, encoding: .utf8) } catch {
+            Diagnostics.print("\(script): cannot read: \(error.localizedDescription)")
+            throw ExitCode(2)
+        }
+
+        let host = plugins.makeHost()
+        plugins.reportProblems(of: host)
+
+        let out = FileHandle.standardOutput
+        let trace = EventTrace { [json, noCalls] record in
+            if noCalls && record.kind == .call { return }
+            out.write(Data(((json ? record.jsonLine : record.description) + "\n").utf8))
+        }
+        trace.keepRecords = false
+        if !noCalls { host.registry.componentDecorator = ComponentTracer(trace: trace).decorate }
+
+        let delivery: ComponentImageLoader.Delivery = manualImages ? .manual : imageLatency > 0 ? .after(seconds: imageLatency) : .endOfEvent
+        let engine = host.makeEventEngine(viewModel: decoded.viewModel, viewport: Size(width: width, height: height),
+                                          viewFile: viewURL, layoutManager: DefaultLayoutManager(margin: margin),
+                                          imageDelivery: delivery)
+        engine.trace = trace
+        trace.add(.note, "load \(view) (\(decoded.viewModel.body.count) body components) at \(Size(width: width, height: height))")
+        engine.load()
+
+        var skipped = 0
+        var stoppedAt: EventScriptError?
+        for (number, line) in EventScript.lines(of: scriptText) {
+            let event: ViewEvent
+            do { event = try EventScript.parse(line, file: script, number: number) } catch let error as EventScriptError {
+                Diagnostics.print("hubhost: \(error)")
+                trace.step = number
+                trace.add(.error, "bad script line: \(error.reason)", [("line", .number(Double(number)))])
+                if keepGoing { skipped += 1; continue }
+                stoppedAt = error
+                break
+            }
+            engine.apply(event, step: number)
+        }
+
+        if let format {
+            let naming = SourceNaming { owner in host.plugins.first { $0.owner == owner }?.id ?? SourceNaming.idBeforeVersion(owner) }
+            let tree = engine.renderTree()
+            let images = ImageResolver(baseDirectory: viewURL.deletingLastPathComponent())
+            let text: String
+            switch format {
+            case .json: text = JSONRenderer(naming: naming).render(tree)
+            case .svg: text = SVGRenderer(images: images).render(tree)
+            case .html: text = HTMLRenderer(svg: SVGRenderer(images: images), naming: naming).render(tree)
+            case .text: text = TextRenderer(naming: naming).render(tree)
+            }
+            if let output {
+                do { try Data(text.utf8).write(to: URL(fileURLWithPath: output)) } catch {
+                    Diagnostics.print("hubhost: cannot write \(output): \(error.localizedDescription)")
+                    throw ExitCode(2)
+                }
+            } else {
+                out.write(Data(text.utf8))
+            }
+        }
+        host.registry.componentDecorator = nil
+        engine.pipeline.tearDown()
+
+        if let stoppedAt {
+            Diagnostics.print("hubhost: replay stopped at \(stoppedAt.file):\(stoppedAt.line) (use --keep-going to skip bad lines)")
+            throw ExitCode(2)
+        }
+        if skipped > 0 || !engine.problems.isEmpty {
+            for problem in engine.problems { Diagnostics.print("hubhost: \(script): \(problem)") }
+            if skipped > 0 { Diagnostics.print("hubhost: \(script): skipped \(skipped) bad line(s)") }
+            throw ExitCode(1)
+        }
+    }
+}
