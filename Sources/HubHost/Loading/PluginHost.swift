@@ -54,6 +54,11 @@ public final class PluginHost {
         actionFactories.didRemove.append { entry in (entry.value as? PluginActionFactory)?.retire() }
     }
 
+    /// A host going away unloads its plugins, so no plugin keeps a host table that points at freed records.
+    deinit {
+        for record in plugins.reversed() where record.isLoaded { unload(record) }
+    }
+
     /// The records that are loaded (active or pinned).
     public var loadedPlugins: [PluginRecord] { plugins.filter(\.isLoaded) }
 
@@ -115,7 +120,7 @@ public final class PluginHost {
         let copy: URL
         do {
             copy = try LoadedImagePaths.reserve { inUse in
-                try copies.copy(record.file, contentHash: image.contentHash, size: image.size, avoiding: inUse)
+                try copies.copy(record.file, contents: image.contents, contentHash: image.contentHash, avoiding: inUse)
             }
         } catch { throw LoadFailure(reason: "\(name): cannot make a private copy: \(error.localizedDescription)") }
         record.privateCopy = copy
@@ -144,6 +149,7 @@ public final class PluginHost {
         record.version = String(cString: d.version)
         record.pluginDescription = d.description.map { String(cString: $0) }
         record.abi = "\(d.abi.major).\(d.abi.minor)"
+        record.logger[metadataKey: "plugin"] = "\(record.id!)"
         loadCounter += 1
         record.owner = Owner(id: "\(record.id!)@\(record.version!)#\(loadCounter)",
                              displayName: "\(record.id!) \(record.version!) (\(name))")

@@ -82,7 +82,8 @@ public final class PluginRecord {
     var componentFactories: [String: PluginComponentFactory] = [:]
     /// Live components made by its factories, weakly held (the render pipeline owns them).
     private var liveComponents: [ObjectIdentifier: WeakComponent] = [:]
-    let logger: Logger
+    /// The host logger with `plugin: <id>` metadata once the id is known; plugin `log` calls go here.
+    var logger: Logger
 
     init(file: URL, owner: Owner, logger: Logger) {
         self.file = file

@@ -13,10 +13,11 @@ struct PrivateCopies {
         return base.appendingPathComponent("hubhost/images")
     }
 
-    /// A copy of `file` at `<name>-<hash prefix>[-<n>].so`. An existing copy of the right size is reused unless
+    /// A copy of `contents` (the validated bytes of `file`) at `<name>-<hash prefix>[-<n>].so`. An existing copy of the right size is reused unless
     /// `avoiding` lists its path (a copy still mapped, e.g. a pinned Swift image: loading that path again would
     /// return the old image). Written to a temporary name, then renamed, so no reader ever sees a partial file.
-    func copy(_ file: URL, contentHash: String, size: Int, avoiding inUse: Set<String>) throws -> URL {
+    func copy(_ file: URL, contents: Data, contentHash: String, avoiding inUse: Set<String>) throws -> URL {
+        let size = contents.count
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let stem = file.deletingPathExtension().lastPathComponent
         let prefix = String(contentHash.prefix(16))
@@ -33,8 +34,10 @@ struct PrivateCopies {
         }
         let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(getpid()).tmp")
         try? FileManager.default.removeItem(at: temporary)
-        // Copy the content, not a symbolic link to it (a link would map the watched file after all).
-        try FileManager.default.copyItem(at: file.resolvingSymlinksInPath(), to: temporary)
+        guard FileManager.default.createFile(atPath: temporary.path, contents: contents,
+                                             attributes: [.posixPermissions: 0o755]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot write \(temporary.path)"])
+        }
         guard rename(temporary.path, target.path) == 0 else {
             let why = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)

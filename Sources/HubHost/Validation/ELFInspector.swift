@@ -8,6 +8,9 @@ public struct PluginImageInfo: Sendable {
     /// The image carries Swift metadata sections (`swift5_*`): the Swift runtime registers them for good when
     /// the image loads, so it must be loaded `RTLD_NODELETE` and never unmapped.
     public let isSwiftImage: Bool
+    /// The bytes that were checked and hashed: the private copy is written from these, so what is loaded is
+    /// exactly what was validated even if the file changes meanwhile.
+    let contents: Data
 }
 
 /// Checks that a file is a shared object this host could load, by parsing its ELF header, section headers and
@@ -60,7 +63,7 @@ public enum ELFInspector {
                 throw Rejection(reason: "no entry point [\(entrySymbol)] in [\(name)] (not exported in .dynsym)")
             }
             return PluginImageInfo(contentHash: SHA256.hexDigest(bytes), size: bytes.count,
-                                   isSwiftImage: sections.hasSwiftMetadata)
+                                   isSwiftImage: sections.hasSwiftMetadata, contents: data)
         }
     }
 

@@ -47,7 +47,7 @@ struct PluginOptions: ParsableArguments {
             Diagnostics.print("hubhost: plugin folder \(folder.path) does not exist")
         }
         for record in host.plugins {
-            if let reason = record.reason { Diagnostics.print("hubhost: rejected \(reason)") }
+            if let reason = record.reason { Diagnostics.print("hubhost: rejected \(reason)"); continue }
             for warning in record.warnings { Diagnostics.print("hubhost: \(record.file.lastPathComponent): \(warning)") }
         }
     }
