@@ -29,6 +29,8 @@ public struct ModuleFile: Sendable {
 
     public let url: URL
     public let bindings: [Binding]
+    /// Bindings that were refused, with the reason; the rest of the file is still usable.
+    public let problems: [Failure]
 
     /// An error naming the module file and, when it is about one, the binding.
     public struct Failure: Error, Equatable, CustomStringConvertible {
@@ -59,43 +61,59 @@ public struct ModuleFile: Sendable {
             throw fail("expected an object with a \"bindings\" array, found \(root.typeDescription)")
         }
         var bindings: [Binding] = []
+        var problems: [Failure] = []
         var seen = Set<ServiceKey>()
+        // A bad binding is reported and skipped; the others still bind.
         for (index, item) in list.enumerated() {
             let path = "bindings[\(index)]"
-            guard let object = item.objectValue else { throw fail("\(path) must be an object, found \(item.typeDescription)") }
-            func string(_ field: String) throws -> String {
-                guard let value = object[field]?.stringValue, !value.isEmpty else {
-                    throw fail("\(path).\(field) must be a non-empty string", object["key"]?.stringValue.map { "'\($0)' (\(path))" })
+            do {
+                let binding = try Self.binding(item, path: path, file: file)
+                guard seen.insert(binding.key).inserted else {
+                    throw fail("the key is bound twice in this file", binding.label)
                 }
-                return value
+                bindings.append(binding)
+            } catch let failure as Failure {
+                problems.append(failure)
             }
-            let key = ServiceKey(id: try string("key"), name: object["name"]?.stringValue)
-            let label = "'\(key)' (\(path))"
-            guard seen.insert(key).inserted else { throw fail("the key is bound twice in this file", label) }
-            let signature: FFISignature
-            do { signature = try FFISignature(try string("signature")) } catch let error as FFISignature.ParseError {
-                throw fail("\(error)", label)
-            }
-            let defaults = object["defaults"]?.arrayValue ?? []
-            if let raw = object["defaults"], raw.arrayValue == nil {
-                throw fail("\(path).defaults must be an array, found \(raw.typeDescription)", label)
-            }
-            guard defaults.count <= signature.arguments.count else {
-                throw fail("\(defaults.count) defaults for \(signature.arguments.count) argument(s) of \(signature)", label)
-            }
-            for (position, value) in defaults.enumerated() {
-                do { _ = try FFIValue.from(json: value, as: signature.arguments[position]) } catch {
-                    throw fail("default \(position + 1) \(error)", label)
-                }
-            }
-            let scopeText = object["scope"]?.stringValue ?? "normal"
-            guard let scope = Scope(rawValue: scopeText) else {
-                throw fail("\(path).scope must be \"normal\" or \"singleton\", found \"\(scopeText)\"", label)
-            }
-            bindings.append(Binding(key: key, plugin: try string("plugin"), symbol: try string("symbol"),
-                                    signature: signature, defaults: defaults, scope: scope, path: path))
         }
+        self.problems = problems
         self.bindings = bindings
+    }
+
+    /// Reads one entry of the "bindings" array.
+    private static func binding(_ item: JSONValue, path: String, file: String) throws -> Binding {
+        func fail(_ reason: String, _ binding: String? = nil) -> Failure { Failure(file: file, binding: binding, reason: reason) }
+        guard let object = item.objectValue else { throw fail("\(path) must be an object, found \(item.typeDescription)") }
+        func string(_ field: String) throws -> String {
+            guard let value = object[field]?.stringValue, !value.isEmpty else {
+                throw fail("\(path).\(field) must be a non-empty string", object["key"]?.stringValue.map { "'\($0)' (\(path))" })
+            }
+            return value
+        }
+        let key = ServiceKey(id: try string("key"), name: object["name"]?.stringValue)
+        let label = "'\(key)' (\(path))"
+        let signature: FFISignature
+        do { signature = try FFISignature(try string("signature")) } catch let error as FFISignature.ParseError {
+            throw fail("\(error)", label)
+        }
+        if let raw = object["defaults"], raw.arrayValue == nil {
+            throw fail("\(path).defaults must be an array, found \(raw.typeDescription)", label)
+        }
+        let defaults = object["defaults"]?.arrayValue ?? []
+        guard defaults.count <= signature.arguments.count else {
+            throw fail("\(defaults.count) defaults for \(signature.arguments.count) argument(s) of \(signature)", label)
+        }
+        for (position, value) in defaults.enumerated() {
+            do { _ = try FFIValue.from(json: value, as: signature.arguments[position]) } catch {
+                throw fail("default \(position + 1) \(error)", label)
+            }
+        }
+        let scopeText = object["scope"]?.stringValue ?? "normal"
+        guard let scope = Scope(rawValue: scopeText) else {
+            throw fail("\(path).scope must be \"normal\" or \"singleton\", found \"\(scopeText)\"", label)
+        }
+        return Binding(key: key, plugin: try string("plugin"), symbol: try string("symbol"), signature: signature,
+                       defaults: defaults, scope: scope, path: path)
     }
 
     /// The module files in `folders` (sorted by name).

@@ -101,7 +101,10 @@ public final class HostServices {
     public func loadModuleFiles(in folders: [URL]) -> [ModuleFile.Failure] {
         var problems: [ModuleFile.Failure] = []
         for url in ModuleFile.files(in: folders) {
-            do { problems += apply(try ModuleFile(contentsOf: url)) } catch let failure as ModuleFile.Failure {
+            do {
+                let file = try ModuleFile(contentsOf: url)
+                problems += file.problems + apply(file)
+            } catch let failure as ModuleFile.Failure {
                 problems.append(failure)
             } catch {
                 problems.append(ModuleFile.Failure(file: url.path, binding: nil, reason: "\(error)"))
