@@ -97,6 +97,8 @@ let package = Package(
         .testTarget(name: "HubCLITests", dependencies: [], path: "Tests/HubCLITests"),
         .testTarget(name: "HubDevTests", dependencies: ["HubHost", "HubCore", "HubPreview"],
                     path: "Tests/HubDevTests", exclude: ["Fixtures"]),
+        .testTarget(name: "HubEventsTests", dependencies: ["HubCore", "HubHost", "HubRender"],
+                    path: "Tests/HubEventsTests", exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v5]
 )
