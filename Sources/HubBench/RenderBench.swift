@@ -1,2 +1,283 @@
-// The Render benchmark section; its owner replaces this file.
-enum RenderBench { static func run() throws { print("(not written yet)") } }
+import Foundation
+import HubCore
+import HubHost
+import HubRender
+import Logging
+
+/// The render section: the full pipeline (decode, resolve, configure, size, lay out, emit JSON) over views of
+/// 10k and 100k components, with the components of the C demo plugin (`libHubDemoC.so`, dlopened through the
+/// plugin host) against Swift twins of the same components registered in-process, in one run, interleaved.
+/// Also: the ratio to a loop that only computes the frames, and the peak memory per component model at 100k
+/// (measured in a child process, so earlier sections do not count).
+enum RenderBench {
+    static let memoryChildVariable = "HUBBENCH_RENDER_MEMORY"
+    static let viewport = Size(width: 375, height: 667)
+
+    static func run() throws {
+        if let count = ProcessInfo.processInfo.environment[memoryChildVariable].flatMap(Int.init) {
+            try memoryChild(count: count)
+            exit(0)
+        }
+        let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let cPlugin = binDirectory.appendingPathComponent("libHubDemoC.so")
+        guard FileManager.default.fileExists(atPath: cPlugin.path) else {
+            print("render: skipped: \(cPlugin.path) is missing (build the HubDemoC product in the same configuration)")
+            return
+        }
+        let host = try loadCPlugin(cPlugin)
+        let swiftRegistry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
+        try swiftRegistry.register(SwiftTwinFactory(), forNamespace: "cdemo", owner: Owner(id: "bench.swift-twins"))
+
+        print("(one-shot render as `hubhost render --format json` does it: body instances reused as they are drawn, JSON streamed)")
+        for (count, repetitions) in [(10_000, 7), (100_000, 3)] {
+            let json = makeView(count: count)
+            // Warm up both and check they agree, so the comparison is of equal work.
+            let cOutput = try pipeline(json, registry: host.registry)
+            let swiftOutput = try pipeline(json, registry: swiftRegistry)
+            guard sameFrames(cOutput, swiftOutput) else {
+                print("render: the C components and their Swift twins lay out differently; the comparison would be unfair")
+                return
+            }
+            var cTimes: [Double] = [], swiftTimes: [Double] = [], frameTimes: [Double] = []
+            let items = layoutItems(json, registry: swiftRegistry)
+            for _ in 0..<repetitions {
+                cTimes.append(try time { _ = try pipeline(json, registry: host.registry) })
+                swiftTimes.append(try time { _ = try pipeline(json, registry: swiftRegistry) })
+                frameTimes.append(time {
+                    _ = CollectionLayout.compute(items: items, width: viewport.width, header: nil,
+                                                 layoutManager: DefaultLayoutManager())
+                })
+            }
+            let c = Measure.medianOf(cTimes), swift = Measure.medianOf(swiftTimes), frames = Measure.medianOf(frameTimes)
+            print("render \(count / 1000)k components (median of \(repetitions)):")
+            print("  full pipeline, C plugin components:     \(Measure.ms(c))  (\(String(format: "%.2f", c / Double(count) * 1e6)) µs/component)")
+            print("  full pipeline, in-process Swift twins:  \(Measure.ms(swift))")
+            print("  frames only (collection layout loop):   \(Measure.ms(frames))")
+            print("  ratio C / Swift:        \(Measure.ratio(c, swift))  (goal ≤ 1.15×)")
+            print("  ratio C / frames only:  \(Measure.ratio(c, frames));  Swift / frames only: \(Measure.ratio(swift, frames))")
+        }
+        try measureMemoryInChild(count: 100_000)
+    }
+
+    // MARK: The pipeline under test
+
+    struct Output { var tree: RenderTree; var jsonBytes: Int; var jsonHash: Int }
+
+    /// decode → resolve → configure → size → lay out → emit JSON (streamed to a sink that only counts and
+    /// hashes, standing in for the output file).
+    static func pipeline(_ json: [UInt8], registry: ComponentRegistry, retain: Bool = false) throws -> Output {
+        let decoded = try ViewModelDecoder(file: "bench.json").decode(bytes: json)
+        let pipeline = RenderPipeline(registry: registry)
+        pipeline.options = RenderPipeline.Options(retainBodyInstances: retain, keepDisplayLists: false)
+        let tree = pipeline.render(decoded.viewModel, viewport: viewport)
+        var bytes = 0
+        var hasher = Hasher()
+        JSONRenderer(pretty: false).render(tree) { chunk in bytes += chunk.utf8.count; hasher.combine(chunk) }
+        pipeline.tearDown()
+        return Output(tree: tree, jsonBytes: bytes, jsonHash: hasher.finalize())
+    }
+
+    /// The same JSON apart from the plugin id in "source".
+    static func sameFrames(_ a: Output, _ b: Output) -> Bool {
+        a.tree.body.count == b.tree.body.count && a.tree.contentSize == b.tree.contentSize
+            && zip(a.tree.body, b.tree.body).allSatisfy { $0.frame == $1.frame }
+    }
+
+    /// The layout input the pipeline computes, for the frames-only baseline.
+    static func layoutItems(_ json: [UInt8], registry: ComponentRegistry) -> [LayoutItem] {
+        let viewModel = (try? ViewModelDecoder().decode(bytes: json))!.viewModel
+        let sizing = SizingCache(registry: registry)
+        return viewModel.body.map {
+            LayoutItem(traits: sizing.traits(for: $0), preferredSize: sizing.preferredSize(for: $0, containerSize: viewport))
+        }
+    }
+
+    static func time(_ body: () throws -> Void) rethrows -> Double {
+        let start = Measure.now()
+        try body()
+        return Measure.now() - start
+    }
+
+    static func loadCPlugin(_ file: URL) throws -> PluginHost {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("hubbench-render-\(getpid())")
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        let host = PluginHost(cacheDirectory: cache, logger: logger)
+        let record = host.load(file: file)
+        if let reason = record.reason { throw BenchError("cannot load \(file.lastPathComponent): \(reason)") }
+        return host
+    }
+
+    struct BenchError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// A view of `count` body components cycling through the C plugin's banner, badge and tile.
+    static func makeView(count: Int) -> [UInt8] {
+        var out = "{\"id\":\"bench\",\"title\":\"\(count) components\",\"body\":["
+        let names = ["banner", "badge", "tile", "badge"]
+        let colors = ["#1DB954", "#007AFF", "#FF9500", "#AF52DE"]
+        for i in 0..<count {
+            if i > 0 { out += "," }
+            out += "{\"id\":\"c\(i)\",\"component\":{\"id\":\"cdemo:\(names[i % names.count])\"},\"text\":{\"title\":\"Item \(i)\"}"
+            if i % 3 == 0 { out += ",\"custom\":{\"color\":\"\(colors[i % colors.count])\"}" }
+            out += "}"
+        }
+        out += "]}"
+        return Array(out.utf8)
+    }
+
+    // MARK: Memory
+
+    /// Runs the 100k pipeline in a child process and prints its peak memory per component model.
+    static func measureMemoryInChild(count: Int) throws {
+        try measureMemoryInChild(count: count, retain: false, twins: false)
+        try measureMemoryInChild(count: count, retain: false, twins: true)
+        try measureMemoryInChild(count: count, retain: true, twins: false)
+    }
+
+    static func measureMemoryInChild(count: Int, retain: Bool, twins: Bool) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["render"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[memoryChildVariable] = String(count)
+        environment["HUBBENCH_RENDER_RETAIN"] = retain ? "1" : "0"
+        environment["HUBBENCH_RENDER_TWINS"] = twins ? "1" : "0"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("==") }
+        for line in lines { print(line) }
+    }
+
+    /// In the child: peak RSS over the baseline for one full pipeline run with the C plugin.
+    static func memoryChild(count: Int) throws {
+        let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let host = try loadCPlugin(binDirectory.appendingPathComponent("libHubDemoC.so"))
+        let twins = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
+        try twins.register(SwiftTwinFactory(), forNamespace: "cdemo", owner: Owner(id: "bench.swift-twins"))
+        let json = makeView(count: count)
+        let retain = ProcessInfo.processInfo.environment["HUBBENCH_RENDER_RETAIN"] == "1"
+        let useTwins = ProcessInfo.processInfo.environment["HUBBENCH_RENDER_TWINS"] == "1"
+        let baseline = currentRSS()
+        let output = try pipeline(json, registry: useTwins ? twins : host.registry, retain: retain)
+        let peak = Measure.peakRSS()
+        let perModel = Double(peak - baseline) / Double(count)
+        print("peak memory over baseline, \(count / 1000)k components, \(useTwins ? "Swift twins" : "C plugin"), \(retain ? "every instance kept live" : "one-shot") "
+              + "(input \(json.count / 1024) KiB, JSON out \(output.jsonBytes / 1024) KiB): "
+              + "\((peak - baseline) / 1_048_576) MiB = \(Int(perModel)) B per component model (goal ≤ 1024 B)")
+    }
+
+    static func currentRSS() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
+        }
+        return 0
+    }
+}
+
+// MARK: - Swift twins of the C demo components (Plugins/DemoC/demo_plugin.c), same sizes and drawings
+
+private final class SwiftTwinFactory: ComponentFactory {
+    func createComponent(forName name: String) -> Component? {
+        switch name {
+        case "banner": return TwinBanner()
+        case "badge": return TwinBadge()
+        case "tile": return TwinTile()
+        default: return nil
+        }
+    }
+    var componentNames: [String] { ["banner", "badge", "tile"] }
+}
+
+private let padding = 16.0
+
+/// "#RRGGBB" or "#RRGGBBAA" → 0xRRGGBBAA, else `fallback` (demo_plugin.c's parse_color).
+private func parseColor(_ text: String?, _ fallback: UInt32) -> UInt32 {
+    guard var text else { return fallback }
+    if text.hasPrefix("#") { text.removeFirst() }
+    guard text.count == 6 || text.count == 8, let value = UInt32(text, radix: 16) else { return fallback }
+    return text.count == 6 ? value << 8 | 0xFF : value
+}
+
+private func customString(_ model: ComponentModel, _ key: String) -> String? { model.custom?[key]?.stringValue }
+
+private final class TwinBanner: Component {
+    var title: String?
+    var color: UInt32 = 0
+    static let style = TextStyle(fontSize: 20, weight: 700, color: Color(rgba: 0xFFFFFFFF), alignment: .center, lineLimit: 2)
+    var layoutTraits: Set<LayoutTrait> { [.fullWidth] }
+    func loadView() {}
+    func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
+        let text = TextMetrics.measure(model.title ?? "", style: Self.style, maxWidth: containerSize.width - 2 * padding)
+        return Size(width: containerSize.width, height: max(64, text.height + 2 * padding))
+    }
+    func prepareViewForReuse() { title = nil }
+    func configureView(with model: ComponentModel, containerSize: Size) {
+        title = model.title
+        color = parseColor(customString(model, "color"), 0x1DB954FF)
+    }
+    func drawView(into view: ViewBuilder, size: Size) {
+        view.rect(Rect(x: 0, y: 0, width: size.width, height: size.height), RectStyle(fill: Color(rgba: color)))
+        let width = size.width - 2 * padding
+        let text = TextMetrics.measure(title ?? "", style: Self.style, maxWidth: width)
+        view.text(Rect(x: padding, y: (size.height - text.height) / 2, width: width, height: text.height), title ?? "", Self.style)
+    }
+}
+
+private final class TwinBadge: Component {
+    var title: String?
+    var color: UInt32 = 0
+    static let style = TextStyle(fontSize: 12, weight: 600, color: Color(rgba: 0xFFFFFFFF), alignment: .center, lineLimit: 1)
+    var layoutTraits: Set<LayoutTrait> { [.centered] }
+    func loadView() {}
+    func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
+        let text = TextMetrics.measure(model.title ?? "", style: Self.style, maxWidth: containerSize.width - 24)
+        return Size(width: text.width + 24, height: 28)
+    }
+    func prepareViewForReuse() { title = nil }
+    func configureView(with model: ComponentModel, containerSize: Size) {
+        title = model.title
+        color = parseColor(customString(model, "color"), 0x007AFFFF)
+    }
+    func drawView(into view: ViewBuilder, size: Size) {
+        view.rect(Rect(x: 0, y: 0, width: size.width, height: size.height),
+                  RectStyle(fill: Color(rgba: color), cornerRadius: size.height / 2))
+        let text = TextMetrics.measure(title ?? "", style: Self.style, maxWidth: 0)
+        view.text(Rect(x: 0, y: (size.height - text.height) / 2, width: size.width, height: text.height), title ?? "", Self.style)
+    }
+}
+
+private final class TwinTile: Component {
+    var title: String?
+    var imageURI: String?
+    var color: UInt32 = 0
+    static let style = TextStyle(fontSize: 13, weight: 600, color: Color(rgba: 0xFFFFFFFF), alignment: .left, lineLimit: 1)
+    var layoutTraits: Set<LayoutTrait> { [.compactWidth] }
+    func loadView() {}
+    func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
+        let side = min(120, max(48, (containerSize.width - 45) / 2))
+        return Size(width: side, height: side)
+    }
+    func prepareViewForReuse() { title = nil; imageURI = nil }
+    func configureView(with model: ComponentModel, containerSize: Size) {
+        title = model.title
+        imageURI = model.mainImage?.uri
+        color = parseColor(customString(model, "color"), 0x8E8E93FF)
+    }
+    func drawView(into view: ViewBuilder, size: Size) {
+        view.image(Rect(x: 0, y: 0, width: size.width, height: size.height), uri: imageURI, mode: .aspectFill,
+                   placeholder: Color(rgba: color))
+        guard let title else { return }
+        let text = TextMetrics.measure(title, style: Self.style, maxWidth: size.width - 16)
+        let scrim = text.height + 12
+        view.rect(Rect(x: 0, y: size.height - scrim, width: size.width, height: scrim), RectStyle(fill: Color(rgba: 0x00000080)))
+        view.text(Rect(x: 8, y: size.height - scrim + 6, width: size.width - 16, height: text.height), title, Self.style)
+    }
+}

@@ -14,7 +14,18 @@ public struct JSONRenderer {
     public init(naming: SourceNaming = SourceNaming(), pretty: Bool = true) { self.naming = naming; self.pretty = pretty }
 
     public func render(_ tree: RenderTree) -> String {
-        var w = Writer(pretty: pretty)
+        var text = ""
+        render(tree) { text += $0 }
+        return text
+    }
+
+    /// Streams the JSON to `sink` in chunks of about 64 KiB, so a huge view is never one string in memory.
+    public func render(_ tree: RenderTree, to sink: (String) -> Void) {
+        withoutActuallyEscaping(sink) { write(tree, to: $0) }
+    }
+
+    private func write(_ tree: RenderTree, to sink: @escaping (String) -> Void) {
+        var w = Writer(pretty: pretty, sink: sink)
         w.open("{")
         w.key("body"); w.open("[")
         for node in tree.body { w.item(); write(node, &w) }
@@ -28,7 +39,7 @@ public struct JSONRenderer {
         w.key("viewport"); size(tree.viewport, &w)
         w.close("}")
         w.raw("\n")
-        return w.out
+        w.flush()
     }
 
     private func size(_ s: Size, _ w: inout Writer) {
@@ -40,6 +51,7 @@ public struct JSONRenderer {
         w.key("children"); w.open("[")
         for child in node.children { w.item(); write(child, &w) }
         w.close("]")
+        w.flushIfFull()
         w.key("componentIdentifier"); w.string(node.componentIdentifier.description)
         w.key("frame"); w.open("{")
         w.key("height"); w.number(node.frame.height); w.key("width"); w.number(node.frame.width)
@@ -59,14 +71,28 @@ public struct JSONRenderer {
     }
 }
 
-/// A minimal JSON writer that keeps commas and indentation right.
+/// A minimal JSON writer that keeps commas and indentation right and hands its text to a sink in chunks.
 struct Writer {
     let pretty: Bool
     var out = ""
     private var depth = 0
     private var needsComma: [Bool] = []
+    private let sink: ((String) -> Void)?
+    private static let chunkSize = 1 << 16
 
-    init(pretty: Bool) { self.pretty = pretty; out.reserveCapacity(1 << 16) }
+    init(pretty: Bool, sink: ((String) -> Void)? = nil) {
+        self.pretty = pretty
+        self.sink = sink
+        out.reserveCapacity(Self.chunkSize + 1024)
+    }
+
+    mutating func flushIfFull() { if out.utf8.count >= Self.chunkSize { flush() } }
+
+    mutating func flush() {
+        guard let sink, !out.isEmpty else { return }
+        sink(out)
+        out.removeAll(keepingCapacity: true)
+    }
 
     private mutating func newline() {
         guard pretty else { return }
@@ -93,17 +119,32 @@ struct Writer {
         out += bracket
     }
 
+    /// `k` is one of our own key names, which need no escaping.
     mutating func key(_ k: String) {
         separate()
-        JSONValue.writeEscaped(k, to: &out)
-        out += pretty ? ": " : ":"
+        out += "\""
+        out += k
+        out += pretty ? "\": " : "\":"
     }
 
     /// Starts an array element.
     mutating func item() { separate() }
 
     mutating func raw(_ s: String) { out += s }
-    mutating func string(_ s: String) { JSONValue.writeEscaped(s, to: &out) }
+    mutating func string(_ s: String) { Writer.escape(s, to: &out) }
+
+    /// JSON string escaping with a fast path for the usual string that needs none.
+    static func escape(_ s: String, to out: inout String) {
+        var plain = true
+        for b in s.utf8 where b < 0x20 || b == 0x22 || b == 0x5C { plain = false; break }
+        if plain {
+            out += "\""
+            out += s
+            out += "\""
+        } else {
+            JSONValue.writeEscaped(s, to: &out)
+        }
+    }
     mutating func number(_ n: Double) { out += Writer.format(n) }
 
     mutating func inlineInts(_ values: [Int]) {
@@ -114,7 +155,7 @@ struct Writer {
 
     mutating func inlineStrings(_ values: [String]) {
         out += "["
-        for (i, v) in values.enumerated() { if i > 0 { out += pretty ? ", " : "," }; JSONValue.writeEscaped(v, to: &out) }
+        for (i, v) in values.enumerated() { if i > 0 { out += pretty ? ", " : "," }; Writer.escape(v, to: &out) }
         out += "]"
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Testing
 import HubCore
 import HubHost
@@ -18,10 +17,8 @@ import HubHost
 
     /// One host for the suite: the Swift plugin image stays mapped once loaded.
     nonisolated(unsafe) static let host: PluginHost = {
-        var logger = Logger(label: "test")
-        logger.logLevel = .error
         let host = PluginHost(cacheDirectory: FileManager.default.temporaryDirectory
-            .appendingPathComponent("hubrender-tests-\(getpid())"), logger: logger)
+            .appendingPathComponent("hubrender-tests-\(getpid())"))
         for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
             _ = host.load(file: binDirectory.appendingPathComponent(name))
         }

@@ -134,14 +134,22 @@ final class ComponentModelListBuilder {
         }
     }
 
+    /// Builds the models and empties the list: each builder is let go once its model exists, so a huge body
+    /// never holds all builders and all models at once.
     func build(type: ComponentType, defaults: (namespace: String, name: String, category: String)) -> [ComponentModel] {
         var models: [ComponentModel] = []
         models.reserveCapacity(builders.count)
-        for (i, builder) in builders.enumerated() {
-            models.append(builder.build(type: type, index: i, indexPath: [i], defaults: defaults))
+        byID.removeAll()
+        var remaining = builders
+        builders.removeAll()
+        for i in remaining.indices {
+            models.append(remaining[i].build(type: type, index: i, indexPath: [i], defaults: defaults))
+            remaining[i] = Self.spent
         }
         return models
     }
+
+    private static let spent = ComponentModelBuilder(id: "")
 }
 
 func mergeObject(_ target: inout JSONObject?, _ addition: JSONObject?) {

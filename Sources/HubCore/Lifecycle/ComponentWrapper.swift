@@ -59,6 +59,9 @@ public final class ComponentWrapper {
     public var appearanceCount = 0
     public var viewHasAppearedSinceLastModelChange = false
 
+    /// Whether the component has the children extension (asked once: for a plugin it is a call across the ABI).
+    public let supportsChildren: Bool
+
     /// True while the instance is idle in its pool.
     public internal(set) var isInPool = false
     public private(set) var isDestroyed = false
@@ -67,15 +70,18 @@ public final class ComponentWrapper {
     private lazy var childDelegateProxy = WrapperChildDelegate(wrapper: self)
     private lazy var actionPerformerProxy = WrapperActionPerformer(wrapper: self)
 
-    init(id: Int, component: Component, componentIdentifier: ComponentIdentifier, source: ComponentSource, pool: ReusePool) {
+    init(id: Int, component: Component, componentIdentifier: ComponentIdentifier, source: ComponentSource,
+         layoutTraits: Set<LayoutTrait>, pool: ReusePool) {
         self.id = id
         self.component = component
         self.componentIdentifier = componentIdentifier
         self.source = source
-        self.layoutTraits = component.layoutTraits
+        self.layoutTraits = layoutTraits
         self.pool = pool
         // Hub sets itself as child delegate and action performer at init.
-        component.childrenSupport?.childDelegate = childDelegateProxy
+        let childrenSupport = component.childrenSupport
+        supportsChildren = childrenSupport != nil
+        childrenSupport?.childDelegate = childDelegateProxy
         component.actionPerformerSupport?.actionPerformer = actionPerformerProxy
     }
 

@@ -23,6 +23,9 @@ public final class ReusePool {
     private var idle: [ComponentIdentifier: [ComponentWrapper]] = [:]
     private var idleByModel: [ModelKey: ComponentWrapper] = [:]
     private var wrappers: [Int: ComponentWrapper] = [:]
+    /// Traits are the same for every instance of a component (Hub's contract), so each identifier's are read once
+    /// (for a plugin component that is a call across the C boundary and a parse).
+    private var traitsByIdentifier: [ComponentIdentifier: Set<LayoutTrait>] = [:]
     private var nextID = 0
     private var observerToken = 0
 
@@ -69,8 +72,10 @@ public final class ReusePool {
 
     private func create(for model: ComponentModel) -> ComponentWrapper {
         let (component, source) = registry.createComponent(for: model)
+        let traits = traitsByIdentifier[model.componentIdentifier] ?? component.layoutTraits
+        traitsByIdentifier[model.componentIdentifier] = traits
         let wrapper = ComponentWrapper(id: nextID, component: component, componentIdentifier: model.componentIdentifier,
-                                       source: source, pool: self)
+                                       source: source, layoutTraits: traits, pool: self)
         nextID += 1
         wrappers[wrapper.id] = wrapper
         trace?(.create, wrapper)
@@ -115,6 +120,7 @@ public final class ReusePool {
     private func purge(where shouldPurge: (ComponentWrapper) -> Bool) {
         let doomed = allWrappers.filter(shouldPurge)
         guard !doomed.isEmpty else { return }
+        traitsByIdentifier.removeAll()
         for wrapper in doomed where !wrapper.isInPool { wrapper.saveUIState() }
         for wrapper in doomed { remove(wrapper) }
         for observer in didPurge { observer(doomed) }
@@ -130,7 +136,7 @@ public final class ReusePool {
             let key = ModelKey(component: wrapper.componentIdentifier, model: id)
             if idleByModel[key] === wrapper { idleByModel[key] = nil }
         }
-        idle[wrapper.componentIdentifier]?.removeAll { $0 === wrapper }
+        if wrapper.isInPool { idle[wrapper.componentIdentifier]?.removeAll { $0 === wrapper } }
         wrapper.isInPool = false
         trace?(.destroy, wrapper)
         wrapper.destroy()
@@ -139,6 +145,7 @@ public final class ReusePool {
     /// Destroys every wrapper (the view goes away).
     public func removeAll() {
         for wrapper in allWrappers { remove(wrapper) }
+        traitsByIdentifier.removeAll()
         idle.removeAll()
         idleByModel.removeAll()
     }

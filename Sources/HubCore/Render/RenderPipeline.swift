@@ -18,6 +18,20 @@ public final class RenderPipeline {
     /// Given to every live wrapper (the event engine sets it).
     public weak var wrapperDelegate: ComponentWrapperDelegate?
 
+    public struct Options {
+        /// Keep every drawn body instance live after `render` (what scrolling and events need). When false, each
+        /// body instance goes back to the pool as soon as it is drawn, as cells do while a list scrolls by, so
+        /// a one-shot render of a huge view holds a handful of instances; every model is still configured and
+        /// drawn (reused instances are prepared first).
+        public var retainBodyInstances = true
+        /// Keep display lists in the nodes (SVG and HTML draw them; JSON and text outputs do not need them).
+        public var keepDisplayLists = true
+        public init(retainBodyInstances: Bool = true, keepDisplayLists: Bool = true) {
+            self.retainBodyInstances = retainBodyInstances; self.keepDisplayLists = keepDisplayLists
+        }
+    }
+    public var options = Options()
+
     public private(set) var viewModel: ViewModel?
     public private(set) var viewport: Size = .zero
     public private(set) var headerWrapper: ComponentWrapper?
@@ -92,8 +106,8 @@ public final class RenderPipeline {
             wrapper.loadView()
             wrapper.setFrame(frame)  // before configure: children take the parent's frame size as container
             wrapper.configure(with: model, containerSize: viewport)
-            bodyWrappers[index] = wrapper
             body.append(node(for: wrapper, model: model, frame: frame))
+            if options.retainBodyInstances { bodyWrappers[index] = wrapper } else { wrapper.enqueueForReuse() }
         }
 
         let tree = RenderTree(viewID: viewModel.identifier, title: viewModel.title, viewport: viewport,
@@ -178,7 +192,9 @@ public final class RenderPipeline {
 
     /// Draws `wrapper` at `frame.size` and its placed children inside it (also used by the event engine).
     func node(for wrapper: ComponentWrapper, model: ComponentModel, frame: Rect) -> RenderNode {
-        let displayList = wrapper.draw()
+        // Without display lists in the output, only components with children need drawing (their drawing places
+        // the children).
+        let displayList = options.keepDisplayLists || wrapper.supportsChildren ? wrapper.draw() : []
         var children: [RenderNode] = []
         if !wrapper.children.isEmpty {
             var placed: [Int: Rect] = [:]
@@ -196,7 +212,8 @@ public final class RenderPipeline {
             }
         }
         return RenderNode(model: model, componentIdentifier: model.componentIdentifier, source: wrapper.source,
-                          traits: wrapper.layoutTraits, frame: frame, displayList: displayList, children: children,
+                          traits: wrapper.layoutTraits, frame: frame,
+                          displayList: options.keepDisplayLists ? displayList : [], children: children,
                           wrapperID: wrapper.id)
     }
 }

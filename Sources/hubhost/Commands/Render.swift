@@ -109,30 +109,36 @@ struct Render: ParsableCommand {
         }
 
         let pipeline = RenderPipeline(registry: host.registry, layoutManager: manager)
+        // A one-shot render: instances are reused as they are drawn; only drawings keep display lists.
+        pipeline.options = RenderPipeline.Options(retainBodyInstances: false,
+                                                  keepDisplayLists: format == .svg || format == .html)
         let tree = pipeline.render(decoded.viewModel, viewport: Size(width: width, height: height))
 
         let naming = SourceNaming { owner in
             host.plugins.first { $0.owner == owner }?.id ?? SourceNaming.idBeforeVersion(owner)
         }
-        let images = ImageResolver(baseDirectory: url.deletingLastPathComponent())
-        let text: String
-        switch format {
-        case .json: text = JSONRenderer(naming: naming).render(tree)
-        case .svg: text = SVGRenderer(images: images).render(tree)
-        case .html: text = HTMLRenderer(svg: SVGRenderer(images: images), naming: naming).render(tree, diagnostics: problems)
-        case .text: text = TextRenderer(naming: naming).render(tree)
-        }
         // Instances go before the plugins that made them.
         pipeline.tearDown()
 
+        let sink: FileHandle
         if let output {
-            do { try Data(text.utf8).write(to: URL(fileURLWithPath: output)) } catch {
-                Diagnostics.print("hubhost: cannot write \(output): \(error.localizedDescription)")
+            guard FileManager.default.createFile(atPath: output, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: output) else {
+                Diagnostics.print("hubhost: cannot write \(output)")
                 throw ExitCode(2)
             }
+            sink = handle
         } else {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            sink = FileHandle.standardOutput
         }
+        let images = ImageResolver(baseDirectory: url.deletingLastPathComponent())
+        switch format {
+        case .json: JSONRenderer(naming: naming).render(tree) { sink.write(Data($0.utf8)) }
+        case .svg: sink.write(Data(SVGRenderer(images: images).render(tree).utf8))
+        case .html: sink.write(Data(HTMLRenderer(svg: SVGRenderer(images: images), naming: naming).render(tree, diagnostics: problems).utf8))
+        case .text: sink.write(Data(TextRenderer(naming: naming).render(tree).utf8))
+        }
+        if output != nil { try? sink.close() }
         if !problems.isEmpty { throw ExitCode(1) }
     }
 }
