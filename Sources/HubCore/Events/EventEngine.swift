@@ -111,6 +111,15 @@ public final class EventEngine: ComponentWrapperDelegate {
         images.flush()
     }
 
+    /// Hub's controller viewWillAppear (the view comes back on screen): will-appear again for the header, the
+    /// overlays and every displayed body component, whatever appeared before.
+    public func viewWillAppear() {
+        if !isLoaded { load(); return }
+        for wrapper in chromeWrappers { display(wrapper, force: true) }
+        for index in displayedBody.keys.sorted() { display(displayedBody[index]!, force: true) }
+        images.flush()
+    }
+
     /// The header and the overlays.
     private var chromeWrappers: [ComponentWrapper] { (pipeline.headerWrapper.map { [$0] } ?? []) + pipeline.overlayWrappers }
 
@@ -130,7 +139,7 @@ public final class EventEngine: ComponentWrapperDelegate {
         case .advance(let seconds): clock.advance(by: seconds)
         case .action(let target, let identifier, let custom): performAction(at: target, identifier: identifier, customData: custom)
         case .image(let uri, let ok):
-            if images.complete(uri: uri, ok: ok) == nil { note("no component is waiting for \(uri)") }
+            if images.complete(uri: uri, ok: ok) == nil { info("no component is waiting for \(uri)") }
         }
         images.flush()
     }
@@ -145,7 +154,7 @@ public final class EventEngine: ComponentWrapperDelegate {
     public func unhighlight(_ target: EventTarget) {
         guard case .wrapper(let wrapper) = resolve(target, for: "unhighlight") else { return }
         guard let active = gestureWrapper, active === wrapper else {
-            note("unhighlight: no touch on [\(wrapper.model?.identifier ?? "?")]")
+            info("unhighlight: no touch on [\(wrapper.model?.identifier ?? "?")]")
             return
         }
         gestureWrapper = nil
@@ -159,7 +168,7 @@ public final class EventEngine: ComponentWrapperDelegate {
         case .wrapper(let wrapper):
             if gestureWrapper == nil { beginGesture(on: wrapper) }
             guard let active = gestureWrapper, active === wrapper else {
-                if gestureWrapper != nil { note("tap on [\(wrapper.model?.identifier ?? "?")] ignored: another touch is active (one gesture at a time)") }
+                if gestureWrapper != nil { info("tap on [\(wrapper.model?.identifier ?? "?")] ignored: another touch is active (one gesture at a time)") }
                 return
             }
             // Gesture Ended: Selected, then the view controller selects the model.
@@ -178,7 +187,7 @@ public final class EventEngine: ComponentWrapperDelegate {
         let contentHeight = pipeline.layout?.contentSize.height ?? 0
         let limit = max(0, contentHeight - viewport.height)
         let y = min(max(0, offset.y), limit)
-        if y != offset.y { note("scroll clamped to y \(y.compact) (content height \(contentHeight.compact), viewport \(viewport.height.compact))") }
+        if y != offset.y { info("scroll clamped to y \(y.compact) (content height \(contentHeight.compact), viewport \(viewport.height.compact))") }
         resetHighlight()
         contentOffset = Point(x: 0, y: y)
         if programmatic { lastProgrammaticOffset = contentOffset }
@@ -193,7 +202,7 @@ public final class EventEngine: ComponentWrapperDelegate {
     /// A new container size: Hub's rotation (layout again, reconfigure with the new container, resize callbacks
     /// only for sizes that changed).
     public func resize(to size: Size) {
-        guard size != viewport else { note("resize: the viewport is already \(size)"); return }
+        guard size != viewport else { info("resize: the viewport is already \(size)"); return }
         resetHighlight()
         viewport = size
         let before = displayedBody
@@ -224,7 +233,7 @@ public final class EventEngine: ComponentWrapperDelegate {
 
     private func beginGesture(on wrapper: ComponentWrapper) {
         if let active = gestureWrapper {
-            note("touch on [\(wrapper.model?.identifier ?? "?")] ignored: a touch on [\(active.model?.identifier ?? "?")] is active (one gesture at a time)")
+            info("touch on [\(wrapper.model?.identifier ?? "?")] ignored: a touch on [\(active.model?.identifier ?? "?")] is active (one gesture at a time)")
             return
         }
         gestureWrapper = wrapper
@@ -317,7 +326,7 @@ public final class EventEngine: ComponentWrapperDelegate {
     public func componentWrapper(_ wrapper: ComponentWrapper, childSelectedAt index: Int, customData: JSONObject?) {
         // Hub bounds-checks the index and selects the child model with the custom data (no visual state).
         guard let model = wrapper.model?.child(at: index) else {
-            note("child \(index) of [\(wrapper.model?.identifier ?? "?")] selected, but it has no such child: ignored")
+            info("child \(index) of [\(wrapper.model?.identifier ?? "?")] selected, but it has no such child: ignored")
             return
         }
         trace?.add(.state, "child \(index) of [\(wrapper.model?.identifier ?? "?")] selected (drawn by its parent)")
@@ -575,6 +584,10 @@ public final class EventEngine: ComponentWrapperDelegate {
 
     // MARK: Trace helpers
 
+    /// Something worth saying that is not a problem.
+    private func info(_ message: String) { trace?.add(.note, message) }
+
+    /// An event that could not apply as asked.
     private func note(_ message: String) {
         problems.append("step \(trace?.step ?? 0): \(message)")
         trace?.add(.error, message)

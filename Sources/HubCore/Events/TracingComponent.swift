@@ -34,7 +34,8 @@ final class TracingComponent: Component, ComponentWithChildren, ComponentWithIma
     ComponentActionObserver {
     let inner: Component
     let name: String
-    unowned let tracer: ComponentTracer
+    /// Strong: the tracer holds no components, and an instance may be destroyed after the tracer is dropped.
+    let tracer: ComponentTracer
     /// The model last configured (for the trace).
     private(set) var modelID: String?
 
