@@ -14,3 +14,16 @@ if "$hubhost" render --help >/dev/null 2>&1 && ls "$examples"/*.json >/dev/null 
     done
   done
 fi
+# Event scripts: examples/events/NAME.jsonl is replayed against examples/events/NAME.json (trace and final state).
+if "$hubhost" events --help >/dev/null 2>&1 && ls "$examples"/events/*.jsonl >/dev/null 2>&1; then
+  for script in "$examples"/events/*.jsonl; do
+    name=$(basename "$script" .jsonl)
+    view="$examples/events/$name.json"
+    [ -f "$view" ] || { echo "skipped $script: no $view"; continue; }
+    "$hubhost" events "$view" "$script" --plugins "$plugins" > "$out/events-$name.trace.txt" 2>>"$out/events-$name.errors.txt" || true
+    echo "wrote $out/events-$name.trace.txt"
+    "$hubhost" events "$view" "$script" --plugins "$plugins" --json --format svg -o "$out/events-$name.final.svg" \
+      > "$out/events-$name.trace.jsonl" 2>>"$out/events-$name.errors.txt" || true
+    echo "wrote $out/events-$name.trace.jsonl and $out/events-$name.final.svg"
+  done
+fi
