@@ -48,6 +48,13 @@ enum RenderBench {
                                                  layoutManager: DefaultLayoutManager())
                 })
             }
+            // The decoder alone against Foundation's parser (which builds only untyped objects, no models).
+            var decodeTimes: [Double] = [], foundationTimes: [Double] = []
+            let data = Data(json)
+            for _ in 0..<3 {
+                decodeTimes.append(try time { _ = try ViewModelDecoder().decode(bytes: json) })
+                foundationTimes.append(try time { _ = try JSONSerialization.jsonObject(with: data) })
+            }
             let c = Measure.medianOf(cTimes), swift = Measure.medianOf(swiftTimes), frames = Measure.medianOf(frameTimes)
             print("render \(count / 1000)k components (median of \(repetitions)):")
             print("  full pipeline, C plugin components:     \(Measure.ms(c))  (\(String(format: "%.2f", c / Double(count) * 1e6)) µs/component)")
@@ -55,6 +62,9 @@ enum RenderBench {
             print("  frames only (collection layout loop):   \(Measure.ms(frames))")
             print("  ratio C / Swift:        \(Measure.ratio(c, swift))  (goal ≤ 1.15×)")
             print("  ratio C / frames only:  \(Measure.ratio(c, frames));  Swift / frames only: \(Measure.ratio(swift, frames))")
+            let decode = Measure.medianOf(decodeTimes), foundation = Measure.medianOf(foundationTimes)
+            print("  decode to models: \(Measure.ms(decode)); JSONSerialization parse alone: \(Measure.ms(foundation)) "
+                  + "(ratio \(Measure.ratio(decode, foundation)))")
         }
         try measureMemoryInChild(count: 100_000)
     }

@@ -19,9 +19,9 @@ public final class ReusePool {
     /// Reused for every draw call: display lists are copied out.
     let drawingBuilder = ViewBuilder()
 
-    private struct ModelKey: Hashable { let component: ComponentIdentifier; let model: String }
     private var idle: [ComponentIdentifier: [ComponentWrapper]] = [:]
-    private var idleByModel: [ModelKey: ComponentWrapper] = [:]
+    /// An idle wrapper by the id of the model it last showed (a hint: checked for the component identifier).
+    private var idleByModel: [String: ComponentWrapper] = [:]
     private var wrappers: [Int: ComponentWrapper] = [:]
     /// Traits are the same for every instance of a component (Hub's contract), so each identifier's are read once
     /// (for a plugin component that is a call across the C boundary and a parse).
@@ -49,16 +49,14 @@ public final class ReusePool {
     }
 
     private func dequeue(_ model: ComponentModel) -> ComponentWrapper? {
-        let key = ModelKey(component: model.componentIdentifier, model: model.identifier)
-        if let preferred = idleByModel.removeValue(forKey: key), preferred.isInPool {
+        if let preferred = idleByModel[model.identifier], preferred.isInPool,
+           preferred.componentIdentifier == model.componentIdentifier {
+            idleByModel[model.identifier] = nil
             return take(preferred)
         }
         while let candidate = idle[model.componentIdentifier]?.popLast() {
             guard candidate.isInPool else { continue }  // taken earlier through idleByModel
-            if let id = candidate.model?.identifier {
-                let candidateKey = ModelKey(component: candidate.componentIdentifier, model: id)
-                if idleByModel[candidateKey] === candidate { idleByModel[candidateKey] = nil }
-            }
+            if let id = candidate.model?.identifier, idleByModel[id] === candidate { idleByModel[id] = nil }
             return take(candidate)
         }
         return nil
@@ -91,9 +89,7 @@ public final class ReusePool {
         wrapper.selectionState = .none
         wrapper.isInPool = true
         idle[wrapper.componentIdentifier, default: []].append(wrapper)
-        if let id = wrapper.model?.identifier {
-            idleByModel[ModelKey(component: wrapper.componentIdentifier, model: id)] = wrapper
-        }
+        if let id = wrapper.model?.identifier { idleByModel[id] = wrapper }
         trace?(.enqueue, wrapper)
     }
 
@@ -132,10 +128,7 @@ public final class ReusePool {
         // Children of a destroyed parent go back to the pool (or are destroyed themselves by the same purge).
         wrapper.releaseChildren()
         wrappers[wrapper.id] = nil
-        if let id = wrapper.model?.identifier {
-            let key = ModelKey(component: wrapper.componentIdentifier, model: id)
-            if idleByModel[key] === wrapper { idleByModel[key] = nil }
-        }
+        if let id = wrapper.model?.identifier, idleByModel[id] === wrapper { idleByModel[id] = nil }
         if wrapper.isInPool { idle[wrapper.componentIdentifier]?.removeAll { $0 === wrapper } }
         wrapper.isInPool = false
         trace?(.destroy, wrapper)
