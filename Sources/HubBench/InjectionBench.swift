@@ -117,6 +117,14 @@ enum InjectionBench {
                 free(object)
             }
         }
+        let prepared = try cachedMake.prepare(makeValues)
+        let viaFFIPrepared = Measure.median(repetitions: samples) {
+            for _ in 0..<iterations {
+                guard case let .pointer(object) = cachedMake.call(prepared: prepared) else { continue }
+                sink &+= Int(bitPattern: object)
+                free(object)
+            }
+        }
         let viaFFIChecked = try Measure.median(repetitions: samples) {
             for _ in 0..<iterations {
                 guard case let .pointer(object) = try cachedMake.call(makeArguments) else { continue }
@@ -137,6 +145,7 @@ enum InjectionBench {
         print("  bench_make(str,i32,f64)->ptr (malloc + fill, freed by the caller):")
         print("    direct C call                   \(perCall(direct))")
         print("    cached libffi call (values)     \(perCall(viaFFI))   \(Measure.ratio(viaFFI, direct)) of direct (goal <= 3×)")
+        print("    cached libffi call (prepared)   \(perCall(viaFFIPrepared))   \(Measure.ratio(viaFFIPrepared, direct)) of direct (defaults laid out once, as bindings called with their defaults are)")
         print("    cached libffi call (Swift args) \(perCall(viaFFIChecked))   \(Measure.ratio(viaFFIChecked, direct)) of direct (type-checked per call)")
         print("  bench_add(i32,i32)->i32 (a function with no body to speak of, for scale):")
         print("    direct C call                   \(perCall(directAddTime))")

@@ -11,6 +11,8 @@ public final class FFICall: @unchecked Sendable {
     public let function: UnsafeRawPointer
     private let cif: UnsafeMutablePointer<ffi_cif>
     private let argumentTypes: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
+    private let types: [FFISignature.CType]
+    private let hasStrings: Bool
 
     public struct PrepareError: Error, CustomStringConvertible {
         public let message: String
@@ -21,6 +23,8 @@ public final class FFICall: @unchecked Sendable {
     public init(function: UnsafeRawPointer, signature: FFISignature) throws {
         self.signature = signature
         self.function = function
+        types = signature.arguments
+        hasStrings = signature.arguments.contains(.str)
         cif = .allocate(capacity: 1)
         argumentTypes = .allocate(capacity: max(signature.arguments.count, 1))
         for (index, type) in signature.arguments.enumerated() { argumentTypes[index] = FFITypes.pointer(for: type) }
@@ -66,37 +70,99 @@ public final class FFICall: @unchecked Sendable {
     }
 
     /// Calls the function with values already converted (the fast path: no per-argument type checks beyond the
-    /// case of each value).
+    /// case of each value). Argument storage is one stack allocation per call.
     public func call(values: [FFIValue]) throws -> FFIValue {
         let count = signature.arguments.count
         guard values.count == count else { throw CallError.argumentCount(expected: count, got: values.count) }
-        // Strings go into one temporary buffer, NUL-terminated, borrowed by the callee for the call.
+        // Layout: `count` 8-byte slots, `count` pointers to them, then the strings, NUL-terminated, borrowed by
+        // the callee for the call.
         var stringBytes = 0
-        for value in values { if case let .string(s?) = value { stringBytes += s.utf8.count + 1 } }
-        return try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(count, 1)) { slots in
-            try withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(count, 1)) { pointers in
-                try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(stringBytes, 1)) { strings in
-                    var stringOffset = 0
-                    for index in 0..<count {
-                        let slot = UnsafeMutableRawPointer(slots.baseAddress! + index)
-                        pointers[index] = slot
-                        try store(values[index], as: signature.arguments[index], into: slot, index: index,
-                                  strings: strings, offset: &stringOffset)
-                    }
-                    // Small integer returns are widened to ffi_arg by libffi, so the result slot is ffi_arg-sized.
-                    var result: UInt64 = 0
-                    withUnsafeMutableBytes(of: &result) { resultBytes in
-                        ffi_call(cif, unsafeBitCast(function, to: (@convention(c) () -> Void).self),
-                                 resultBytes.baseAddress, count == 0 ? nil : pointers.baseAddress)
-                    }
-                    return Self.decode(result, as: signature.result)
+        if hasStrings {
+            for value in values { if case let .string(s?) = value { stringBytes += s.utf8.count + 1 } }
+        }
+        let slotBytes = count * 8
+        let needed = max(slotBytes * 2 + stringBytes, 8)
+        return try values.withUnsafeBufferPointer { values in
+            func fill(_ base: UnsafeMutableRawPointer) throws -> FFIValue {
+                let pointers = (base + slotBytes).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+                var strings = base + slotBytes * 2
+                for index in 0..<count {
+                    let slot = base + index * 8
+                    pointers[index] = slot
+                    try Self.store(values[index], as: types[index], into: slot, index: index, strings: &strings)
                 }
+                return invoke(arguments: count == 0 ? nil : pointers)
             }
+            // Small calls (the usual) use a fixed buffer on the stack; larger ones a temporary allocation.
+            if needed <= MemoryLayout<SmallStorage>.size {
+                var storage = SmallStorage()
+                return try withUnsafeMutableBytes(of: &storage) { try fill($0.baseAddress!) }
+            }
+            return try withUnsafeTemporaryAllocation(byteCount: needed, alignment: 8) { try fill($0.baseAddress!) }
         }
     }
 
-    private func store(_ value: FFIValue, as type: FFISignature.CType, into slot: UnsafeMutableRawPointer, index: Int,
-                       strings: UnsafeMutableBufferPointer<UInt8>, offset: inout Int) throws {
+    /// 256 bytes of stack for the arguments of a small call.
+    private struct SmallStorage {
+        var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+            = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    /// Arguments converted and laid out once, for calls that always pass the same values (a module-file
+    /// binding called with its defaults). Owns copies of its strings.
+    public final class PreparedArguments: @unchecked Sendable {
+        let block: UnsafeMutableRawPointer
+        let pointers: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+
+        init(values: [FFIValue], types: [FFISignature.CType]) throws {
+            let count = types.count
+            var stringBytes = 0
+            for value in values { if case let .string(s?) = value { stringBytes += s.utf8.count + 1 } }
+            block = .allocate(byteCount: max(count * 16 + stringBytes, 8), alignment: 8)
+            let pointerBase = (block + count * 8).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+            pointers = count == 0 ? nil : pointerBase
+            var strings = block + count * 16
+            for index in 0..<count {
+                pointerBase[index] = block + index * 8
+                do {
+                    try FFICall.store(values[index], as: types[index], into: block + index * 8, index: index, strings: &strings)
+                } catch {
+                    block.deallocate()
+                    throw error
+                }
+            }
+        }
+
+        deinit { block.deallocate() }
+    }
+
+    /// Converts and lays out `values` once for repeated calls.
+    public func prepare(_ values: [FFIValue]) throws -> PreparedArguments {
+        guard values.count == signature.arguments.count else {
+            throw CallError.argumentCount(expected: signature.arguments.count, got: values.count)
+        }
+        return try PreparedArguments(values: values, types: signature.arguments)
+    }
+
+    /// Calls with arguments prepared by `prepare`: only `ffi_call` and the decoding of the result remain.
+    public func call(prepared: PreparedArguments) -> FFIValue { invoke(arguments: prepared.pointers) }
+
+    @inline(__always)
+    private func invoke(arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> FFIValue {
+        // Small integer returns are widened to ffi_arg by libffi, so the result slot is ffi_arg-sized.
+        var result: UInt64 = 0
+        withUnsafeMutableBytes(of: &result) { resultBytes in
+            ffi_call(cif, unsafeBitCast(function, to: (@convention(c) () -> Void).self), resultBytes.baseAddress, arguments)
+        }
+        return Self.decode(result, as: signature.result)
+    }
+
+    @inline(__always)
+    private static func store(_ value: FFIValue, as type: FFISignature.CType, into slot: UnsafeMutableRawPointer,
+                              index: Int, strings: inout UnsafeMutableRawPointer) throws {
         func mismatch() -> CallError { .argument(index: index, FFIValue.Mismatch(type: type, got: "\(value)")) }
         switch (type, value) {
         case (.i8, .int(let v)): slot.storeBytes(of: Int8(truncatingIfNeeded: v), as: Int8.self)
@@ -111,16 +177,15 @@ public final class FFICall: @unchecked Sendable {
         case (.f64, .double(let v)): slot.storeBytes(of: v, as: Double.self)
         case (.ptr, .pointer(let p)): slot.storeBytes(of: p, as: UnsafeMutableRawPointer?.self)
         case (.str, .string(nil)): slot.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
-        case (.str, .string(let s?)):
-            let start = strings.baseAddress! + offset
-            var cursor = start
-            for byte in s.utf8 {
-                cursor.pointee = byte
-                cursor += 1
+        case (.str, .string(var s?)):
+            let start = strings
+            let length = s.withUTF8 { utf8 -> Int in
+                if let source = utf8.baseAddress { start.copyMemory(from: source, byteCount: utf8.count) }
+                return utf8.count
             }
-            cursor.pointee = 0
-            offset += s.utf8.count + 1
-            slot.storeBytes(of: UnsafeMutableRawPointer(start), as: UnsafeMutableRawPointer?.self)
+            start.storeBytes(of: 0, toByteOffset: length, as: UInt8.self)
+            strings = start + length + 1
+            slot.storeBytes(of: start, as: UnsafeMutableRawPointer?.self)
         default: throw mismatch()
         }
     }

@@ -133,6 +133,8 @@ public final class BoundFunction: @unchecked Sendable {
     public let owner: Owner
     let call: FFICall
     let defaults: [FFIValue]
+    /// When the defaults cover every argument, they are laid out once and calls without arguments reuse them.
+    let preparedDefaults: FFICall.PreparedArguments?
 
     init(file: String, binding: ModuleFile.Binding, owner: Owner, function: UnsafeRawPointer) throws {
         self.file = file
@@ -144,6 +146,7 @@ public final class BoundFunction: @unchecked Sendable {
         defaults = try binding.defaults.enumerated().map { position, value in
             try FFIValue.from(json: value, as: binding.signature.arguments[position])
         }
+        preparedDefaults = defaults.count == binding.signature.arguments.count ? try call.prepare(defaults) : nil
     }
 
     /// Calls with the defaults, each replaced by the caller's argument at the same position.
@@ -151,6 +154,7 @@ public final class BoundFunction: @unchecked Sendable {
         func fail(_ reason: String) -> ModuleFile.Failure {
             ModuleFile.Failure(file: file, binding: binding.label, reason: reason)
         }
+        if arguments.isEmpty, let preparedDefaults { return call.call(prepared: preparedDefaults) }
         let types = binding.signature.arguments
         guard arguments.count <= types.count else {
             throw fail("\(binding.symbol)\(binding.signature) takes \(types.count) argument(s), got \(arguments.count)")

@@ -24,12 +24,12 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
         var dependencies: Set<ServiceKey> = []
     }
 
-    private final class Box<T> {
-        let value: T
+    @usableFromInline final class Box<T> {
+        @usableFromInline let value: T
         init(_ value: T) { self.value = value }
     }
 
-    private let lock = RecursiveLock()
+    @usableFromInline let lock = RecursiveLock()
     public private(set) var modules: [Module] = []
     /// Per key, the bindings of the modules in order; the last one serves.
     private var bindings: [ServiceKey: [Binding]] = [:]
@@ -37,7 +37,7 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     private var automatic: [ServiceKey: Binding] = [:]
     private var singletons: [ServiceKey: Any] = [:]
     /// Typed copies of cached singletons and bound instances, for gets without a name or arguments.
-    private var fast: [ObjectIdentifier: AnyObject] = [:]
+    @usableFromInline var fast: [ObjectIdentifier: AnyObject] = [:]
     /// For each key, the singletons that were built while resolving it (they hold it, directly or not).
     private var dependents: [ServiceKey: Set<ServiceKey>] = [:]
     private var stack: [Frame] = []
@@ -114,11 +114,23 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     // MARK: Getting
 
     /// The object for `T` (and `name`), built with `arguments` when it is built now.
+    @inlinable
     public func get<T>(_ type: T.Type = T.self, named name: String? = nil, arguments: [Any] = []) throws -> T {
-        try lock.withLock {
-            if name == nil, arguments.isEmpty, let box = fast[ObjectIdentifier(T.self)] {
+        // Fast path, inlined into the caller so `Box<T>` is a known type: a cached singleton or bound instance.
+        if name == nil, arguments.isEmpty {
+            lock.lock()
+            if let box = fast[ObjectIdentifier(T.self)] {
+                lock.unlock()
                 return unsafeDowncast(box, to: Box<T>.self).value
             }
+            lock.unlock()
+        }
+        return try getUncached(type, named: name, arguments: arguments)
+    }
+
+    @usableFromInline
+    func getUncached<T>(_ type: T.Type, named name: String?, arguments: [Any]) throws -> T {
+        try lock.withLock {
             let key = ServiceKey(T.self, name: name)
             let value = try resolve(key, arguments: arguments, buildable: name == nil ? T.self as? Injectable.Type : nil)
             guard let value else { throw InjectionError.providerFailed(key, message: "the provider returned nil") }

@@ -21,12 +21,12 @@ import HubCore
 public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     public typealias ErrorCallback = (LocatorError) -> Void
 
-    private let lock = RecursiveLock()
+    @usableFromInline let lock = RecursiveLock()
     private let errorCallback: ErrorCallback
     /// One table for factories and shared instances, by key; `typed` indexes the same entries by metatype so a
     /// typed get skips building the key string.
     private var entries: [ServiceKey: LocatorEntry] = [:]
-    private var typed: [ObjectIdentifier: LocatorEntry] = [:]
+    @usableFromInline var typed: [ObjectIdentifier: LocatorEntry] = [:]
     private var injectors: [ServiceKey: InjectorEntry] = [:]
     /// Keys whose factories are running on the (single, locked) construction path, outermost first.
     private var constructing: [ServiceKey] = []
@@ -118,13 +118,25 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     // MARK: Getting
 
     /// The instance for `T`, or the error. Never traps.
+    @inlinable
     public func resolve<T>(_ type: T.Type = T.self, name: String? = nil) -> Result<T, LocatorError> {
+        // Fast path, inlined into the caller so `Slot<T>` is a known type: a typed entry already built.
+        if name == nil {
+            lock.lock()
+            if let entry = typed[ObjectIdentifier(T.self)], let value = unsafeDowncast(entry, to: Slot<T>.self).value {
+                lock.unlock()
+                return .success(value)
+            }
+            lock.unlock()
+        }
+        return resolveUncached(type, name: name)
+    }
+
+    @usableFromInline
+    func resolveUncached<T>(_ type: T.Type, name: String?) -> Result<T, LocatorError> {
         lock.withLock { () -> Result<T, LocatorError> in
-            // Fast path: a typed, cached entry (the benchmark's "cached singleton resolve").
             if name == nil, let entry = typed[ObjectIdentifier(T.self)] {
-                let slot = unsafeDowncast(entry, to: Slot<T>.self)
-                if let value = slot.value { return .success(value) }
-                return resolveSlow(slot)
+                return resolveSlow(unsafeDowncast(entry, to: Slot<T>.self))
             }
             let key = ServiceKey(T.self, name: name)
             guard let entry = entries[key] else { return .failure(.noDependencyRegistered(key)) }
@@ -151,11 +163,13 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     }
 
     /// HIPInstanceLocator's `getInstanceOf`: the instance, or nil after telling `errorCallback`.
+    @inlinable
     public func getInstanceOf<T>(_ type: T.Type, name: String? = nil) -> T? {
         try? resolve(type, name: name).get()
     }
 
     /// HIPInstanceLocator's `implicitGet`: the type comes from where the result goes.
+    @inlinable
     public func implicitGet<T>() -> T? { getInstanceOf(T.self) }
 
     /// Applies the injector registered for the static type of `instance`. False (and no error) when there is none.
@@ -279,6 +293,7 @@ public struct LocatorAssembly {
 // MARK: - Entries
 
 /// A registration: a factory (lazy, then cached) or a weakly held shared instance.
+@usableFromInline
 class LocatorEntry {
     let key: ServiceKey
     let owner: Owner
@@ -295,9 +310,10 @@ class LocatorEntry {
 }
 
 /// The typed entry; the typed fast path reads `value` without a dynamic cast.
+@usableFromInline
 final class Slot<T>: LocatorEntry {
     private var factory: ((ServiceLocator) -> T)?
-    private(set) var value: T?
+    @usableFromInline var value: T?
     private weak var shared: AnyObject?
     private let isShared: Bool
 

@@ -4,7 +4,7 @@ import Foundation
 /// factory may ask the same container for its own dependencies on the same thread; Linux has no objc_sync, so
 /// this is the portable equivalent (and cheaper than NSRecursiveLock on the hot path of a cached resolve).
 public final class RecursiveLock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init() {
         mutex = .allocate(capacity: 1)
@@ -20,7 +20,11 @@ public final class RecursiveLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inline(__always)
+    /// For the inlinable fast paths of cached resolves; everything else uses `withLock`.
+    @inlinable @inline(__always) public func lock() { pthread_mutex_lock(mutex) }
+    @inlinable @inline(__always) public func unlock() { pthread_mutex_unlock(mutex) }
+
+    @inlinable @inline(__always)
     public func withLock<R>(_ body: () throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

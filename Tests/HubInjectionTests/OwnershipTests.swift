@@ -1,0 +1,126 @@
+import Foundation
+import HubCore
+import HubInjection
+import Testing
+
+// What none of the anchors has: owners on every binding and instance, atomic revocation, observers, and
+// reports of instances still alive after their owner was revoked.
+
+protocol Weather: AnyObject { var forecast: String { get } }
+final class HostWeather: Weather, Injectable {
+    init() {}
+    var forecast: String { "host: cloudy" }
+}
+final class PluginWeather: Weather, Injectable {
+    init() {}
+    var forecast: String { "plugin: sunny" }
+}
+final class Dashboard: Injectable {
+    var weather: Weather?
+    init() {}
+    static var composition: Composition {
+        Composition(Dashboard.self) { c in
+            c.singleton()
+            c.requires(\.weather)
+        }
+    }
+}
+
+@Suite("Ownership and revocation")
+struct OwnershipTests {
+    let plugin = Owner(id: "com.test.weather@1#1", displayName: "com.test.weather 1 (libweather.so)")
+
+    @Test("revoking a plugin's module removes its bindings at once; an earlier binding of the key serves again")
+    func revokeRestoresShadowed() throws {
+        let injector = try Injector(Module { $0.bindClass(HostWeather.self, to: Weather.self) })
+        try injector.install(Module(owner: plugin) { $0.bindClass(PluginWeather.self, to: Weather.self, scope: .singleton) })
+        #expect(try injector.get(Weather.self).forecast == "plugin: sunny")
+        var changes: [RegistrationChange] = []
+        let token = injector.observe { changes.append($0) }
+        let revocation = injector.revokeAll(ownedBy: plugin)
+        #expect(revocation.keys == [ServiceKey(Weather.self)])
+        #expect(changes == [.removed(ServiceKey(Weather.self), owner: plugin)])
+        #expect(try injector.get(Weather.self).forecast == "host: cloudy")
+        #expect(injector.modules.allSatisfy { $0.owner == .host })
+        token.cancel()
+    }
+
+    @Test("without another binding, lookups fail cleanly until a provider returns; the new provider then serves")
+    func failCleanlyThenReload() throws {
+        let injector = try Injector()
+        try injector.install(Module(owner: plugin) { $0.bindClass(PluginWeather.self, to: Weather.self) })
+        #expect(try injector.get(Weather.self) is PluginWeather)
+        injector.revokeAll(ownedBy: plugin)
+        #expect(throws: InjectionError.noBinding(ServiceKey(Weather.self))) { try injector.get(Weather.self) }
+        let reloaded = Owner(id: "com.test.weather@2#2")
+        try injector.install(Module(owner: reloaded) { $0.bindClass(HostWeather.self, to: Weather.self) })
+        #expect(try injector.get(Weather.self) is HostWeather)
+        #expect(injector.registrations.first { $0.key == ServiceKey(Weather.self) }?.owner == reloaded)
+    }
+
+    @Test("singletons built with a revoked binding are dropped, so the next get uses the new provider")
+    func dependentsInvalidated() throws {
+        let injector = try Injector(Module { $0.bindClass(HostWeather.self, to: Weather.self) })
+        try injector.install(Module(owner: plugin) { $0.bindClass(PluginWeather.self, to: Weather.self) })
+        let before = try injector.get(Dashboard.self)
+        #expect(before.weather is PluginWeather)
+        #expect(try injector.get(Dashboard.self) === before)
+        injector.revokeAll(ownedBy: plugin)
+        let after = try injector.get(Dashboard.self)
+        #expect(after !== before)
+        #expect(after.weather is HostWeather)
+    }
+
+    @Test("instances still alive after their owner was revoked are reported until they go")
+    func survivorsReported() throws {
+        let injector = try Injector()
+        try injector.install(Module(owner: plugin) { $0.bindClass(PluginWeather.self, to: Weather.self) })
+        var kept: Weather? = try injector.get(Weather.self)
+        let dropped = try injector.get(Weather.self)
+        _ = dropped
+        #expect(injector.registrations.first { $0.key == ServiceKey(Weather.self) }?.liveInstances == 2)
+        let revocation = injector.revokeAll(ownedBy: plugin)
+        #expect(revocation.survivors.count == 2)
+        #expect(revocation.survivors.first?.description.contains("is still alive after its owner was revoked") == true)
+        #expect(revocation.survivors.allSatisfy { $0.what == String(reflecting: PluginWeather.self) && $0.owner == plugin })
+        kept = nil
+        #expect(kept == nil)
+        #expect(injector.survivors.count <= 1)  // `dropped` is still in scope above
+    }
+
+    @Test("revocation under concurrent lookups: lookups either succeed or fail cleanly, and nothing of the owner remains")
+    func atomicRevocation() throws {
+        let injector = try Injector()
+        try injector.install(Module(owner: plugin) { b in
+            b.bindClass(PluginWeather.self, to: Weather.self)
+            b.bindProvider(to: String.self, named: "city") { _, _ in "Stockholm" }
+        })
+        let unexpected = Results()
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            if worker == 0 {
+                injector.revokeAll(ownedBy: plugin)
+                return
+            }
+            for _ in 0..<200 {
+                do { _ = try injector.get(Weather.self) } catch InjectionError.noBinding {
+                } catch { unexpected.append(nil) }
+            }
+        }
+        #expect(unexpected.all.isEmpty)
+        #expect(injector.registrations.allSatisfy { $0.owner != plugin })
+        #expect(!injector.hasBinding(for: Weather.self))
+    }
+
+    @Test("every registration lists its owner and scope")
+    func listing() throws {
+        let injector = try Injector(Module(owner: plugin) { b in
+            b.bindClass(PluginWeather.self, to: Weather.self, scope: .singleton)
+            b.bind("Stockholm", to: String.self, named: "city")
+        })
+        let rows = Dictionary(uniqueKeysWithValues: injector.registrations.map { ($0.key.description, $0) })
+        #expect(rows[ServiceKey(Weather.self).description]?.scope.hasSuffix("(singleton)") == true)
+        #expect(rows[ServiceKey(String.self, name: "city").description]?.scope == "instance")
+        #expect(rows[ServiceKey(String.self, name: "city").description]?.owner == plugin)
+        #expect(rows[ServiceKey(ObjectFactory.self).description]?.owner == .host)
+    }
+}
