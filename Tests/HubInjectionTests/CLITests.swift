@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// `hubhost call` and `hubhost list-services`, run as processes from the build's bin dir.
+@Suite("hubhost call and list-services", .serialized)
+struct CLITests {
+    static let binDir = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        ?? CommandLine.arguments[0]).deletingLastPathComponent()
+
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static func hubhost(_ arguments: [String]) throws -> Run {
+        let executable = binDir.appendingPathComponent("hubhost")
+        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build hubhost first")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test("call prints the result of an export called through libffi, negative numbers and strings included")
+    func call() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let plugin = try dir.compile(providerSource, as: "libprovider.so").path
+        let negated = try Self.hubhost(["call", plugin, "negate_i8", "--signature", "(i8)->i8", "-5"])
+        #expect(negated.status == 0 && negated.stdout == "5\n", "\(negated)")
+        let echoed = try Self.hubhost(["call", plugin, "echo", "--signature", "(str)->str", "hi there"])
+        #expect(echoed.stdout == "\"hi there\"\n")
+        let mixed = try Self.hubhost(["call", plugin, "mix", "--signature", "(i8,u16,i32,u64,f32,f64)->f64",
+                                      "-1", "2", "-3", "4", "0.5", "0.25"])
+        #expect(mixed.stdout == "2.75\n")
+        let nothing = try Self.hubhost(["call", plugin, "nothing", "--signature", "()->void"])
+        #expect(nothing.status == 0 && nothing.stdout == "void\n")
+    }
+
+    @Test("call refuses with exit 1 and a message naming what is wrong", arguments: [
+        (["nope", "--signature", "()->void"], "symbol nope not found"),
+        (["add_u8", "--signature", "(u8,u8)->u8", "1", "300"], "argument 2 of add_u8 must be u8, got 300, out of range"),
+        (["add_u8", "--signature", "(u8,u8->u8", "1", "3"], "signature '(u8,u8->u8': missing ')'"),
+        (["add_u8", "--signature", "(u8,u8)->u8", "1"], "add_u8(u8,u8)->u8 takes 2 argument(s), got 1"),
+        (["add_u8", "--signature", "(u8,u8)->u8", "1", "x"], "argument 2 of add_u8 must be u8, got 'x'"),
+    ])
+    func callErrors(arguments: [String], message: String) throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let plugin = try dir.compile(providerSource, as: "libprovider.so").path
+        let run = try Self.hubhost(["call", plugin] + arguments)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test("call on a missing file says so")
+    func callMissingFile() throws {
+        let run = try Self.hubhost(["call", "/nonexistent/libx.so", "f", "--signature", "()->void"])
+        #expect(run.status == 1 && run.stderr.contains("/nonexistent/libx.so: no such file"))
+    }
+
+    @Test("list-services lists every key with owner, scope, version and live instances; module-file problems exit 1")
+    func listServices() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        try dir.compile(providerSource, as: "liba_provider.so")
+        try dir.compile(consumerSource, as: "libb_consumer.so")
+        try """
+            { "bindings": [
+              { "key": "home.controller", "plugin": "liba_provider.so", "symbol": "make_controller",
+                "signature": "(str,str,i32,f64,u8,i64,f32)->ptr", "defaults": ["Home"] } ] }
+            """.write(to: dir.plugins.appendingPathComponent("widgets.modules.json"), atomically: true, encoding: .utf8)
+        let common = ["--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path]
+        let table = try Self.hubhost(["list-services"] + common)
+        #expect(table.status == 0, "\(table.stderr)")
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("KEY") == true)
+        #expect(lines.contains { $0.hasPrefix("com.test.greeter") && $0.contains("com.test.provider 1.0.0 (liba_provider.so)") && $0.contains(" 2 ") })
+        #expect(lines.contains { $0.hasPrefix("home.controller") && $0.contains("provider (normal)") })
+        #expect(lines.contains { $0.hasPrefix("hub.uri-opener") && $0.contains("hubhost") })
+        #expect(lines.last == "alive after revocation: none")
+
+        let json = try Self.hubhost(["list-services", "--json", "--unload", "com.test.provider"] + common)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let services = try #require(object["services"] as? [[String: Any]])
+        #expect(!services.contains { ($0["id"] as? String) == "com.test.greeter" })
+        #expect(!services.contains { ($0["id"] as? String) == "home.controller" })
+        #expect(services.contains { ($0["id"] as? String) == "hub.image-loader" && ($0["version"] as? Int) == 1 })
+
+        try "{ \"bindings\": [ { \"key\": \"x\" } ] }".write(to: dir.plugins.appendingPathComponent("widgets.modules.json"),
+                                                             atomically: true, encoding: .utf8)
+        let broken = try Self.hubhost(["list-services"] + common)
+        #expect(broken.status == 1)
+        #expect(broken.stderr.contains("widgets.modules.json: binding 'x' (bindings[0]): bindings[0].signature must be a non-empty string"),
+                "\(broken.stderr)")
+    }
+}
