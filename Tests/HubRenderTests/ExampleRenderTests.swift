@@ -157,7 +157,7 @@ import HubHost
         #expect(first.y == headerFrame.height + 15)
         // The overlay is centred in the viewport.
         let overlay = Self.frame((r.json["overlays"] as! [[String: Any]])[0])
-        #expect(overlay.x + overlay.width / 2 == 375 / 2)
-        #expect(abs(overlay.y + overlay.height / 2 - 667 / 2) < 1e-9)
+        #expect(overlay.x + overlay.width / 2 == 375.0 / 2)
+        #expect(abs(overlay.y + overlay.height / 2 - 667.0 / 2) < 1e-9)
     }
 }
