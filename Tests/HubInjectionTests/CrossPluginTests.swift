@@ -71,6 +71,28 @@ struct CrossPluginTests {
         #expect(host.services.registrations.first { $0.key.id == "com.test.greeter" }?.owner == reloaded.owner)
     }
 
+    @Test("hot reload: the new provider loads beside the old one (its registration held), then serves after the swap")
+    func hotSwapProvider() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let providerFile = try dir.compile(providerSource, as: "liba_provider.so")
+        try dir.compile(consumerSource, as: "libb_consumer.so")
+        let host = PluginHost(cacheDirectory: dir.cache)
+        let records = host.loadPlugins(in: [dir.plugins])
+        let old = records[0], consumer = records[1]
+        #expect(Self.render(host, title: "A") == "Hello, A")
+        try dir.compile(providerSource, as: "liba_provider.so", defines: ["GREETING": CPlugins.quoted("Hej")])
+        let successor = HotSwap.loadBeside(old, file: providerFile, in: host)
+        #expect(successor.record.isLoaded, "\(successor.record.reason ?? "")")
+        #expect(successor.held == ["service com.test.greeter"])
+        #expect(Self.render(host, title: "A") == "Hello, A")  // the old version keeps serving meanwhile
+        let (report, failed) = HotSwap.commit(successor, in: host)
+        #expect(report.outcome == .unloaded && failed.isEmpty)
+        #expect(Self.render(host, title: "A") == "Hej, A")
+        #expect(try Self.export(consumer, "consumer_last_available", as: IntFn.self)() == 1)
+        #expect(host.services.registrations.first { $0.key.id == "com.test.greeter" }?.owner == successor.record.owner)
+    }
+
     @Test("an incompatible version says which version is there and which was asked")
     func versionCheck() throws {
         let dir = try CPlugins()

@@ -182,6 +182,19 @@ struct ModuleFileTests {
         #expect(f.host.services.boundFunctions.isEmpty)
     }
 
+    @Test("a reloaded plugin gets its module-file bindings back, owned by the new load")
+    func reloadRebinds() throws {
+        let f = try Fixture(bindings: [Self.controllerBinding])
+        defer { f.dir.cleanUp() }
+        f.host.services.loadModuleFiles(in: [f.dir.plugins])
+        f.host.unload(f.provider)
+        let again = f.host.load(file: f.dir.plugins.appendingPathComponent("liba_provider.so"))
+        #expect(f.host.services.pluginDidLoad(again).isEmpty)
+        let key = ServiceKey(id: "home.controller")
+        #expect(try f.host.services.injector.get(key: key) != nil)
+        #expect(f.host.services.registrations.first { $0.key == key }?.owner == again.owner)
+    }
+
     @Test("a singleton-scoped binding calls the function once per injector")
     func singletonScope() throws {
         let binding = """

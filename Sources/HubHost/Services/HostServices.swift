@@ -10,6 +10,9 @@ import Logging
 /// Attached to a plugin host on first use (`pluginHost.services`); it joins the host's unload transaction
 /// through `PluginHost.unloadObservers`, so unloading a plugin revokes its services and bindings at once and
 /// tells the other plugins.
+///
+/// # Thread safety
+/// Main thread only, like `PluginHost` (the registry and injector themselves are locked).
 public final class HostServices {
     public let registry = ServiceRegistry()
     /// Module-file bindings (owned by the plugin that exports the function) and any Swift bindings.
@@ -17,6 +20,8 @@ public final class HostServices {
     /// Module-file bindings applied, with the problems of those that were not.
     public private(set) var boundFunctions: [BoundFunction] = []
     public private(set) var moduleFileProblems: [ModuleFile.Failure] = []
+    /// The module files read by `loadModuleFiles`, by path, so reloaded plugins get their bindings back.
+    private var moduleFiles: [String: ModuleFile] = [:]
     /// The URIs the host's default URI opener was asked to open, in order.
     public private(set) var openedURIs: [String] = []
     /// Survivors reported by unloads, newest last (also in `survivors`, while they stay alive).
@@ -103,6 +108,7 @@ public final class HostServices {
         for url in ModuleFile.files(in: folders) {
             do {
                 let file = try ModuleFile(contentsOf: url)
+                moduleFiles[url.standardizedFileURL.path] = file
                 problems += file.problems + apply(file)
             } catch let failure as ModuleFile.Failure {
                 problems.append(failure)
@@ -114,14 +120,26 @@ public final class HostServices {
         return problems
     }
 
+    /// Re-binds the module-file keys that name `record`'s file, after it was loaded again (a reload): its
+    /// previous load's bindings were revoked with it. Whoever loads a plugin after `loadModuleFiles` calls this.
+    @discardableResult
+    public func pluginDidLoad(_ record: PluginRecord) -> [ModuleFile.Failure] {
+        let folder = record.file.deletingLastPathComponent().standardizedFileURL.path
+        let problems = moduleFiles.values.sorted { $0.url.path < $1.url.path }
+            .filter { $0.url.deletingLastPathComponent().standardizedFileURL.path == folder }
+            .flatMap { apply($0, onlyPlugin: record.file.lastPathComponent) }
+        moduleFileProblems += problems
+        return problems
+    }
+
     /// Binds `file`'s keys to the plugins (loaded by this host) that export the functions. Each binding is owned
     /// by its plugin's load, so unloading the plugin revokes it.
     @discardableResult
-    public func apply(_ file: ModuleFile) -> [ModuleFile.Failure] {
+    public func apply(_ file: ModuleFile, onlyPlugin: String? = nil) -> [ModuleFile.Failure] {
         var problems: [ModuleFile.Failure] = []
         let folder = file.url.deletingLastPathComponent().standardizedFileURL.path
         var byOwner: [Owner: [BoundFunction]] = [:]
-        for binding in file.bindings {
+        for binding in file.bindings where onlyPlugin == nil || binding.plugin == onlyPlugin {
             func fail(_ reason: String) { problems.append(.init(file: file.url.path, binding: binding.label, reason: reason)) }
             guard let record = pluginHost?.loadedPlugins.last(where: {
                 $0.file.lastPathComponent == binding.plugin

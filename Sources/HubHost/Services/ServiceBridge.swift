@@ -20,10 +20,18 @@ enum ServiceBridge {
             }
             do {
                 let s = try ServiceBridge.read(service)
-                try pluginHost.services.registry.register(
-                    ServiceKey(id: String(cString: s.interface_id), name: CInterop.string(s.name)),
-                    version: s.version, owner: record.owner, table: s.table, context: s.context,
-                    retain: s.retain, release: s.release)
+                let key = ServiceKey(id: String(cString: s.interface_id), name: CInterop.string(s.name))
+                let registry = pluginHost.services.registry
+                let owner = record.owner
+                let register = {
+                    _ = try registry.register(key, version: s.version, owner: owner, table: s.table, context: s.context,
+                                              retain: s.retain, release: s.release)
+                }
+                // A new version loading beside the old one (hot reload): held until the old one is unloaded.
+                if HotSwap.hold(record, "service \(key)", takenBy: registry.provider(of: key)?.owner, apply: register) {
+                    return true
+                }
+                try register()
                 return true
             } catch {
                 record.warnings.append("register_service: \(error)")
