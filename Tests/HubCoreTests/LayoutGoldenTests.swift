@@ -268,3 +268,25 @@ import Testing
         #expect(ViewChromeLayout.headerFrame(preferredSize: Size(width: 375, height: 120)) == r(0, 0, 375, 120))
     }
 }
+
+@Suite struct LayoutManagerChoiceTests {
+    @Test func defaultOrRegisteredByID() throws {
+        let registry = OwnedRegistry<LayoutManager>(kind: "layout manager")
+        let custom = MockLayoutManager()
+        custom.setEdges([C], 7)
+        try registry.register(custom, forKey: "tight", owner: Owner(id: "p"))
+
+        let chosen = try LayoutManagerChoice.resolve(id: "tight", in: registry)
+        #expect(chosen === custom)
+        let result = CollectionLayout.compute(items: [item([C], 100, 10)], width: 320, header: nil, layoutManager: chosen)
+        #expect(result.frames == [r(7, 7, 100, 10)])
+
+        let fallback = try #require(try LayoutManagerChoice.resolve(id: nil, in: registry, defaultMargin: 8) as? DefaultLayoutManager)
+        #expect(fallback.margin == 8)
+
+        #expect(throws: LayoutManagerChoice.UnknownID.self) { try LayoutManagerChoice.resolve(id: "nope", in: registry) }
+        do { _ = try LayoutManagerChoice.resolve(id: "nope", in: registry) } catch {
+            #expect("\(error)" == "no layout manager 'nope'; registered: tight")
+        }
+    }
+}

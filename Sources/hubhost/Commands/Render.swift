@@ -97,15 +97,11 @@ struct Render: ParsableCommand {
         plugins.reportProblems(of: host)
 
         let manager: HubCore.LayoutManager
-        if let id = layoutManager {
-            guard let chosen = host.layoutManagers[id] else {
-                let known = host.layoutManagers.allEntries.map(\.key)
-                Diagnostics.print("hubhost: no layout manager '\(id)'; registered: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
-                throw ExitCode(3)
-            }
-            manager = chosen
-        } else {
-            manager = DefaultLayoutManager(margin: margin)
+        do {
+            manager = try LayoutManagerChoice.resolve(id: layoutManager, in: host.layoutManagers, defaultMargin: margin)
+        } catch {
+            Diagnostics.print("hubhost: \(error)")
+            throw ExitCode(3)
         }
 
         let pipeline = RenderPipeline(registry: host.registry, layoutManager: manager)
