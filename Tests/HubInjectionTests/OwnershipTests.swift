@@ -111,6 +111,19 @@ struct OwnershipTests {
         #expect(!injector.hasBinding(for: Weather.self))
     }
 
+    @Test("installing a module whose eager singleton fails leaves nothing of it behind")
+    func installIsAllOrNothing() throws {
+        let injector = try Injector(Module { $0.bindClass(HostWeather.self, to: Weather.self) })
+        #expect(throws: InjectionError.eagerSingletonNotSingleton(ServiceKey(Dashboard.self, name: "x"))) {
+            try injector.install(Module(owner: plugin) { b in
+                b.bindClass(PluginWeather.self, to: Weather.self)
+                b.registerEagerSingleton(Dashboard.self, named: "x")
+            })
+        }
+        #expect(try injector.get(Weather.self) is HostWeather)
+        #expect(injector.modules.count == 1)
+    }
+
     @Test("every registration lists its owner and scope")
     func listing() throws {
         let injector = try Injector(Module(owner: plugin) { b in

@@ -30,7 +30,9 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     }
 
     @usableFromInline let lock = RecursiveLock()
-    public private(set) var modules: [Module] = []
+    private var moduleList: [Module] = []
+    /// The modules in the order they were installed (a revoked owner's are gone).
+    public var modules: [Module] { lock.withLock { moduleList } }
     /// Per key, the bindings of the modules in order; the last one serves.
     private var bindings: [ServiceKey: [Binding]] = [:]
     /// `Injectable` classes built on demand (Objection's automatic registration), owned by the host.
@@ -66,7 +68,7 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
                 binders.append(binder)
             }
             for (module, binder) in zip(modules, binders) {
-                self.modules.append(module)
+                moduleList.append(module)
                 for key in binder.order {
                     bindings[key, default: []].append(binder.bindings[key]!)
                     invalidate([key])
@@ -78,9 +80,22 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
                     key: ServiceKey(ObjectFactory.self), owner: .host,
                     kind: .provider(.singleton) { injector, _ in ObjectFactory(injector: injector) })]
             }
-            for key in binders.flatMap(\.eagerSingletons) {
-                guard scope(of: key) == .singleton else { throw InjectionError.eagerSingletonNotSingleton(key) }
-                _ = try resolve(key, arguments: [], buildable: nil)
+            do {
+                for key in binders.flatMap(\.eagerSingletons) {
+                    guard scope(of: key) == .singleton else { throw InjectionError.eagerSingletonNotSingleton(key) }
+                    _ = try resolve(key, arguments: [], buildable: nil)
+                }
+            } catch {
+                // All or nothing: a module whose eager singleton fails leaves no binding behind.
+                let installed = Set(modules.map { ObjectIdentifier($0) })
+                moduleList.removeAll { installed.contains(ObjectIdentifier($0)) }
+                for change in added {
+                    guard case let .registered(key, _) = change else { continue }
+                    bindings[key]?.removeLast()
+                    if bindings[key]?.isEmpty == true { bindings[key] = nil }
+                }
+                invalidate(added.compactMap { if case let .registered(key, _) = $0 { return key } else { return nil } })
+                throw error
             }
         }
         observers.notify(added)
@@ -192,7 +207,7 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     public func revokeAll(ownedBy owner: Owner) -> Revocation {
         var revocation = Revocation(owner: owner)
         lock.withLock {
-            modules.removeAll { $0.owner == owner }
+            moduleList.removeAll { $0.owner == owner }
             for (key, stackOfBindings) in bindings where stackOfBindings.contains(where: { $0.owner == owner }) {
                 let remaining = stackOfBindings.filter { $0.owner != owner }
                 bindings[key] = remaining.isEmpty ? nil : remaining
