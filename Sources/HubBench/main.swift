@@ -6,6 +6,7 @@ let sections: [(name: String, run: () throws -> Void)] = [
     ("loader", LoaderBench.run),
     ("render", RenderBench.run),
     ("injection", InjectionBench.run),
+    ("events", EventsBench.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())
