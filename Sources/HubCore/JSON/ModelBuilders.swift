@@ -7,6 +7,9 @@ final class ImageDataBuilder {
     var local: String?
     var custom: JSONObject?
 
+    init() {}
+    init(_ data: ImageData) { uri = data.uri; placeholder = data.placeholder; local = data.local; custom = data.custom }
+
     func merge(_ other: ImageDataBuilder) {
         if let v = other.uri { uri = v }
         if let v = other.placeholder { placeholder = v }
@@ -27,6 +30,9 @@ final class TargetBuilder {
     var actions: [ComponentIdentifier] = []
     var view: JSONObject?
     var custom: JSONObject?
+
+    init() {}
+    init(_ target: Target) { uri = target.uri; actions = target.actions; view = target.initialViewModel; custom = target.custom }
 
     func addAction(_ action: ComponentIdentifier) { if !actions.contains(action) { actions.append(action) } }
 
@@ -61,6 +67,31 @@ final class ComponentModelBuilder {
     var children: ComponentModelListBuilder?
 
     init(id: String) { self.id = id }
+
+    /// A builder holding what `model` holds, so more JSON can be merged into an already built model.
+    init(_ model: ComponentModel) {
+        id = model.identifier
+        group = model.groupIdentifier
+        namespace = model.componentIdentifier.namespace
+        name = model.componentIdentifier.name
+        category = model.componentCategory
+        title = model.title
+        subtitle = model.subtitle
+        accessory = model.accessoryTitle
+        descriptionText = model.descriptionText
+        mainImage = model.mainImage.map(ImageDataBuilder.init)
+        backgroundImage = model.backgroundImage.map(ImageDataBuilder.init)
+        for key in model.customImages.keys.sorted() { customImage(key).merge(ImageDataBuilder(model.customImages[key]!)) }
+        target = model.target.map(TargetBuilder.init)
+        metadata = model.metadata
+        logging = model.logging
+        custom = model.custom
+        if !model.children.isEmpty {
+            let list = ComponentModelListBuilder()
+            for child in model.children { list.add(ComponentModelBuilder(child)) }
+            children = list
+        }
+    }
 
     func customImage(_ key: String) -> ImageDataBuilder {
         if let existing = customImages[key] { return existing }
@@ -119,7 +150,32 @@ final class ComponentModelBuilder {
     }
 }
 
-/// A body, overlay or child list: builders in order of first appearance, found again by model id.
+/// A body or overlay list that builds each model as soon as its entry is read (its index is its position), so
+/// decoding a huge body never holds a builder per model. A later entry with the same id (rare) turns that model
+/// back into a builder, merges and rebuilds it.
+final class RootModelListBuilder {
+    let type: ComponentType
+    let defaults: (namespace: String, name: String, category: String)
+    private(set) var models: [ComponentModel] = []
+    private var positions: [String: Int] = [:]
+
+    init(type: ComponentType, defaults: (namespace: String, name: String, category: String)) {
+        self.type = type; self.defaults = defaults
+    }
+
+    func add(_ builder: ComponentModelBuilder) {
+        if let position = positions[builder.id] {
+            let merged = ComponentModelBuilder(models[position])
+            merged.merge(builder)
+            models[position] = merged.build(type: type, index: position, indexPath: [position], defaults: defaults)
+        } else {
+            positions[builder.id] = models.count
+            models.append(builder.build(type: type, index: models.count, indexPath: [models.count], defaults: defaults))
+        }
+    }
+}
+
+/// A child list: builders in order of first appearance, found again by model id.
 final class ComponentModelListBuilder {
     private(set) var builders: [ComponentModelBuilder] = []
     private var byID: [String: ComponentModelBuilder] = [:]
@@ -134,22 +190,6 @@ final class ComponentModelListBuilder {
         }
     }
 
-    /// Builds the models and empties the list: each builder is let go once its model exists, so a huge body
-    /// never holds all builders and all models at once.
-    func build(type: ComponentType, defaults: (namespace: String, name: String, category: String)) -> [ComponentModel] {
-        var models: [ComponentModel] = []
-        models.reserveCapacity(builders.count)
-        byID.removeAll()
-        var remaining = builders
-        builders.removeAll()
-        for i in remaining.indices {
-            models.append(remaining[i].build(type: type, index: i, indexPath: [i], defaults: defaults))
-            remaining[i] = Self.spent
-        }
-        return models
-    }
-
-    private static let spent = ComponentModelBuilder(id: "")
 }
 
 func mergeObject(_ target: inout JSONObject?, _ addition: JSONObject?) {

@@ -151,10 +151,10 @@ private final class DecodeContext {
         switch try s.peekKind() {
         case .object: return try decodeView(&s)
         case .array:
-            let body = ComponentModelListBuilder()
+            let body = RootModelListBuilder(type: .body, defaults: defaults)
             // A root array is the body; its paths read `$[i]`, as in the file.
-            try decodeList(&s, into: body)
-            return ViewModel(body: body.build(type: .body, defaults: defaults))
+            try decodeList(&s, add: body.add)
+            return ViewModel(body: body.models)
         default:
             let value = try s.readValue()
             throw DecodeFailure(issue: DecodeIssue(file: file, path: "$",
@@ -165,7 +165,8 @@ private final class DecodeContext {
     func decodeView(_ s: inout JSONScanner) throws -> ViewModel {
         var id: String?, title: String?, custom: JSONObject?
         var header: ComponentModelBuilder?
-        let body = ComponentModelListBuilder(), overlays = ComponentModelListBuilder()
+        let body = RootModelListBuilder(type: .body, defaults: defaults)
+        let overlays = RootModelListBuilder(type: .overlay, defaults: defaults)
         try forEachKey(&s) { s, key in
             switch key {
             case "id": if let v = try string(&s) { id = v }
@@ -175,21 +176,20 @@ private final class DecodeContext {
                 if let decoded = try decodeComponent(&s, defaultID: "header") {
                     if let existing = header { existing.merge(decoded) } else { header = decoded }
                 }
-            case "body": try decodeList(&s, into: body)
-            case "overlays": try decodeList(&s, into: overlays)
+            case "body": try decodeList(&s, add: body.add)
+            case "overlays": try decodeList(&s, add: overlays.add)
             case "custom": mergeObject(&custom, try object(&s))
             default: _ = try s.readValue()  // unknown keys are allowed, as in Hub
             }
         }
         return ViewModel(identifier: id, title: title,
                          header: header?.build(type: .header, index: 0, indexPath: [0], defaults: defaults),
-                         body: body.build(type: .body, defaults: defaults),
-                         overlays: overlays.build(type: .overlay, defaults: defaults), custom: custom)
+                         body: body.models, overlays: overlays.models, custom: custom)
     }
 
-    func decodeList(_ s: inout JSONScanner, into list: ComponentModelListBuilder) throws {
+    func decodeList(_ s: inout JSONScanner, add: (ComponentModelBuilder) -> Void) throws {
         try forEachElement(&s) { s, _ in
-            if let builder = try decodeComponent(&s, defaultID: nil) { list.add(builder) }
+            if let builder = try decodeComponent(&s, defaultID: nil) { add(builder) }
         }
     }
 
@@ -266,7 +266,7 @@ private final class DecodeContext {
             case "children":
                 let children = b.children ?? ComponentModelListBuilder()
                 b.children = children
-                try decodeList(&s, into: children)
+                try decodeList(&s, add: children.add)
             default: _ = try s.readValue()
             }
         }

@@ -38,27 +38,19 @@ public struct Target: Hashable, Sendable {
 
 /// A component model (Hub's HUBComponentModel). A class so that 100k models share storage cheaply and a plugin
 /// can hold an opaque handle to one; treat it as immutable once built.
+///
+/// Memory: fields most models leave empty (group, accessory and description texts, images, target, metadata,
+/// logging) live in one box allocated only when one of them is set, and a root model's index path is derived
+/// from its index, so a plain model is about 200 bytes instead of 700 (the render benchmark's 100k views).
 public final class ComponentModel: @unchecked Sendable {
     public let identifier: String
     public let type: ComponentType
     /// Position among its siblings.
     public let index: Int
-    /// Indexes from the root down to this model (`[3, 1]` is child 1 of body item 3).
-    public let indexPath: [Int]
-    public let groupIdentifier: String?
     public let componentIdentifier: ComponentIdentifier
     public let componentCategory: String
     public let title: String?
     public let subtitle: String?
-    public let accessoryTitle: String?
-    public let descriptionText: String?
-    public let mainImage: ImageData?
-    public let backgroundImage: ImageData?
-    /// Custom images by key, in key order.
-    public let customImages: [String: ImageData]
-    public let target: Target?
-    public let metadata: JSONObject?
-    public let logging: JSONObject?
     public let custom: JSONObject?
     public let children: [ComponentModel]
     /// Set once by the parent after creation; not part of equality.
@@ -66,6 +58,44 @@ public final class ComponentModel: @unchecked Sendable {
 
     /// Storage reserved for the host bridge (C strings handed to plugins), so it needs no side table.
     public var bridgeStorage: AnyObject?
+
+    /// nil when the index path is just `[index]`.
+    private let explicitIndexPath: [Int]?
+    private let extras: Extras?
+
+    /// The rarely set fields, boxed.
+    private final class Extras {
+        let groupIdentifier: String?
+        let accessoryTitle: String?
+        let descriptionText: String?
+        let mainImage: ImageData?
+        let backgroundImage: ImageData?
+        let customImages: [String: ImageData]
+        let target: Target?
+        let metadata: JSONObject?
+        let logging: JSONObject?
+
+        init(groupIdentifier: String?, accessoryTitle: String?, descriptionText: String?, mainImage: ImageData?,
+             backgroundImage: ImageData?, customImages: [String: ImageData], target: Target?, metadata: JSONObject?,
+             logging: JSONObject?) {
+            self.groupIdentifier = groupIdentifier; self.accessoryTitle = accessoryTitle
+            self.descriptionText = descriptionText; self.mainImage = mainImage; self.backgroundImage = backgroundImage
+            self.customImages = customImages; self.target = target; self.metadata = metadata; self.logging = logging
+        }
+    }
+
+    /// Indexes from the root down to this model (`[3, 1]` is child 1 of body item 3).
+    public var indexPath: [Int] { explicitIndexPath ?? [index] }
+    public var groupIdentifier: String? { extras?.groupIdentifier }
+    public var accessoryTitle: String? { extras?.accessoryTitle }
+    public var descriptionText: String? { extras?.descriptionText }
+    public var mainImage: ImageData? { extras?.mainImage }
+    public var backgroundImage: ImageData? { extras?.backgroundImage }
+    /// Custom images by key, in key order.
+    public var customImages: [String: ImageData] { extras?.customImages ?? [:] }
+    public var target: Target? { extras?.target }
+    public var metadata: JSONObject? { extras?.metadata }
+    public var logging: JSONObject? { extras?.logging }
 
     public init(identifier: String, type: ComponentType = .body, index: Int = 0, indexPath: [Int]? = nil,
                 groupIdentifier: String? = nil,
@@ -77,13 +107,19 @@ public final class ComponentModel: @unchecked Sendable {
                 customImages: [String: ImageData] = [:], target: Target? = nil, metadata: JSONObject? = nil,
                 logging: JSONObject? = nil, custom: JSONObject? = nil, children: [ComponentModel] = []) {
         self.identifier = identifier; self.type = type; self.index = index
-        self.indexPath = indexPath ?? [index]
-        self.groupIdentifier = groupIdentifier; self.componentIdentifier = componentIdentifier
+        self.explicitIndexPath = indexPath == nil || indexPath! == [index] ? nil : indexPath
+        self.componentIdentifier = componentIdentifier
         self.componentCategory = componentCategory; self.title = title; self.subtitle = subtitle
-        self.accessoryTitle = accessoryTitle; self.descriptionText = descriptionText
-        self.mainImage = mainImage; self.backgroundImage = backgroundImage; self.customImages = customImages
-        self.target = target; self.metadata = metadata; self.logging = logging; self.custom = custom
+        self.custom = custom
         self.children = children
+        if groupIdentifier != nil || accessoryTitle != nil || descriptionText != nil || mainImage != nil
+            || backgroundImage != nil || !customImages.isEmpty || target != nil || metadata != nil || logging != nil {
+            extras = Extras(groupIdentifier: groupIdentifier, accessoryTitle: accessoryTitle,
+                            descriptionText: descriptionText, mainImage: mainImage, backgroundImage: backgroundImage,
+                            customImages: customImages, target: target, metadata: metadata, logging: logging)
+        } else {
+            extras = nil
+        }
         for child in children { child.parent = self }
     }
 
