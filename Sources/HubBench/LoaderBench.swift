@@ -153,13 +153,29 @@ enum LoaderBench {
         return files
     }
 
+    /// One small but complete component per plugin (the CLI's probe gate exercises it before loading).
     static let benchPluginSource = """
         #include <hub_plugin.h>
-        #include <string.h>
-        static bool create(const hub_component_factory *f, const char *name, hub_component *out) {
-            (void)f; (void)name; (void)out; return false;
+        #include <stdlib.h>
+        static const char *traits(void *self) { (void)self; return "fullWidth"; }
+        static void load_view(void *self) { (void)self; }
+        static hub_size preferred(void *self, const hub_model *m, hub_size c) { (void)self; (void)m; return (hub_size){c.width, 48}; }
+        static void prepare(void *self) { (void)self; }
+        static void configure(void *self, const hub_model *m, hub_size c) { (void)self; (void)m; (void)c; }
+        static void draw(void *self, const hub_view_builder *v, hub_size s) {
+            (void)self;
+            hub_rect_style style = {sizeof style, 0xEEEEEEFF, 0, 0, 0};
+            v->rect(v, (hub_rect){0, 0, s.width, s.height}, &style);
         }
-        static const char *const names[] = {"row", "card", NULL};
+        static void destroy(void *self) { free(self); }
+        static const hub_component_class row = {sizeof row, traits, load_view, preferred, prepare, configure, draw, NULL, destroy};
+        static bool create(const hub_component_factory *f, const char *name, hub_component *out) {
+            (void)f; (void)name;
+            out->klass = &row;
+            out->instance = malloc(1);
+            return true;
+        }
+        static const char *const names[] = {"row", NULL};
         static const char *const *list(const hub_component_factory *f) { (void)f; return names; }
         static const hub_component_factory factory = {sizeof factory, NULL, create, list, NULL};
         static bool init(const hub_host *h, char *e, size_t n) { return h->register_component_factory(h, NS, &factory, e, n); }

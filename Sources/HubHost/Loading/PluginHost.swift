@@ -241,8 +241,7 @@ public final class PluginHost {
             outcome = .pinned
         } else {
             let copy = record.privateCopy?.path ?? ""
-            closeImage(record)
-            if MappedImages.isMapped(copy) {
+            if closeImage(record) {
                 outcome = .stillMapped("\(copy) is still in /proc/self/maps (another reference or NODELETE)")
                 record.warnings.append("still mapped after dlclose: \(copy)")
             } else {
@@ -273,16 +272,21 @@ public final class PluginHost {
     }
 
     /// Closes a C image and deletes its private copy once it is unmapped; a Swift image stays mapped (NODELETE).
-    private func closeImage(_ record: PluginRecord) {
-        guard let handle = record.handle else { discardCopy(record); return }
-        if record.isSwiftImage { return }
+    /// Returns true when the image is still mapped afterwards (checked in /proc/self/maps).
+    @discardableResult
+    private func closeImage(_ record: PluginRecord) -> Bool {
+        guard let handle = record.handle else { discardCopy(record); return false }
+        if record.isSwiftImage { return true }
         record.handle = nil
         dlclose(handle)
         if let table = record.hostTable {
             table.deallocate()
             record.hostTable = nil
         }
-        if let copy = record.privateCopy?.path, !MappedImages.isMapped(copy) { discardCopy(record) }
+        guard let copy = record.privateCopy?.path else { return false }
+        if MappedImages.isMapped(copy) { return true }
+        discardCopy(record)
+        return false
     }
 
     private func discardCopy(_ record: PluginRecord) {

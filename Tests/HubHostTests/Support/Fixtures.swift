@@ -88,9 +88,18 @@ struct FixtureBuilder {
         }
     }
 
-    /// True when any mapping in this process is `path`.
+    /// True when any mapping in this process is `path`. Read with stdio to EOF: procfs files report size 0,
+    /// and size-trusting readers drop later mappings.
     static func isMapped(_ path: String) -> Bool {
-        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
-        return maps.split(separator: "\n").contains { $0.hasSuffix(path) || $0.hasSuffix(path + " (deleted)") }
+        guard let file = fopen("/proc/self/maps", "r") else { return false }
+        defer { fclose(file) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, file) > 0 {
+            let text = String(cString: line!).trimmingCharacters(in: .newlines)
+            if text.hasSuffix(" " + path) || text.hasSuffix(" " + path + " (deleted)") { return true }
+        }
+        return false
     }
 }
