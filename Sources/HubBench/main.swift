@@ -7,6 +7,7 @@ let sections: [(name: String, run: () throws -> Void)] = [
     ("render", RenderBench.run),
     ("injection", InjectionBench.run),
     ("events", EventsBench.run),
+    ("reload", ReloadBench.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())

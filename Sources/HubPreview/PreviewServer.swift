@@ -29,8 +29,10 @@ public final class PreviewServer: @unchecked Sendable {
 
     /// Starts listening and returns the port (useful with port 0, which picks a free one).
     public func start() async throws -> UInt16 {
-        let address: any SocketAddress = bindAddress == "127.0.0.1" || bindAddress == "localhost"
-            ? .loopback(port: requestedPort) : try .inet(ip4: bindAddress, port: requestedPort)
+        // IPv4 loopback by default (FlyingFox's `.loopback` is IPv6 ::1, which "127.0.0.1" URLs do not reach).
+        let ip = bindAddress == "localhost" ? "127.0.0.1" : bindAddress
+        let address: any SocketAddress = ip.contains(":") ? try .inet6(ip6: ip, port: requestedPort)
+                                                          : try .inet(ip4: ip, port: requestedPort)
         let server = HTTPServer(address: address, timeout: 3600, logger: .disabled)
         await server.appendRoute("GET /") { _ in
             HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8"],

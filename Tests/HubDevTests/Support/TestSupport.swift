@@ -2,8 +2,9 @@ import Foundation
 
 /// Shared helpers of the dev-loop tests: temp folders, the package root, built artifacts, C fixtures.
 enum TestSupport {
+    /// This file is Tests/HubDevTests/Support/TestSupport.swift.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let fixtures = packageRoot.appendingPathComponent("Tests/HubDevTests/Fixtures")
     static let header = packageRoot.appendingPathComponent("Sources/CHubPlugin/include")
 
@@ -18,6 +19,49 @@ enum TestSupport {
     }
 
     static var hubhost: URL { binDirectory.appendingPathComponent("hubhost") }
+
+    /// Builds h1's Swift fixture plugin (Tests/HubHostTests/Fixtures/SwiftFixturePlugin.swift: namespace
+    /// "swiftfixture", component "label" drawing "swift label VERSION") with `version`, then renames it over
+    /// `destination`.
+    static func installSwiftPlugin(version: String, at destination: URL) throws {
+        let work = temporaryDirectory("swiftfixture")
+        defer { try? FileManager.default.removeItem(at: work) }
+        try "module CHubPlugin {\n  header \"\(header.appendingPathComponent("hub_plugin.h").path)\"\n  export *\n}\n"
+            .write(to: work.appendingPathComponent("module.modulemap"), atomically: true, encoding: .utf8)
+        let template = try String(contentsOf: packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures/SwiftFixturePlugin.swift"),
+                                  encoding: .utf8)
+        let source = work.appendingPathComponent("Plugin.swift")
+        try template.replacingOccurrences(of: "__FIXTURE_VERSION__", with: version).write(to: source, atomically: true, encoding: .utf8)
+        let output = work.appendingPathComponent("out.so")
+        try run("/usr/bin/env", ["swiftc", "-emit-library", "-parse-as-library",
+                                 "-module-name", "DevSwift" + version.filter { $0.isNumber }, "-I", work.path,
+                                 source.path, "-o", output.path])
+        guard rename(output.path, destination.path) == 0 else { throw TestFailure("rename failed") }
+    }
+
+    /// Runs a tool to completion; returns its exit status, stdout and stderr.
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String], expectSuccess: Bool = true)
+        throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let dir = temporaryDirectory("run")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out"), err = dir.appendingPathComponent("err")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        process.waitUntilExit()
+        let stdout = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+        let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+        if expectSuccess && process.terminationStatus != 0 {
+            throw TestFailure("\(arguments.prefix(2).joined(separator: " ")) failed (\(process.terminationStatus)): \(stderr)")
+        }
+        return (process.terminationStatus, stdout, stderr)
+    }
 
     static func temporaryDirectory(_ label: String = "hubdev") -> URL {
         let dir = FileManager.default.temporaryDirectory

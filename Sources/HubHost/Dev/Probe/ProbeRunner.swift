@@ -19,6 +19,10 @@ public struct ProbeRunner: Sendable {
     /// Where children put their private plugin copies and output; each child gets its own subfolder.
     public var workDirectory: URL
 
+    /// How many probe children this runner (and its copies) started: a cache hit starts none.
+    public var probeCount: Int { counter.value }
+    private let counter = Counter()
+
     public init(executable: URL, timeout: Double = 5, workDirectory: URL) {
         self.executable = executable
         self.timeout = timeout
@@ -99,6 +103,7 @@ public struct ProbeRunner: Sendable {
     /// Spawns the executable with `arguments`, stdout and stderr going to files (no pipe can fill up and block
     /// the child), and waits at most `timeout` before SIGKILL.
     func runChild(_ arguments: [String]) -> ChildResult {
+        counter.increment()
         let scratch = workDirectory.appendingPathComponent("probe-\(getpid())-\(UUID().uuidString.prefix(8))")
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -174,4 +179,12 @@ public struct ProbeReportLine: Codable, Sendable {
 
 extension Double {
     var compactSeconds: String { self == rounded() ? "\(Int(self)) s" : String(format: "%.1f s", self) }
+}
+
+/// A thread-safe count.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }

@@ -28,6 +28,8 @@ public final class DevLoop {
         public var retiredMemoryBudget = 256 << 20
         public var viewport = Size(width: 375, height: 667)
         public var queue = DispatchQueue.main
+        /// Start the file watchers (off when a caller feeds `handle(_:)` itself, as the benchmark does).
+        public var watch = true
 
         public init(pluginFolders: [URL], viewFile: URL) {
             self.pluginFolders = pluginFolders
@@ -119,6 +121,7 @@ public final class DevLoop {
         render(Reload(file: options.viewFile.lastPathComponent, result: .initial,
                       detail: "\(loaded.count) plugin(s) loaded, \(quarantines.count) quarantined"))
 
+        guard options.watch else { return }
         let queue = options.queue
         let target = WeakLoop(self)
         let plugins = FileWatcher(directories: options.pluginFolders, quietPeriod: options.quietPeriod,

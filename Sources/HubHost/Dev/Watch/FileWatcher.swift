@@ -16,6 +16,11 @@ public struct FileChange: Sendable, CustomStringConvertible {
     public let lastEventAt: Double
     public let settledAt: Double
 
+    public init(url: URL, kind: Kind, hash: String?, stamp: FileStamp?, lastEventAt: Double, settledAt: Double) {
+        self.url = url; self.kind = kind; self.hash = hash; self.stamp = stamp
+        self.lastEventAt = lastEventAt; self.settledAt = settledAt
+    }
+
     public var description: String { "\(kind.rawValue) \(url.lastPathComponent)" + (hash.map { " #\($0.prefix(8))" } ?? "") }
 }
 

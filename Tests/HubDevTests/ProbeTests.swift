@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+@testable import HubHost
+
+/// Probing in a child process (the real `hubhost probe`), quarantine, the probe cache, and `hubhost validate`.
+@Suite("Probe, quarantine and validate", .serialized)
+struct ProbeTests {
+    let folder = TestSupport.temporaryDirectory("probe")
+
+    func gate(timeout: Double = 2) -> ProbeGate {
+        ProbeGate(cacheDirectory: folder.appendingPathComponent("cache"),
+                  runner: ProbeRunner(executable: TestSupport.hubhost, timeout: timeout,
+                                      workDirectory: folder.appendingPathComponent("work")))
+    }
+
+    func plugin(_ name: String, _ defines: [String] = []) throws -> URL {
+        let url = folder.appendingPathComponent(name)
+        try TestSupport.compilePlugin("swatch.c", to: url, defines: defines)
+        return url
+    }
+
+    @Test func aPluginThatSegfaultsInInitIsQuarantinedWithPhaseSignalAndHash() throws {
+        let file = try plugin("libcrash.so", ["CRASH_IN_INIT"])
+        guard case .quarantined(let record) = gate().check(file) else {
+            Issue.record("a segfault in init must quarantine the file")
+            return
+        }
+        #expect(record.kind == .crash)
+        #expect(record.phase == "init")
+        #expect(record.signal == "SIGSEGV")
+        #expect(record.hash == ContentHash.of(file: file))
+        #expect(record.reason == "crashed with SIGSEGV in init")
+    }
+
+    @Test func aPluginThatHangsIsKilledAndQuarantined() throws {
+        let file = try plugin("libhang.so", ["HANG_IN_INIT"])
+        guard case .quarantined(let record) = gate(timeout: 1).check(file) else {
+            Issue.record("a hang in init must quarantine the file")
+            return
+        }
+        #expect(record.kind == .hang)
+        #expect(record.phase == "init")
+        #expect(record.reason.contains("hung in init"))
+    }
+
+    @Test func aCrashWhileConfiguringNamesTheComponent() throws {
+        let file = try plugin("libconfigure.so", ["CRASH_IN_CONFIGURE"])
+        guard case .quarantined(let record) = gate().check(file) else {
+            Issue.record("a crash in configure must quarantine the file")
+            return
+        }
+        #expect(record.phase == "configure")
+        #expect(record.component?.hasPrefix("swatch:") == true)
+    }
+
+    @Test func verdictsAreCachedByStampAndHashAndClearWhenTheFileChanges() throws {
+        let file = try plugin("libcached.so", ["CRASH_IN_INIT"])
+        let first = gate()
+        guard case .quarantined = first.check(file) else { Issue.record("expected quarantine"); return }
+        #expect(first.runner.probeCount == 1)
+        first.cache.save()
+
+        // A new gate (a new hubhost process) reads the cache: no child process.
+        let second = gate()
+        guard case .quarantined = second.check(file) else { Issue.record("expected the cached quarantine"); return }
+        #expect(second.runner.probeCount == 0)
+
+        // A fixed build clears the quarantine.
+        try TestSupport.installPlugin("swatch.c", at: file)
+        guard case .passed(let report) = second.check(file) else { Issue.record("the fixed build must pass"); return }
+        #expect(second.runner.probeCount == 1)
+        #expect(report.namespaces.map(\.namespace) == ["swatch"])
+    }
+
+    @Test func listNamespacesShowsQuarantinedFilesAndKeepsGoing() throws {
+        _ = try plugin("libcrash.so", ["CRASH_IN_INIT"])
+        _ = try plugin("libgood.so", ["PLUGIN_ID=\"test.good\"", "NAMESPACE=\"good\""])
+        let result = try TestSupport.run(TestSupport.hubhost.path,
+                                         ["list-namespaces", "--json", "--plugins", folder.path,
+                                          "--plugin-cache", folder.appendingPathComponent("cache").path],
+                                         expectSuccess: false)
+        #expect(result.status == 1, "a quarantined file makes the exit status 1, not a crash: \(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let plugins = try #require(json?["plugins"] as? [[String: Any]])
+        let crash = try #require(plugins.first { ($0["file"] as? String)?.hasSuffix("libcrash.so") == true })
+        let good = try #require(plugins.first { ($0["file"] as? String)?.hasSuffix("libgood.so") == true })
+        #expect(crash["state"] as? String == "quarantined")
+        #expect((crash["reason"] as? String)?.contains("crashed with SIGSEGV in init") == true)
+        #expect(good["state"] as? String == "active")
+    }
+
+    // MARK: - validate
+
+    func validate(_ files: [URL]) throws -> (status: Int32, results: [[String: Any]]) {
+        let result = try TestSupport.run(TestSupport.hubhost.path,
+                                         ["validate", "--json", "--timeout", "2"] + files.map(\.path), expectSuccess: false)
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        return (result.status, json?["plugins"] as? [[String: Any]] ?? [])
+    }
+
+    func failedChecks(_ result: [String: Any]) -> [String] {
+        let checks = (result["report"] as? [String: Any])?["checks"] as? [[String: Any]] ?? []
+        return checks.filter { $0["passed"] as? Bool == false }.map { "\($0["name"] ?? "")" }
+    }
+
+    @Test func validatePassesTheShippedPlugins() throws {
+        let shipped = ["libHubDemoC.so", "libHubDemoSwift.so"].map { TestSupport.binDirectory.appendingPathComponent($0) }
+        for file in shipped where !FileManager.default.fileExists(atPath: file.path) {
+            Issue.record("\(file.lastPathComponent) is not built in \(TestSupport.binDirectory.path)")
+            return
+        }
+        let (status, results) = try validate(shipped)
+        #expect(status == 0, "\(results)")
+        #expect(results.count == 2)
+        for result in results { #expect(result["passed"] as? Bool == true, "\(failedChecks(result)) \(result["failure"] ?? "")") }
+    }
+
+    @Test func validateFailsEachBrokenPluginWithTheRightReason() throws {
+        let cases: [(String, [String], String)] = [
+            ("libcrash.so", ["CRASH_IN_INIT"], "crashed with SIGSEGV in init"),
+            ("libhang.so", ["HANG_IN_INIT"], "hung in init"),
+            ("libfail.so", ["FAIL_IN_INIT"], "descriptor and init"),
+            ("libinfinite.so", ["INFINITE_SIZE"], "preferred size finite and non-negative"),
+            ("libnullext.so", ["INCOMPLETE_EXTENSION"], "extension tables"),
+            ("liblosestate.so", ["LOSE_UI_STATE"], "UI state round trip"),
+        ]
+        let files = try cases.map { try plugin($0.0, $0.1) }
+        let (status, results) = try validate(files)
+        #expect(status == 1)
+        for (name, _, reason) in cases {
+            let result = try #require(results.first { ($0["file"] as? String)?.hasSuffix(name) == true })
+            #expect(result["passed"] as? Bool == false)
+            let said = ((result["failure"] as? String) ?? "") + failedChecks(result).joined(separator: ",")
+            #expect(said.contains(reason), "\(name): expected '\(reason)', got '\(said)'")
+        }
+        // The good build of the same source passes.
+        let (goodStatus, _) = try validate([try plugin("libgood.so")])
+        #expect(goodStatus == 0)
+    }
+}
