@@ -29,7 +29,7 @@ enum RenderBench {
         try swiftRegistry.register(SwiftTwinFactory(), forNamespace: "cdemo", owner: Owner(id: "bench.swift-twins"))
 
         print("(one-shot render as `hubhost render --format json` does it: body instances reused as they are drawn, JSON streamed)")
-        for (count, repetitions) in [(10_000, 7), (100_000, 3)] {
+        for (count, repetitions) in [(10_000, 15), (100_000, 5)] {
             let json = makeView(count: count)
             // Warm up both and check they agree, so the comparison is of equal work.
             let cOutput = try pipeline(json, registry: host.registry)
