@@ -26,7 +26,7 @@ public struct RenderNode {
     }
 
     /// The child node for child model index `index`.
-    public func child(at index: Int) -> RenderNode? { children.first { $0.indexPath.last == index } }
+    public func child(at index: Int) -> RenderNode? { children.first { $0.model.index == index } }
 
     /// This node and all its descendants, depth first.
     public var allNodes: [RenderNode] { [self] + children.flatMap(\.allNodes) }
