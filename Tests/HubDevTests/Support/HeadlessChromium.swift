@@ -69,7 +69,8 @@ final class HeadlessChromium: @unchecked Sendable {
 
     /// Evaluates a JavaScript expression in the page; returns its value as a string.
     func evaluate(_ expression: String) throws -> String {
-        let result = try send("Runtime.evaluate", ["expression": expression, "returnByValue": true], inPage: true)
+        // String(…) in the page: JSON booleans would come back as NSNumber 1/0.
+        let result = try send("Runtime.evaluate", ["expression": "String(\(expression))", "returnByValue": true], inPage: true)
         let value = (result["result"] as? [String: Any])?["value"]
         return value.map { "\($0)" } ?? ""
     }
