@@ -276,3 +276,28 @@ final class Results: @unchecked Sendable {
     func append(_ id: ObjectIdentifier?) { lock.lock(); storage.append(id); lock.unlock() }
     var all: [ObjectIdentifier?] { lock.lock(); defer { lock.unlock() }; return storage }
 }
+
+@Suite("Service locator string keys")
+struct LocatorKeyTests {
+    @Test("a string-keyed factory serves typed gets of a matching type and reports a mismatching one")
+    func stringKeys() throws {
+        let log = ErrorLogBox()
+        let locator = ServiceLocator(errorCallback: log.append)
+        let key = ServiceKey(id: "com.test.greeting", name: "short")
+        #expect(locator.registerFactory(forKey: key) { _ in "hi" })
+        #expect(try locator.resolve(key: key).get() as? String == "hi")
+        #expect(locator.getInstanceOf(String.self, name: "short") == nil)  // typed keys are module-qualified type ids
+        #expect(log.last == .noDependencyRegistered(ServiceKey(String.self, name: "short")))
+        let typedKey = ServiceKey(Int.self)
+        #expect(locator.registerFactory(forKey: typedKey) { _ in "not a number" })
+        #expect(locator.getInstanceOf(Int.self) == nil)
+        #expect(log.last == .storedDependencyWasNotOfExpectedType(typedKey, expected: "Swift.Int", got: "Swift.String"))
+    }
+}
+
+final class ErrorLogBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [LocatorError] = []
+    func append(_ error: LocatorError) { lock.lock(); storage.append(error); lock.unlock() }
+    var last: LocatorError? { lock.lock(); defer { lock.unlock() }; return storage.last }
+}
