@@ -242,8 +242,10 @@ private final class TwinLogAction: Action {
     let logger: Logger
     init(logger: Logger) { self.logger = logger }
     func perform(with context: ActionContext, completion: @escaping AsyncActionCompletion) -> ActionResult {
+        // Built eagerly, as the C action formats its message and the host turns it into a String before logging.
         let custom = context.customData.map { JSONValue.object($0).jsonText } ?? "{}"
-        logger.info("cdemo:log title=\(context.componentModel?.title ?? "(none)") custom=\(custom)")
+        let message = "cdemo:log title=\(context.componentModel?.title ?? "(none)") custom=\(custom)"
+        logger.log(level: .info, "\(message)")
         return .performed
     }
 }

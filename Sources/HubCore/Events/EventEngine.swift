@@ -385,20 +385,28 @@ public final class EventEngine: ComponentWrapperDelegate {
         }
     }
 
-    private func register(_ wrapper: ComponentWrapper) { registered[wrapper.id] = wrapper }
+    private func register(_ wrapper: ComponentWrapper) {
+        if registered.updateValue(wrapper, forKey: wrapper.id) !== wrapper { registeredOrder = nil }
+    }
 
     /// didEndDisplaying: out of the observer tables, with its children.
     private func endDisplay(_ wrapper: ComponentWrapper) {
         guard registered.removeValue(forKey: wrapper.id) != nil else { return }
+        registeredOrder = nil
         trace?.add(.disappear, "[\(wrapper.model?.identifier ?? "?")] did disappear", [("model", .optional(wrapper.model?.identifier))])
         for index in wrapper.children.keys.sorted() { endDisplay(wrapper.children[index]!) }
     }
 
     /// The displayed wrappers in a stable order (by id); destroyed ones are dropped.
     private var registeredWrappers: [ComponentWrapper] {
+        if let registeredOrder, !registeredOrder.contains(where: { $0.isDestroyed || $0.isInPool }) { return registeredOrder }
         registered = registered.filter { !$0.value.isDestroyed && !$0.value.isInPool }
-        return registered.keys.sorted().map { registered[$0]! }
+        let order = registered.keys.sorted().map { registered[$0]! }
+        registeredOrder = order
+        return order
     }
+    /// `registered` in id order, kept until the table changes (every action and scroll reads it).
+    private var registeredOrder: [ComponentWrapper]?
 
     /// Wrappers in the observer tables (for tests and the trace).
     public var displayedWrappers: [ComponentWrapper] { registeredWrappers }
