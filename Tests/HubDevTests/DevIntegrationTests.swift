@@ -5,7 +5,7 @@ import Testing
 /// Swift plugins, and the server-sent event stream.
 @Suite("hubhost dev", .serialized)
 struct DevIntegrationTests {
-    static let red = "rgba(255,0,0,1)", green = "rgba(0,255,0,1)", blue = "rgba(0,0,255,1)"
+    static let red = "#ff0000", green = "#00ff00", blue = "#0000ff"
     let root = TestSupport.temporaryDirectory("dev")
     var plugins: URL { root.appendingPathComponent("plugins") }
     var cache: URL { root.appendingPathComponent("cache") }
@@ -148,7 +148,7 @@ struct DevIntegrationTests {
         defer { dev.stop() }
         let events = try EventStreamReader(port: dev.port)
         defer { events.close() }
-        #expect(TestSupport.waitUntil { events.renderEvents.contains { $0.contains(Self.red.replacingOccurrences(of: "/", with: "\\/")) } },
+        #expect(TestSupport.waitUntil { events.renderEvents.contains { $0.contains(Self.red) } },
                 "the current render comes first")
         try build(color: "0x00FF00FFu", version: "2")
         #expect(TestSupport.waitUntil { events.renderEvents.contains { $0.contains(Self.green) && $0.contains("swapped") } },

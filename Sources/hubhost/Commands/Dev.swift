@@ -4,6 +4,7 @@ import Foundation
 import HubCore
 import HubHost
 import HubPreview
+import HubRender
 
 /// `hubhost dev VIEW.json`: hot reload with a live browser preview.
 struct Dev: ParsableCommand {
@@ -61,7 +62,9 @@ struct Dev: ParsableCommand {
 
         let loop = DevLoop(options: options, logger: plugins.makeLogger())
         let server = PreviewServer(bindAddress: host, port: port)
-        let preview = DevPreview(loop: loop, server: server, html: DisplayListHTML.render)
+        // The page shows the view as the SVG drawing HubRender's HTML output embeds; frames are drawn by the page.
+        let svg = SVGRenderer(showFrames: false)
+        let preview = DevPreview(loop: loop, server: server, html: { svg.render($0) })
         try loop.start()
         plugins.reportProblems(of: loop.host)
         let folders = options.pluginFolders.map(\.path).joined(separator: ", ")

@@ -314,9 +314,9 @@ public final class DevLoop {
     /// Bytes of `records`' private copies still mapped in this process (from /proc/self/maps).
     static func mappedBytes(of records: [PluginRecord]) -> Int {
         let paths = Set(records.compactMap { $0.privateCopy?.path })
-        guard !paths.isEmpty, let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return 0 }
+        guard !paths.isEmpty else { return 0 }
         var total = 0
-        for line in maps.split(separator: "\n") {
+        for line in MappedImages.readMaps().split(separator: "\n") {
             guard let slash = line.firstIndex(of: "/"), paths.contains(String(line[slash...])) else { continue }
             let range = line.prefix { $0 != " " }.split(separator: "-")
             if range.count == 2, let start = Int(range[0], radix: 16), let end = Int(range[1], radix: 16) {
