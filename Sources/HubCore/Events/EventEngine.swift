@@ -221,6 +221,10 @@ public final class EventEngine: ComponentWrapperDelegate {
         }
         updateLiveBody()
         for wrapper in chromeWrappers where registered[wrapper.id] == nil { display(wrapper, force: false) }
+        // Hub loads the images of visible cells again on rotation (the container changed).
+        for wrapper in chromeWrappers + displayedBody.keys.sorted().map({ displayedBody[$0]! }) {
+            images.loadImages(for: wrapper, containerSize: size)
+        }
     }
 
     /// The component at `target` performs an action through its action performer (trigger `component`).

@@ -131,6 +131,15 @@ struct Events: ParsableCommand {
             engine.apply(event, step: number)
         }
 
+        let pool = engine.pipeline.pool
+        trace.step = 0
+        trace.add(.note, "done: \(pool.wrapperCount) component instance(s), \(engine.pipeline.bodyWrappers.count) live in the body "
+                  + "(at most \(engine.peakLiveBodyCount)), \(engine.images.pendingURIs.count) image load(s) pending, "
+                  + "\(engine.actions.pendingCount) asynchronous action(s) running; URIs opened: "
+                  + (host.services.openedURIs.isEmpty ? "none" : host.services.openedURIs.joined(separator: ", ")))
+        // Rendering the final state draws every live component again; those calls are not part of the replay.
+        trace.sink = nil
+
         if let format {
             let naming = SourceNaming { owner in host.plugins.first { $0.owner == owner }?.id ?? SourceNaming.idBeforeVersion(owner) }
             let tree = engine.renderTree()
