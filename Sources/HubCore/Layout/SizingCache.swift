@@ -11,6 +11,7 @@ public final class SizingCache {
 
     public let registry: ComponentRegistry
     private var entries: [ComponentIdentifier: Entry] = [:]
+    private var lastEntry: (identifier: ComponentIdentifier, entry: Entry)?
     /// The models being sized, innermost last, so the child delegate knows whose children are meant.
     private var sizingStack: [(model: ComponentModel, container: Size)] = []
     private lazy var childDelegate = SizingChildDelegate(cache: self)
@@ -23,18 +24,26 @@ public final class SizingCache {
     public func entry(for model: ComponentModel) -> Entry { entry(for: model.componentIdentifier, category: model.componentCategory) }
 
     public func entry(for identifier: ComponentIdentifier, category: String) -> Entry {
-        if let entry = entries[identifier] { return entry }
+        // Neighbouring models often share a component: comparing with the last one is cheaper than hashing.
+        if let last = lastEntry, last.identifier == identifier { return last.entry }
+        if let entry = entries[identifier] { lastEntry = (identifier, entry); return entry }
         let (component, source) = registry.createComponent(identifier: identifier, category: category)
         component.childrenSupport?.childDelegate = childDelegate
         let entry = Entry(component: component, source: source, traits: component.layoutTraits)
         entries[identifier] = entry
+        lastEntry = (identifier, entry)
         return entry
     }
 
     public func traits(for model: ComponentModel) -> Set<LayoutTrait> { entry(for: model).traits }
 
     public func preferredSize(for model: ComponentModel, containerSize: Size) -> Size {
-        let component = entry(for: model).component
+        preferredSize(for: model, entry: entry(for: model), containerSize: containerSize)
+    }
+
+    /// The preferred size from an entry already looked up.
+    public func preferredSize(for model: ComponentModel, entry: Entry, containerSize: Size) -> Size {
+        let component = entry.component
         sizingStack.append((model, containerSize))
         defer { sizingStack.removeLast() }
         return component.preferredViewSize(for: model, containerSize: containerSize).sanitized
@@ -61,12 +70,14 @@ public final class SizingCache {
             }
         }
         // A fallback entry is stale once its namespace has a factory.
+        lastEntry = nil
         for (identifier, entry) in entries where registry.entry(forNamespace: identifier.namespace) != nil {
             if case .fallback = entry.source { entries[identifier] = nil; entry.component.destroy() }
         }
     }
 
     private func purge(_ shouldPurge: (Entry) -> Bool) {
+        lastEntry = nil
         for (identifier, entry) in entries where shouldPurge(entry) {
             entries[identifier] = nil
             entry.component.destroy()
@@ -74,6 +85,7 @@ public final class SizingCache {
     }
 
     public func removeAll() {
+        lastEntry = nil
         for entry in entries.values { entry.component.destroy() }
         entries.removeAll()
     }

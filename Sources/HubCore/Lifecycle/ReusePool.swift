@@ -13,6 +13,9 @@ public final class ReusePool {
     public let uiStates: UIStateManager
     /// Sees every lifecycle step, for `--trace`-style output and tests.
     public var trace: ((Event, ComponentWrapper) -> Void)?
+    /// Prefer an idle wrapper that last showed the same model id (so re-rendering does not reconfigure equal
+    /// models). Off, any idle wrapper of the component is taken (cheaper for one-shot renders).
+    public var prefersSameModel = true
     /// Told when wrappers are destroyed because their namespace went away or their source is stale.
     public var didPurge: [([ComponentWrapper]) -> Void] = []
 
@@ -49,14 +52,14 @@ public final class ReusePool {
     }
 
     private func dequeue(_ model: ComponentModel) -> ComponentWrapper? {
-        if let preferred = idleByModel[model.identifier], preferred.isInPool,
+        if prefersSameModel, let preferred = idleByModel[model.identifier], preferred.isInPool,
            preferred.componentIdentifier == model.componentIdentifier {
             idleByModel[model.identifier] = nil
             return take(preferred)
         }
         while let candidate = idle[model.componentIdentifier]?.popLast() {
             guard candidate.isInPool else { continue }  // taken earlier through idleByModel
-            if let id = candidate.model?.identifier, idleByModel[id] === candidate { idleByModel[id] = nil }
+            if prefersSameModel, let id = candidate.model?.identifier, idleByModel[id] === candidate { idleByModel[id] = nil }
             return take(candidate)
         }
         return nil
@@ -89,7 +92,7 @@ public final class ReusePool {
         wrapper.selectionState = .none
         wrapper.isInPool = true
         idle[wrapper.componentIdentifier, default: []].append(wrapper)
-        if let id = wrapper.model?.identifier { idleByModel[id] = wrapper }
+        if prefersSameModel, let id = wrapper.model?.identifier { idleByModel[id] = wrapper }
         trace?(.enqueue, wrapper)
     }
 

@@ -57,7 +57,8 @@ public final class RenderPipeline {
         items.reserveCapacity(viewModel.body.count)
         for model in viewModel.body {
             let entry = sizing.entry(for: model)
-            items.append(LayoutItem(traits: entry.traits, preferredSize: sizing.preferredSize(for: model, containerSize: viewport)))
+            items.append(LayoutItem(traits: entry.traits,
+                                    preferredSize: sizing.preferredSize(for: model, entry: entry, containerSize: viewport)))
         }
         let header = viewModel.header.map {
             HeaderLayoutItem(height: sizing.preferredSize(for: $0, containerSize: viewport).height, traits: sizing.traits(for: $0))
@@ -88,6 +89,8 @@ public final class RenderPipeline {
         let layout = computeLayout(viewModel, viewport: viewport)
         self.layout = layout
 
+        // The same-model hint only pays off when instances stay live between renders.
+        pool.prefersSameModel = options.retainBodyInstances
         // reloadData: every cell gives its wrapper back, then visible cells take one.
         for index in bodyWrappers.keys.sorted() { bodyWrappers[index]!.enqueueForReuse() }
         bodyWrappers.removeAll(keepingCapacity: true)
