@@ -514,7 +514,7 @@ public final class EventEngine: ComponentWrapperDelegate {
                 }
                 wrapper = pipeline.overlayWrappers[first]
             case .body:
-                let first = rest.popFirst()!
+                guard let first = rest.popFirst() else { note("\(event): an empty index path names no body component"); return .none }
                 guard first < viewModel.body.count else {
                     note("\(event) at \(target): the body has \(viewModel.body.count) component(s)"); return .none
                 }
