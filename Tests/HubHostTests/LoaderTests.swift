@@ -182,13 +182,35 @@ struct LoaderTests {
         #expect(host.missingFolders.map(\.lastPathComponent) == ["nowhere"])
     }
 
-    @Test("SHA-256 matches the standard test vectors")
-    func sha256() {
-        func digest(_ s: String) -> String { Array(s.utf8).withUnsafeBytes { SHA256.hexDigest($0) } }
-        #expect(digest("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(digest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(digest("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
-                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        #expect(digest(String(repeating: "a", count: 1000)).hasPrefix("41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"))
+    @Test("content digests: 32 hex digits, stable, different for different content (lengths and tails included)")
+    func contentDigest() {
+        func digest(_ bytes: [UInt8]) -> String { bytes.withUnsafeBytes { ContentDigest.hex($0) } }
+        let samples: [[UInt8]] = [[], [0], [0, 0], [1], Array(repeating: 0, count: 16), Array(repeating: 0, count: 17),
+                                  Array("hubhost".utf8), Array("hubhosu".utf8), Array(repeating: 7, count: 4096),
+                                  Array(repeating: 7, count: 4095) + [8]]
+        let digests = samples.map(digest)
+        #expect(Set(digests).count == samples.count)
+        #expect(digests.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+        #expect(digest(Array("hubhost".utf8)) == digests[6])
+    }
+
+    @Test("a cached private copy is reused only when its bytes are identical")
+    func cachedCopyReuse() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let file = try fx.cPlugin("libgood.so")
+        let contents = try Data(contentsOf: file)
+        let copies = PrivateCopies(directory: fx.cache)
+        let first = try copies.copy(file, contents: contents, contentHash: "0123456789abcdef0123", avoiding: [])
+        // Same name, same size, different bytes (a collision or a damaged cache): rewritten, not trusted.
+        var damaged = contents
+        damaged[damaged.count - 1] ^= 0xFF
+        try damaged.write(to: first)
+        let second = try copies.copy(file, contents: contents, contentHash: "0123456789abcdef0123", avoiding: [])
+        #expect(second == first)
+        #expect(try Data(contentsOf: second) == contents)
+        // In use (mapped by a retired image): a new name.
+        let third = try copies.copy(file, contents: contents, contentHash: "0123456789abcdef0123", avoiding: [first.path])
+        #expect(third != first)
     }
 }

@@ -48,7 +48,7 @@ public final class PluginRecord {
     public internal(set) var pluginDescription: String?
     /// The ABI the plugin was built for, "1.0"; nil until read.
     public internal(set) var abi: String?
-    /// SHA-256 of the file's content, when it could be read.
+    /// The content digest of the file (`ContentDigest`, 32 hex digits), when it could be read.
     public internal(set) var contentHash: String?
     /// True when the image carries Swift metadata (loaded `RTLD_NODELETE`, never `dlclose`d).
     public internal(set) var isSwiftImage = false

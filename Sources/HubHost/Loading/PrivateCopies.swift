@@ -17,8 +17,8 @@ final class PrivateCopies {
         return base.appendingPathComponent("hubhost/images")
     }
 
-    /// A copy of `contents` (the validated bytes of `file`) at `<name>-<hash prefix>[-<n>].so`. An existing copy of the
-    /// right size is reused unless `avoiding` lists its path (a copy still mapped, e.g. a pinned Swift image: loading that path again would
+    /// A copy of `contents` (the validated bytes of `file`) at `<name>-<hash prefix>[-<n>].so`. An existing copy with
+    /// exactly these bytes is reused unless `avoiding` lists its path (a copy still mapped, e.g. a pinned Swift image: loading that path again would
     /// return the old image). Written to a temporary name, then renamed, so no reader ever sees a partial file.
     func copy(_ file: URL, contents: Data, contentHash: String, avoiding inUse: Set<String>) throws -> URL {
         let size = contents.count
@@ -27,7 +27,7 @@ final class PrivateCopies {
             directoryReady = true
         }
         let stem = file.deletingPathExtension().lastPathComponent
-        let prefix = String(contentHash.prefix(16))
+        let prefix = String(contentHash.prefix(16))  // 64 bits name it; reuse is checked byte for byte
         var attempt = 0
         var target: URL
         repeat {
@@ -35,10 +35,7 @@ final class PrivateCopies {
             attempt += 1
         } while inUse.contains(target.path)
 
-        var existing = stat()
-        if stat(target.path, &existing) == 0, existing.st_mode & S_IFMT == S_IFREG, Int(existing.st_size) == size {
-            return target
-        }
+        if Self.holds(target.path, exactly: contents) { return target }
         let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(getpid()).tmp")
         try Self.write(contents, to: temporary.path)
         guard rename(temporary.path, target.path) == 0 else {
@@ -51,6 +48,29 @@ final class PrivateCopies {
 }
 
 extension PrivateCopies {
+    /// True when `path` is a regular file with exactly `contents` (a cached copy from an earlier run).
+    static func holds(_ path: String, exactly contents: Data) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) == contents.count else {
+            return false
+        }
+        var existing = Data(count: contents.count)
+        let complete = existing.withUnsafeMutableBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let n = read(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        return complete && existing == contents
+    }
+
     /// Writes `contents` to a new file with plain POSIX calls (Foundation's writers add an extra temporary file
     /// and attribute calls, which dominate the load time of small plugins).
     static func write(_ contents: Data, to path: String) throws {
@@ -78,22 +98,29 @@ extension PrivateCopies {
 
 /// What is mapped into this process, from `/proc/self/maps`.
 enum MappedImages {
-    /// True when any mapping's file is `path` (a deleted file shows as "path (deleted)").
+    /// True when any mapping's file is `path` (a deleted file shows as "path (deleted)"). Each maps line ends
+    /// with its path, so it checks the end of every line against " path" without splitting thousands of lines.
     static func isMapped(_ path: String) -> Bool {
-        for line in readMaps().split(separator: "\n") {
-            // Format: address perms offset dev inode pathname; the path starts at the first '/'.
-            guard let slash = line.firstIndex(of: "/") else { continue }
-            let mapped = line[slash...]
-            if mapped == path || mapped == path + " (deleted)" { return true }
+        let maps = readMaps()
+        let endings = [Array(" \(path)".utf8), Array(" \(path) (deleted)".utf8)]
+        return maps.withUnsafeBufferPointer { bytes in
+            var lineEnd = 0
+            while lineEnd < bytes.count {
+                guard let newline = bytes[lineEnd...].firstIndex(of: 10) else { break }
+                for ending in endings where newline >= ending.count {
+                    if bytes[(newline - ending.count)..<newline].elementsEqual(ending) { return true }
+                }
+                lineEnd = newline + 1
+            }
+            return false
         }
-        return false
     }
 
     /// The whole of /proc/self/maps. Read to EOF with read(2): procfs files report size 0, and readers that
     /// trust the size (or read one chunk) silently drop the later mappings.
-    static func readMaps() -> String {
+    static func readMaps() -> [UInt8] {
         let fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "" }
+        guard fd >= 0 else { return [] }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -103,6 +130,6 @@ enum MappedImages {
             if n <= 0 { break }
             bytes.append(contentsOf: chunk[0..<n])
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }

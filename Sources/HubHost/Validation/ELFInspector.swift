@@ -2,7 +2,7 @@ import Foundation
 
 /// What the host learned about a plugin file by reading it, before anything in it can run.
 public struct PluginImageInfo: Sendable {
-    /// SHA-256 of the file's bytes, lowercase hex.
+    /// The 128-bit content digest of the file's bytes (`ContentDigest`), 32 hex digits.
     public let contentHash: String
     public let size: Int
     /// The image carries Swift metadata sections (`swift5_*`): the Swift runtime registers them for good when
@@ -74,7 +74,7 @@ public enum ELFInspector {
                 // The message names the file itself, in the form plugin authors search for.
                 throw Rejection(reason: "no entry point [\(entrySymbol)] in [\(name)] (not exported in .dynsym)")
             }
-            return PluginImageInfo(contentHash: SHA256.hexDigest(bytes), size: bytes.count,
+            return PluginImageInfo(contentHash: ContentDigest.hex(bytes), size: bytes.count,
                                    isSwiftImage: sections.hasSwiftMetadata, contents: data)
         }
     }
