@@ -94,21 +94,13 @@ public final class FFICall: @unchecked Sendable {
                 return invoke(arguments: count == 0 ? nil : pointers)
             }
             // Small calls (the usual) use a fixed buffer on the stack; larger ones a temporary allocation.
-            if needed <= MemoryLayout<SmallStorage>.size {
-                var storage = SmallStorage()
-                return try withUnsafeMutableBytes(of: &storage) { try fill($0.baseAddress!) }
+            if needed <= 256 {
+                return try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 32) {
+                    try fill(UnsafeMutableRawPointer($0.baseAddress!))
+                }
             }
             return try withUnsafeTemporaryAllocation(byteCount: needed, alignment: 8) { try fill($0.baseAddress!) }
         }
-    }
-
-    /// 256 bytes of stack for the arguments of a small call.
-    private struct SmallStorage {
-        var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-            = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     }
 
     /// Arguments converted and laid out once, for calls that always pass the same values (a module-file
