@@ -124,6 +124,21 @@ struct OwnershipTests {
         #expect(injector.modules.count == 1)
     }
 
+    @Test("every instance records the registration and owner it came from")
+    func instanceOrigin() throws {
+        let injector = try Injector(Module { $0.bindClass(HostWeather.self, to: Weather.self, named: "host") })
+        try injector.install(Module(owner: plugin) { $0.bindClass(PluginWeather.self, to: Weather.self) })
+        let fromPlugin = try injector.get(Weather.self)
+        let fromHost = try injector.get(Weather.self, named: "host")
+        #expect(injector.origin(of: fromPlugin)?.owner == plugin)
+        #expect(injector.origin(of: fromPlugin)?.key == ServiceKey(Weather.self))
+        #expect(injector.origin(of: fromHost)?.owner == .host)
+        #expect(injector.origin(of: HostWeather()) == nil)
+        let locator = ServiceLocator()
+        locator.registerFactory(PluginWeather.self, owner: plugin) { _ in PluginWeather() }
+        #expect(locator.origin(of: try #require(locator.getInstanceOf(PluginWeather.self)))?.owner == plugin)
+    }
+
     @Test("every registration lists its owner and scope")
     func listing() throws {
         let injector = try Injector(Module(owner: plugin) { b in

@@ -235,6 +235,10 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
 
     public var survivors: [Survivor] { ledger.survivors() }
 
+    /// The key and owner of the registration a live class instance was made from by this injector (nil for objects
+    /// it did not make, and once they are gone).
+    public func origin(of object: AnyObject) -> (key: ServiceKey, owner: Owner)? { ledger.owner(of: object) }
+
     public func observe(_ handler: @escaping (RegistrationChange) -> Void) -> ObservationToken {
         observers.add(handler)
     }

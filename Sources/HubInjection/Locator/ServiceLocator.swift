@@ -225,6 +225,10 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
 
     public var survivors: [Survivor] { ledger.survivors() }
 
+    /// The key and owner of the registration a live class instance was made from by this locator (nil for objects
+    /// it did not make, and once they are gone).
+    public func origin(of object: AnyObject) -> (key: ServiceKey, owner: Owner)? { ledger.owner(of: object) }
+
     public func observe(_ handler: @escaping (RegistrationChange) -> Void) -> ObservationToken {
         observers.add(handler)
     }

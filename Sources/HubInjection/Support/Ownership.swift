@@ -149,6 +149,11 @@ final class SurvivorLedger: @unchecked Sendable {
         }
     }
 
+    /// The owner of the registration `object` was made from, while it is alive.
+    func owner(of object: AnyObject) -> (key: ServiceKey, owner: Owner)? {
+        lock.withLock { entries.last { $0.object === object }.map { ($0.key, $0.owner) } }
+    }
+
     /// Live watched instances made for `key` by `owner`.
     func liveCount(key: ServiceKey, owner: Owner) -> Int {
         lock.withLock { entries.filter { $0.key == key && $0.owner == owner && $0.object != nil }.count }
