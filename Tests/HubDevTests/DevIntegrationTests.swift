@@ -39,7 +39,7 @@ struct DevIntegrationTests {
         #expect(dev.waitForFrame { $0.html.contains(Self.red) && $0.html.contains("First taps:0") } != nil, "\(dev.log)")
 
         // A tap (selection) bumps the swatch's counter, its restorable UI state.
-        #expect(try dev.tap([0]).contains("tapped swatch:swatch"))
+        #expect(try dev.tap([0]).contains("[a] selected"), "the tap goes through the event pipeline")
         #expect(dev.waitForFrame { $0.html.contains("First taps:1") } != nil)
 
         try build(color: "0x00FF00FFu", version: "2")

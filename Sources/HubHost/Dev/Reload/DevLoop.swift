@@ -95,6 +95,16 @@ public final class DevLoop {
     private var retired: [PluginRecord] = []
     private var sequence = 0
     private var tapped: [Int]?
+    /// The event pipeline over the current render: taps from the preview go through it (selection states with
+    /// Hub's delays, the selection action, action handlers and observers).
+    private var engine: EventEngine?
+    private lazy var actions = ActionRegistry(
+        factories: host.actionFactories,
+        handlers: { [weak self] in self?.host.actionHandlers.map(\.handler) ?? [] },
+        uriOpener: { [weak self] uri in
+            guard let self, case .success(let opened) = self.host.services.openURI(uri) else { return false }
+            return opened
+        })
 
     public init(options: Options, logger: Logger = Logger(label: "hubhost.dev")) {
         self.options = options
@@ -238,26 +248,29 @@ public final class DevLoop {
 
     // MARK: - Taps
 
-    /// Taps the live component at `indexPath` of `section` ("body", "header", "overlay"): highlight, select,
-    /// deselect, as a finger would, then re-renders with the component highlighted. Returns what happened.
+    /// Taps the component at `indexPath` of `section` ("body", "header", "overlay") through the event pipeline:
+    /// scrolled on screen if needed, touched and released (Selected, the selection action, None after Hub's
+    /// deselect delay), then drawn again with the component highlighted. Returns what happened.
     @discardableResult
     public func tap(indexPath: [Int], section: String = "body") -> String {
-        guard let wrapper = pipeline.liveWrappers.first(where: { w in
-            guard let model = w.model, model.indexPath == indexPath else { return false }
-            return model.type.rawValue == section || (section == "body" && model.type == .body)
-        }) else { return "no live component at \(section) \(indexPath)" }
-        let id = wrapper.model?.identifier ?? "?"
-        var result = "tapped \(wrapper.componentIdentifier) '\(id)'"
-        if let selection = wrapper.component.selectionStateHandling {
-            for state in [SelectionState.highlighted, .selected, .none] {
-                wrapper.selectionState = state
-                selection.updateViewForSelectionState(state)
+        guard let engine, !indexPath.isEmpty || section == "header" else { return "no view to tap" }
+        let type = ComponentType(rawValue: section) ?? .body
+        let trace = EventTrace()
+        engine.trace = trace
+        if type == .body, let first = indexPath.first, let frames = pipeline.layout?.frames, first < frames.count {
+            let frame = frames[first], top = engine.contentOffset.y
+            if frame.minY < top || frame.maxY > top + options.viewport.height {
+                engine.scroll(to: Point(x: 0, y: max(0, frame.minY)), programmatic: true)
             }
-        } else {
-            result += " (no selection-state extension)"
         }
+        engine.tap(.indexPath(indexPath, section: type))
+        host.scheduler.advance(by: EventEngine.deselectDelay)
+        engine.trace = nil
+        let said = trace.records.filter { $0.kind != .call && $0.kind != .event }.map(\.message)
+        let result = said.isEmpty ? "tap at \(section) \(indexPath): nothing happened" : said.joined(separator: "; ")
         tapped = indexPath
-        render(Reload(file: options.viewFile.lastPathComponent, result: .tapped, detail: result))
+        emit(Reload(file: options.viewFile.lastPathComponent, result: .tapped, detail: result),
+             tree: engine.renderTree())
         return result
     }
 
@@ -278,9 +291,29 @@ public final class DevLoop {
         }
     }
 
+    /// Renders the current view model through a fresh event engine on the same pipeline (instances, reuse
+    /// pool and UI states carry over), every body component live, and reports it.
     private func render(_ reload: Reload) {
+        var tree: RenderTree?
+        if let viewModel {
+            let engine = EventEngine(pipeline: pipeline, viewModel: viewModel, viewport: options.viewport,
+                                     clock: host.scheduler, actions: actions,
+                                     imageSource: ImageSource(baseDirectory: options.viewFile.deletingLastPathComponent()))
+            engine.viewURI = options.viewFile.absoluteString
+            // The preview draws the whole content, so every body component stays live (the engine's live set
+            // is the viewport plus this many viewport heights above and below).
+            engine.bufferFraction = 10_000
+            engine.load()
+            self.engine = engine
+            tree = engine.renderTree()
+        } else {
+            engine = nil
+        }
+        emit(reload, tree: tree)
+    }
+
+    private func emit(_ reload: Reload, tree: RenderTree?) {
         var reload = reload
-        let tree = viewModel.map { pipeline.render($0, viewport: options.viewport) }
         reload.renderedAt = Monotonic.now()
         sequence += 1
         var warnings: [String] = []
@@ -316,7 +349,7 @@ public final class DevLoop {
         let paths = Set(records.compactMap { $0.privateCopy?.path })
         guard !paths.isEmpty else { return 0 }
         var total = 0
-        for line in MappedImages.readMaps().split(separator: "\n") {
+        for line in String(decoding: MappedImages.readMaps(), as: UTF8.self).split(separator: "\n") {
             guard let slash = line.firstIndex(of: "/"), paths.contains(String(line[slash...])) else { continue }
             let range = line.prefix { $0 != " " }.split(separator: "-")
             if range.count == 2, let start = Int(range[0], radix: 16), let end = Int(range[1], radix: 16) {
