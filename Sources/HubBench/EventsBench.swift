@@ -147,8 +147,11 @@ enum EventsBench {
         print(String(format: "  Swift twins:          %8.0f frames/s  (%.2f µs/frame)", 1 / sm, sm * 1e6))
         print("  ratio C / Swift: \(Measure.ratio(cm, sm))  (goal ≤ 1.15×)")
         print("  live body instances at most: \(c.map(\.peakLive).max()!) (C), \(swift.map(\.peakLive).max()!) (Swift); instances ever alive: \(c.map(\.maxInstances).max()!) (C), \(swift.map(\.maxInstances).max()!) (Swift)")
-        print(String(format: "  memory: RSS growth during a scroll at most %.1f MB; RSS %.1f MB before the scrolls (100k models, 2 hosts), peak RSS of the process %.1f MB",
-                     Double((c + swift).map(\.rssGrowth).max()!) / 1e6, Double(rssStart) / 1e6, Double(Measure.peakRSS()) / 1e6))
+        // The C bridge caches each model's C strings on the model the first time a plugin reads them, so the C
+        // run grows with the models it visits; the instances themselves stay bounded.
+        print(String(format: "  memory: RSS growth during a scroll at most %.1f MB (C), %.1f MB (Swift); RSS %.1f MB before the scrolls (100k models, 2 hosts); peak RSS of the process %.1f MB",
+                     Double(c.map(\.rssGrowth).max()!) / 1e6, Double(swift.map(\.rssGrowth).max()!) / 1e6,
+                     Double(rssStart) / 1e6, Double(Measure.peakRSS()) / 1e6))
     }
 }
 
