@@ -69,6 +69,22 @@ struct CLITests {
         #expect(run.status == 1 && run.stderr.contains("/nonexistent/libx.so: no such file"))
     }
 
+    @Test("list-services --unload reports what is still alive after its owner was revoked, and exits 3")
+    func listServicesSurvivors() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        try dir.compile(providerSource, as: "liba_provider.so")
+        try dir.compile(consumerSource, as: "libb_consumer.so", defines: ["HOLD_IN_INIT": "1"])
+        let common = ["--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path]
+        let before = try Self.hubhost(["list-services"] + common)
+        #expect(before.status == 0)
+        #expect(before.stdout.split(separator: "\n").contains { $0.hasPrefix("com.test.greeter") && $0.hasSuffix("  1") })
+        let after = try Self.hubhost(["list-services", "--unload", "liba_provider.so"] + common)
+        #expect(after.status == 3, "\(after.stderr)")
+        #expect(after.stdout.contains("alive after revocation:\n  com.test.greeter (context held 1× by com.test.consumer 1.0.0 (libb_consumer.so)) from com.test.provider 1.0.0 (liba_provider.so) is still alive after its owner was revoked"),
+                "\(after.stdout)")
+    }
+
     @Test("list-services lists every key with owner, scope, version and live instances; module-file problems exit 1")
     func listServices() throws {
         let dir = try CPlugins()

@@ -219,6 +219,9 @@ static const hub_component_factory factory = { sizeof(hub_component_factory), NU
 static bool init(const hub_host *host, char *error, size_t capacity) {
     host_table = host;
     host->set_service_observer(host, on_change, NULL);
+#ifdef HOLD_IN_INIT
+    consumer_hold();  /* a consumer that acquires at load and never lets go */
+#endif
     return host->register_component_factory(host, "consumer", &factory, error, capacity);
 }
 static const hub_plugin_descriptor descriptor = {
