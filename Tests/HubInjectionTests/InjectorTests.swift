@@ -404,6 +404,29 @@ struct InjectorTests {
         #expect(throws: InjectionError.noBinding(ServiceKey(Brakes.self))) { try Injector().get(Brakes.self) }
     }
 
+    @Test("a metatype can be bound like any instance; a non-metatype bound to a metatype key is refused")
+    func metatypeBinding() throws {
+        let injector = try Injector(Module { $0.bind(V6Engine.self, to: Engine.Type.self) })
+        let engineType = try injector.get(Engine.Type.self)
+        #expect(engineType == V6Engine.self)
+        #expect(throws: InjectionError.doesNotConform(instance: String(reflecting: Engine.self),
+                                                      key: ServiceKey(Engine.Type.self))) {
+            try Injector(Module { $0.bind(Engine(), to: Engine.Type.self) })
+        }
+    }
+
+    @Test("namespaced (nested) types are keys of their own, even with the same short name")
+    func namespacedTypes() throws {
+        enum Front { final class Wheel: Injectable { init() {} } }
+        enum Back { final class Wheel: Injectable { init() {} } }
+        #expect(ServiceKey(Front.Wheel.self) != ServiceKey(Back.Wheel.self))
+        let injector = try Injector(Module { b in
+            b.bindClass(Front.Wheel.self, inScope: .singleton)
+        })
+        #expect(try injector.get(Front.Wheel.self) === injector.get(Front.Wheel.self))
+        #expect(try injector.get(Back.Wheel.self) !== injector.get(Back.Wheel.self))
+    }
+
     @Test("the default injector starts nil and can be set")
     func defaultInjector() throws {
         let previous = Injector.defaultInjector
