@@ -226,6 +226,7 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
         lock.withLock {
             let all = bindings.values.compactMap(\.last) + automatic.values
             return all.map { binding in
+                // Class instances are counted by the ledger; a cached value-type singleton counts once here.
                 let cached = singletons[binding.key].map { SurvivorLedger.reference($0) == nil ? 1 : 0 } ?? 0
                 return RegistrationInfo(key: binding.key, owner: binding.owner, scope: binding.scopeDescription,
                                         liveInstances: cached + ledger.liveCount(key: binding.key, owner: binding.owner))

@@ -117,46 +117,56 @@ final class SurvivorLedger: @unchecked Sendable {
         let what: String
         weak var object: AnyObject?
     }
+    private struct Slot: Hashable {
+        let object: ObjectIdentifier
+        let key: ServiceKey
+    }
     private let lock = RecursiveLock()
-    private var entries: [Entry] = []
+    /// By object and key, so watching is O(1) and an object made twice for one key is watched once.
+    private var entries: [Slot: Entry] = [:]
     private var revokedOwners: Set<Owner> = []
-    private var appendsSincePrune = 0
+    private var watchesSincePrune = 0
 
     /// Starts watching `value` weakly if it is a class instance (values are copies and cannot dangle).
     func watch(_ value: Any, key: ServiceKey, owner: Owner) {
         guard let reference = Self.reference(value) else { return }
+        let slot = Slot(object: ObjectIdentifier(reference), key: key)
         lock.withLock {
-            appendsSincePrune += 1
-            if appendsSincePrune >= 256 {
-                entries.removeAll { $0.object == nil }
-                appendsSincePrune = 0
+            watchesSincePrune += 1
+            if watchesSincePrune >= 1024 {
+                entries = entries.filter { $0.value.object != nil }
+                watchesSincePrune = 0
             }
-            if entries.contains(where: { $0.object === reference && $0.key == key }) { return }
-            entries.append(Entry(key: key, owner: owner, what: String(reflecting: type(of: reference)),
-                                 object: reference))
+            // A dead entry at the same address belonged to an earlier object: replace it.
+            if let existing = entries[slot], existing.object === reference { return }
+            entries[slot] = Entry(key: key, owner: owner, what: String(reflecting: type(of: reference)), object: reference)
         }
     }
 
     /// From now on, live instances of `owner` are survivors.
     func markRevoked(_ owner: Owner) { lock.withLock { _ = revokedOwners.insert(owner) } }
 
-    /// Live instances whose owner was revoked (all revoked owners, or one).
+    /// Live instances whose owner was revoked (all revoked owners, or one), sorted.
     func survivors(ownedBy owner: Owner? = nil) -> [Survivor] {
         lock.withLock {
-            entries.removeAll { $0.object == nil }
-            return entries.filter { revokedOwners.contains($0.owner) && (owner == nil || $0.owner == owner) }
+            entries = entries.filter { $0.value.object != nil }
+            return entries.values.filter { revokedOwners.contains($0.owner) && (owner == nil || $0.owner == owner) }
                 .map { Survivor(key: $0.key, owner: $0.owner, what: $0.what) }
+                .sorted { $0.description < $1.description }
         }
     }
 
     /// The owner of the registration `object` was made from, while it is alive.
     func owner(of object: AnyObject) -> (key: ServiceKey, owner: Owner)? {
-        lock.withLock { entries.last { $0.object === object }.map { ($0.key, $0.owner) } }
+        lock.withLock {
+            entries.first { $0.key.object == ObjectIdentifier(object) && $0.value.object === object }
+                .map { ($0.value.key, $0.value.owner) }
+        }
     }
 
     /// Live watched instances made for `key` by `owner`.
     func liveCount(key: ServiceKey, owner: Owner) -> Int {
-        lock.withLock { entries.filter { $0.key == key && $0.owner == owner && $0.object != nil }.count }
+        lock.withLock { entries.values.filter { $0.key == key && $0.owner == owner && $0.object != nil }.count }
     }
 
     /// A class reference, or nil for values.
