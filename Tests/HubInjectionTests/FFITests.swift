@@ -175,7 +175,10 @@ struct ModuleFileTests {
         let f = try Fixture(bindings: [Self.controllerBinding])
         defer { f.dir.cleanUp() }
         f.host.services.loadModuleFiles(in: [f.dir.plugins])
+        let kept = try #require(f.host.services.boundFunctions.first)
         f.host.unload(f.provider)
+        // A caller that kept the bound function gets an error, not a jump into unmapped code.
+        #expect { try kept.invoke([]) } throws: { "\($0)".hasSuffix("liba_provider.so was unloaded (\(f.provider.owner)); the binding is revoked") }
         #expect(throws: InjectionError.noBinding(ServiceKey(id: "home.controller"))) {
             try f.host.services.injector.get(key: ServiceKey(id: "home.controller"))
         }

@@ -135,6 +135,8 @@ public final class BoundFunction: @unchecked Sendable {
     let defaults: [FFIValue]
     /// When the defaults cover every argument, they are laid out once and calls without arguments reuse them.
     let preparedDefaults: FFICall.PreparedArguments?
+    /// Set when the plugin's load is revoked: its code may be unmapped, so the function is never called again.
+    public internal(set) var isRevoked = false
 
     init(file: String, binding: ModuleFile.Binding, owner: Owner, function: UnsafeRawPointer) throws {
         self.file = file
@@ -154,6 +156,7 @@ public final class BoundFunction: @unchecked Sendable {
         func fail(_ reason: String) -> ModuleFile.Failure {
             ModuleFile.Failure(file: file, binding: binding.label, reason: reason)
         }
+        guard !isRevoked else { throw fail("\(binding.plugin) was unloaded (\(owner)); the binding is revoked") }
         if arguments.isEmpty, let preparedDefaults { return call.call(prepared: preparedDefaults) }
         let types = binding.signature.arguments
         guard arguments.count <= types.count else {

@@ -81,6 +81,7 @@ public final class HostServices {
     public func revokeAll(ownedBy owner: Owner) -> Revocation {
         let services = registry.revokeAll(ownedBy: owner)
         let bindings = injector.revokeAll(ownedBy: owner)
+        for function in boundFunctions where function.owner == owner { function.isRevoked = true }
         boundFunctions.removeAll { $0.owner == owner }
         var combined = Revocation(owner: owner, keys: (services.keys + bindings.keys).sorted(),
                                   survivors: services.survivors + bindings.survivors)
