@@ -63,10 +63,17 @@ struct CLITests {
         #expect(run.stdout.isEmpty)
     }
 
-    @Test("call on a missing file says so")
+    @Test("call on a missing file or a file that is not ELF says so")
     func callMissingFile() throws {
         let run = try Self.hubhost(["call", "/nonexistent/libx.so", "f", "--signature", "()->void"])
         #expect(run.status == 1 && run.stderr.contains("/nonexistent/libx.so: no such file"))
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let text = dir.plugins.appendingPathComponent("libtext.so")
+        try "not a shared object".write(to: text, atomically: true, encoding: .utf8)
+        let notELF = try Self.hubhost(["call", text.path, "f", "--signature", "()->void"])
+        #expect(notELF.status == 1 && notELF.stderr.contains("libtext.so"), "\(notELF.stderr)")
+        #expect(!notELF.stderr.contains("dlopen failed"), "\(notELF.stderr)")
     }
 
     @Test("list-services --unload reports what is still alive after its owner was revoked, and exits 3")

@@ -1,7 +1,8 @@
 import Foundation
 
 /// `hubhost call`: calls one function a plugin exports, for diagnosis. The plugin is loaded from a private copy
-/// (so the file itself can be rebuilt meanwhile), its `init` is not called, and it is closed afterwards.
+/// (so the file itself can be rebuilt meanwhile), its `init` is not called, and it is closed afterwards (a C
+/// image; a Swift image stays mapped until the process exits).
 public enum ExportCaller {
     public struct Failure: Error, CustomStringConvertible {
         public let message: String
@@ -29,10 +30,15 @@ public enum ExportCaller {
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent(plugin.lastPathComponent)
         try FileManager.default.copyItem(at: plugin, to: copy)
-        guard let handle = dlopen(copy.path, RTLD_NOW | RTLD_LOCAL) else {
+        // The same ELF checks as loading (a text file named .so gets a clear message, not a dlopen error), and a
+        // Swift image is never unmapped again (the Swift runtime keeps its metadata).
+        let image: PluginImageInfo
+        do { image = try ELFInspector.inspect(plugin) } catch { throw Failure(message: "\(error)") }
+        let flags = RTLD_NOW | RTLD_LOCAL | (image.isSwiftImage ? RTLD_NODELETE : 0)
+        guard let handle = dlopen(copy.path, flags) else {
             throw Failure(message: "\(plugin.path): dlopen failed: \(dlerror().map { String(cString: $0) } ?? "unknown error")")
         }
-        defer { dlclose(handle) }
+        defer { if !image.isSwiftImage { dlclose(handle) } }
         guard let function = dlsym(handle, symbol) else {
             throw Failure(message: "\(plugin.path): symbol \(symbol) not found (plugins linked with the version script export only hub_plugin_entry)")
         }
