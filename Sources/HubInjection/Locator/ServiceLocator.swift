@@ -10,8 +10,9 @@ import HubCore
 /// - A missing key is an error value (`resolve`) or nil plus `errorCallback` (`getInstanceOf`), never a crash.
 ///
 /// # Threads, and factories that call back into the locator
-/// One recursive lock covers every table access, and factories, injectors and `errorCallback` run while it is
-/// held (as in HIPInstanceLocator). Consequences, all tested:
+/// One recursive lock covers every table access, and factories, injectors and assembly blocks run while it is
+/// held (as in HIPInstanceLocator); `errorCallback` and observers are called after it is released, except for
+/// registrations made inside an assembly block. Consequences, all tested:
 /// - a factory runs at most once however many threads ask at the same time (no double construction);
 /// - a factory or injector may get other keys from the same locator on its own thread (the lock is recursive,
 ///   no deadlock); asking for the key it is building is reported as `dependencyCycle` (no stack overflow);
