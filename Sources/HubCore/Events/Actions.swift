@@ -32,9 +32,6 @@ public final class ActionRegistry {
         guard let action = factory.createAction(forName: identifier.name) else { return .failure(.unknownName(identifier)) }
         return .success(action)
     }
-
-    /// A fresh default selection action (Hub's HUBSelectionAction).
-    public func makeSelectionAction() -> Action { SelectionAction(open: uriOpener) }
 }
 
 /// Hub's default selection action: opens the component's target URI; not performed without one.
@@ -85,6 +82,8 @@ public final class ActionDispatcher {
     public var didHandle: ((ActionContext, ActionOutcome) -> Void)?
     /// Told when an asynchronous action finishes: (context, chained-to identifier).
     public var didFinish: ((ActionContext, ComponentIdentifier?) -> Void)?
+    /// Told when the default selection action opened (or failed to open) a URI.
+    public var didOpenURI: ((String, Bool) -> Void)?
     /// Initial view models registered for a target URI while the default selection action runs (Hub's
     /// HUBInitialViewModelRegistry), so the destination can read it.
     public private(set) var initialViewModels: [String: JSONObject] = [:]
@@ -117,7 +116,12 @@ public final class ActionDispatcher {
         if let identifier = context.actionIdentifier {
             made = registry.createCustomAction(identifier)
         } else {
-            made = .success(registry.makeSelectionAction())
+            let open = registry.uriOpener
+            made = .success(SelectionAction { [weak self] uri in
+                let opened = open(uri)
+                self?.didOpenURI?(uri, opened)
+                return opened
+            })
             if let target = context.componentModel?.target, let uri = target.uri, let initial = target.initialViewModel {
                 initialViewModels[uri] = initial
                 registeredURI = uri

@@ -69,11 +69,8 @@ public final class EventEngine: ComponentWrapperDelegate {
         self.clock = clock
         self.actions = ActionDispatcher(registry: actions)
         self.images = ComponentImageLoader(source: imageSource, delivery: imageDelivery, clock: clock)
-        let open = actions.uriOpener
-        actions.uriOpener = { [weak self] uri in
-            let opened = open(uri)
+        self.actions.didOpenURI = { [weak self] uri, opened in
             self?.trace?.add(.open, "\(uri): \(opened ? "opened" : "not opened")", [("uri", .string(uri)), ("opened", .bool(opened))])
-            return opened
         }
         self.actions.didHandle = { [weak self] context, outcome in
             let name = context.actionIdentifier?.description ?? "default selection"
