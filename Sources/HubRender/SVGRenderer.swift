@@ -26,36 +26,47 @@ public struct SVGRenderer {
         out += "viewBox=\"0 0 \(n(canvas.width)) \(n(canvas.height))\" font-family=\"DejaVu Sans Mono, Menlo, monospace\">\n"
         if let title = tree.title ?? tree.viewID { out += "<title>\(escape(title))</title>\n" }
         out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
+        var clips = 0
         out += "<g class=\"body\">\n"
-        for node in tree.body { draw(node, at: node.frame, depth: 1, to: &out) }
+        for node in tree.body { draw(node, at: node.frame, depth: 1, clips: &clips, to: &out) }
         out += "</g>\n"
         if let header = tree.header {
             out += "<g class=\"header\">\n"
-            draw(header, at: header.frame, depth: 1, to: &out)
+            draw(header, at: header.frame, depth: 1, clips: &clips, to: &out)
             out += "</g>\n"
         }
         if !tree.overlays.isEmpty {
             out += "<g class=\"overlays\">\n"
             out += "<rect x=\"0\" y=\"0\" width=\"\(n(tree.viewport.width))\" height=\"\(n(tree.viewport.height))\" fill=\"none\" stroke=\"#999999\" stroke-dasharray=\"6 4\"/>\n"
-            for node in tree.overlays { draw(node, at: node.frame, depth: 1, to: &out) }
+            for node in tree.overlays { draw(node, at: node.frame, depth: 1, clips: &clips, to: &out) }
             out += "</g>\n"
         }
         out += "</svg>\n"
     }
 
-    private func draw(_ node: RenderNode, at frame: Rect, depth: Int, to out: inout String) {
+    /// Children are clipped to their parent's bounds, as a parent view clips its subviews (a carousel's strip).
+    private func draw(_ node: RenderNode, at frame: Rect, depth: Int, clips: inout Int, to out: inout String) {
         guard depth < 64 else { return }  // a child cycle cannot recurse forever
         out += "<g transform=\"translate(\(n(frame.x)),\(n(frame.y)))\" data-id=\"\(escape(node.modelID))\" data-component=\"\(escape(node.componentIdentifier.description))\">\n"
         if showFrames {
             out += "<rect width=\"\(n(frame.width))\" height=\"\(n(frame.height))\" fill=\"none\" stroke=\"#cccccc\" stroke-width=\"0.5\"/>\n"
         }
+        var clipID: String?
         for item in node.displayList {
             switch item {
             case .rect(let r, let style): rect(r, style, to: &out)
             case .text(let r, let string, let style): text(r, string, style, to: &out)
             case .image(let r, let uri, let mode, let placeholder): image(r, uri: uri, mode: mode, placeholder: placeholder, to: &out)
             case .child(let r, let index):
-                if let child = node.child(at: index) { draw(child, at: r, depth: depth + 1, to: &out) }
+                guard let child = node.child(at: index) else { break }
+                if clipID == nil {
+                    clips += 1
+                    clipID = "clip\(clips)"
+                    out += "<clipPath id=\"\(clipID!)\"><rect width=\"\(n(frame.width))\" height=\"\(n(frame.height))\"/></clipPath>\n"
+                }
+                out += "<g clip-path=\"url(#\(clipID!))\">\n"
+                draw(child, at: r, depth: depth + 1, clips: &clips, to: &out)
+                out += "</g>\n"
             }
         }
         out += "</g>\n"
