@@ -6,7 +6,7 @@ import HubHost
 import Logging
 
 enum LoaderBench {
-    static let repetitions = 7
+    static let repetitions = 9
 
     static func run() throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-bench-\(getpid())")
@@ -18,8 +18,9 @@ enum LoaderBench {
         let all = try generatePlugins(count: 200, into: plugins, work: work)
         print("generated \(all.count) C plugins with cc in \(Measure.ms(Measure.now() - start))")
 
-        print("loading N plugins, median of \(repetitions) (each repetition unloads everything before the next):")
-        print("  N    plain dlopen   plain+copy     PluginHost     host/plain+copy  host/plain")
+        print("loading N plugins: median of \(repetitions) rounds; each round runs the three variants back to back (in")
+        print("rotating order) so they share the machine's load; wall time and this process's CPU time:")
+        print("  N    variant       wall          cpu           wall ratio  cpu ratio")
         for count in [100, 200] {
             let files = Array(all.prefix(count))
             let folder = work.appendingPathComponent("set\(count)")
@@ -28,29 +29,52 @@ enum LoaderBench {
                 try? FileManager.default.createSymbolicLink(at: folder.appendingPathComponent(file.lastPathComponent),
                                                             withDestinationURL: file)
             }
-            let plain = try median { try plainLoop(files, copyTo: nil) }
-            let plainCopy = try median { try plainLoop(files, copyTo: work.appendingPathComponent("plaincopies")) }
-            let host = try median { try hostLoad(folder, cache: work.appendingPathComponent("hostcache"), expect: count) }
-            print("  \(count)  \(pad(Measure.ms(plain)))  \(pad(Measure.ms(plainCopy)))  \(pad(Measure.ms(host)))  "
-                  + "\(pad(Measure.ratio(host, plainCopy), 15))  \(Measure.ratio(host, plain))")
+            let variants: [(name: String, run: () throws -> Sample)] = [
+                ("plain", { try plainLoop(files, copyTo: nil) }),
+                ("plain+copy", { try plainLoop(files, copyTo: work.appendingPathComponent("plaincopies")) }),
+                ("PluginHost", { try hostLoad(folder, cache: work.appendingPathComponent("hostcache"), expect: count) }),
+            ]
+            var samples = Array(repeating: [Sample](), count: variants.count)
+            for round in 0..<repetitions {
+                for k in 0..<variants.count {
+                    let index = (round + k) % variants.count
+                    samples[index].append(try variants[index].run())
+                }
+            }
+            let wall = samples.map { Measure.medianOf($0.map(\.wall)) }
+            let cpu = samples.map { Measure.medianOf($0.map(\.cpu)) }
+            for (i, variant) in variants.enumerated() {
+                let ratios = i == 2 ? "\(pad(Measure.ratio(wall[2], wall[1]), 10))  \(Measure.ratio(cpu[2], cpu[1])) vs plain+copy; "
+                    + "\(Measure.ratio(wall[2], wall[0])) / \(Measure.ratio(cpu[2], cpu[0])) vs plain" : ""
+                print("  \(count)  \(pad(variant.name))  \(pad(Measure.ms(wall[i])))  \(pad(Measure.ms(cpu[i])))  \(ratios)")
+            }
         }
         print("  plain: dlopen+dlsym+entry+init with a minimal host table. plain+copy adds what the host must do before")
         print("  dlopen: copy each file to a private path (temp + rename). PluginHost also validates the ELF, hashes the")
-        print("  file (SHA-256), checks the descriptor and builds the registry records. Goal: host/plain+copy <= 1.5.")
+        print("  content, checks the descriptor and builds registry records. Goal: PluginHost/plain+copy <= 1.5.")
 
         try timeCLI(folder: work.appendingPathComponent("set200"), cache: work.appendingPathComponent("clicache"))
     }
 
     // MARK: The host
 
-    static func hostLoad(_ folder: URL, cache: URL, expect count: Int) throws -> Double {
+    /// One timed run: wall-clock seconds and this process's CPU seconds.
+    struct Sample { let wall: Double; let cpu: Double }
+
+    static func cpuNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    static func hostLoad(_ folder: URL, cache: URL, expect count: Int) throws -> Sample {
         try? FileManager.default.removeItem(at: cache)  // cold: every private copy is written
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
         let host = PluginHost(cacheDirectory: cache, logger: logger)
-        let start = Measure.now()
+        let start = Measure.now(), startCPU = cpuNow()
         let records = host.loadPlugins(in: [folder])
-        let elapsed = Measure.now() - start
+        let elapsed = Sample(wall: Measure.now() - start, cpu: cpuNow() - startCPU)
         let active = records.filter(\.isLoaded).count
         guard active == count else {
             throw BenchError("only \(active) of \(count) plugins loaded: \(records.compactMap(\.reason).prefix(3))")
@@ -63,7 +87,7 @@ enum LoaderBench {
 
     /// A host table that only accepts component factories, so `init` does the same registrations.
     static var registered = 0
-    static func plainLoop(_ files: [URL], copyTo copies: URL?) throws -> Double {
+    static func plainLoop(_ files: [URL], copyTo copies: URL?) throws -> Sample {
         if let copies {
             try? FileManager.default.removeItem(at: copies)
             try FileManager.default.createDirectory(at: copies, withIntermediateDirectories: true)
@@ -74,7 +98,7 @@ enum LoaderBench {
         table.register_component_factory = { _, _, _, _, _ in LoaderBench.registered += 1; return true }
         var handles: [UnsafeMutableRawPointer] = []
         var error = [CChar](repeating: 0, count: 256)
-        let start = Measure.now()
+        let start = Measure.now(), startCPU = cpuNow()
         for file in files {
             var path = file.path
             if let copies {
@@ -91,7 +115,7 @@ enum LoaderBench {
             guard descriptor.pointee.`init`!(&table, &error, error.count) else { throw BenchError("init failed") }
             handles.append(handle)
         }
-        let elapsed = Measure.now() - start
+        let elapsed = Sample(wall: Measure.now() - start, cpu: cpuNow() - startCPU)
         for handle in handles { dlclose(handle) }
         return elapsed
     }
@@ -183,12 +207,6 @@ enum LoaderBench {
             "com.example.bench." NS, "Bench", "1.0.0", "", "", init, NULL};
         HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &d; }
         """
-
-    static func median(_ body: () throws -> Double) rethrows -> Double {
-        var samples: [Double] = []
-        for _ in 0..<repetitions { samples.append(try body()) }
-        return Measure.medianOf(samples)
-    }
 
     static func pad(_ s: String, _ width: Int = 13) -> String { s.padding(toLength: width, withPad: " ", startingAt: 0) }
 

@@ -105,4 +105,24 @@ struct UnloadTests {
         #expect(host.unload(record).outcome == .unloaded)
         #expect(host.load(file: record.file).state == .active)
     }
+
+    @Test("unloadAll unloads every plugin, newest first, and each is really unmapped")
+    func unloadAll() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        for name in ["one", "two", "three"] {
+            try fx.cPlugin("lib\(name).so", ["FIXTURE_NAMESPACE": "\"\(name)\"", "FIXTURE_ID": "\"com.example.\(name)\""])
+        }
+        try fx.file("libbad.so", [1, 2, 3])
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let records = host.loadPlugins(in: [fx.plugins])
+        let copies = records.compactMap { $0.isLoaded ? $0.privateCopy?.path : nil }
+        #expect(copies.count == 3)
+        let reports = host.unloadAll()
+        #expect(reports.map(\.file) == ["libtwo.so", "libthree.so", "libone.so"])
+        #expect(reports.allSatisfy { $0.outcome == .unloaded })
+        #expect(copies.allSatisfy { !FixtureBuilder.isMapped($0) })
+        #expect(host.registry.allEntries.isEmpty)
+        #expect(host.unloadAll().isEmpty)
+    }
 }

@@ -54,9 +54,14 @@ public final class PluginHost {
         actionFactories.didRemove.append { entry in (entry.value as? PluginActionFactory)?.retire() }
     }
 
-    /// A host going away unloads its plugins, so no plugin keeps a host table that points at freed records.
+    /// A host going away does not unload its plugins (at process exit that would only cost time and delete the
+    /// private copies the next run reuses; call `unloadAll()` to unload). Their records are kept alive on purpose
+    /// and stop answering, so a plugin calling its host table later reaches a harmless no-op, not freed memory.
     deinit {
-        for record in plugins.reversed() where record.isLoaded { unload(record) }
+        for record in plugins where record.isLoaded {
+            record.codeCallable = false
+            _ = Unmanaged.passRetained(record)
+        }
     }
 
     /// The records that are loaded (active or pinned).
@@ -139,7 +144,7 @@ public final class PluginHost {
         do {
             descriptor = try readDescriptor(handle, name: name)
         } catch {
-            closeImage(record)
+            abandonImage(record)
             throw error
         }
         record.descriptor = descriptor
@@ -164,7 +169,7 @@ public final class PluginHost {
             let message = String(cString: error)
             revokeRegistrations(of: record)
             record.codeCallable = false
-            closeImage(record)
+            abandonImage(record)
             throw LoadFailure(reason: "\(name): init failed: \(message.isEmpty ? "(no message)" : message)")
         }
         record.state = image.isSwiftImage ? .pinned : .active
@@ -223,35 +228,55 @@ public final class PluginHost {
     /// says what really happened, checked against `/proc/self/maps`.
     @discardableResult
     public func unload(_ record: PluginRecord) -> UnloadReport {
-        let name = record.file.lastPathComponent
-        guard record.isLoaded else {
-            return UnloadReport(file: name, outcome: .notLoaded, destroyedComponents: 0, revoked: [])
-        }
-        let destroyed = record.revokeLiveComponents()
-        let revoked = revokeRegistrations(of: record)
-        if let descriptor = record.descriptor, CInterop.covers(descriptor.pointee.struct_size, \hub_plugin_descriptor.deinit) {
-            descriptor.pointee.deinit?()
-        }
-        record.codeCallable = false
+        unload([record])[0]
+    }
 
-        let outcome: UnloadReport.Outcome
-        if record.isSwiftImage {
-            // The Swift runtime keeps this image's metadata for good: keep it mapped (and its host table alive).
-            record.state = .retired
-            outcome = .pinned
-        } else {
-            let copy = record.privateCopy?.path ?? ""
-            if closeImage(record) {
+    /// Unloads every loaded plugin, most recently loaded first, checking `/proc/self/maps` once for all of them.
+    @discardableResult
+    public func unloadAll() -> [UnloadReport] {
+        unload(plugins.filter(\.isLoaded).reversed())
+    }
+
+    private func unload(_ records: [PluginRecord]) -> [UnloadReport] {
+        var pending: [(record: PluginRecord, wasLoaded: Bool, destroyed: Int, revoked: [String])] = []
+        for record in records {
+            guard record.isLoaded else { pending.append((record, false, 0, [])); continue }
+            let destroyed = record.revokeLiveComponents()
+            let revoked = revokeRegistrations(of: record)
+            if let descriptor = record.descriptor,
+               CInterop.covers(descriptor.pointee.struct_size, \hub_plugin_descriptor.deinit) {
+                descriptor.pointee.deinit?()
+            }
+            record.codeCallable = false
+            if record.isSwiftImage {
+                // The Swift runtime keeps this image's metadata for good: keep it mapped (and its host table alive).
+                record.state = .retired
+            } else {
+                closeImage(record)
+                record.state = .unloaded
+            }
+            pending.append((record, true, destroyed, revoked))
+        }
+        // One look at what is still mapped, for all of them.
+        let mapped = records.contains { !$0.isSwiftImage } ? MappedImages.mappedPaths() : []
+        return pending.map { record, wasLoaded, destroyed, revoked in
+            let name = record.file.lastPathComponent
+            let outcome: UnloadReport.Outcome
+            if !wasLoaded {
+                outcome = .notLoaded
+            } else if record.isSwiftImage {
+                outcome = .pinned
+            } else if let copy = record.privateCopy?.path, mapped.contains(copy) {
                 outcome = .stillMapped("\(copy) is still in /proc/self/maps (another reference or NODELETE)")
                 record.warnings.append("still mapped after dlclose: \(copy)")
             } else {
+                discardCopy(record)
                 outcome = .unloaded
             }
-            record.state = .unloaded
+            let report = UnloadReport(file: name, outcome: outcome, destroyedComponents: destroyed, revoked: revoked)
+            logger.debug("\(report)")
+            return report
         }
-        let report = UnloadReport(file: name, outcome: outcome, destroyedComponents: destroyed, revoked: revoked)
-        logger.debug("\(report)")
-        return report
     }
 
     /// Revokes every registration of `record` (used by unload and by a failed init). Returns what was revoked.
@@ -271,22 +296,24 @@ public final class PluginHost {
         return revoked
     }
 
-    /// Closes a C image and deletes its private copy once it is unmapped; a Swift image stays mapped (NODELETE).
-    /// Returns true when the image is still mapped afterwards (checked in /proc/self/maps).
-    @discardableResult
-    private func closeImage(_ record: PluginRecord) -> Bool {
-        guard let handle = record.handle else { discardCopy(record); return false }
-        if record.isSwiftImage { return true }
+    /// Closes a C image (a Swift image stays mapped: NODELETE) and frees its host table. The caller checks
+    /// whether it is really unmapped before deleting the private copy.
+    private func closeImage(_ record: PluginRecord) {
+        guard let handle = record.handle, !record.isSwiftImage else { return }
         record.handle = nil
         dlclose(handle)
         if let table = record.hostTable {
             table.deallocate()
             record.hostTable = nil
         }
-        guard let copy = record.privateCopy?.path else { return false }
-        if MappedImages.isMapped(copy) { return true }
+    }
+
+    /// After a failed load: close the image and delete its copy unless something still maps it.
+    private func abandonImage(_ record: PluginRecord) {
+        closeImage(record)
+        guard !record.isSwiftImage else { return }
+        if let copy = record.privateCopy?.path, MappedImages.mappedPaths().contains(copy) { return }
         discardCopy(record)
-        return false
     }
 
     private func discardCopy(_ record: PluginRecord) {

@@ -98,22 +98,21 @@ extension PrivateCopies {
 
 /// What is mapped into this process, from `/proc/self/maps`.
 enum MappedImages {
-    /// True when any mapping's file is `path` (a deleted file shows as "path (deleted)"). Each maps line ends
-    /// with its path, so it checks the end of every line against " path" without splitting thousands of lines.
-    static func isMapped(_ path: String) -> Bool {
+    /// True when any mapping's file is `path`.
+    static func isMapped(_ path: String) -> Bool { mappedPaths().contains(path) }
+
+    /// The paths of every file mapped into this process ("(deleted)" suffixes removed).
+    static func mappedPaths() -> Set<String> {
+        var paths = Set<String>()
         let maps = readMaps()
-        let endings = [Array(" \(path)".utf8), Array(" \(path) (deleted)".utf8)]
-        return maps.withUnsafeBufferPointer { bytes in
-            var lineEnd = 0
-            while lineEnd < bytes.count {
-                guard let newline = bytes[lineEnd...].firstIndex(of: 10) else { break }
-                for ending in endings where newline >= ending.count {
-                    if bytes[(newline - ending.count)..<newline].elementsEqual(ending) { return true }
-                }
-                lineEnd = newline + 1
-            }
-            return false
+        // Format: address perms offset dev inode pathname; the path starts at the first '/' of the line.
+        for line in maps.split(separator: 10) {
+            guard let slash = line.firstIndex(of: UInt8(ascii: "/")) else { continue }
+            var path = String(decoding: line[slash...], as: UTF8.self)
+            if path.hasSuffix(" (deleted)") { path.removeLast(" (deleted)".count) }
+            paths.insert(path)
         }
+        return paths
     }
 
     /// The whole of /proc/self/maps. Read to EOF with read(2): procfs files report size 0, and readers that
