@@ -783,7 +783,9 @@ typedef struct hub_host {
      * Provides `service`. Returns false, writing the reason, when another provider holds the same interface id
      * and name (the message names it), or when `service` is malformed (NULL or empty id, NULL table, a
      * `struct_size` too small). The host copies the struct and its strings; the service is revoked when the
-     * plugin unloads. Observers of other plugins are told it is available. [main-thread]
+     * plugin unloads. Observers of other plugins are told it is available. When a new version of a plugin loads
+     * beside the old one (hot reload), a key the old version provides is held for the new one (true is
+     * returned) and registered when the old version unloads. [main-thread]
      */
     bool (*register_service)(const struct hub_host *host, const hub_service *service, char *out_error,
                              size_t out_error_capacity);
