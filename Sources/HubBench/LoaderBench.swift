@@ -79,7 +79,7 @@ enum LoaderBench {
         guard active == count else {
             throw BenchError("only \(active) of \(count) plugins loaded: \(records.compactMap(\.reason).prefix(3))")
         }
-        for record in records { host.unload(record) }
+        host.unloadAll()
         return elapsed
     }
 
@@ -131,19 +131,26 @@ enum LoaderBench {
             return
         }
         let arguments = ["list-namespaces", "--plugins", folder.path, "--plugin-cache", cache.path]
-        let cold = try Measure.median(repetitions: 3) {
-            try? FileManager.default.removeItem(at: cache)
-            try runQuietly(hubhost, arguments)
-        }
-        let warm = try Measure.median(repetitions: repetitions) { try runQuietly(hubhost, arguments) }
+        var noProbe = ProcessInfo.processInfo.environment
+        noProbe["HUBHOST_PROBE"] = "0"
+        print("hubhost list-namespaces on 200 plugins (a process each; median). cold: empty cache; warm: second run")
         let startup = try Measure.median(repetitions: repetitions) { try runQuietly(hubhost, ["--help"]) }
-        print("hubhost list-namespaces on 200 plugins (process, median): cold cache \(Measure.ms(cold)), "
-              + "warm cache \(Measure.ms(warm)); baseline `hubhost --help` \(Measure.ms(startup)) "
-              + "(warm/startup \(Measure.ratio(warm, startup)))")
+        print("  baseline `hubhost --help`:                     \(Measure.ms(startup))")
+        for (label, environment) in [("probe gate off (HUBHOST_PROBE=0)", noProbe),
+                                     ("probe gate on (default)", ProcessInfo.processInfo.environment)] {
+            let cold = try Measure.median(repetitions: 3) {
+                try? FileManager.default.removeItem(at: cache)
+                try runQuietly(hubhost, arguments, environment: environment)
+            }
+            let warm = try Measure.median(repetitions: repetitions) { try runQuietly(hubhost, arguments, environment: environment) }
+            print("  \(pad(label, 34))  cold \(pad(Measure.ms(cold)))  warm \(pad(Measure.ms(warm)))  "
+                  + "warm/startup \(Measure.ratio(warm, startup))")
+        }
     }
 
-    static func runQuietly(_ executable: URL, _ arguments: [String]) throws {
+    static func runQuietly(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
         let process = Process()
+        if let environment { process.environment = environment }
         process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
