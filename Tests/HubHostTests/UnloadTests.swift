@@ -125,4 +125,29 @@ struct UnloadTests {
         #expect(host.registry.allEntries.isEmpty)
         #expect(host.unloadAll().isEmpty)
     }
+
+    @Test("an image something else still holds is reported as still mapped, and its copy is kept")
+    func stillMappedIsReported() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let file = try fx.cPlugin("libheld.so")
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let record = host.load(file: file)
+        let copy = try #require(record.privateCopy?.path)
+        // A second reference to the same image (as another library depending on it would hold).
+        let extra = try #require(dlopen(copy, RTLD_NOW | RTLD_NOLOAD))
+        let report = host.unload(record)
+        guard case .stillMapped(let detail) = report.outcome else {
+            Issue.record("expected stillMapped, got \(report)")
+            dlclose(extra)
+            return
+        }
+        #expect(detail.contains(copy))
+        #expect(report.description.hasPrefix("libheld.so: still mapped after dlclose: "))
+        #expect(record.warnings.contains { $0.hasPrefix("still mapped after dlclose") })
+        #expect(FileManager.default.fileExists(atPath: copy), "a mapped copy is not deleted")
+        #expect(host.registry.allEntries.isEmpty, "registrations are revoked all the same")
+        dlclose(extra)
+        #expect(!FixtureBuilder.isMapped(copy))
+    }
 }
