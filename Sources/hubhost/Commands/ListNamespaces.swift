@@ -30,7 +30,8 @@ struct ListNamespaces: ParsableCommand {
         } else {
             print(Self.table(host.plugins), terminator: "")
         }
-        plugins.reportProblems(of: host)
+        // The table already lists every rejected file; JSON output gets the human-readable lines on stderr.
+        plugins.reportProblems(of: host, includingRejections: json)
         if host.plugins.isEmpty {
             Diagnostics.print("hubhost: no plugin files (*.so) in \(plugins.folders.map(\.path).joined(separator: ", "))")
             throw ExitCode(2)
@@ -78,10 +79,14 @@ struct ListNamespaces: ParsableCommand {
             }
             out += cells.joined(separator: "  ") + "\n"
         }
-        let rejected = records.filter { $0.reason != nil }
-        if !rejected.isEmpty {
-            out += "\nrejected (\(rejected.count)):\n"
-            for record in rejected { out += "  \(record.file.lastPathComponent)  \(record.reason!)\n" }
+        // Files that did not load, each with its reason (which names the file). Never dropped.
+        let notLoaded = records.filter { $0.reason != nil }
+        if !notLoaded.isEmpty {
+            out += "\nnot loaded (\(notLoaded.count)):\n"
+            let width = notLoaded.map(\.state.name.count).max() ?? 0
+            for record in notLoaded {
+                out += "  \(record.state.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(record.reason!)\n"
+            }
         }
         return out
     }

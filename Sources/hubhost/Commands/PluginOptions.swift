@@ -41,13 +41,17 @@ struct PluginOptions: ParsableArguments {
         return host
     }
 
-    /// Writes one diagnostic line per rejected plugin and missing folder to stderr.
-    func reportProblems(of host: PluginHost) {
+    /// Writes one diagnostic line per missing folder, plugin warning and (unless the command lists them itself)
+    /// rejected plugin to stderr.
+    func reportProblems(of host: PluginHost, includingRejections: Bool = true) {
         for folder in host.missingFolders {
             Diagnostics.print("hubhost: plugin folder \(folder.path) does not exist")
         }
         for record in host.plugins {
-            if let reason = record.reason { Diagnostics.print("hubhost: rejected \(reason)"); continue }
+            if let reason = record.reason {
+                if includingRejections { Diagnostics.print("hubhost: \(record.state.name) \(reason)") }
+                continue
+            }
             for warning in record.warnings { Diagnostics.print("hubhost: \(record.file.lastPathComponent): \(warning)") }
         }
     }
