@@ -89,6 +89,26 @@ struct ProbeTests {
         #expect(good["state"] as? String == "active")
     }
 
+    @Test func renderDoesNotDieWhenAPluginCrashesWhileLoading() throws {
+        _ = try plugin("libcrash.so", ["CRASH_IN_INIT"])
+        let view = folder.appendingPathComponent("view.json")
+        try #"{"body": [{"id": "a", "component": {"id": "swatch:swatch", "category": "card"}, "text": {"title": "A"}}]}"#
+            .write(to: view, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = TestSupport.hubhost
+        process.arguments = ["render", view.path, "--format", "text", "--plugins", folder.path,
+                             "--plugin-cache", folder.appendingPathComponent("cache").path]
+        let err = folder.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: err)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit, "hubhost render must not die with the plugin's signal")
+        let stderr = try String(contentsOf: err, encoding: .utf8)
+        #expect(stderr.contains("quarantined libcrash.so: crashed with SIGSEGV in init"), "\(stderr)")
+    }
+
     // MARK: - validate
 
     func validate(_ files: [URL]) throws -> (status: Int32, results: [[String: Any]]) {

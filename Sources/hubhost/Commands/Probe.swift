@@ -16,27 +16,20 @@ struct Probe: ParsableCommand {
     )
 
     @Argument(help: "The plugin file.")
-    var plugin: String
+    var plugin: String?
+
+    @Flag(help: "Serve probe requests on stdin, forking a child for each (used by hosts; see ProbeServer).")
+    var serve = false
 
     @Option(help: "Folder for the private copy of the plugin.")
     var cache: String?
 
     func run() throws {
+        if serve { ProbeServer.serve() }
+        guard let plugin else { throw ValidationError("give a plugin file (or --serve)") }
         let file = URL(fileURLWithPath: plugin).standardizedFileURL
         let cacheDirectory = cache.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-probe-\(getpid())")
-        var suite = ConformanceSuite(file: file, cacheDirectory: cacheDirectory)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        func emit<T: Encodable>(_ value: T) {
-            guard var data = try? encoder.encode(value) else { return }
-            data.append(0x0A)
-            // write(2) directly: the line must be out before the plugin's next call can crash the process.
-            FileHandle.standardOutput.write(data)
-        }
-        suite.progress = { emit($0) }
-        let report = suite.run()
-        emit(ProbeReportLine(report: report))
-        if !report.loadable { throw ExitCode(1) }
+        if !ConformanceSuite.runPrinting(file: file, cacheDirectory: cacheDirectory) { throw ExitCode(1) }
     }
 }

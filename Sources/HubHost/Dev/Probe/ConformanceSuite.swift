@@ -22,6 +22,23 @@ public struct ConformanceSuite {
         self.cacheDirectory = cacheDirectory
     }
 
+    /// Runs the suite on `file`, printing each phase and then the report as JSON lines on stdout (write(2), so a
+    /// line is out before the plugin's next call can crash the process). Returns whether the plugin is loadable.
+    public static func runPrinting(file: URL, cacheDirectory: URL) -> Bool {
+        var suite = ConformanceSuite(file: file, cacheDirectory: cacheDirectory)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func emit<T: Encodable>(_ value: T) {
+            guard var data = try? encoder.encode(value) else { return }
+            data.append(0x0A)
+            _ = data.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        }
+        suite.progress = { emit($0) }
+        let report = suite.run()
+        emit(ProbeReportLine(report: report))
+        return report.loadable
+    }
+
     public func run() -> ProbeReport {
         var report = ProbeReport(file: file.path, hash: ContentHash.of(file: file))
         func check(_ name: String, _ component: String? = nil, fatal: Bool, _ failure: String?, note: String? = nil) {

@@ -29,13 +29,13 @@ public final class ProbeGate: @unchecked Sendable {
 
     /// A gate with the default `hubhost` executable, or nil when probing is impossible or switched off
     /// (`HUBHOST_PROBE=0`, or inside a probe child).
-    public static func standard(cacheDirectory: URL, timeout: Double = 5) -> ProbeGate? {
+    public static func standard(cacheDirectory: URL, timeout: Double = 5, warm: Bool = false) -> ProbeGate? {
         let environment = ProcessInfo.processInfo.environment
         guard environment["HUBHOST_PROBE"] != "0", environment["HUBHOST_PROBE_CHILD"] == nil,
               let executable = ProbeRunner.defaultExecutable() else { return nil }
         return ProbeGate(cacheDirectory: cacheDirectory,
                          runner: ProbeRunner(executable: executable, timeout: timeout,
-                                             workDirectory: cacheDirectory.appendingPathComponent("probe-work")))
+                                             workDirectory: cacheDirectory.appendingPathComponent("probe-work"), warm: warm))
     }
 
     /// The probe cache's folder: next to the private image copies (`…/hubhost/probe` beside `…/hubhost/images`).

@@ -23,10 +23,16 @@ public struct ProbeRunner: Sendable {
     public var probeCount: Int { counter.value }
     private let counter = Counter()
 
-    public init(executable: URL, timeout: Double = 5, workDirectory: URL) {
+    /// A warm `hubhost probe --serve` process that forks a child per probe (see `ProbeServer`), when asked for.
+    private let server: ProbeServerClient?
+
+    /// - Parameter warm: probe through a long-lived fork server instead of starting `hubhost` for every probe
+    ///   (what the dev loop wants: it saves the start-up of a process on every reload).
+    public init(executable: URL, timeout: Double = 5, workDirectory: URL, warm: Bool = false) {
         self.executable = executable
         self.timeout = timeout
         self.workDirectory = workDirectory
+        self.server = warm ? ProbeServerClient(executable: executable) : nil
     }
 
     /// The `hubhost` to run children with: `$HUBHOST_EXECUTABLE`, this process when it is hubhost, else a
@@ -49,7 +55,7 @@ public struct ProbeRunner: Sendable {
 
     /// Probes `file` (whose stamp and hash the caller read) in a child.
     public func probe(_ file: URL, stamp: FileStamp, hash: String) -> Verdict {
-        let child = runChild(["probe", file.path])
+        let child = runChild(file)
         let lines = child.stdout.split(separator: "\n")
         let decoder = JSONDecoder()
         let lastPhase = lines.reversed().lazy.compactMap { try? decoder.decode(ProbePhase.self, from: Data($0.utf8)) }.first
@@ -102,13 +108,20 @@ public struct ProbeRunner: Sendable {
 
     /// Spawns the executable with `arguments`, stdout and stderr going to files (no pipe can fill up and block
     /// the child), and waits at most `timeout` before SIGKILL.
-    func runChild(_ arguments: [String]) -> ChildResult {
+    func runChild(_ file: URL) -> ChildResult {
         counter.increment()
         let scratch = workDirectory.appendingPathComponent("probe-\(getpid())-\(UUID().uuidString.prefix(8))")
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outPath = scratch.appendingPathComponent("stdout").path
         let errPath = scratch.appendingPathComponent("stderr").path
+        if var result = server?.run(file: file, scratch: scratch, timeout: timeout) {
+            result.stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+            let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+            result.stderrTail = String(stderr.suffix(2000)).trimmingCharacters(in: .whitespacesAndNewlines)
+            return result
+        }
+        let arguments = ["probe", file.path]
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -150,7 +163,7 @@ public struct ProbeRunner: Sendable {
                 break
             }
             usleep(pause)
-            pause = min(pause * 2, 5_000) // quick children are seen quickly, slow ones cost little
+            pause = min(pause * 2, 1_000) // a probe takes tens of ms: poll finely, it is on the reload's critical path
         }
         if !result.timedOut {
             // WIFEXITED / WIFSIGNALED, spelled out (the macros are not imported).

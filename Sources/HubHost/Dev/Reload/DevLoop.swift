@@ -98,13 +98,16 @@ public final class DevLoop {
     /// The event pipeline over the current render: taps from the preview go through it (selection states with
     /// Hub's delays, the selection action, action handlers and observers).
     private var engine: EventEngine?
-    private lazy var actions = ActionRegistry(
+    /// A registry per engine: the engine wraps its URI opener, so sharing one would chain every old engine.
+    private func makeActions() -> ActionRegistry {
+        ActionRegistry(
         factories: host.actionFactories,
         handlers: { [weak self] in self?.host.actionHandlers.map(\.handler) ?? [] },
         uriOpener: { [weak self] uri in
             guard let self, case .success(let opened) = self.host.services.openURI(uri) else { return false }
             return opened
         })
+    }
 
     public init(options: Options, logger: Logger = Logger(label: "hubhost.dev")) {
         self.options = options
@@ -113,7 +116,7 @@ public final class DevLoop {
         self.pipeline = RenderPipeline(registry: host.registry)
         self.gate = options.probe
             ? ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: options.imageCacheDirectory),
-                                 timeout: options.probeTimeout)
+                                 timeout: options.probeTimeout, warm: true)
             : nil
     }
 
@@ -297,7 +300,7 @@ public final class DevLoop {
         var tree: RenderTree?
         if let viewModel {
             let engine = EventEngine(pipeline: pipeline, viewModel: viewModel, viewport: options.viewport,
-                                     clock: host.scheduler, actions: actions,
+                                     clock: host.scheduler, actions: makeActions(),
                                      imageSource: ImageSource(baseDirectory: options.viewFile.deletingLastPathComponent()))
             engine.viewURI = options.viewFile.absoluteString
             // The preview draws the whole content, so every body component stays live (the engine's live set
@@ -305,7 +308,8 @@ public final class DevLoop {
             engine.bufferFraction = 10_000
             engine.load()
             self.engine = engine
-            tree = engine.renderTree()
+            // load() rendered every component live; its tree has them all (no need to draw them again).
+            tree = pipeline.lastTree ?? engine.renderTree()
         } else {
             engine = nil
         }
