@@ -2,6 +2,7 @@ import CHubPlugin
 import Foundation
 import HubCore
 @testable import HubHost
+import Logging
 import Testing
 
 /// The C bridge: plugin components, models, drawing, extensions, layout managers, actions, the clock.
@@ -205,5 +206,38 @@ struct BridgeTests {
         #expect(scheduler.cancelAll(ownedBy: Owner(id: "x")) == 1)
         scheduler.advance(by: 10)
         #expect(fired == ["a", "a2", "b"])
+    }
+
+    /// Collects log entries.
+    final class RecordingLog: @unchecked Sendable {
+        var entries: [(level: Logger.Level, message: String, plugin: String?)] = []
+    }
+
+    struct RecordingHandler: LogHandler {
+        let log: RecordingLog
+        var logLevel: Logger.Level = .trace
+        var metadata: Logger.Metadata = [:]
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
+                 file: String, function: String, line: UInt) {
+            log.entries.append((level, message.description, (extra?["plugin"] ?? metadata["plugin"]).map { "\($0)" }))
+        }
+    }
+
+    @Test("a plugin's log calls reach swift-log under its plugin id")
+    func logging() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        try fx.cPlugin("libfixture.so")
+        let log = RecordingLog()
+        let logger = Logger(label: "test") { _ in RecordingHandler(log: log) }
+        let host = PluginHost(cacheDirectory: fx.cache, logger: logger)
+        host.loadPlugins(in: [fx.plugins])
+        let entry = try #require(log.entries.first { $0.message == "fixture initialised" })
+        #expect(entry.level == .debug)
+        #expect(entry.plugin == "com.example.fixture")
     }
 }
