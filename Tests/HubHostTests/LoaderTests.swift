@@ -209,6 +209,14 @@ struct LoaderTests {
         let second = try copies.copy(file, contents: contents, contentHash: "0123456789abcdef0123", avoiding: [])
         #expect(second == first)
         #expect(try Data(contentsOf: second) == contents)
+        // Pruning deletes copies unused for longer than the limit, and never one in use.
+        let old = fx.cache.appendingPathComponent("libold-00.so")
+        try Data([1]).write(to: old)
+        var times = [timeval(tv_sec: 1_000_000, tv_usec: 0), timeval(tv_sec: 1_000_000, tv_usec: 0)]
+        utimes(old.path, &times)
+        utimes(first.path, &times)
+        #expect(copies.prune(olderThan: 3600, keeping: [first.path]) == ["libold-00.so"])
+        #expect(FileManager.default.fileExists(atPath: first.path))
         // In use (mapped by a retired image): a new name.
         let third = try copies.copy(file, contents: contents, contentHash: "0123456789abcdef0123", avoiding: [first.path])
         #expect(third != first)

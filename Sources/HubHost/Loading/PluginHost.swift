@@ -37,6 +37,9 @@ public final class PluginHost {
     let logger: Logger
     private let copies: PrivateCopies
     private var loadCounter = 0
+    private var pruned = false
+    /// Private copies unused this long are deleted from the cache (a week).
+    static let copyLifetime: Double = 7 * 24 * 3600
 
     public init(cacheDirectory: URL? = nil, logger: Logger = Logger(label: "hubhost")) {
         self.logger = logger
@@ -73,6 +76,11 @@ public final class PluginHost {
     /// rejected ones included.
     @discardableResult
     public func loadPlugins(in directories: [URL]) -> [PluginRecord] {
+        if !pruned {
+            pruned = true
+            let deleted = LoadedImagePaths.withPaths { copies.prune(olderThan: Self.copyLifetime, keeping: $0) }
+            if !deleted.isEmpty { logger.debug("deleted \(deleted.count) private copies unused for a week") }
+        }
         let (files, missing) = PluginFolders.pluginFiles(in: directories)
         for folder in missing where !missingFolders.contains(folder) {
             missingFolders.append(folder)
@@ -335,6 +343,12 @@ enum LoadedImagePaths {
         let url = try make(paths)
         paths.insert(url.path)
         return url
+    }
+
+    static func withPaths<R>(_ body: (Set<String>) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(paths)
     }
 
     static func release(_ path: String) {

@@ -35,7 +35,10 @@ final class PrivateCopies {
             attempt += 1
         } while inUse.contains(target.path)
 
-        if Self.holds(target.path, exactly: contents) { return target }
+        if Self.holds(target.path, exactly: contents) {
+            utimes(target.path, nil)  // fresh again: `prune` keeps what is still used
+            return target
+        }
         let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(getpid()).tmp")
         try Self.write(contents, to: temporary.path)
         guard rename(temporary.path, target.path) == 0 else {
@@ -48,6 +51,23 @@ final class PrivateCopies {
 }
 
 extension PrivateCopies {
+    /// Deletes copies not used for `age` seconds (and temporary files left by interrupted writes), except
+    /// `inUse`. Every build of a plugin leaves a copy, so without this the cache only grows. Deleting a file
+    /// another process has mapped is safe on Linux: its mapping keeps the inode. Returns what was deleted.
+    @discardableResult
+    func prune(olderThan age: Double, keeping inUse: Set<String>, now: Double = Date().timeIntervalSince1970) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        var deleted: [String] = []
+        for name in names where name.hasSuffix(".so") || name.hasSuffix(".tmp") {
+            let path = directory.appendingPathComponent(name).path
+            var info = stat()
+            guard !inUse.contains(path), lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                  now - Double(info.st_mtim.tv_sec) > age else { continue }
+            if unlink(path) == 0 { deleted.append(name) }
+        }
+        return deleted.sorted()
+    }
+
     /// True when `path` is a regular file with exactly `contents` (a cached copy from an earlier run).
     static func holds(_ path: String, exactly contents: Data) -> Bool {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
