@@ -136,8 +136,16 @@ enum ReloadBench {
             if i == 9 || i == 209 { base.append(residentBytes()) }
         }
         let perRender = Double(base[1] - base[0]) / 200
+        // And 200 renders through the pipeline alone (no event engine, no reload).
+        var plain: [Int] = []
+        let model = try ViewModelDecoder().decode(contentsOf: view).viewModel
+        for i in 0..<210 {
+            loop.options.queue.sync { _ = loop.pipeline.render(model, viewport: Size(width: 375, height: 667)) }
+            if i == 9 || i == 209 { plain.append(residentBytes()) }
+        }
+        let perPlainRender = Double(plain[1] - plain[0]) / 200
         print("memory, 200 reloads of a C plugin (after 10 warm-up reloads): RSS \(rss[0] >> 10) KiB → \(rss[1] >> 10) KiB, \(String(format: "%.1f", perReload / 1024)) KiB per reload (goal: flat)")
-        print("  baseline: 200 re-renders of the same view without a reload: \(String(format: "%.1f", perRender / 1024)) KiB per render")
+        print("  baseline: 200 re-renders of the same view without a reload: \(String(format: "%.1f", perRender / 1024)) KiB per render (event engine + pipeline), \(String(format: "%.1f", perPlainRender / 1024)) KiB per render (pipeline alone)")
     }
 
     /// 200 reloads of a Swift plugin: each retired image stays mapped (the Swift runtime cannot unload it).
