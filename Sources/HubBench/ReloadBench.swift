@@ -145,6 +145,19 @@ enum ReloadBench {
         }
         let perPlainRender = Double(plain[1] - plain[0]) / 200
         print("memory, 200 reloads of a C plugin (after 10 warm-up reloads): RSS \(rss[0] >> 10) KiB → \(rss[1] >> 10) KiB, \(String(format: "%.1f", perReload / 1024)) KiB per reload (goal: flat)")
+        // And the loader alone: 200 load + unload cycles of the two builds in a fresh host (no view, no swap).
+        let host = PluginHost(cacheDirectory: cache)
+        let scratch = plugins.deletingLastPathComponent().appendingPathComponent("loader-only")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        var loader: [Int] = []
+        for i in 0..<210 {
+            let file = scratch.appendingPathComponent("lib\(i % 2).so")
+            try install(i % 2 == 0 ? b : a, at: file)
+            host.unload(host.load(file: file))
+            if i == 9 || i == 209 { loader.append(residentBytes()) }
+        }
+        let perCycle = Double(loader[1] - loader[0]) / 200
+        print("  loader alone (load + unload, records kept in PluginHost.plugins): \(String(format: "%.1f", perCycle / 1024)) KiB per cycle; plain dlopen + dlclose of new paths in C: flat")
         print("  baseline: 200 re-renders of the same view without a reload: \(String(format: "%.1f", perRender / 1024)) KiB per render (event engine + pipeline), \(String(format: "%.1f", perPlainRender / 1024)) KiB per render (pipeline alone)")
     }
 
