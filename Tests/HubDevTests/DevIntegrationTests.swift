@@ -127,14 +127,18 @@ struct DevIntegrationTests {
         try build(color: "0xFF0000FFu", version: "1")
         let swift = plugins.appendingPathComponent("libswiftfixture.so")
         try TestSupport.installSwiftPlugin(version: "1.0", at: swift)
-        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        // A zero budget: the first retired Swift image already passes it.
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache, extra: ["--retired-budget-mb", "0"])
         defer { dev.stop() }
         #expect(dev.waitForFrame { $0.html.contains("swift label 1.0") } != nil, "\(dev.log)")
+        #expect(!dev.log.contains("warning: retired Swift images"))
 
         try TestSupport.installSwiftPlugin(version: "2.0", at: swift)
         let reloaded = dev.waitForFrame(timeout: 60) { $0.html.contains("swift label 2.0") }
         #expect(reloaded != nil, "\(dev.log)")
         #expect(dev.lines.contains { $0.hasPrefix("libswiftfixture.so 1.0 → 2.0: swapped") && $0.contains("pinned") }, "\(dev.log)")
+        #expect(dev.lines.contains { $0.hasPrefix("warning: retired Swift images keep") }, "\(dev.log)")
+        #expect(reloaded?.problems.contains { $0.kind == "memory" } == true)
 
         // The host still works: another reload of the C plugin goes through.
         try build(color: "0x00FF00FFu", version: "2")
