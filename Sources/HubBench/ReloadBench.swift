@@ -50,6 +50,11 @@ enum ReloadBench {
 
         try memoryC(view: view, plugins: plugins, cache: root.appendingPathComponent("cache"), target: target,
                     a: variants[1], b: variants[2])
+        // The same with a 3-component view: what the reload itself costs, apart from per-component growth.
+        let small = root.appendingPathComponent("small.json")
+        try bigView(count: 3).write(to: small, atomically: true, encoding: .utf8)
+        try memoryC(view: small, plugins: plugins, cache: root.appendingPathComponent("cache"), target: target,
+                    a: variants[1], b: variants[2])
         try memorySwift(root: root, view: view, plugins: plugins, cache: root.appendingPathComponent("cache"))
     }
 
@@ -144,7 +149,8 @@ enum ReloadBench {
             if i == 9 || i == 209 { plain.append(residentBytes()) }
         }
         let perPlainRender = Double(plain[1] - plain[0]) / 200
-        print("memory, 200 reloads of a C plugin (after 10 warm-up reloads): RSS \(rss[0] >> 10) KiB → \(rss[1] >> 10) KiB, \(String(format: "%.1f", perReload / 1024)) KiB per reload (goal: flat)")
+        let components = (try? ViewModelDecoder().decode(contentsOf: view).viewModel.body.count) ?? 0
+        print("memory, 200 reloads of a C plugin, \(components)-component view (after 10 warm-up reloads): RSS \(rss[0] >> 10) KiB → \(rss[1] >> 10) KiB, \(String(format: "%.1f", perReload / 1024)) KiB per reload (goal: flat)")
         // And the loader alone: 200 load + unload cycles of the two builds in a fresh host (no view, no swap).
         let host = PluginHost(cacheDirectory: cache)
         let scratch = plugins.deletingLastPathComponent().appendingPathComponent("loader-only")
