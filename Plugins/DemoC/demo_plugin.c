@@ -1,5 +1,5 @@
 /*
- * The C demo plugin: three components in the namespace "cdemo" and one action, written against hub_plugin.h only.
+ * The C demo plugin: four components in the namespace "cdemo" and one action, written against hub_plugin.h only.
  *
  * Copy this file to start a C plugin. The pieces, top to bottom:
  *   1. the host table, kept from init;
@@ -310,9 +310,59 @@ static const hub_component_class tile_class = {
     .destroy = tile_destroy,
 };
 
+/* ----- 3d. cdemo:divider — a hairline that sticks to the component above it (alwaysStackUpwards). ----- */
+
+typedef struct divider {
+    uint32_t color;
+    double height;
+} divider;
+
+static const char *divider_layout_traits(void *instance) {
+    (void)instance;
+    /* Full width, and no vertical margin above it whatever comes before: it belongs to the component above. */
+    return HUB_TRAIT_FULL_WIDTH "," HUB_TRAIT_ALWAYS_STACK_UPWARDS;
+}
+
+static void divider_load_view(void *instance) { (void)instance; }
+
+static hub_size divider_preferred_view_size(void *instance, const hub_model *model, hub_size container) {
+    (void)instance;
+    double height = 9; /* custom.height overrides; never less than the 1-point line */
+    g_host->model_custom_number(g_host, model, "height", &height);
+    if (!(height >= 1)) height = 1;
+    return (hub_size){container.width, height};
+}
+
+static void divider_prepare_view_for_reuse(void *instance) { (void)instance; }
+
+static void divider_configure_view(void *instance, const hub_model *model, hub_size container) {
+    (void)container;
+    divider *self = instance;
+    self->color = parse_color(g_host->model_custom_string(g_host, model, "color"), 0xC7C7CCFFu);
+}
+
+static void divider_draw_view(void *instance, const hub_view_builder *view, hub_size size) {
+    divider *self = instance;
+    fill_rect(view, (hub_rect){PADDING, (size.height - 1) / 2, size.width - 2 * PADDING, 1}, self->color, 0);
+}
+
+static void divider_destroy(void *instance) { free(instance); }
+
+static const hub_component_class divider_class = {
+    .struct_size = sizeof(hub_component_class),
+    .layout_traits = divider_layout_traits,
+    .load_view = divider_load_view,
+    .preferred_view_size = divider_preferred_view_size,
+    .prepare_view_for_reuse = divider_prepare_view_for_reuse,
+    .configure_view = divider_configure_view,
+    .draw_view = divider_draw_view,
+    .get_extension = NULL,
+    .destroy = divider_destroy,
+};
+
 /* ----- 4. The component factory ----- */
 
-static const char *const component_names[] = {"banner", "badge", "tile", NULL};
+static const char *const component_names[] = {"banner", "badge", "tile", "divider", NULL};
 
 static bool factory_create_component(const hub_component_factory *factory, const char *name, hub_component *out) {
     (void)factory;
@@ -325,6 +375,9 @@ static bool factory_create_component(const hub_component_factory *factory, const
     } else if (strcmp(name, "tile") == 0) {
         out->klass = &tile_class;
         out->instance = calloc(1, sizeof(tile));
+    } else if (strcmp(name, "divider") == 0) {
+        out->klass = &divider_class;
+        out->instance = calloc(1, sizeof(divider));
     } else {
         return false; /* unknown name: the host falls back on the model's category */
     }
@@ -412,7 +465,7 @@ static const hub_plugin_descriptor descriptor = {
     .id = "com.hubhost.cdemo",
     .name = "Hub C demo components",
     .version = "1.0.0",
-    .description = "A banner, a badge and a tile in plain C, plus the action cdemo:log.",
+    .description = "A banner, a badge, a tile and a divider in plain C, plus the action cdemo:log.",
     .vendor = "hubhost",
     .init = demo_init,
     .deinit = demo_deinit,

@@ -57,7 +57,7 @@ import HubHost
         #expect(node["indexPath"] as? [Int] == model.indexPath)
         #expect(node["componentIdentifier"] as? String == model.componentIdentifier.description)
         let namespace = model.componentIdentifier.namespace
-        let names = ["demo": ["row", "header", "card", "image", "carousel"], "cdemo": ["banner", "badge", "tile"]]
+        let names = ["demo": ["row", "header", "card", "image", "carousel"], "cdemo": ["banner", "badge", "tile", "divider"]]
         if let known = names[namespace], known.contains(model.componentIdentifier.name) {
             let source = node["source"] as? [String: String]
             #expect(source?["namespace"] == namespace, "\(model.identifier)")
@@ -131,6 +131,20 @@ import HubHost
         #expect((r.json["contentSize"] as! [String: Double])["height"] == frames[6].maxY + 15)
         #expect(body.map { $0["componentIdentifier"] as! String } == [
             "nowhere:row", "nowhere:card", "demo:nope", "cdemo:nope", "default:row", "default:row", "demo:row"])
+    }
+
+    /// traits.json ends banner, divider (fullWidth + alwaysStackUpwards), row: no margin above the divider
+    /// although the banner is not stackable, the usual 15 below it.
+    @Test func alwaysStackUpwardsHugsTheComponentAbove() throws {
+        let r = try render("traits.json")
+        let body = r.json["body"] as! [[String: Any]]
+        let ids = body.map { $0["id"] as! String }
+        let banner = Self.frame(body[try #require(ids.firstIndex(of: "full-2"))])
+        let divider = Self.frame(body[try #require(ids.firstIndex(of: "upwards-1"))])
+        let row = Self.frame(body[try #require(ids.firstIndex(of: "full-3"))])
+        #expect(divider == Rect(x: 0, y: banner.maxY, width: 375, height: 9))
+        #expect(row.y == divider.maxY + 15)
+        #expect(body[ids.firstIndex(of: "upwards-1")!]["traits"] as? [String] == ["alwaysStackUpwards", "fullWidth"])
     }
 
     @Test func carouselChildrenAreNodesInsideTheirParent() throws {
