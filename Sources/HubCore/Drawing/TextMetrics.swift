@@ -44,4 +44,51 @@ public enum TextMetrics {
         let width = Double(widest) * advance(for: style)
         return Size(width: (width * 100).rounded(.up) / 100, height: Double(lines.count) * lineHeight(for: style))
     }
+
+    /// `measure` on UTF-8 bytes (text from a C plugin), the same result without making a `String` when the text
+    /// is ASCII without carriage returns, where every byte is one character (a "\r\n" pair is one character).
+    public static func measure(utf8 bytes: UnsafeBufferPointer<UInt8>, style: TextStyle, maxWidth: Double) -> Size {
+        for byte in bytes where byte >= 0x80 || byte == 0x0D {
+            return measure(String(decoding: bytes, as: UTF8.self), style: style, maxWidth: maxWidth)
+        }
+        // `lines` with lengths only: the count of lines, the widest of all but the last kept line, and the
+        // length of the last kept one (the line limit may cut it and add "…").
+        let perLine = maxWidth > 0 ? max(1, Int((maxWidth / advance(for: style)).rounded(.down))) : Int.max
+        let limit = style.lineLimit > 0 ? style.lineLimit : Int.max
+        var count = 0, widestBeforeLast = 0, lastKept = 0
+        func emit(_ length: Int) {
+            if count < limit - 1 { widestBeforeLast = max(widestBeforeLast, length) }
+            if count == limit - 1 || limit == Int.max { lastKept = length }
+            count += 1
+        }
+        var current = 0, word = 0
+        func endWord() {
+            guard word > 0 else { return }
+            while word > perLine {
+                if current > 0 { emit(current); current = 0 }
+                emit(perLine)
+                word -= perLine
+            }
+            if current == 0 { current = word }
+            else if current + 1 + word <= perLine { current += 1 + word }
+            else { emit(current); current = word }
+            word = 0
+        }
+        for byte in bytes {
+            switch byte {
+            case 0x20: endWord()
+            case 0x0A: endWord(); emit(current); current = 0
+            default: word += 1
+            }
+        }
+        endWord()
+        emit(current)
+        var widest = max(widestBeforeLast, lastKept)
+        if count > limit {  // cut: the last kept line ends with "…"
+            let last = perLine != Int.max && lastKept >= perLine ? perLine - 1 : lastKept
+            widest = max(widestBeforeLast, last + 1)
+        }
+        let width = Double(widest) * advance(for: style)
+        return Size(width: (width * 100).rounded(.up) / 100, height: Double(min(count, limit)) * lineHeight(for: style))
+    }
 }

@@ -22,6 +22,17 @@ enum CInterop {
         return Int(structSize) >= offset + MemoryLayout<U>.size
     }
 
+    /// A copy of a plugin's size-prefixed table (its first field is `struct_size`), with the members its size
+    /// does not cover zeroed (NULL functions): read once, then called without per-call size checks.
+    static func copyTable<T>(_ table: UnsafePointer<T>) -> T {
+        let declared = Int(UnsafeRawPointer(table).load(as: UInt32.self))
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<T>.size, alignment: MemoryLayout<T>.alignment)
+        defer { copy.deallocate() }
+        copy.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<T>.size)
+        copy.copyMemory(from: table, byteCount: min(declared, MemoryLayout<T>.size))
+        return copy.load(as: T.self)
+    }
+
     /// Calls `body` with `strings` as an array of C strings valid for the call.
     static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
         let copies = strings.map { UnsafePointer(strdup($0)) }
@@ -50,6 +61,11 @@ enum CInterop {
     static func textStyle(_ style: UnsafePointer<hub_text_style>?) -> TextStyle {
         guard let style else { return TextStyle() }
         let s = style.pointee
+        if Int(s.struct_size) >= MemoryLayout<hub_text_style>.size {  // every member there (the usual case)
+            return TextStyle(fontSize: s.font_size, weight: Int(s.weight), color: Color(rgba: s.color),
+                             alignment: TextAlignment(rawValue: Int(s.alignment.rawValue)) ?? .left,
+                             lineLimit: Int(s.line_limit))
+        }
         func has<U>(_ keyPath: KeyPath<hub_text_style, U>) -> Bool { covers(s.struct_size, keyPath) }
         return TextStyle(fontSize: has(\.font_size) ? s.font_size : 14,
                          weight: has(\.weight) ? Int(s.weight) : 400,
@@ -61,6 +77,10 @@ enum CInterop {
     static func rectStyle(_ style: UnsafePointer<hub_rect_style>?) -> RectStyle {
         guard let style else { return RectStyle() }
         let s = style.pointee
+        if Int(s.struct_size) >= MemoryLayout<hub_rect_style>.size {  // every member there (the usual case)
+            return RectStyle(fill: Color(rgba: s.fill_color), stroke: Color(rgba: s.stroke_color),
+                             strokeWidth: s.stroke_width, cornerRadius: s.corner_radius)
+        }
         func has<U>(_ keyPath: KeyPath<hub_rect_style, U>) -> Bool { covers(s.struct_size, keyPath) }
         return RectStyle(fill: has(\.fill_color) ? Color(rgba: s.fill_color) : .clear,
                          stroke: has(\.stroke_color) ? Color(rgba: s.stroke_color) : .clear,
@@ -77,23 +97,81 @@ enum CInterop {
 
 /// C strings handed to plugins for one model, kept in `ComponentModel.bridgeStorage` so they live exactly as
 /// long as the model (the header promises "valid as long as `model` is").
-final class ModelCStrings {
-    private var strings: [String: UnsafeMutablePointer<CChar>?] = [:]
+///
+/// Plugins read the same few fields of every model they see, so the lookup must cost next to nothing: each
+/// `hub_model_field`, `hub_model_dictionary` and main/background image URI has a fixed slot in tail-allocated
+/// storage (one allocation per model); custom keys and custom image ids, rarer, sit in a short list compared
+/// with `strcmp`, so a hit never converts the plugin's key to a Swift string.
+final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePointer<CChar>?> {
+    struct Header {
+        /// Bit `i` set: slot `i` was made (it may hold NULL: the model has no such value).
+        var made: UInt32 = 0
+        var keyed: [Keyed] = []
+    }
+
+    /// A string looked up by a plugin-given key: `custom[key]` (tag 0) or the custom image `key` (tag 1).
+    struct Keyed {
+        var tag: UInt8
+        var key: UnsafeMutablePointer<CChar>
+        var value: UnsafeMutablePointer<CChar>?
+    }
+
+    static let fieldSlots = 11  // HUB_MODEL_ID … HUB_MODEL_TARGET_URI
+    static let jsonSlots = 4  // HUB_MODEL_CUSTOM … HUB_MODEL_TARGET_CUSTOM
+    static let imageSlots = 2  // HUB_IMAGE_MAIN, HUB_IMAGE_BACKGROUND
+    static let slotCount = fieldSlots + jsonSlots + imageSlots
 
     static func of(_ model: ComponentModel) -> ModelCStrings {
-        if let existing = model.bridgeStorage as? ModelCStrings { return existing }
-        let storage = ModelCStrings()
+        if let existing = model.bridgeStorage { return unsafeDowncast(existing, to: ModelCStrings.self) }
+        let storage = unsafeDowncast(ModelCStrings.create(minimumCapacity: slotCount) { _ in Header() },
+                                     to: ModelCStrings.self)
+        storage.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: slotCount) }
         model.bridgeStorage = storage
         return storage
     }
 
-    /// The cached C string for `key`, made from `make()` on first use (nil stays nil).
-    func string(_ key: String, _ make: () -> String?) -> UnsafePointer<CChar>? {
-        if let cached = strings[key] { return cached.map { UnsafePointer($0) } }
-        let made = make().map { strdup($0) }
-        strings[key] = .some(made.flatMap { $0 })
-        return made.flatMap { $0 }.map { UnsafePointer($0) }
+    /// The string in fixed slot `slot`, made from `make()` on first use (nil stays nil).
+    @inline(__always)
+    func slot(_ slot: Int, _ make: () -> String?) -> UnsafePointer<CChar>? {
+        let bit = UInt32(1) << UInt32(slot)
+        if header.made & bit != 0 { return withUnsafeMutablePointerToElements { UnsafePointer($0[slot]) } }
+        let made = make().map { strdup($0)! }
+        header.made |= bit
+        withUnsafeMutablePointerToElements { $0[slot] = made }
+        return made.map { UnsafePointer($0) }
     }
 
-    deinit { for case let pointer? in strings.values { free(pointer) } }
+    func field(_ field: hub_model_field, of model: ComponentModel) -> UnsafePointer<CChar>? {
+        let index = Int(field.rawValue)
+        guard index < Self.fieldSlots else { return nil }
+        return slot(index) { HostTable.modelString(model, field) }
+    }
+
+    func json(_ which: hub_model_dictionary, _ make: () -> String?) -> UnsafePointer<CChar>? {
+        let index = Int(which.rawValue)
+        guard index < Self.jsonSlots else { return nil }
+        return slot(Self.fieldSlots + index, make)
+    }
+
+    func image(_ kind: ImageData.Kind, _ make: () -> String?) -> UnsafePointer<CChar>? {
+        slot(Self.fieldSlots + Self.jsonSlots + kind.rawValue, make)
+    }
+
+    /// The string for the plugin's `key` under `tag`, made from `make(key)` on first use (nil stays nil).
+    func keyed(_ tag: UInt8, _ key: UnsafePointer<CChar>, _ make: (String) -> String?) -> UnsafePointer<CChar>? {
+        for entry in header.keyed where entry.tag == tag && strcmp(entry.key, key) == 0 {
+            return entry.value.map { UnsafePointer($0) }
+        }
+        let value = make(String(cString: key)).map { strdup($0)! }
+        header.keyed.append(Keyed(tag: tag, key: strdup(key)!, value: value))
+        return value.map { UnsafePointer($0) }
+    }
+
+    deinit {
+        let made = header.made
+        withUnsafeMutablePointerToElements { slots in
+            for i in 0..<Self.slotCount where made & (UInt32(1) << UInt32(i)) != 0 { free(slots[i]) }
+        }
+        for entry in header.keyed { free(entry.key); free(entry.value) }
+    }
 }

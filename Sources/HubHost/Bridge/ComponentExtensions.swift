@@ -5,17 +5,17 @@ import HubCore
 // Adapters from the plugin's extension tables (hub.children/1, …) to HubCore's extension protocols. Each holds its
 // component unowned (the component owns it) and does nothing once the component is no longer alive.
 
-/// The base of every adapter: the component and the plugin's table.
+/// The base of every adapter: the component and the plugin's table, copied once with the members its
+/// `struct_size` does not cover left NULL (a table is valid, and static, while the instance exists), so a call
+/// checks only that the component is alive.
 class ExtensionAdapter<Table> {
     unowned let component: PluginComponent
     let table: UnsafePointer<Table>
-    init(_ component: PluginComponent, _ table: UnsafePointer<Table>) { self.component = component; self.table = table }
-
-    /// The table's function at `member` when the component is alive and the table is big enough to have it.
-    func function<U>(_ member: KeyPath<Table, U?>) -> U? {
-        // Every extension table starts with its struct_size.
-        guard component.isAlive, CInterop.covers(UnsafeRawPointer(table).load(as: UInt32.self), member) else { return nil }
-        return table.pointee[keyPath: member]
+    let methods: Table
+    init(_ component: PluginComponent, _ table: UnsafePointer<Table>) {
+        self.component = component
+        self.table = table
+        self.methods = CInterop.copyTable(table)
     }
 }
 
@@ -27,7 +27,7 @@ final class ChildrenAdapter: ExtensionAdapter<hub_children_ext>, ComponentWithCh
 
     weak var childDelegate: ChildDelegate? {
         didSet {
-            guard !installed, let set = function(\.set_child_delegate) else { return }
+            guard !installed, let set = (component.isAlive ? methods.set_child_delegate : nil) else { return }
             installed = true
             set(component.instance, cDelegate)
         }
@@ -64,7 +64,7 @@ final class ChildrenAdapter: ExtensionAdapter<hub_children_ext>, ComponentWithCh
 /// hub.image-handling/1.
 final class ImageHandlingAdapter: ExtensionAdapter<hub_image_handling_ext>, ComponentWithImageHandling {
     func preferredSizeForImage(_ image: ImageData, model: ComponentModel, containerSize: Size) -> Size {
-        guard let preferred = function(\.preferred_image_size) else { return .zero }
+        guard let preferred = (component.isAlive ? methods.preferred_image_size : nil) else { return .zero }
         let kind = hub_image_kind(rawValue: UInt32(image.kind.rawValue))
         let size = withOptionalCString(image.identifier) {
             preferred(component.instance, kind, $0, CInterop.handle(model), CInterop.size(containerSize))
@@ -73,7 +73,7 @@ final class ImageHandlingAdapter: ExtensionAdapter<hub_image_handling_ext>, Comp
     }
 
     func updateView(forLoadedImage image: LoadedImage, from data: ImageData, model: ComponentModel, animated: Bool) {
-        guard let loaded = function(\.image_loaded) else { return }
+        guard let loaded = (component.isAlive ? methods.image_loaded : nil) else { return }
         image.uri.withCString { uri in
             withOptionalCString(image.identifier ?? data.identifier) { customID in
                 image.bytes.withUnsafeBufferPointer { bytes in
@@ -95,11 +95,11 @@ final class ImageHandlingAdapter: ExtensionAdapter<hub_image_handling_ext>, Comp
 /// hub.ui-state/1.
 final class UIStateAdapter: ExtensionAdapter<hub_ui_state_ext>, ComponentWithRestorableUIState {
     var currentUIState: String? {
-        guard let current = function(\.current_ui_state) else { return nil }
+        guard let current = (component.isAlive ? methods.current_ui_state : nil) else { return nil }
         return CInterop.string(current(component.instance))
     }
     func restoreUIState(_ state: String) {
-        guard let restore = function(\.restore_ui_state) else { return }
+        guard let restore = (component.isAlive ? methods.restore_ui_state : nil) else { return }
         state.withCString { restore(component.instance, $0) }
     }
 }
@@ -107,21 +107,21 @@ final class UIStateAdapter: ExtensionAdapter<hub_ui_state_ext>, ComponentWithRes
 /// hub.selection-state/1.
 final class SelectionStateAdapter: ExtensionAdapter<hub_selection_state_ext>, ComponentWithSelectionState {
     func updateViewForSelectionState(_ state: SelectionState) {
-        function(\.update_selection_state)?(component.instance, hub_selection_state(rawValue: UInt32(state.rawValue)))
+        (component.isAlive ? methods.update_selection_state : nil)?(component.instance, hub_selection_state(rawValue: UInt32(state.rawValue)))
     }
 }
 
 /// hub.content-offset-observer/1.
 final class ContentOffsetAdapter: ExtensionAdapter<hub_content_offset_observer_ext>, ComponentContentOffsetObserver {
     func updateViewForChangedContentOffset(_ offset: Point) {
-        function(\.content_offset_changed)?(component.instance, hub_point(x: offset.x, y: offset.y))
+        (component.isAlive ? methods.content_offset_changed : nil)?(component.instance, hub_point(x: offset.x, y: offset.y))
     }
 }
 
 /// hub.view-observer/1.
 final class ViewObserverAdapter: ExtensionAdapter<hub_view_observer_ext>, ComponentViewObserver {
-    func viewDidResize(_ size: Size) { function(\.view_did_resize)?(component.instance, CInterop.size(size)) }
-    func viewWillAppear() { function(\.view_will_appear)?(component.instance) }
+    func viewDidResize(_ size: Size) { (component.isAlive ? methods.view_did_resize : nil)?(component.instance, CInterop.size(size)) }
+    func viewWillAppear() { (component.isAlive ? methods.view_will_appear : nil)?(component.instance) }
 }
 
 /// hub.action-performer/1. The host-side performer is held weakly, as Hub's is.
@@ -131,7 +131,7 @@ final class ActionPerformerAdapter: ExtensionAdapter<hub_action_performer_ext>, 
 
     weak var actionPerformer: ActionPerformer? {
         didSet {
-            guard !installed, let set = function(\.set_action_performer) else { return }
+            guard !installed, let set = (component.isAlive ? methods.set_action_performer : nil) else { return }
             installed = true
             set(component.instance, cPerformer)
         }
@@ -158,7 +158,7 @@ final class ActionPerformerAdapter: ExtensionAdapter<hub_action_performer_ext>, 
 /// hub.action-observer/1.
 final class ActionObserverAdapter: ExtensionAdapter<hub_action_observer_ext>, ComponentActionObserver {
     func actionPerformed(with context: ActionContext) {
-        guard let observe = function(\.action_performed) else { return }
+        guard let observe = (component.isAlive ? methods.action_performed : nil) else { return }
         ActionContextBridge.withCContext(context) { observe(component.instance, $0) }
     }
 }

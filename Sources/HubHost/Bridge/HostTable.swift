@@ -47,51 +47,8 @@ enum HostTable {
             record.logger.log(level: HostTable.logLevel(level), "\(message)")
         }
 
-        // Models: strings are cached on the model, so they live exactly as long as it does.
-        table.model_string = { _, handle, field in
-            guard let model = CInterop.model(handle) else { return nil }
-            return ModelCStrings.of(model).string("s\(field.rawValue)") { HostTable.modelString(model, field) }
-        }
-        table.model_json = { _, handle, which in
-            guard let model = CInterop.model(handle) else { return nil }
-            return ModelCStrings.of(model).string("j\(which.rawValue)") {
-                let object: JSONObject?
-                switch which {
-                case HUB_MODEL_CUSTOM: object = model.custom
-                case HUB_MODEL_METADATA: object = model.metadata
-                case HUB_MODEL_LOGGING: object = model.logging
-                case HUB_MODEL_TARGET_CUSTOM: object = model.target?.custom
-                default: object = nil
-                }
-                return object.map { JSONValue.object($0).jsonText }
-            }
-        }
-        table.model_custom_string = { _, handle, key in
-            guard let model = CInterop.model(handle), let key = CInterop.string(key) else { return nil }
-            return ModelCStrings.of(model).string("c\(key)") { model.custom?[key]?.stringValue }
-        }
-        table.model_custom_number = { _, handle, key, out in
-            guard let model = CInterop.model(handle), let key = CInterop.string(key),
-                  let value = model.custom?[key]?.numberValue, let out else { return false }
-            out.pointee = value
-            return true
-        }
-        table.model_image_uri = { _, handle, kind, customID in
-            guard let model = CInterop.model(handle), let kind = ImageData.Kind(rawValue: Int(kind.rawValue)) else { return nil }
-            let identifier = CInterop.string(customID)
-            return ModelCStrings.of(model).string("i\(kind.rawValue):\(identifier ?? "")") {
-                model.imageData(kind, identifier: identifier)?.uri
-            }
-        }
-        table.model_child_count = { _, handle in CInterop.model(handle)?.children.count ?? 0 }
-        table.model_child = { _, handle, index in
-            guard let child = CInterop.model(handle)?.child(at: Int(index)) else { return nil }
-            return CInterop.handle(child)
-        }
-
-        table.measure_text = { _, text, style, maxWidth in
-            CInterop.size(TextMetrics.measure(CInterop.string(text) ?? "", style: CInterop.textStyle(style), maxWidth: maxWidth))
-        }
+        // Models and text measurement: the hot path, in ModelBridge.swift.
+        ModelBridge.install(into: &table)
 
         table.register_layout_manager = { host, id, manager, errorBuffer, capacity in
             guard let (record, pluginHost) = HostTable.resolve(host), let id = CInterop.string(id), let manager else {

@@ -7,16 +7,17 @@ final class PluginActionFactory: ActionFactory {
     let factory: UnsafePointer<hub_action_factory>
     weak var record: PluginRecord?
     private var isRetired = false
+    /// The factory's table, read once (it is static until `destroy`).
+    private let methods: hub_action_factory
 
     init(_ factory: UnsafePointer<hub_action_factory>, record: PluginRecord) {
         self.factory = factory
         self.record = record
+        self.methods = CInterop.copyTable(factory)
     }
 
     func createAction(forName name: String) -> Action? {
-        guard !isRetired, let record, record.codeCallable,
-              CInterop.covers(factory.pointee.struct_size, \hub_action_factory.create_action),
-              let create = factory.pointee.create_action else { return nil }
+        guard !isRetired, let record, record.codeCallable, let create = methods.create_action else { return nil }
         var action = hub_action()
         guard name.withCString({ create(factory, $0, &action) }), let klass = action.klass else { return nil }
         return PluginAction(klass: klass, instance: action.instance, record: record)
@@ -26,9 +27,7 @@ final class PluginActionFactory: ActionFactory {
     func retire() {
         guard !isRetired else { return }
         isRetired = true
-        if record?.codeCallable == true, CInterop.covers(factory.pointee.struct_size, \hub_action_factory.destroy) {
-            factory.pointee.destroy?(factory)
-        }
+        if record?.codeCallable == true { methods.destroy?(factory) }
     }
 }
 
@@ -38,17 +37,18 @@ final class PluginAction: Action {
     let instance: UnsafeMutableRawPointer?
     weak var record: PluginRecord?
     private var destroyed = false
+    /// The class table, read once.
+    private let methods: hub_action_class
 
     init(klass: UnsafePointer<hub_action_class>, instance: UnsafeMutableRawPointer?, record: PluginRecord) {
         self.klass = klass
         self.instance = instance
         self.record = record
+        self.methods = CInterop.copyTable(klass)
     }
 
     func perform(with context: ActionContext, completion: @escaping AsyncActionCompletion) -> ActionResult {
-        guard !destroyed, record?.codeCallable == true,
-              CInterop.covers(klass.pointee.struct_size, \hub_action_class.perform),
-              let perform = klass.pointee.perform else { return .notPerformed }
+        guard !destroyed, record?.codeCallable == true, let perform = methods.perform else { return .notPerformed }
         let finish = AsyncCompletion.make(completion)
         let result = ActionContextBridge.withCContext(context) { perform(instance, $0, finish) }
         switch result {
@@ -61,40 +61,55 @@ final class PluginAction: Action {
     func destroy() {
         guard !destroyed else { return }
         destroyed = true
-        if record?.codeCallable == true, CInterop.covers(klass.pointee.struct_size, \hub_action_class.destroy) {
-            klass.pointee.destroy?(instance)
-        }
+        if record?.codeCallable == true { methods.destroy?(instance) }
     }
 }
 
-/// The `hub_action_completion` of one asynchronous action: heap-allocated, freed when `finish` is called (or at
-/// once when the action did not go pending).
+/// The `hub_action_completion` of one action: handed to `perform`, kept by the plugin until `finish` when the
+/// action goes pending. Most actions finish synchronously, so the completions they did not keep go back to a
+/// small pool for the next action instead of being allocated per action ([main-thread], as every action call).
 enum AsyncCompletion {
-    private final class Box {
-        let completion: AsyncActionCompletion
-        init(_ completion: @escaping AsyncActionCompletion) { self.completion = completion }
+    private final class Slot {
+        var completion: AsyncActionCompletion?
+        /// Once finished, the struct is never freed, so a (wrong) second `finish` still reads valid memory.
+        var finished = false
+        let pointer = UnsafeMutablePointer<hub_action_completion>.allocate(capacity: 1)
+        init() {
+            var c = hub_action_completion()
+            c.struct_size = UInt32(MemoryLayout<hub_action_completion>.size)
+            c.finish = { completion, chainID, chainJSON in
+                guard let completion, let data = completion.pointee.completion_data else { return }
+                let mutable = UnsafeMutablePointer(mutating: completion)
+                mutable.pointee.completion_data = nil  // `finish` is called exactly once; a second call is ignored
+                let slot = Unmanaged<Slot>.fromOpaque(data).takeRetainedValue()
+                let body = slot.completion
+                slot.completion = nil
+                slot.finished = true
+                // A finished completion is not reused: the plugin still has its address.
+                body?(CInterop.string(chainID).flatMap(ComponentIdentifier.init(strict:)), CInterop.jsonObject(chainJSON))
+            }
+            pointer.initialize(to: c)
+        }
+        deinit { if !finished { pointer.deallocate() } }
     }
+
+    private static var pool: [Slot] = []
 
     static func make(_ completion: @escaping AsyncActionCompletion) -> UnsafeMutablePointer<hub_action_completion> {
-        var c = hub_action_completion()
-        c.struct_size = UInt32(MemoryLayout<hub_action_completion>.size)
-        c.completion_data = Unmanaged.passRetained(Box(completion)).toOpaque()
-        c.finish = { completion, chainID, chainJSON in
-            guard let completion, let data = completion.pointee.completion_data else { return }
-            let mutable = UnsafeMutablePointer(mutating: completion)
-            mutable.pointee.completion_data = nil  // `finish` is called exactly once; a second call is ignored
-            let box = Unmanaged<Box>.fromOpaque(data).takeRetainedValue()
-            box.completion(CInterop.string(chainID).flatMap(ComponentIdentifier.init(strict:)), CInterop.jsonObject(chainJSON))
-        }
-        let pointer = UnsafeMutablePointer<hub_action_completion>.allocate(capacity: 1)
-        pointer.initialize(to: c)
-        return pointer
+        let slot = pool.popLast() ?? Slot()
+        slot.completion = completion
+        // Retained while the plugin may call `finish`; `finish` or `discard` releases it.
+        slot.pointer.pointee.completion_data = Unmanaged.passRetained(slot).toOpaque()
+        return slot.pointer
     }
 
-    /// Frees a completion the plugin did not keep.
+    /// Takes back a completion the plugin did not keep (the action did not go pending) for the next action.
     static func discard(_ pointer: UnsafeMutablePointer<hub_action_completion>) {
-        if let data = pointer.pointee.completion_data { Unmanaged<Box>.fromOpaque(data).release() }
-        pointer.deallocate()
+        guard let data = pointer.pointee.completion_data else { return }  // finished inside perform
+        pointer.pointee.completion_data = nil
+        let slot = Unmanaged<Slot>.fromOpaque(data).takeRetainedValue()
+        slot.completion = nil
+        if pool.count < 8 { pool.append(slot) }
     }
 }
 
@@ -102,15 +117,17 @@ enum AsyncCompletion {
 final class PluginActionHandler: ActionHandler {
     let handler: UnsafePointer<hub_action_handler>
     weak var record: PluginRecord?
+    /// The handler's table, read once (it is static until unload).
+    private let methods: hub_action_handler
 
     init(_ handler: UnsafePointer<hub_action_handler>, record: PluginRecord) {
         self.handler = handler
         self.record = record
+        self.methods = CInterop.copyTable(handler)
     }
 
     func handleAction(with context: ActionContext) -> Bool {
-        guard record?.codeCallable == true, CInterop.covers(handler.pointee.struct_size, \hub_action_handler.handle),
-              let handle = handler.pointee.handle else { return false }
+        guard record?.codeCallable == true, let handle = methods.handle else { return false }
         return ActionContextBridge.withCContext(context) { handle(handler, $0) }
     }
 }

@@ -16,12 +16,17 @@ final class PluginComponent: Component {
     /// The model last configured: the plugin may keep its handle until the next configure, reuse or destroy.
     private var configuredModel: ComponentModel?
 
+    /// The class table, copied once with the members its `struct_size` does not cover left NULL (the table is
+    /// static for the instance's life), so a call checks neither the size nor a key path.
+    private let methods: hub_component_class
+
     init(klass: UnsafePointer<hub_component_class>, instance: UnsafeMutableRawPointer?, factory: PluginComponentFactory,
          record: PluginRecord) {
         self.klass = klass
         self.instance = instance
         self.factory = factory
         self.record = record
+        self.methods = CInterop.copyTable(klass)
     }
 
     deinit {
@@ -29,39 +34,33 @@ final class PluginComponent: Component {
         if isAlive { finish() }
     }
 
-    /// The class table, when it has `member` and the instance is alive.
-    private func method<U>(_ member: KeyPath<hub_component_class, U?>) -> U? {
-        guard isAlive, CInterop.covers(klass.pointee.struct_size, member) else { return nil }
-        return klass.pointee[keyPath: member]
-    }
-
     lazy var layoutTraits: Set<LayoutTrait> = {
-        guard let traits = method(\.layout_traits), let list = traits(instance) else { return [] }
+        guard isAlive, let traits = methods.layout_traits, let list = traits(instance) else { return [] }
         return LayoutTrait.parseList(String(cString: list))
     }()
 
-    func loadView() { method(\.load_view)?(instance) }
+    func loadView() { if isAlive { methods.load_view?(instance) } }
 
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
-        guard let size = method(\.preferred_view_size) else { return .zero }
+        guard isAlive, let size = methods.preferred_view_size else { return .zero }
         var result = CInterop.size(size(instance, CInterop.handle(model), CInterop.size(containerSize)))
         result.width = min(result.width, containerSize.width)  // the host clamps the width to the container
         return result
     }
 
     func prepareViewForReuse() {
-        method(\.prepare_view_for_reuse)?(instance)
+        if isAlive { methods.prepare_view_for_reuse?(instance) }
         configuredModel = nil
     }
 
     func configureView(with model: ComponentModel, containerSize: Size) {
-        guard let configure = method(\.configure_view) else { return }
+        guard isAlive, let configure = methods.configure_view else { return }
         configuredModel = model
         configure(instance, CInterop.handle(model), CInterop.size(containerSize))
     }
 
     func drawView(into view: ViewBuilder, size: Size) {
-        guard let draw = method(\.draw_view) else { return }
+        guard isAlive, let draw = methods.draw_view else { return }
         ViewBuilderBridge.withBuilder(view) { draw(instance, $0, CInterop.size(size)) }
     }
 
@@ -78,7 +77,7 @@ final class PluginComponent: Component {
     }
 
     private func finish() {
-        let destroy = method(\.destroy)
+        let destroy = isAlive ? methods.destroy : nil
         isAlive = false
         configuredModel = nil
         if record?.codeCallable == true { destroy?(instance) }
@@ -89,7 +88,7 @@ final class PluginComponent: Component {
     /// The plugin's table for `id`, looked up once.
     func extensionTable<T>(_ id: String, as type: T.Type) -> UnsafePointer<T>? {
         if let cached = extensionCache[id] { return cached.map { $0.assumingMemoryBound(to: T.self) } }
-        let table = method(\.get_extension).flatMap { get in id.withCString { get(instance, $0) } }
+        let table = (isAlive ? methods.get_extension : nil).flatMap { get in id.withCString { get(instance, $0) } }
         extensionCache[id] = .some(table)
         return table?.assumingMemoryBound(to: T.self)
     }
