@@ -12,22 +12,40 @@ public protocol EventClock: AnyObject {
     func advance(by seconds: Double)
 }
 
-/// A clock for tests and for views without a plugin host.
+/// The clock a view or a host runs on: a queue of timers that fire only when `advance(by:)` moves time forward.
+/// The host's scheduler (behind `hub_host.schedule`) is one, so plugin timers and the view's delays share one
+/// time line; tests and views without a plugin host use one directly.
+///
+/// Every timer records its owner, so unloading a plugin cancels its pending timers before its code goes away.
+///
+/// # Thread safety
+/// Not thread-safe: the host's main thread only.
 public final class ManualClock: EventClock {
-    private struct Timer { let id: Int; let due: Double; let fire: () -> Void }
+    private struct Timer { let id: Int; let due: Double; let owner: Owner; let fire: () -> Void }
+    /// Seconds since the clock was created.
     public private(set) var now: Double = 0
     private var timers: [Timer] = []
     private var nextID = 0
 
     public init() {}
 
+    /// Runs `fire` once when the clock reaches `now + seconds` (negative or non-finite delays count as 0), on
+    /// behalf of the host. Returns a timer id.
     @discardableResult
     public func schedule(after seconds: Double, _ fire: @escaping () -> Void) -> Int {
+        schedule(after: seconds, owner: .host, fire)
+    }
+
+    /// Runs `fire` once when the clock reaches `now + seconds`, on behalf of `owner`. Returns a timer id.
+    @discardableResult
+    public func schedule(after seconds: Double, owner: Owner, _ fire: @escaping () -> Void) -> Int {
         nextID += 1
-        timers.append(Timer(id: nextID, due: now + max(0, seconds.isFinite ? seconds : 0), fire: fire))
+        timers.append(Timer(id: nextID, due: now + max(0, seconds.isFinite ? seconds : 0), owner: owner, fire: fire))
         return nextID
     }
 
+    /// Moves time forward, firing due timers in due order (ties in scheduling order). Timers scheduled by a
+    /// firing timer run in the same call when they fall due before the new time.
     public func advance(by seconds: Double) {
         let target = now + max(0, seconds)
         while let next = timers.indices.min(by: { (timers[$0].due, timers[$0].id) < (timers[$1].due, timers[$1].id) }),
@@ -39,5 +57,14 @@ public final class ManualClock: EventClock {
         now = target
     }
 
+    /// The number of timers not yet fired.
     public var pendingCount: Int { timers.count }
+
+    /// Cancels every pending timer of `owner`; returns how many.
+    @discardableResult
+    public func cancelAll(ownedBy owner: Owner) -> Int {
+        let before = timers.count
+        timers.removeAll { $0.owner == owner }
+        return before - timers.count
+    }
 }

@@ -3,15 +3,6 @@ import Foundation
 import HubCore
 import HubInjection
 
-/// The host scheduler behind `hub_host.schedule` is the event clock: Hub's highlight and deselect delays and
-/// plugin timers (asynchronous actions) share one time line, advanced by event scripts and tests.
-extension HostScheduler: EventClock {
-    @discardableResult
-    public func schedule(after seconds: Double, _ fire: @escaping () -> Void) -> Int {
-        schedule(after: seconds, owner: .host, fire)
-    }
-}
-
 extension PluginHost {
     /// An event engine for `viewModel` over this host's plugins: components from the registry, actions from
     /// the action factories and handlers plugins registered, the default selection action opening URIs through
