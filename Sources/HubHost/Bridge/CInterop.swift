@@ -106,6 +106,8 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
     struct Header {
         /// Bit `i` set: slot `i` was made (it may hold NULL: the model has no such value).
         var made: UInt32 = 0
+        /// Plugin instances configured with the model (they may keep its handle and strings until they leave it).
+        var holders: Int32 = 0
         var keyed: [Keyed] = []
     }
 
@@ -165,6 +167,66 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         let value = make(String(cString: key)).map { strdup($0)! }
         header.keyed.append(Keyed(tag: tag, key: strdup(key)!, value: value))
         return value.map { UnsafePointer($0) }
+    }
+
+    // MARK: Releasing strings no plugin can still use
+    //
+    // Strings must stay valid as long as the model is valid for a plugin: while an instance is configured with
+    // it or with an ancestor (handles of children come from the parent), and during a call that borrows it
+    // (sizing, actions). Once none of these holds, the strings are freed and made again if a plugin asks later,
+    // so scrolling or rendering 100k models keeps only the strings of the models on screen.
+
+    /// Calls into plugin code that borrow a model in progress; releases wait until the outermost returns.
+    private static var borrowDepth = 0
+    private static var pendingReleases: [ComponentModel] = []
+
+    /// Runs a plugin call that borrows a model: no model's strings are freed until it returns.
+    @inline(__always)
+    static func borrowing<R>(_ body: () -> R) -> R {
+        borrowDepth += 1
+        defer {
+            borrowDepth -= 1
+            if borrowDepth == 0, !pendingReleases.isEmpty { flushReleases() }
+        }
+        return body()
+    }
+
+    /// An instance was configured with `model`.
+    static func hold(_ model: ComponentModel) { of(model).header.holders += 1 }
+
+    /// An instance configured with `model` moved on (another model, reuse, destroy).
+    static func unhold(_ model: ComponentModel) {
+        guard let storage = model.bridgeStorage else { return }
+        unsafeDowncast(storage, to: ModelCStrings.self).header.holders -= 1
+        releaseIfUnused(model)
+    }
+
+    /// Frees `model`'s strings (and its unheld descendants') when no instance holds it or an ancestor.
+    static func releaseIfUnused(_ model: ComponentModel) {
+        guard model.bridgeStorage != nil else { return }
+        if borrowDepth > 0 { pendingReleases.append(model); return }
+        if isHeld(model) { return }
+        var ancestor = model.parent
+        while let current = ancestor {
+            if isHeld(current) { return }
+            ancestor = current.parent
+        }
+        drop(model)
+    }
+
+    private static func isHeld(_ model: ComponentModel) -> Bool {
+        guard let storage = model.bridgeStorage else { return false }
+        return unsafeDowncast(storage, to: ModelCStrings.self).header.holders > 0
+    }
+
+    private static func drop(_ model: ComponentModel) {
+        if isHeld(model) { return }  // a held descendant keeps its own strings (and its descendants')
+        model.bridgeStorage = nil
+        for child in model.children { drop(child) }
+    }
+
+    private static func flushReleases() {
+        while let model = pendingReleases.popLast() { releaseIfUnused(model) }
     }
 
     deinit {

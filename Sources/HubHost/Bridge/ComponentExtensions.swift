@@ -66,8 +66,10 @@ final class ImageHandlingAdapter: ExtensionAdapter<hub_image_handling_ext>, Comp
     func preferredSizeForImage(_ image: ImageData, model: ComponentModel, containerSize: Size) -> Size {
         guard let preferred = (component.isAlive ? methods.preferred_image_size : nil) else { return .zero }
         let kind = hub_image_kind(rawValue: UInt32(image.kind.rawValue))
-        let size = withOptionalCString(image.identifier) {
-            preferred(component.instance, kind, $0, CInterop.handle(model), CInterop.size(containerSize))
+        let size = ModelCStrings.borrowing {
+            withOptionalCString(image.identifier) {
+                preferred(component.instance, kind, $0, CInterop.handle(model), CInterop.size(containerSize))
+            }
         }
         return CInterop.size(size)
     }
@@ -159,7 +161,7 @@ final class ActionPerformerAdapter: ExtensionAdapter<hub_action_performer_ext>, 
 final class ActionObserverAdapter: ExtensionAdapter<hub_action_observer_ext>, ComponentActionObserver {
     func actionPerformed(with context: ActionContext) {
         guard let observe = (component.isAlive ? methods.action_performed : nil) else { return }
-        ActionContextBridge.withCContext(context) { observe(component.instance, $0) }
+        ModelCStrings.borrowing { ActionContextBridge.withCContext(context) { observe(component.instance, $0) } }
     }
 }
 

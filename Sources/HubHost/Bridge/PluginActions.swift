@@ -50,7 +50,7 @@ final class PluginAction: Action {
     func perform(with context: ActionContext, completion: @escaping AsyncActionCompletion) -> ActionResult {
         guard !destroyed, record?.codeCallable == true, let perform = methods.perform else { return .notPerformed }
         let finish = AsyncCompletion.make(completion)
-        let result = ActionContextBridge.withCContext(context) { perform(instance, $0, finish) }
+        let result = ModelCStrings.borrowing { ActionContextBridge.withCContext(context) { perform(instance, $0, finish) } }
         switch result {
         case HUB_ACTION_PERFORMED: AsyncCompletion.discard(finish); return .performed
         case HUB_ACTION_PENDING: return .pending  // the plugin calls `finish` later, which frees it
@@ -128,7 +128,7 @@ final class PluginActionHandler: ActionHandler {
 
     func handleAction(with context: ActionContext) -> Bool {
         guard record?.codeCallable == true, let handle = methods.handle else { return false }
-        return ActionContextBridge.withCContext(context) { handle(handler, $0) }
+        return ModelCStrings.borrowing { ActionContextBridge.withCContext(context) { handle(handler, $0) } }
     }
 }
 

@@ -14,7 +14,18 @@ final class PluginComponent: Component {
     /// False once revoked or destroyed.
     private(set) var isAlive = true
     /// The model last configured: the plugin may keep its handle until the next configure, reuse or destroy.
+    /// It holds the model's bridge strings (`ModelCStrings.hold`) until then.
     private var configuredModel: ComponentModel?
+
+    /// Makes `model` the configured model; returns the previous one, which the caller lets go
+    /// (`ModelCStrings.unhold`) once the plugin call that replaces it has returned.
+    private func setConfiguredModel(_ model: ComponentModel?) -> ComponentModel? {
+        guard model !== configuredModel else { return nil }
+        let previous = configuredModel
+        configuredModel = model
+        if let model { ModelCStrings.hold(model) }
+        return previous
+    }
 
     /// The class table, copied once with the members its `struct_size` does not cover left NULL (the table is
     /// static for the instance's life), so a call checks neither the size nor a key path.
@@ -43,20 +54,25 @@ final class PluginComponent: Component {
 
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
         guard isAlive, let size = methods.preferred_view_size else { return .zero }
-        var result = CInterop.size(size(instance, CInterop.handle(model), CInterop.size(containerSize)))
+        var result = CInterop.size(ModelCStrings.borrowing {
+            size(instance, CInterop.handle(model), CInterop.size(containerSize))
+        })
+        // Borrowed for the call only: unless an instance shows it, its strings can go.
+        ModelCStrings.releaseIfUnused(model)
         result.width = min(result.width, containerSize.width)  // the host clamps the width to the container
         return result
     }
 
     func prepareViewForReuse() {
         if isAlive { methods.prepare_view_for_reuse?(instance) }
-        configuredModel = nil
+        if let previous = setConfiguredModel(nil) { ModelCStrings.unhold(previous) }
     }
 
     func configureView(with model: ComponentModel, containerSize: Size) {
         guard isAlive, let configure = methods.configure_view else { return }
-        configuredModel = model
+        let previous = setConfiguredModel(model)
         configure(instance, CInterop.handle(model), CInterop.size(containerSize))
+        if let previous { ModelCStrings.unhold(previous) }
     }
 
     func drawView(into view: ViewBuilder, size: Size) {
@@ -79,8 +95,9 @@ final class PluginComponent: Component {
     private func finish() {
         let destroy = isAlive ? methods.destroy : nil
         isAlive = false
-        configuredModel = nil
+        let previous = setConfiguredModel(nil)
         if record?.codeCallable == true { destroy?(instance) }
+        if let previous { ModelCStrings.unhold(previous) }
     }
 
     // MARK: Extensions

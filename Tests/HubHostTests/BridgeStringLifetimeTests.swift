@@ -1,0 +1,74 @@
+import CHubPlugin
+import HubCore
+@testable import HubHost
+import Testing
+
+/// The C strings the host hands plugins for a model (`model_string`, …) live as long as the model is valid
+/// for a plugin — an instance configured with it or with an ancestor, or a call borrowing it — and are freed
+/// after, so long scrolls and renders keep only the strings of the models on screen.
+@Suite("C bridge: model string lifetime")
+struct BridgeStringLifetimeTests {
+    static func title(_ loaded: BridgeTests.Loaded, _ model: ComponentModel) throws -> UnsafePointer<CChar> {
+        let table = try #require(loaded.record.hostTable)
+        return try #require(table.pointee.model_string(table, CInterop.handle(model), HUB_MODEL_TITLE))
+    }
+
+    @Test("strings stay while an instance is configured with the model, and go when it moves to another")
+    func configuredModelHoldsStrings() throws {
+        let loaded = try BridgeTests.Loaded()
+        let a = BridgeTests.model("fixture:label", title: "A"), b = BridgeTests.model("fixture:label", title: "B")
+        let component = loaded.host.registry.createComponent(for: a).component
+        component.loadView()
+        component.configureView(with: a, containerSize: Size(width: 300, height: 800))
+        let titleA = try Self.title(loaded, a)
+        component.drawView(into: ViewBuilder(), size: Size(width: 150, height: 45))
+        #expect(try Self.title(loaded, a) == titleA, "the same pointer while configured")
+        #expect(String(cString: titleA) == "A")
+
+        // Sizing borrows a model for the call only: its strings go after it.
+        _ = try Self.title(loaded, b)
+        _ = component.preferredViewSize(for: b, containerSize: Size(width: 300, height: 800))
+        #expect(b.bridgeStorage == nil)
+        #expect(a.bridgeStorage != nil, "still configured")
+
+        component.configureView(with: b, containerSize: Size(width: 300, height: 800))
+        #expect(a.bridgeStorage == nil, "no instance shows A any more")
+        #expect(b.bridgeStorage != nil)
+        #expect(String(cString: try Self.title(loaded, b)) == "B")
+        component.prepareViewForReuse()
+        #expect(b.bridgeStorage == nil)
+        // Asked again, a string is made again.
+        #expect(String(cString: try Self.title(loaded, a)) == "A")
+    }
+
+    @Test("a child's strings stay while its parent is configured")
+    func parentHoldsChildStrings() throws {
+        let loaded = try BridgeTests.Loaded()
+        let table = try #require(loaded.record.hostTable)
+        let child = BridgeTests.model("fixture:label", title: "kid")
+        let parent = BridgeTests.model("fixture:box", children: [child])
+        let component = loaded.host.registry.createComponent(for: parent).component
+        component.loadView()
+        component.configureView(with: parent, containerSize: Size(width: 320, height: 600))
+        let childHandle = try #require(table.pointee.model_child(table, CInterop.handle(parent), 0))
+        let kid = try #require(table.pointee.model_string(table, childHandle, HUB_MODEL_TITLE))
+        ModelCStrings.releaseIfUnused(child)
+        #expect(child.bridgeStorage != nil, "the parent is configured: its child's handle and strings are valid")
+        #expect(table.pointee.model_string(table, childHandle, HUB_MODEL_TITLE) == kid)
+        component.prepareViewForReuse()
+        #expect(parent.bridgeStorage == nil && child.bridgeStorage == nil)
+    }
+
+    @Test("nothing is freed during a plugin call that borrows a model")
+    func releasesWaitForBorrowingCalls() throws {
+        let loaded = try BridgeTests.Loaded()
+        let model = BridgeTests.model("fixture:label")
+        let title = try Self.title(loaded, model)
+        ModelCStrings.borrowing {
+            ModelCStrings.borrowing { ModelCStrings.releaseIfUnused(model) }
+            #expect(model.bridgeStorage != nil)
+            #expect(String(cString: title) == "Hello")
+        }
+        #expect(model.bridgeStorage == nil)
+    }
+}
