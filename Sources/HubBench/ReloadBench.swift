@@ -2,6 +2,9 @@ import Foundation
 import HubCore
 import HubHost
 import HubRender
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Hot reload (issue 5): latency from the rename of a new plugin build into the watched folder to the render of a
 /// 1,000-component view drawn as the preview pushes it (SVG), through the real dev loop (inotify watcher, quiet period, probe child,
@@ -35,7 +38,9 @@ enum ReloadBench {
         let target = plugins.appendingPathComponent("libswatch.so")
         try install(variants[0], at: target)
 
-        for probe in [true, false] {
+        // RELOAD_BENCH_MEMORY_ONLY=1 skips the latency runs (for quick memory investigations).
+        let memoryOnly = ProcessInfo.processInfo.environment["RELOAD_BENCH_MEMORY_ONLY"] == "1"
+        for probe in [true, false] where !memoryOnly {
             let samples = try latency(view: view, plugins: plugins, cache: root.appendingPathComponent("cache"),
                                       target: target, variants: Array(variants.dropFirst()), probe: probe)
             let processing = samples.map(\.processing), quiet = samples.map(\.quiet), total = samples.map(\.total)
@@ -127,20 +132,22 @@ enum ReloadBench {
     /// 200 reloads of a C plugin through the loop (no watcher, no probe: only the host's own memory counts).
     static func memoryC(view: URL, plugins: URL, cache: URL, target: URL, a: URL, b: URL) throws {
         let loop = try directLoop(view: view, plugins: plugins, cache: cache, target: target, first: a)
-        var rss: [Int] = []
+        var rss: [Int] = [], heap: [Int] = []
         for i in 0..<210 {
             try install(i % 2 == 0 ? b : a, at: target)
             loop.options.queue.sync { loop.handle([change(target)]) }
-            if i == 9 || i == 209 { rss.append(residentBytes()) }
+            if i == 9 || i == 209 { rss.append(residentBytes()); heap.append(heapInUse()) }
         }
         let perReload = Double(rss[1] - rss[0]) / 200
+        let heapPerReload = Double(heap[1] - heap[0]) / 200
         // Baseline in the same process: 200 re-renders of the same view (the view file "changed"), no reload.
-        var base: [Int] = []
+        var base: [Int] = [], baseHeap: [Int] = []
         for i in 0..<210 {
             loop.options.queue.sync { loop.handle([change(view)]) }
-            if i == 9 || i == 209 { base.append(residentBytes()) }
+            if i == 9 || i == 209 { base.append(residentBytes()); baseHeap.append(heapInUse()) }
         }
         let perRender = Double(base[1] - base[0]) / 200
+        let heapPerRender = Double(baseHeap[1] - baseHeap[0]) / 200
         // And 200 renders through the pipeline alone (no event engine, no reload).
         var plain: [Int] = []
         let model = try ViewModelDecoder().decode(contentsOf: view).viewModel
@@ -150,7 +157,7 @@ enum ReloadBench {
         }
         let perPlainRender = Double(plain[1] - plain[0]) / 200
         let components = (try? ViewModelDecoder().decode(contentsOf: view).viewModel.body.count) ?? 0
-        print("memory, 200 reloads of a C plugin, \(components)-component view (after 10 warm-up reloads): RSS \(rss[0] >> 10) KiB → \(rss[1] >> 10) KiB, \(String(format: "%.1f", perReload / 1024)) KiB per reload (goal: flat)")
+        print("memory, 200 reloads of a C plugin, \(components)-component view (after 10 warm-up reloads): RSS \(rss[0] >> 10) KiB → \(rss[1] >> 10) KiB, \(String(format: "%.1f", perReload / 1024)) KiB per reload (goal: flat); malloc in use \(String(format: "%.1f", heapPerReload / 1024)) KiB per reload")
         // And the loader alone: 200 load + unload cycles of the two builds in a fresh host (no view, no swap).
         let host = PluginHost(cacheDirectory: cache)
         let scratch = plugins.deletingLastPathComponent().appendingPathComponent("loader-only")
@@ -164,7 +171,7 @@ enum ReloadBench {
         }
         let perCycle = Double(loader[1] - loader[0]) / 200
         print("  loader alone (load + unload, records kept in PluginHost.plugins): \(String(format: "%.1f", perCycle / 1024)) KiB per cycle; plain dlopen + dlclose of new paths in C: flat")
-        print("  baseline: 200 re-renders of the same view without a reload: \(String(format: "%.1f", perRender / 1024)) KiB per render (event engine + pipeline), \(String(format: "%.1f", perPlainRender / 1024)) KiB per render (pipeline alone)")
+        print("  baseline: 200 re-renders of the same view without a reload: \(String(format: "%.1f", perRender / 1024)) KiB per render (event engine + pipeline; malloc in use \(String(format: "%.1f", heapPerRender / 1024)) KiB), \(String(format: "%.1f", perPlainRender / 1024)) KiB per render (pipeline alone)")
     }
 
     /// 200 reloads of a Swift plugin: each retired image stays mapped (the Swift runtime cannot unload it).
@@ -264,6 +271,32 @@ enum ReloadBench {
             return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
         }
         return 0
+    }
+
+    /// Bytes malloc has handed out and not got back: unlike RSS, it does not count free memory the allocator
+    /// keeps, so growth here is memory still referenced (or leaked), not fragmentation. From glibc's
+    /// `malloc_info` totals (system current − free fast and other chunks + mmapped chunks); `mallinfo2` is not
+    /// visible to Swift. 0 when unavailable.
+    static func heapInUse() -> Int {
+        typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
+        guard let symbol = dlsym(nil, "malloc_info") else { return 0 }  // nil: RTLD_DEFAULT
+        let mallocInfo = unsafeBitCast(symbol, to: MallocInfo.self)
+        var buffer: UnsafeMutablePointer<CChar>?
+        var size = 0
+        guard let stream = open_memstream(&buffer, &size) else { return 0 }
+        _ = mallocInfo(0, stream)
+        fclose(stream)
+        defer { free(buffer) }
+        guard let buffer else { return 0 }
+        let xml = String(cString: buffer)
+        // The totals for all arenas come last: take the last line of each kind.
+        func last(_ prefix: String) -> Int {
+            guard let line = xml.split(separator: "\n").last(where: { $0.contains(prefix) }),
+                  let range = line.range(of: "size=\"") else { return 0 }
+            return Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
+        }
+        return last("<system type=\"current\"") - last("<total type=\"fast\"") - last("<total type=\"rest\"")
+            + last("<total type=\"mmap\"")
     }
 
     final class ReloadBox: @unchecked Sendable {

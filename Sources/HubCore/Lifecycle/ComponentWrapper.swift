@@ -64,6 +64,8 @@ public final class ComponentWrapper {
 
     /// True while the instance is idle in its pool.
     public internal(set) var isInPool = false
+    /// Its position in the pool's idle list while idle (so taking it out of the middle costs O(1)).
+    var idleSlot = -1
     public private(set) var isDestroyed = false
 
     unowned let pool: ReusePool

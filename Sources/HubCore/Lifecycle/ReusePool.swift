@@ -3,7 +3,10 @@
 /// namespace goes away (`ComponentRegistry.didUnregister`) and the next render falls back or uses the new version.
 ///
 /// Dequeuing prefers an idle wrapper that last showed the same model id (so a re-render does not reconfigure
-/// equal models), else the most recently enqueued one (Hub takes an arbitrary one).
+/// equal models), else the last one in the idle list (Hub takes an arbitrary one).
+///
+/// The idle lists hold exactly the idle wrappers: a wrapper taken out of the middle (through its model id) leaves
+/// its list at once, so re-rendering a view any number of times keeps the pool's storage at one entry per wrapper.
 ///
 /// Not thread-safe: main thread only.
 public final class ReusePool {
@@ -22,6 +25,7 @@ public final class ReusePool {
     /// Reused for every draw call: display lists are copied out.
     let drawingBuilder = ViewBuilder()
 
+    /// Idle wrappers by component identifier; each one's `idleSlot` is its index here.
     private var idle: [ComponentIdentifier: [ComponentWrapper]] = [:]
     /// An idle wrapper by the id of the model it last showed (a hint: checked for the component identifier).
     private var idleByModel: [String: ComponentWrapper] = [:]
@@ -41,6 +45,10 @@ public final class ReusePool {
     /// Every wrapper not destroyed (idle or in use).
     public var wrapperCount: Int { wrappers.count }
     public var idleCount: Int { wrappers.values.filter(\.isInPool).count }
+    /// Entries in the idle lists and in the same-model hints: never more than the wrappers (tests check that
+    /// repeated renders do not grow them).
+    public var idleEntryCount: Int { idle.values.reduce(0) { $0 + $1.count } }
+    public var idleHintCount: Int { idleByModel.count }
     public var allWrappers: [ComponentWrapper] { wrappers.keys.sorted().map { wrappers[$0]! } }
 
     /// An idle wrapper for `model`'s component identifier, or a new one made through the registry (fallback
@@ -54,21 +62,30 @@ public final class ReusePool {
     private func dequeue(_ model: ComponentModel) -> ComponentWrapper? {
         if prefersSameModel, let preferred = idleByModel[model.identifier], preferred.isInPool,
            preferred.componentIdentifier == model.componentIdentifier {
-            idleByModel[model.identifier] = nil
             return take(preferred)
         }
-        while let candidate = idle[model.componentIdentifier]?.popLast() {
-            guard candidate.isInPool else { continue }  // taken earlier through idleByModel
-            if prefersSameModel, let id = candidate.model?.identifier, idleByModel[id] === candidate { idleByModel[id] = nil }
-            return take(candidate)
-        }
-        return nil
+        guard let candidate = idle[model.componentIdentifier]?.last else { return nil }
+        return take(candidate)
     }
 
     private func take(_ wrapper: ComponentWrapper) -> ComponentWrapper {
-        wrapper.isInPool = false
+        leaveIdle(wrapper)
         trace?(.dequeue, wrapper)
         return wrapper
+    }
+
+    /// Takes an idle wrapper out of its idle list (the last entry moves into its slot) and out of the hints.
+    private func leaveIdle(_ wrapper: ComponentWrapper) {
+        guard wrapper.isInPool else { return }
+        wrapper.isInPool = false
+        let slot = wrapper.idleSlot
+        wrapper.idleSlot = -1
+        if let id = wrapper.model?.identifier, idleByModel[id] === wrapper { idleByModel[id] = nil }
+        guard let last = idle[wrapper.componentIdentifier]?.popLast() else { return }
+        if last !== wrapper {
+            idle[wrapper.componentIdentifier]![slot] = last
+            last.idleSlot = slot
+        }
     }
 
     private func create(for model: ComponentModel) -> ComponentWrapper {
@@ -91,6 +108,7 @@ public final class ReusePool {
         wrapper.delegate = nil
         wrapper.selectionState = .none
         wrapper.isInPool = true
+        wrapper.idleSlot = idle[wrapper.componentIdentifier]?.count ?? 0
         idle[wrapper.componentIdentifier, default: []].append(wrapper)
         if prefersSameModel, let id = wrapper.model?.identifier { idleByModel[id] = wrapper }
         trace?(.enqueue, wrapper)
@@ -132,8 +150,7 @@ public final class ReusePool {
         wrapper.releaseChildren()
         wrappers[wrapper.id] = nil
         if let id = wrapper.model?.identifier, idleByModel[id] === wrapper { idleByModel[id] = nil }
-        if wrapper.isInPool { idle[wrapper.componentIdentifier]?.removeAll { $0 === wrapper } }
-        wrapper.isInPool = false
+        leaveIdle(wrapper)
         trace?(.destroy, wrapper)
         wrapper.destroy()
     }

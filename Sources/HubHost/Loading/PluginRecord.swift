@@ -129,8 +129,14 @@ public final class PluginRecord {
                 count += 1
             }
         }
+        // Removing entries keeps the table's storage; an unloaded record stays in `PluginHost.plugins` for good,
+        // so without this every reload kept a table sized for all the components it ever had (32 KiB at 1,000).
+        if liveComponents.isEmpty { liveComponents = [:] }
         return count
     }
+
+    /// Slots the live-component table has room for (tests check an unloaded record keeps none).
+    var liveComponentCapacity: Int { liveComponents.capacity }
 
     struct WeakComponent { weak var component: PluginComponent? }
 }

@@ -1,0 +1,86 @@
+import Testing
+@testable import HubCore
+
+/// What the render path keeps between renders must not grow with the number of renders: re-rendering the same
+/// view (new but equal models, as after an edit of the view file) or swapping the plugin that serves it (a hot
+/// reload) any number of times keeps one pool entry per wrapper. These count entries; they do not time anything.
+@Suite struct RenderRetentionTests {
+    let registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
+    let viewport = Size(width: 320, height: 600)
+    let log = CallLog()
+
+    init() throws {
+        let log = self.log
+        try registry.register(TestFactory(["rec": { RecordingComponent(log: log) }]), forNamespace: "t",
+                              owner: Owner(id: "test"))
+    }
+
+    /// A fresh view model each time (what decoding the view file again gives): equal models, new objects.
+    func freshView(_ count: Int) -> ViewModel {
+        view((0..<count).map { model("m\($0)", "t:rec", index: $0, title: "Item \($0)") })
+    }
+
+    struct Counts: Equatable {
+        var wrappers, idleEntries, idleHints, uiStates, sizing: Int
+    }
+
+    func counts(_ pipeline: RenderPipeline) -> Counts {
+        Counts(wrappers: pipeline.pool.wrapperCount, idleEntries: pipeline.pool.idleEntryCount,
+               idleHints: pipeline.pool.idleHintCount, uiStates: pipeline.pool.uiStates.count,
+               sizing: pipeline.sizing.count)
+    }
+
+    @Test func reRenderingTheSameViewKeepsThePoolsEntriesFlat() {
+        let pipeline = RenderPipeline(registry: registry)
+        pipeline.render(freshView(50), viewport: viewport)
+        let first = counts(pipeline)
+        #expect(first.wrappers == 50)
+        for _ in 0..<20 { pipeline.render(freshView(50), viewport: viewport) }
+        // Every wrapper is in use again: the idle lists and the same-model hints are empty, not 20 × 50 entries.
+        #expect(counts(pipeline) == first)
+        #expect(pipeline.pool.idleEntryCount == 0)
+        #expect(pipeline.pool.idleHintCount == 0)
+    }
+
+    @Test func idleListsHoldExactlyTheIdleWrappers() {
+        let pipeline = RenderPipeline(registry: registry)
+        pipeline.render(freshView(30), viewport: viewport)
+        // Alternate a long and a short view: the short one leaves 20 wrappers idle, the long one takes them back.
+        for round in 0..<20 {
+            pipeline.render(freshView(round % 2 == 0 ? 10 : 30), viewport: viewport)
+            #expect(pipeline.pool.idleEntryCount == pipeline.pool.idleCount)
+            #expect(pipeline.pool.idleHintCount <= pipeline.pool.idleCount)
+            #expect(pipeline.pool.wrapperCount == 30)
+        }
+    }
+
+    @Test func anEngineAndARenderPerReloadKeepEveryTableFlat() throws {
+        // What `hubhost dev` does on a reload: the namespace goes to a new owner, a new event engine renders the
+        // view on the same pipeline with every component live.
+        let pipeline = RenderPipeline(registry: registry)
+        let clock = ManualClock()
+        var owner = Owner(id: "test")
+        func renderThroughAnEngine() {
+            let engine = EventEngine(pipeline: pipeline, viewModel: freshView(40), viewport: viewport, clock: clock,
+                                     actions: ActionRegistry())
+            engine.bufferFraction = 10_000
+            engine.load()
+        }
+        renderThroughAnEngine()
+        let observers = registry.didUnregister.count
+        let first = counts(pipeline)
+        let log = self.log
+        for version in 1...15 {
+            registry.unregister(namespace: "t")
+            owner = Owner(id: "test#\(version)")
+            try registry.register(TestFactory(["rec": { RecordingComponent(log: log) }]), forNamespace: "t", owner: owner)
+            renderThroughAnEngine()
+            renderThroughAnEngine()  // and an edit of the view file
+            #expect(counts(pipeline) == first)
+            #expect(pipeline.liveWrappers.allSatisfy { $0.source == .factory(namespace: "t", owner: owner) })
+        }
+        // Neither engines nor renders add observers to the registry.
+        #expect(registry.didUnregister.count == observers)
+        #expect(pipeline.pool.didPurge.isEmpty)
+    }
+}

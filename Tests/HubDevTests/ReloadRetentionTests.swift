@@ -1,0 +1,80 @@
+import Foundation
+import HubCore
+import Testing
+@testable import HubHost
+
+/// Hot reload must not keep anything per component per reload: after any number of swaps of a C plugin serving
+/// a view, the reuse pool, the sizing cache and the registry's observers have the sizes they had after the first
+/// one, and every unloaded version keeps no per-component table (its record stays in `PluginHost.plugins`).
+/// Counts, not timings or RSS.
+@Suite struct ReloadRetentionTests {
+    @Test func reloadingACPluginKeepsTheRenderPathsTablesFlat() throws {
+        let root = TestSupport.temporaryDirectory("reload-retention")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let builds = try ["0x00FF00FFu", "0x0000FFFFu"].enumerated().map { i, colour in
+            try TestSupport.compilePlugin("swatch.c", to: root.appendingPathComponent("build\(i).so"),
+                                          defines: ["SWATCH_COLOR=\(colour)", "PLUGIN_VERSION=\"\(i + 1)\""])
+        }
+        let target = plugins.appendingPathComponent("libswatch.so")
+        try install(builds[0], at: target)
+        let view = root.appendingPathComponent("view.json")
+        let items = (0..<300).map { i in
+            "{\"id\": \"c\(i)\", \"component\": {\"id\": \"swatch:\(i % 3 == 0 ? "swatch" : "label")\"}, \"text\": {\"title\": \"Item \(i)\"}}"
+        }
+        try ("{\"id\": \"v\", \"body\": [" + items.joined(separator: ",") + "]}").write(to: view, atomically: true, encoding: .utf8)
+
+        var options = DevLoop.Options(pluginFolders: [plugins], viewFile: view)
+        options.imageCacheDirectory = root.appendingPathComponent("cache")
+        options.probe = false
+        options.watch = false
+        options.queue = DispatchQueue(label: "reload-retention")
+        let loop = DevLoop(options: options)
+        var swaps: [DevLoop.Reload.Result] = []
+        loop.onRender = { swaps.append($0.reload.result) }
+        try options.queue.sync { try loop.start() }
+
+        struct Counts: Equatable { var wrappers, idleEntries, idleHints, sizing, uiStates, observers, live: Int }
+        func counts() -> Counts {
+            let pool = loop.pipeline.pool
+            return Counts(wrappers: pool.wrapperCount, idleEntries: pool.idleEntryCount, idleHints: pool.idleHintCount,
+                          sizing: loop.pipeline.sizing.count, uiStates: pool.uiStates.count,
+                          observers: loop.host.registry.didUnregister.count, live: loop.pipeline.liveWrappers.count)
+        }
+        func reload(_ i: Int) throws {
+            try install(builds[i % 2], at: target)
+            options.queue.sync { loop.handle([change(target)]) }
+        }
+
+        try reload(1)
+        let first = options.queue.sync { counts() }
+        #expect(first.wrappers == 300 && first.live == 300)
+        for i in 2..<12 {
+            try reload(i)
+            options.queue.sync { loop.handle([change(view)]) }  // and an edit of the view file
+            #expect(options.queue.sync { counts() } == first)
+        }
+        #expect(swaps.filter { $0 == .swapped }.count == 11)
+        // The unloaded versions: no live components, and no table kept for the 300 they had.
+        let unloaded = options.queue.sync { loop.host.plugins.filter { !$0.isLoaded } }
+        #expect(unloaded.count == 11)
+        for record in unloaded {
+            #expect(record.liveComponentCount == 0)
+            #expect(record.liveComponentCapacity == 0)
+        }
+    }
+
+    func install(_ build: URL, at target: URL) throws {
+        let staged = target.deletingLastPathComponent().appendingPathComponent(".install.tmp")
+        try? FileManager.default.removeItem(at: staged)
+        try FileManager.default.copyItem(at: build, to: staged)
+        guard rename(staged.path, target.path) == 0 else { throw TestFailure("rename to \(target.path) failed") }
+    }
+
+    func change(_ url: URL) -> FileChange {
+        let now = Monotonic.now()
+        return FileChange(url: url, kind: .changed, hash: ContentHash.of(file: url), stamp: FileStamp.of(url),
+                          lastEventAt: now, settledAt: now)
+    }
+}
