@@ -42,9 +42,11 @@ enum HostTable {
             pluginHost.registry.unregister(namespace: namespace, owner: record.owner)
         }
         table.log = { host, level, message in
-            guard let host, let message = CInterop.string(message) else { return }
+            guard let host, let message else { return }
             let record = Unmanaged<PluginRecord>.fromOpaque(host.pointee.host_data).takeUnretainedValue()
-            record.logger.log(level: HostTable.logLevel(level), "\(message)")
+            let level = HostTable.logLevel(level)
+            guard level >= record.logger.logLevel else { return }  // filtered out: no need to copy the message
+            record.logger.log(level: level, "\(String(cString: message))")
         }
 
         // Models and text measurement: the hot path, in ModelBridge.swift.

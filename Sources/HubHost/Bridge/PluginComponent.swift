@@ -12,7 +12,7 @@ final class PluginComponent: Component {
     let factory: PluginComponentFactory
     weak var record: PluginRecord?
     /// False once revoked or destroyed.
-    private(set) var isAlive = true
+    @exclusivity(unchecked) private(set) var isAlive = true
     /// The model last configured: the plugin may keep its handle until the next configure, reuse or destroy.
     /// It holds the model's bridge strings (`ModelCStrings.hold`) until then.
     private var configuredModel: ComponentModel?
@@ -43,6 +43,7 @@ final class PluginComponent: Component {
     deinit {
         // Dropped without `destroy()`: still free the plugin's instance.
         if isAlive { finish() }
+        record?.untrack(self)  // the record holds components unretained
     }
 
     lazy var layoutTraits: Set<LayoutTrait> = {
@@ -111,27 +112,69 @@ final class PluginComponent: Component {
     }
     private var extensionCache: [String: UnsafeRawPointer?] = [:]
 
-    private lazy var children = extensionTable(HUB_EXT_CHILDREN, as: hub_children_ext.self).map { ChildrenAdapter(self, $0) }
-    private lazy var images = extensionTable(HUB_EXT_IMAGE_HANDLING, as: hub_image_handling_ext.self)
-        .map { ImageHandlingAdapter(self, $0) }
-    private lazy var uiState = extensionTable(HUB_EXT_UI_STATE, as: hub_ui_state_ext.self).map { UIStateAdapter(self, $0) }
-    private lazy var selection = extensionTable(HUB_EXT_SELECTION_STATE, as: hub_selection_state_ext.self)
-        .map { SelectionStateAdapter(self, $0) }
-    private lazy var contentOffset = extensionTable(HUB_EXT_CONTENT_OFFSET_OBSERVER, as: hub_content_offset_observer_ext.self)
-        .map { ContentOffsetAdapter(self, $0) }
-    private lazy var viewObserving = extensionTable(HUB_EXT_VIEW_OBSERVER, as: hub_view_observer_ext.self)
-        .map { ViewObserverAdapter(self, $0) }
-    private lazy var performer = extensionTable(HUB_EXT_ACTION_PERFORMER, as: hub_action_performer_ext.self)
-        .map { ActionPerformerAdapter(self, $0) }
-    private lazy var observer = extensionTable(HUB_EXT_ACTION_OBSERVER, as: hub_action_observer_ext.self)
-        .map { ActionObserverAdapter(self, $0) }
+    // The engine asks every displayed component for its extensions on each event (e.g. every action goes to
+    // every action observer), so each adapter is looked up once and then read from a plain stored property.
+    @exclusivity(unchecked) private var resolvedExtensions: UInt8 = 0
+    @exclusivity(unchecked) private var children: ChildrenAdapter?
+    @exclusivity(unchecked) private var images: ImageHandlingAdapter?
+    @exclusivity(unchecked) private var uiState: UIStateAdapter?
+    @exclusivity(unchecked) private var selection: SelectionStateAdapter?
+    @exclusivity(unchecked) private var contentOffset: ContentOffsetAdapter?
+    @exclusivity(unchecked) private var viewObserving: ViewObserverAdapter?
+    @exclusivity(unchecked) private var performer: ActionPerformerAdapter?
+    @exclusivity(unchecked) private var observer: ActionObserverAdapter?
 
-    var childrenSupport: ComponentWithChildren? { children }
-    var imageHandling: ComponentWithImageHandling? { images }
-    var restorableUIState: ComponentWithRestorableUIState? { uiState }
-    var selectionStateHandling: ComponentWithSelectionState? { selection }
-    var contentOffsetObserver: ComponentContentOffsetObserver? { contentOffset }
-    var viewObserver: ComponentViewObserver? { viewObserving }
-    var actionPerformerSupport: ComponentActionPerformer? { performer }
-    var actionObserver: ComponentActionObserver? { observer }
+    /// True the first time extension `bit` is asked for (the caller then looks it up).
+    @inline(__always)
+    private func firstLookup(_ bit: UInt8) -> Bool {
+        guard resolvedExtensions & bit == 0 else { return false }
+        resolvedExtensions |= bit
+        return true
+    }
+
+    var childrenSupport: ComponentWithChildren? {
+        if firstLookup(1) { children = extensionTable(HUB_EXT_CHILDREN, as: hub_children_ext.self).map { ChildrenAdapter(self, $0) } }
+        return children
+    }
+    var imageHandling: ComponentWithImageHandling? {
+        if firstLookup(2) {
+            images = extensionTable(HUB_EXT_IMAGE_HANDLING, as: hub_image_handling_ext.self).map { ImageHandlingAdapter(self, $0) }
+        }
+        return images
+    }
+    var restorableUIState: ComponentWithRestorableUIState? {
+        if firstLookup(4) { uiState = extensionTable(HUB_EXT_UI_STATE, as: hub_ui_state_ext.self).map { UIStateAdapter(self, $0) } }
+        return uiState
+    }
+    var selectionStateHandling: ComponentWithSelectionState? {
+        if firstLookup(8) {
+            selection = extensionTable(HUB_EXT_SELECTION_STATE, as: hub_selection_state_ext.self).map { SelectionStateAdapter(self, $0) }
+        }
+        return selection
+    }
+    var contentOffsetObserver: ComponentContentOffsetObserver? {
+        if firstLookup(16) {
+            contentOffset = extensionTable(HUB_EXT_CONTENT_OFFSET_OBSERVER, as: hub_content_offset_observer_ext.self)
+                .map { ContentOffsetAdapter(self, $0) }
+        }
+        return contentOffset
+    }
+    var viewObserver: ComponentViewObserver? {
+        if firstLookup(32) {
+            viewObserving = extensionTable(HUB_EXT_VIEW_OBSERVER, as: hub_view_observer_ext.self).map { ViewObserverAdapter(self, $0) }
+        }
+        return viewObserving
+    }
+    var actionPerformerSupport: ComponentActionPerformer? {
+        if firstLookup(64) {
+            performer = extensionTable(HUB_EXT_ACTION_PERFORMER, as: hub_action_performer_ext.self).map { ActionPerformerAdapter(self, $0) }
+        }
+        return performer
+    }
+    var actionObserver: ComponentActionObserver? {
+        if firstLookup(128) {
+            observer = extensionTable(HUB_EXT_ACTION_OBSERVER, as: hub_action_observer_ext.self).map { ActionObserverAdapter(self, $0) }
+        }
+        return observer
+    }
 }

@@ -138,7 +138,14 @@ public final class PluginRecord {
     /// Slots the live-component table has room for (tests check an unloaded record keeps none).
     var liveComponentCapacity: Int { liveComponents.capacity }
 
-    struct WeakComponent { weak var component: PluginComponent? }
+    /// Held unretained, not weakly: a weak reference gives every component a side table, which makes each of
+    /// the engine's many retains and releases of it take the slow path. A component untracks itself in deinit,
+    /// so an entry never outlives its component.
+    struct WeakComponent {
+        unowned(unsafe) let object: PluginComponent
+        var component: PluginComponent? { object }
+        init(component: PluginComponent) { object = component }
+    }
 }
 
 /// The outcome of `PluginHost.unload`, told truthfully.
