@@ -99,29 +99,29 @@ enum CInterop {
 /// long as the model (the header promises "valid as long as `model` is").
 ///
 /// Plugins read the same few fields of every model they see, so the lookup must cost next to nothing: each
-/// `hub_model_field`, `hub_model_dictionary` and main/background image URI has a fixed slot in tail-allocated
-/// storage (one allocation per model); custom keys and custom image ids, rarer, sit in a short list compared
-/// with `strcmp`, so a hit never converts the plugin's key to a Swift string.
+/// `hub_model_field` has a fixed slot in tail-allocated storage (one allocation per model). The rarer strings
+/// (dictionaries as JSON, image URIs, custom keys) sit in a short list, matched by kind and, for a plugin-given
+/// key, with `strcmp`, so a hit never converts the plugin's key to a Swift string.
 final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePointer<CChar>?> {
     struct Header {
         /// Bit `i` set: slot `i` was made (it may hold NULL: the model has no such value).
         var made: UInt32 = 0
         /// Plugin instances configured with the model (they may keep its handle and strings until they leave it).
         var holders: Int32 = 0
-        var keyed: [Keyed] = []
+        var others: [Other] = []
     }
 
-    /// A string looked up by a plugin-given key: `custom[key]` (tag 0) or the custom image `key` (tag 1).
-    struct Keyed {
-        var tag: UInt8
-        var key: UnsafeMutablePointer<CChar>
+    /// A string outside the fixed slots: `kind` says what it is, `index` which one (a dictionary, an image
+    /// kind), `key` the plugin's key when there is one.
+    struct Other {
+        enum Kind: UInt8 { case custom, customImage, json, image }
+        var kind: Kind
+        var index: UInt8
+        var key: String
         var value: UnsafeMutablePointer<CChar>?
     }
 
-    static let fieldSlots = 11  // HUB_MODEL_ID … HUB_MODEL_TARGET_URI
-    static let jsonSlots = 4  // HUB_MODEL_CUSTOM … HUB_MODEL_TARGET_CUSTOM
-    static let imageSlots = 2  // HUB_IMAGE_MAIN, HUB_IMAGE_BACKGROUND
-    static let slotCount = fieldSlots + jsonSlots + imageSlots
+    static let slotCount = 11  // HUB_MODEL_ID … HUB_MODEL_TARGET_URI
 
     static func of(_ model: ComponentModel) -> ModelCStrings {
         if let existing = model.bridgeStorage { return unsafeDowncast(existing, to: ModelCStrings.self) }
@@ -132,40 +132,41 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         return storage
     }
 
-    /// The string in fixed slot `slot`, made from `make()` on first use (nil stays nil).
-    @inline(__always)
-    func slot(_ slot: Int, _ make: () -> String?) -> UnsafePointer<CChar>? {
+    /// The string of `field`, made on first use (nil stays nil).
+    func field(_ field: hub_model_field, of model: ComponentModel) -> UnsafePointer<CChar>? {
+        let slot = Int(field.rawValue)
+        guard slot < Self.slotCount else { return nil }
         let bit = UInt32(1) << UInt32(slot)
         if header.made & bit != 0 { return withUnsafeMutablePointerToElements { UnsafePointer($0[slot]) } }
-        let made = make().map { strdup($0)! }
+        let made = HostTable.modelString(model, field).map { strdup($0)! }
         header.made |= bit
         withUnsafeMutablePointerToElements { $0[slot] = made }
         return made.map { UnsafePointer($0) }
     }
 
-    func field(_ field: hub_model_field, of model: ComponentModel) -> UnsafePointer<CChar>? {
-        let index = Int(field.rawValue)
-        guard index < Self.fieldSlots else { return nil }
-        return slot(index) { HostTable.modelString(model, field) }
-    }
-
     func json(_ which: hub_model_dictionary, _ make: () -> String?) -> UnsafePointer<CChar>? {
-        let index = Int(which.rawValue)
-        guard index < Self.jsonSlots else { return nil }
-        return slot(Self.fieldSlots + index, make)
+        guard which.rawValue < 4 else { return nil }  // HUB_MODEL_CUSTOM … HUB_MODEL_TARGET_CUSTOM
+        return other(.json, UInt8(which.rawValue), nil) { _ in make() }
     }
 
     func image(_ kind: ImageData.Kind, _ make: () -> String?) -> UnsafePointer<CChar>? {
-        slot(Self.fieldSlots + Self.jsonSlots + kind.rawValue, make)
+        other(.image, UInt8(kind.rawValue), nil) { _ in make() }
     }
 
-    /// The string for the plugin's `key` under `tag`, made from `make(key)` on first use (nil stays nil).
-    func keyed(_ tag: UInt8, _ key: UnsafePointer<CChar>, _ make: (String) -> String?) -> UnsafePointer<CChar>? {
-        for entry in header.keyed where entry.tag == tag && strcmp(entry.key, key) == 0 {
+    /// `custom[key]` (`.custom`) or the custom image `key` (`.customImage`), made from `make(key)` on first use.
+    func keyed(_ kind: Other.Kind, _ key: UnsafePointer<CChar>, _ make: (String) -> String?) -> UnsafePointer<CChar>? {
+        other(kind, 0, key, make)
+    }
+
+    private func other(_ kind: Other.Kind, _ index: UInt8, _ key: UnsafePointer<CChar>?,
+                       _ make: (String) -> String?) -> UnsafePointer<CChar>? {
+        for entry in header.others where entry.kind == kind && entry.index == index {
+            if let key, entry.key.withCString({ strcmp($0, key) }) != 0 { continue }
             return entry.value.map { UnsafePointer($0) }
         }
-        let value = make(String(cString: key)).map { strdup($0)! }
-        header.keyed.append(Keyed(tag: tag, key: strdup(key)!, value: value))
+        let keyString = key.map { String(cString: $0) } ?? ""
+        let value = make(keyString).map { strdup($0)! }
+        header.others.append(Other(kind: kind, index: index, key: keyString, value: value))
         return value.map { UnsafePointer($0) }
     }
 
@@ -234,6 +235,6 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         withUnsafeMutablePointerToElements { slots in
             for i in 0..<Self.slotCount where made & (UInt32(1) << UInt32(i)) != 0 { free(slots[i]) }
         }
-        for entry in header.keyed { free(entry.key); free(entry.value) }
+        for entry in header.others { free(entry.value) }
     }
 }

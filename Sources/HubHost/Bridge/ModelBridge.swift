@@ -28,7 +28,7 @@ enum ModelBridge {
         }
         table.model_custom_string = { _, handle, key in
             guard let model = CInterop.model(handle), let key else { return nil }
-            return ModelCStrings.of(model).keyed(0, key) { model.custom?[$0]?.stringValue }
+            return ModelCStrings.of(model).keyed(.custom, key) { model.custom?[$0]?.stringValue }
         }
         table.model_custom_number = { _, handle, key, out in
             guard let model = CInterop.model(handle), let key = CInterop.string(key),
@@ -43,7 +43,7 @@ enum ModelBridge {
                 return ModelCStrings.of(model).image(kind) { model.imageData(kind)?.uri }
             case .custom:
                 guard let customID else { return nil }  // a custom image needs its id
-                return ModelCStrings.of(model).keyed(1, customID) { model.imageData(.custom, identifier: $0)?.uri }
+                return ModelCStrings.of(model).keyed(.customImage, customID) { model.imageData(.custom, identifier: $0)?.uri }
             }
         }
         table.model_child_count = { _, handle in CInterop.model(handle)?.children.count ?? 0 }
