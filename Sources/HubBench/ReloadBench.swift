@@ -162,15 +162,16 @@ enum ReloadBench {
         let host = PluginHost(cacheDirectory: cache)
         let scratch = plugins.deletingLastPathComponent().appendingPathComponent("loader-only")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        var loader: [Int] = []
+        var loader: [Int] = [], loaderHeap: [Int] = []
         for i in 0..<210 {
             let file = scratch.appendingPathComponent("lib\(i % 2).so")
             try install(i % 2 == 0 ? b : a, at: file)
             host.unload(host.load(file: file))
-            if i == 9 || i == 209 { loader.append(residentBytes()) }
+            if i == 9 || i == 209 { loader.append(residentBytes()); loaderHeap.append(heapInUse()) }
         }
         let perCycle = Double(loader[1] - loader[0]) / 200
-        print("  loader alone (load + unload, records kept in PluginHost.plugins): \(String(format: "%.1f", perCycle / 1024)) KiB per cycle; plain dlopen + dlclose of new paths in C: flat")
+        let heapPerCycle = Double(loaderHeap[1] - loaderHeap[0]) / 200
+        print("  loader alone (load + unload, records kept in PluginHost.plugins): \(String(format: "%.1f", perCycle / 1024)) KiB per cycle (malloc in use \(String(format: "%.1f", heapPerCycle / 1024)) KiB); plain dlopen + dlclose of new paths in C: flat")
         print("  baseline: 200 re-renders of the same view without a reload: \(String(format: "%.1f", perRender / 1024)) KiB per render (event engine + pipeline; malloc in use \(String(format: "%.1f", heapPerRender / 1024)) KiB), \(String(format: "%.1f", perPlainRender / 1024)) KiB per render (pipeline alone)")
     }
 
