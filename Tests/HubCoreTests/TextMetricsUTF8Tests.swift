@@ -1,8 +1,8 @@
 import HubCore
 import Testing
 
-/// `TextMetrics.measure(utf8:)` (what the C bridge's `measure_text` uses) must give exactly what the String
-/// version gives, which the renderers draw with.
+/// `TextMetrics.measure(utf8:)` (what the C bridge's `measure_text` uses) and `measure(_:)` (which counts on a
+/// String's UTF-8 storage) must give exactly the size of the lines the renderers draw (`measureByLines`).
 struct TextMetricsUTF8Tests {
     static func measureBytes(_ text: String, _ style: TextStyle, _ maxWidth: Double) -> Size {
         var bytes = Array(text.utf8)
@@ -22,8 +22,10 @@ struct TextMetricsUTF8Tests {
     func agreesWithStringMeasure(_ text: String) {
         for style in Self.styles {
             for width in Self.widths {
-                #expect(Self.measureBytes(text, style, width) == TextMetrics.measure(text, style: style, maxWidth: width),
+                let reference = TextMetrics.measureByLines(text, style: style, maxWidth: width)
+                #expect(Self.measureBytes(text, style, width) == reference,
                         "\(text.debugDescription) at \(width), line limit \(style.lineLimit)")
+                #expect(TextMetrics.measure(text, style: style, maxWidth: width) == reference)
             }
         }
     }
@@ -37,8 +39,10 @@ struct TextMetricsUTF8Tests {
             let text = String(decoding: (0..<length).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }, as: UTF8.self)
             let style = Self.styles[Int(next() % UInt64(Self.styles.count))]
             let width = Self.widths[Int(next() % UInt64(Self.widths.count))]
-            #expect(Self.measureBytes(text, style, width) == TextMetrics.measure(text, style: style, maxWidth: width),
+            let reference = TextMetrics.measureByLines(text, style: style, maxWidth: width)
+            #expect(Self.measureBytes(text, style, width) == reference,
                     "\(text.debugDescription) at \(width), line limit \(style.lineLimit)")
+            #expect(TextMetrics.measure(text, style: style, maxWidth: width) == reference)
         }
     }
 }

@@ -39,17 +39,27 @@ public enum TextMetrics {
 
     /// The size `text` takes drawn with `style` and wrapped to `maxWidth`.
     public static func measure(_ text: String, style: TextStyle, maxWidth: Double) -> Size {
+        // Counting on the UTF-8 bytes gives the same size without building the lines (see measure(utf8:)).
+        if let size = text.utf8.withContiguousStorageIfAvailable({ measure(utf8: $0, style: style, maxWidth: maxWidth) }) {
+            return size
+        }
+        return measureByLines(text, style: style, maxWidth: maxWidth)
+    }
+
+    /// `measure` computed from `lines` itself: the definition the faster paths must match.
+    public static func measureByLines(_ text: String, style: TextStyle, maxWidth: Double) -> Size {
         let lines = lines(text, style: style, maxWidth: maxWidth)
         let widest = lines.map(\.count).max() ?? 0
         let width = Double(widest) * advance(for: style)
         return Size(width: (width * 100).rounded(.up) / 100, height: Double(lines.count) * lineHeight(for: style))
     }
 
-    /// `measure` on UTF-8 bytes (text from a C plugin), the same result without making a `String` when the text
+    /// `measure` on UTF-8 bytes (text from a C plugin, or a String's storage), the same result as
+    /// `measureByLines` without making strings when the text
     /// is ASCII without carriage returns, where every byte is one character (a "\r\n" pair is one character).
     public static func measure(utf8 bytes: UnsafeBufferPointer<UInt8>, style: TextStyle, maxWidth: Double) -> Size {
         for byte in bytes where byte >= 0x80 || byte == 0x0D {
-            return measure(String(decoding: bytes, as: UTF8.self), style: style, maxWidth: maxWidth)
+            return measureByLines(String(decoding: bytes, as: UTF8.self), style: style, maxWidth: maxWidth)
         }
         // `lines` with lengths only: the count of lines, the widest of all but the last kept line, and the
         // length of the last kept one (the line limit may cut it and add "…").
