@@ -178,8 +178,9 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
     // so scrolling or rendering 100k models keeps only the strings of the models on screen.
 
     /// Calls into plugin code that borrow a model in progress; releases wait until the outermost returns.
-    private static var borrowDepth = 0
-    private static var pendingReleases: [ComponentModel] = []
+    /// (Main thread only, so no dynamic exclusivity checks: they cost more than the counting.)
+    @exclusivity(unchecked) private static var borrowDepth = 0
+    @exclusivity(unchecked) private static var pendingReleases: [ComponentModel] = []
 
     /// Runs a plugin call that borrows a model: no model's strings are freed until it returns.
     @inline(__always)

@@ -93,7 +93,7 @@ enum AsyncCompletion {
         deinit { if !finished { pointer.deallocate() } }
     }
 
-    private static var pool: [Slot] = []
+    @exclusivity(unchecked) private static var pool: [Slot] = []
 
     static func make(_ completion: @escaping AsyncActionCompletion) -> UnsafeMutablePointer<hub_action_completion> {
         let slot = pool.popLast() ?? Slot()
