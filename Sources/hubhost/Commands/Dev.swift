@@ -44,8 +44,7 @@ struct Dev: ParsableCommand {
     @Flag(name: .customLong("no-probe"), help: "Load new builds without probing them in a child process first.")
     var noProbe = false
 
-    @Option(help: "Viewport width.") var width: Double = 375
-    @Option(help: "Viewport height.") var height: Double = 667
+    @OptionGroup var viewport: ViewportOptions
 
     func run() throws {
         let viewFile = URL(fileURLWithPath: view).standardizedFileURL
@@ -58,7 +57,7 @@ struct Dev: ParsableCommand {
         options.probeTimeout = probeTimeout
         options.retiredMemoryBudget = retiredBudget << 20
         options.probe = !noProbe
-        options.viewport = Size(width: width, height: height)
+        options.viewport = viewport.size
 
         let loop = DevLoop(options: options, logger: plugins.makeLogger())
         let server = PreviewServer(bindAddress: host, port: port)

@@ -42,11 +42,7 @@ struct Events: ParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
-    @Option(help: "Viewport width in points.")
-    var width: Double = 375
-
-    @Option(help: "Viewport height in points.")
-    var height: Double = 667
+    @OptionGroup var viewport: ViewportOptions
 
     @Flag(help: "Print the trace as JSON lines.")
     var json = false
@@ -73,7 +69,6 @@ struct Events: ParsableCommand {
     var margin: Double = 15
 
     func validate() throws {
-        guard width > 0, height > 0, width.isFinite, height.isFinite else { throw ValidationError("--width and --height must be positive") }
         guard imageLatency >= 0, imageLatency.isFinite else { throw ValidationError("--image-latency must be a non-negative number") }
         if output != nil && format == nil { throw ValidationError("-o needs --format") }
     }
@@ -109,11 +104,11 @@ struct Events: ParsableCommand {
         if !noCalls { host.registry.componentDecorator = ComponentTracer(trace: trace).decorate }
 
         let delivery: ComponentImageLoader.Delivery = manualImages ? .manual : imageLatency > 0 ? .after(seconds: imageLatency) : .endOfEvent
-        let engine = host.makeEventEngine(viewModel: decoded.viewModel, viewport: Size(width: width, height: height),
+        let engine = host.makeEventEngine(viewModel: decoded.viewModel, viewport: viewport.size,
                                           viewFile: viewURL, layoutManager: DefaultLayoutManager(margin: margin),
                                           imageDelivery: delivery)
         engine.trace = trace
-        trace.add(.note, "load \(view) (\(decoded.viewModel.body.count) body components) at \(Size(width: width, height: height))")
+        trace.add(.note, "load \(view) (\(decoded.viewModel.body.count) body components) at \(viewport.size)")
         engine.load()
 
         var skipped = 0

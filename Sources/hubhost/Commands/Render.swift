@@ -31,11 +31,7 @@ struct Render: ParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
-    @Option(help: "Viewport width in points.")
-    var width: Double = 375
-
-    @Option(help: "Viewport height in points.")
-    var height: Double = 667
+    @OptionGroup var viewport: ViewportOptions
 
     @Option(help: "Output format: json, svg, html or text.")
     var format: Format = .json
@@ -59,9 +55,6 @@ struct Render: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case json, svg, html, text }
 
     func validate() throws {
-        guard width > 0, height > 0, width.isFinite, height.isFinite else {
-            throw ValidationError("--width and --height must be positive")
-        }
         guard margin >= 0, margin.isFinite else { throw ValidationError("--margin must be a non-negative number") }
         guard maxErrors > 0 else { throw ValidationError("--max-errors must be at least 1") }
     }
@@ -108,7 +101,7 @@ struct Render: ParsableCommand {
         // A one-shot render: instances are reused as they are drawn; only drawings keep display lists.
         pipeline.options = RenderPipeline.Options(retainBodyInstances: false,
                                                   keepDisplayLists: format == .svg || format == .html)
-        let tree = pipeline.render(decoded.viewModel, viewport: Size(width: width, height: height))
+        let tree = pipeline.render(decoded.viewModel, viewport: viewport.size)
 
         let naming = SourceNaming { owner in
             host.plugins.first { $0.owner == owner }?.id ?? SourceNaming.idBeforeVersion(owner)
