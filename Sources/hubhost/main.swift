@@ -1,5 +1,6 @@
 // hubhost: a headless Hub Framework component host that loads plugins (.so) through a versioned C ABI.
 import ArgumentParser
+import HubHost
 
 /// The `hubhost` command. (A file named main.swift cannot use @main, so it is started at the bottom.)
 struct HubHostCommand: ParsableCommand {
@@ -11,6 +12,7 @@ struct HubHostCommand: ParsableCommand {
             HUBHOST_PLUGIN_PATH, else in ./plugins. Each command documents its exit codes; 64 always means a \
             usage error.
             """,
+        version: HostVersion.description,
         // One line per command; keep the list sorted by how often it is used.
         subcommands: [
             ListNamespaces.self,

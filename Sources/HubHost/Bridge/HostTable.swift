@@ -8,7 +8,7 @@ import Logging
 ///
 /// C function pointers cannot capture, so each entry is a non-capturing closure that resolves the record first.
 enum HostTable {
-    static let hostVersion = UnsafePointer(strdup("hubhost 0.1.0")!)
+    static let hostVersion = UnsafePointer(strdup("hubhost \(HostVersion.version)")!)
 
     /// A table for `record`, allocated for the life of the load (freed by the host after `deinit`).
     static func make(for record: PluginRecord) -> UnsafeMutablePointer<hub_host> {
