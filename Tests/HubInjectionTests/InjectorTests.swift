@@ -427,15 +427,15 @@ struct InjectorTests {
         #expect(try injector.get(Back.Wheel.self) !== injector.get(Back.Wheel.self))
     }
 
-    @Test("the default injector starts nil and can be set")
+    @Test("the default injector can be set, resolves through its modules, and can be cleared")
     func defaultInjector() throws {
         let previous = Injector.defaultInjector
         defer { Injector.defaultInjector = previous }
-        Injector.defaultInjector = nil
-        #expect(Injector.defaultInjector == nil)
         let injector = try Injector(CarModule())
         Injector.defaultInjector = injector
         #expect(Injector.defaultInjector === injector)
         #expect(Injector.defaultInjector?[Car.self] != nil)
+        Injector.defaultInjector = try Injector()
+        #expect(Injector.defaultInjector !== injector)
     }
 }

@@ -76,16 +76,17 @@ struct OwnershipTests {
         let injector = try Injector()
         try injector.install(Module(owner: plugin) { $0.bindClass(PluginWeather.self, to: Weather.self) })
         var kept: Weather? = try injector.get(Weather.self)
-        let dropped = try injector.get(Weather.self)
-        _ = dropped
-        #expect(injector.registrations.first { $0.key == ServiceKey(Weather.self) }?.liveInstances == 2)
-        let revocation = injector.revokeAll(ownedBy: plugin)
-        #expect(revocation.survivors.count == 2)
-        #expect(revocation.survivors.first?.description.contains("is still alive after its owner was revoked") == true)
-        #expect(revocation.survivors.allSatisfy { $0.what == String(reflecting: PluginWeather.self) && $0.owner == plugin })
-        kept = nil
-        #expect(kept == nil)
-        #expect(injector.survivors.count <= 1)  // `dropped` is still in scope above
+        try withExtendedLifetime(try injector.get(Weather.self)) { _ in
+            #expect(injector.registrations.first { $0.key == ServiceKey(Weather.self) }?.liveInstances == 2)
+            let revocation = injector.revokeAll(ownedBy: plugin)
+            #expect(revocation.survivors.count == 2)
+            #expect(revocation.survivors.first?.description.contains("is still alive after its owner was revoked") == true)
+            #expect(revocation.survivors.allSatisfy { $0.what == String(reflecting: PluginWeather.self) && $0.owner == plugin })
+            #expect(kept is PluginWeather)
+            kept = nil
+            #expect(injector.survivors.count == 1)  // the one this closure still holds
+        }
+        #expect(injector.survivors.isEmpty)
     }
 
     @Test("revocation under concurrent lookups: lookups either succeed or fail cleanly, and nothing of the owner remains")
