@@ -41,18 +41,19 @@ import HubHost
             Self.host.plugins.first { $0.owner == owner }?.id ?? "?"
         }).render(tree)
         pipeline.tearDown()
-        let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         return Rendered(viewModel: decoded.viewModel, issues: decoded.issues, json: json)
     }
 
-    static func frame(_ node: [String: Any]) -> Rect {
-        let f = node["frame"] as! [String: Double]
-        return Rect(x: f["x"]!, y: f["y"]!, width: f["width"]!, height: f["height"]!)
+    static func frame(_ node: [String: Any]) throws -> Rect {
+        let f = try #require(node["frame"] as? [String: Double])
+        return Rect(x: try #require(f["x"]), y: try #require(f["y"]),
+                    width: try #require(f["width"]), height: try #require(f["height"]))
     }
 
     /// Checks one node against its model, recursively; returns how many nodes it checked.
     @discardableResult
-    func check(_ node: [String: Any], against model: ComponentModel, within container: Size?) -> Int {
+    func check(_ node: [String: Any], against model: ComponentModel, within container: Size?) throws -> Int {
         #expect(node["id"] as? String == model.identifier)
         #expect(node["indexPath"] as? [Int] == model.indexPath)
         #expect(node["componentIdentifier"] as? String == model.componentIdentifier.description)
@@ -65,16 +66,17 @@ import HubHost
         } else {
             #expect(node["source"] as? String == "fallback", "\(model.identifier) should fall back")
         }
-        let frame = Self.frame(node)
+        let frame = try Self.frame(node)
         #expect(frame.width >= 0 && frame.height >= 0)
         if let container {
             #expect(frame.x >= 0 && frame.maxX <= container.width + 1e-9, "\(model.identifier) \(frame) outside \(container)")
         }
         var count = 1
-        let children = node["children"] as! [[String: Any]]
+        let children = try #require(node["children"] as? [[String: Any]])
         for child in children {
-            let index = (child["indexPath"] as! [Int]).last!
-            count += check(child, against: model.children[index], within: nil)
+            let index = try #require((child["indexPath"] as? [Int])?.last)
+            try #require(model.children.indices.contains(index), "\(model.identifier): no child \(index)")
+            count += try check(child, against: model.children[index], within: nil)
         }
         return count
     }
@@ -84,30 +86,30 @@ import HubHost
                       "problems.json", "large.json"])
     func everyComponentIsPresent(_ name: String) throws {
         let r = try render(name)
-        let body = r.json["body"] as! [[String: Any]]
+        let body = try #require(r.json["body"] as? [[String: Any]])
         #expect(body.count == r.viewModel.body.count)
         var previousY = -Double.infinity
         for (node, model) in zip(body, r.viewModel.body) {
-            check(node, against: model, within: Self.viewport)
+            try check(node, against: model, within: Self.viewport)
             // Rows go down the page.
-            let y = Self.frame(node).y
+            let y = try Self.frame(node).y
             #expect(y >= previousY - 1e-9)
             previousY = max(previousY, y)
         }
-        let overlays = r.json["overlays"] as! [[String: Any]]
+        let overlays = try #require(r.json["overlays"] as? [[String: Any]])
         #expect(overlays.count == r.viewModel.overlays.count)
-        for (node, model) in zip(overlays, r.viewModel.overlays) { check(node, against: model, within: Self.viewport) }
+        for (node, model) in zip(overlays, r.viewModel.overlays) { try check(node, against: model, within: Self.viewport) }
         if let header = r.viewModel.header {
             let node = try #require(r.json["header"] as? [String: Any])
-            check(node, against: header, within: nil)
-            #expect(Self.frame(node).origin == .zero)
+            try check(node, against: header, within: nil)
+            #expect(try Self.frame(node).origin == .zero)
         } else {
             #expect(r.json["header"] is NSNull)
         }
-        let content = r.json["contentSize"] as! [String: Double]
+        let content = try #require(r.json["contentSize"] as? [String: Double])
         #expect(content["width"] == 375)
-        let lowest = body.map { Self.frame($0).maxY }.max() ?? 0
-        #expect(content["height"]! >= lowest)
+        let lowest = try body.map { try Self.frame($0).maxY }.max() ?? 0
+        #expect(try #require(content["height"]) >= lowest)
         // Only problems.json has problems.
         #expect(r.issues.isEmpty == (name != "problems.json"))
     }
@@ -116,8 +118,9 @@ import HubHost
     /// rows 375×72 with a subtitle (56 without), fullWidth + stackable; cards 120×150, compactWidth.
     @Test func fallbackFramesComputedByHand() throws {
         let r = try render("fallback.json")
-        let body = r.json["body"] as! [[String: Any]]
-        let frames = body.map(Self.frame)
+        let body = try #require(r.json["body"] as? [[String: Any]])
+        let frames = try body.map(Self.frame)
+        try #require(frames.count == 7)
         #expect(Array(frames.prefix(6)) == [
             Rect(x: 0, y: 0, width: 375, height: 72),     // stackable: no top margin
             Rect(x: 15, y: 87, width: 120, height: 150),  // card below a row: 72 + 15
@@ -128,8 +131,8 @@ import HubHost
         ])
         // The demo row below a stackable fallback row: 632 + 15, full width.
         #expect(frames[6].origin == Point(x: 0, y: 647) && frames[6].width == 375)
-        #expect((r.json["contentSize"] as! [String: Double])["height"] == frames[6].maxY + 15)
-        #expect(body.map { $0["componentIdentifier"] as! String } == [
+        #expect(try #require(r.json["contentSize"] as? [String: Double])["height"] == frames[6].maxY + 15)
+        #expect(body.map { $0["componentIdentifier"] as? String } == [
             "nowhere:row", "nowhere:card", "demo:nope", "cdemo:nope", "default:row", "default:row", "demo:row"])
     }
 
@@ -137,40 +140,43 @@ import HubHost
     /// although the banner is not stackable, the usual 15 below it.
     @Test func alwaysStackUpwardsHugsTheComponentAbove() throws {
         let r = try render("traits.json")
-        let body = r.json["body"] as! [[String: Any]]
-        let ids = body.map { $0["id"] as! String }
-        let banner = Self.frame(body[try #require(ids.firstIndex(of: "full-2"))])
-        let divider = Self.frame(body[try #require(ids.firstIndex(of: "upwards-1"))])
-        let row = Self.frame(body[try #require(ids.firstIndex(of: "full-3"))])
+        let body = try #require(r.json["body"] as? [[String: Any]])
+        let ids = body.map { $0["id"] as? String }
+        let banner = try Self.frame(body[try #require(ids.firstIndex(of: "full-2"))])
+        let divider = try Self.frame(body[try #require(ids.firstIndex(of: "upwards-1"))])
+        let row = try Self.frame(body[try #require(ids.firstIndex(of: "full-3"))])
         #expect(divider == Rect(x: 0, y: banner.maxY, width: 375, height: 9))
         #expect(row.y == divider.maxY + 15)
-        #expect(body[ids.firstIndex(of: "upwards-1")!]["traits"] as? [String] == ["alwaysStackUpwards", "fullWidth"])
+        #expect(body[try #require(ids.firstIndex(of: "upwards-1"))]["traits"] as? [String] == ["alwaysStackUpwards", "fullWidth"])
     }
 
     @Test func carouselChildrenAreNodesInsideTheirParent() throws {
         let r = try render("carousel.json")
-        let albums = (r.json["body"] as! [[String: Any]])[1]
-        let children = albums["children"] as! [[String: Any]]
-        #expect(children.map { $0["id"] as! String } == ["album-1", "album-2", "album-3", "album-4"])
-        #expect(children.map { $0["indexPath"] as! [Int] } == [[1, 0], [1, 1], [1, 2], [1, 3]])
+        let bodyNodes = try #require(r.json["body"] as? [[String: Any]])
+        try #require(bodyNodes.count > 1)
+        let albums = bodyNodes[1]
+        let children = try #require(albums["children"] as? [[String: Any]])
+        try #require(children.count == 4)
+        #expect(children.map { $0["id"] as? String } == ["album-1", "album-2", "album-3", "album-4"])
+        #expect(children.map { $0["indexPath"] as? [Int] } == [[1, 0], [1, 1], [1, 2], [1, 3]])
         #expect((children[2]["source"] as? [String: String])?["namespace"] == "cdemo")
         #expect(children[3]["source"] as? String == "fallback")
         // Each child's size is its preferred size for the parent's frame as container: the C tile is
         // min(120, (375 − 45) / 2) square.
-        #expect(Self.frame(children[2]).size == Size(width: 120, height: 120))
+        #expect(try Self.frame(children[2]).size == Size(width: 120, height: 120))
     }
 
     @Test func headerAndOverlayPlacement() throws {
         let r = try render("home.json")
-        let header = r.json["header"] as! [String: Any]
-        let headerFrame = Self.frame(header)
+        let header = try #require(r.json["header"] as? [String: Any])
+        let headerFrame = try Self.frame(header)
         #expect(headerFrame.origin == .zero && headerFrame.width == 375)
         // The first body row starts below the header plus the default margin (the demo header is fullWidth,
         // the banner fullWidth: 15).
-        let first = Self.frame((r.json["body"] as! [[String: Any]])[0])
+        let first = try Self.frame(try #require((r.json["body"] as? [[String: Any]])?.first))
         #expect(first.y == headerFrame.height + 15)
         // The overlay is centred in the viewport.
-        let overlay = Self.frame((r.json["overlays"] as! [[String: Any]])[0])
+        let overlay = try Self.frame(try #require((r.json["overlays"] as? [[String: Any]])?.first))
         #expect(overlay.x + overlay.width / 2 == 375.0 / 2)
         #expect(abs(overlay.y + overlay.height / 2 - 667.0 / 2) < 1e-9)
     }

@@ -46,9 +46,9 @@ import Testing
         let sandbox = try Sandbox()
         let result = try run([Self.examples.appendingPathComponent("home.json").path], sandbox: sandbox)
         #expect(result.status == 0, "\(result.stderr)")
-        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
-        let body = json["body"] as! [[String: Any]]
-        #expect(body.count == 9)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let body = try #require(json["body"] as? [[String: Any]])
+        try #require(body.count == 9)
         #expect((body[0]["source"] as? [String: String])?["plugin"] == "com.hubhost.cdemo")
         #expect((json["viewport"] as? [String: Double]) == ["width": 375, "height": 667])
     }

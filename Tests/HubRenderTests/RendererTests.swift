@@ -74,17 +74,18 @@ final class DrawingFactory: ComponentFactory {
         // Pretty output is the same JSON.
         let pretty = try JSONSerialization.jsonObject(with: Data(JSONRenderer().render(t).utf8))
         let compact = try JSONSerialization.jsonObject(with: Data(json.utf8))
-        #expect((pretty as! NSDictionary) == (compact as! NSDictionary))
+        #expect(try #require(pretty as? NSDictionary) == (try #require(compact as? NSDictionary)))
     }
 
     @Test func childrenAppearInJSONAndAreDrawnInsideTheirParent() throws {
         let t = try tree(#"[{"id": "s", "component": {"id": "t:strip"}, "children": [{"id": "c0", "component": {"id": "t:pic"}}, {"id": "c1", "component": {"id": "t:box"}}]}]"#)
-        let object = try JSONSerialization.jsonObject(with: Data(JSONRenderer().render(t).utf8)) as! [String: Any]
-        let strip = (object["body"] as! [[String: Any]])[0]
-        let children = strip["children"] as! [[String: Any]]
-        #expect(children.map { $0["id"] as! String } == ["c0", "c1"])
-        #expect(children.map { $0["indexPath"] as! [Int] } == [[0, 0], [0, 1]])
-        #expect(children[1]["frame"] as! [String: Double] == ["x": 55, "y": 5, "width": 100, "height": 40])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(JSONRenderer().render(t).utf8)) as? [String: Any])
+        let strip = try #require((object["body"] as? [[String: Any]])?.first)
+        let children = try #require(strip["children"] as? [[String: Any]])
+        try #require(children.count == 2)
+        #expect(children.map { $0["id"] as? String } == ["c0", "c1"])
+        #expect(children.map { $0["indexPath"] as? [Int] } == [[0, 0], [0, 1]])
+        #expect(children[1]["frame"] as? [String: Double] == ["x": 55, "y": 5, "width": 100, "height": 40])
         let svg = SVGRenderer().render(t)
         // The strip's group contains the child's group, translated to the slot.
         let stripStart = try #require(svg.range(of: "data-id=\"s\""))
