@@ -14,14 +14,15 @@ public struct SourceNaming {
     }
 }
 
-/// Turns image URIs into something a standalone SVG or HTML page can show: `data:` URIs as they are, files
-/// (`file:` URIs, absolute or relative paths, resolved against the view's folder) read and inlined as `data:` URIs.
-/// Remote URIs are not fetched (output stays deterministic and offline); their placeholder colour is drawn.
+/// Turns image URIs into something a standalone SVG or HTML page can show: `data:` URIs as they are, local files
+/// that `access` allows (inside the view's folder or `--assets`) read and inlined as `data:` URIs. Remote URIs are
+/// not fetched (output stays deterministic and offline), and refused ones are not read: their placeholder colour
+/// is drawn.
 public final class ImageResolver {
-    public let baseDirectory: URL?
+    public let access: ImageAccess
     private var cache: [String: String?] = [:]
 
-    public init(baseDirectory: URL?) { self.baseDirectory = baseDirectory }
+    public init(access: ImageAccess = ImageAccess(viewFile: nil)) { self.access = access }
 
     /// A URI to put in `href`, or nil to draw the placeholder.
     public func resolve(_ uri: String) -> String? {
@@ -32,21 +33,14 @@ public final class ImageResolver {
     }
 
     private func load(_ uri: String) -> String? {
-        if uri.hasPrefix("data:") { return uri }
-        let path: String
-        if uri.hasPrefix("file://") {
-            path = URL(string: uri)?.path ?? String(uri.dropFirst(7))
-        } else if uri.hasPrefix("file:") {
-            path = String(uri.dropFirst(5))
-        } else if uri.contains("://") {
-            return nil
-        } else {
-            path = uri
+        switch access.check(uri) {
+        case .success(.data): return uri
+        case .success(.file(let path)):
+            guard case .success(let bytes) = access.readFile(uri), !bytes.isEmpty else { return nil }
+            let type = Self.mimeType(for: (path as NSString).pathExtension)
+            return "data:\(type);base64,\(Data(bytes).base64EncodedString())"
+        case .success(.remote), .failure: return nil
         }
-        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
-            : (baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(path)
-        guard let data = try? Data(contentsOf: url), !data.isEmpty else { return nil }
-        return "data:\(Self.mimeType(for: url.pathExtension));base64,\(data.base64EncodedString())"
     }
 
     static func mimeType(for pathExtension: String) -> String {

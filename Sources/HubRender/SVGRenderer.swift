@@ -10,7 +10,7 @@ public struct SVGRenderer {
     /// Outlines every component's frame (thin grey), handy when display lists are empty.
     public var showFrames: Bool
 
-    public init(images: ImageResolver = ImageResolver(baseDirectory: nil), showFrames: Bool = true) {
+    public init(images: ImageResolver = ImageResolver(), showFrames: Bool = true) {
         self.images = images; self.showFrames = showFrames
     }
 

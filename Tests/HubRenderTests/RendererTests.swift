@@ -111,7 +111,7 @@ final class DrawingFactory: ComponentFactory {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data([0x89, 0x50, 0x4E, 0x47]).write(to: folder.appendingPathComponent("a.png"))
-        let resolver = ImageResolver(baseDirectory: folder)
+        let resolver = ImageResolver(access: ImageAccess(viewFile: folder.appendingPathComponent("view.json")))
         #expect(resolver.resolve("data:image/png;base64,AAAA") == "data:image/png;base64,AAAA")
         #expect(resolver.resolve("a.png") == "data:image/png;base64,iVBORw==")
         #expect(resolver.resolve("file:a.png") == "data:image/png;base64,iVBORw==")

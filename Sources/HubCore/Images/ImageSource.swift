@@ -14,16 +14,16 @@ public struct ImageLoadError: Error, Equatable, CustomStringConvertible {
     public var uri: String
     public var reason: String
     public init(uri: String, reason: String) { self.uri = uri; self.reason = reason }
-    public var description: String { "\(uri): \(reason)" }
+    public var description: String { "\(TerminalText.escaped(uri)): \(reason)" }
 }
 
-/// Where image bytes come from: files relative to the view file (plain paths and `file:` URIs), `data:` URIs,
-/// and loaders for other schemes (a plugin's image-loader service). Anything else fails with "no loader for
-/// scheme X". Synchronous; `ComponentImageLoader` decides when results are delivered.
+/// Where image bytes come from: local files the `access` policy allows (inside the view's folder or `--assets`),
+/// `data:` URIs, and loaders for other schemes (a plugin's image-loader service). Anything else fails with "no
+/// loader for scheme X". Synchronous; `ComponentImageLoader` decides when results are delivered.
 public final class ImageSource {
     public typealias Loader = (String) -> Result<ImageBytes, ImageLoadError>
-    /// Relative paths resolve against it (the view file's folder).
-    public var baseDirectory: URL?
+    /// Which local files may be read.
+    public var access: ImageAccess
     /// Loaders by lower-case scheme ("https").
     public var schemeLoaders: [String: Loader] = [:]
     /// Asked for any scheme without its own loader (a plugin's image-loader service); nil when there is none.
@@ -31,7 +31,7 @@ public final class ImageSource {
     /// How many loads ran, by URI (tests check loads are shared).
     public private(set) var loadCount: [String: Int] = [:]
 
-    public init(baseDirectory: URL? = nil) { self.baseDirectory = baseDirectory }
+    public init(access: ImageAccess = ImageAccess(viewFile: nil)) { self.access = access }
 
     /// The scheme of `uri` (RFC 3986: a letter, then letters, digits, "+", "-", "."; then ":"), lower-cased;
     /// nil for a plain path.
@@ -46,24 +46,12 @@ public final class ImageSource {
     public func load(_ uri: String) -> Result<ImageBytes, ImageLoadError> {
         loadCount[uri, default: 0] += 1
         switch Self.scheme(of: uri) {
-        case nil: return loadFile(path: uri, uri: uri)
-        case "file":
-            let path = uri.hasPrefix("file://") ? (URL(string: uri)?.path ?? String(uri.dropFirst(7))) : String(uri.dropFirst(5))
-            return loadFile(path: path, uri: uri)
+        case nil, "file"?: return access.readFile(uri).map { ImageBytes(bytes: $0) }
         case "data": return Self.decodeDataURI(uri)
         case let scheme?:
             if let loader = schemeLoaders[scheme] ?? otherSchemes { return loader(uri) }
-            return .failure(ImageLoadError(uri: uri, reason: "no loader for scheme '\(scheme)'"))
+            return .failure(ImageLoadError(uri: uri, reason: "no loader for scheme '\(TerminalText.escaped(scheme))'"))
         }
-    }
-
-    private func loadFile(path: String, uri: String) -> Result<ImageBytes, ImageLoadError> {
-        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
-            : (baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(path)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            return .failure(ImageLoadError(uri: uri, reason: "cannot read \(url.path) (missing or unreadable)"))
-        }
-        return .success(ImageBytes(bytes: Array(data)))
     }
 
     /// `data:[<type>][;base64],<data>`.

@@ -46,7 +46,7 @@ enum HostTable {
             let record = Unmanaged<PluginRecord>.fromOpaque(host.pointee.host_data).takeUnretainedValue()
             let level = HostTable.logLevel(level)
             guard level >= record.logger.logLevel else { return }  // filtered out: no need to copy the message
-            record.logger.log(level: level, "\(String(cString: message))")
+            record.logger.log(level: level, "\(TerminalText.escaped(String(cString: message), limit: 2000))")
         }
 
         // Models and text measurement: the hot path, in ModelBridge.swift.

@@ -6,12 +6,13 @@ import HubInjection
 extension PluginHost {
     /// An event engine for `viewModel` over this host's plugins: components from the registry, actions from
     /// the action factories and handlers plugins registered, the default selection action opening URIs through
-    /// the URI-opener service (the host's records them in `services.openedURIs`), images from files relative to
-    /// `viewFile` and `data:` URIs, other schemes through a plugin's image-loader service if one is loaded.
+    /// the URI-opener service (the host's records them in `services.openedURIs`), images from files inside the folders
+    /// `imageAccess` allows (default: `viewFile`'s folder) and `data:` URIs, other schemes through a plugin's image-loader service if one is loaded.
     /// Call `load()` (or apply an event) to render it.
     public func makeEventEngine(viewModel: ViewModel, viewport: Size, viewFile: URL? = nil,
                                 layoutManager: LayoutManager = DefaultLayoutManager(),
-                                imageDelivery: ComponentImageLoader.Delivery = .endOfEvent) -> EventEngine {
+                                imageDelivery: ComponentImageLoader.Delivery = .endOfEvent,
+                                imageAccess: ImageAccess? = nil) -> EventEngine {
         let pipeline = RenderPipeline(registry: registry, layoutManager: layoutManager)
         let actions = ActionRegistry(
             factories: actionFactories,
@@ -20,7 +21,7 @@ extension PluginHost {
                 guard let self, case .success(let opened) = self.services.openURI(uri) else { return false }
                 return opened
             })
-        let source = ImageSource(baseDirectory: viewFile?.deletingLastPathComponent())
+        let source = ImageSource(access: imageAccess ?? ImageAccess(viewFile: viewFile))
         source.otherSchemes = { [weak self] uri in self?.loadImageThroughPlugin(uri) ?? Self.noLoader(uri) }
         let engine = EventEngine(pipeline: pipeline, viewModel: viewModel, viewport: viewport, clock: scheduler,
                                  actions: actions, imageSource: source, imageDelivery: imageDelivery)

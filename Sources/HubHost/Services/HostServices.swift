@@ -265,7 +265,7 @@ public final class HostServices {
     fileprivate func load(_ uri: String) -> Result<LoadedImage, Error> { Result { try hostImageLoader(uri) } }
 
     fileprivate func log(_ level: hub_log_level, _ message: String) {
-        logger.log(level: HostTable.logLevel(level), "\(message)")
+        logger.log(level: HostTable.logLevel(level), "\(TerminalText.escaped(message, limit: 2000))")
     }
 
     /// The default image loader: `file://` URIs and plain paths, read from disk.

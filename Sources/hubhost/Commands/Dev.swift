@@ -46,6 +46,8 @@ struct Dev: ParsableCommand {
 
     @OptionGroup var viewport: ViewportOptions
 
+    @OptionGroup var images: ImageOptions
+
     func run() throws {
         let viewFile = URL(fileURLWithPath: view).standardizedFileURL
         guard FileManager.default.fileExists(atPath: viewFile.path) else {
@@ -58,6 +60,7 @@ struct Dev: ParsableCommand {
         options.retiredMemoryBudget = retiredBudget << 20
         options.probe = !noProbe
         options.viewport = viewport.size
+        options.imageAccess = images.access(viewFile: viewFile)
 
         let loop = DevLoop(options: options, logger: plugins.makeLogger())
         let server = PreviewServer(bindAddress: host, port: port)

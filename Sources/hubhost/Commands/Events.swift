@@ -20,6 +20,9 @@ struct Events: ParsableCommand {
             An optional "section": "header"|"overlays" aims an index path at the header or an overlay. Points are \
             in viewport coordinates (overlays above the header above the body; children inside their parents).
 
+            Images are read as render reads them (see hubhost help render): data: URIs, and local files inside \
+            the view's folder or an --assets folder; other schemes go to a plugin's image-loader service.
+
             Time only passes with "advance" (Hub's 0.2 s highlight and deselect delays, plugin timers). Images \
             load at the end of the event that needs them, or after --image-latency seconds, or, with \
             --manual-images, only when an "image" event says how the load ended.
@@ -43,6 +46,8 @@ struct Events: ParsableCommand {
     @OptionGroup var plugins: PluginOptions
 
     @OptionGroup var viewport: ViewportOptions
+
+    @OptionGroup var images: ImageOptions
 
     @Flag(help: "Print the trace as JSON lines.")
     var json = false
@@ -85,7 +90,10 @@ struct Events: ParsableCommand {
             Diagnostics.print(failure.description)
             throw ExitCode(2)
         }
-        for issue in decoded.issues { Diagnostics.print(issue.description) }
+        let access = images.access(viewFile: viewURL)
+        for issue in decoded.issues + access.problems(in: decoded.viewModel, file: view) {
+            Diagnostics.print(issue.description)
+        }
         let scriptText: String
         do { scriptText = try String(contentsOfFile: script, encoding: .utf8) } catch {
             Diagnostics.print("\(script): cannot read: \(error.localizedDescription)")
@@ -98,7 +106,7 @@ struct Events: ParsableCommand {
         let out = FileHandle.standardOutput
         let trace = EventTrace { [json, noCalls] record in
             if noCalls && record.kind == .call { return }
-            out.write(Data(((json ? record.jsonLine : record.description) + "\n").utf8))
+            out.write(Data(((json ? record.jsonLine : TerminalText.line(record.description)) + "\n").utf8))
         }
         trace.keepRecords = false
         if !noCalls { host.registry.componentDecorator = ComponentTracer(trace: trace).decorate }
@@ -106,7 +114,7 @@ struct Events: ParsableCommand {
         let delivery: ComponentImageLoader.Delivery = manualImages ? .manual : imageLatency > 0 ? .after(seconds: imageLatency) : .endOfEvent
         let engine = host.makeEventEngine(viewModel: decoded.viewModel, viewport: viewport.size,
                                           viewFile: viewURL, layoutManager: DefaultLayoutManager(margin: margin),
-                                          imageDelivery: delivery)
+                                          imageDelivery: delivery, imageAccess: access)
         engine.trace = trace
         trace.add(.note, "load \(view) (\(decoded.viewModel.body.count) body components) at \(viewport.size)")
         engine.load()
@@ -138,17 +146,21 @@ struct Events: ParsableCommand {
         if let format {
             let naming = SourceNaming { owner in host.plugins.first { $0.owner == owner }?.id ?? SourceNaming.idBeforeVersion(owner) }
             let tree = engine.renderTree()
-            let images = ImageResolver(baseDirectory: viewURL.deletingLastPathComponent())
+            let resolver = ImageResolver(access: access)
             let text: String
             switch format {
             case .json: text = JSONRenderer(naming: naming).render(tree)
-            case .svg: text = SVGRenderer(images: images).render(tree)
-            case .html: text = HTMLRenderer(svg: SVGRenderer(images: images), naming: naming).render(tree)
+            case .svg: text = SVGRenderer(images: resolver).render(tree)
+            case .html: text = HTMLRenderer(svg: SVGRenderer(images: resolver), naming: naming).render(tree)
             case .text: text = TextRenderer(naming: naming).render(tree)
             }
             if let output {
-                do { try Data(text.utf8).write(to: URL(fileURLWithPath: output)) } catch {
-                    Diagnostics.print("hubhost: cannot write \(output): \(error.localizedDescription)")
+                do {
+                    let file = try OutputFile(path: output)
+                    file.write(text)
+                    try file.commit()
+                } catch {
+                    Diagnostics.print("hubhost: \(error)")
                     throw ExitCode(2)
                 }
             } else {

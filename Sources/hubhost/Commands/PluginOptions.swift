@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HubCore
 import HubHost
 import Logging
 
@@ -57,9 +58,10 @@ struct PluginOptions: ParsableArguments {
     }
 }
 
-/// Diagnostics go to stderr, so stdout stays parseable.
+/// Diagnostics go to stderr, so stdout stays parseable. Each is one line: control characters that untrusted
+/// text brought in are escaped and the line is bounded (`TerminalText.line`), so a view cannot forge messages.
 enum Diagnostics {
     static func print(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.line(line) + "\n").utf8))
     }
 }

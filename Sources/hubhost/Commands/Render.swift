@@ -15,6 +15,11 @@ struct Render: ParsableCommand {
             reported on stderr as FILE: JSON-PATH: problem, left out, and rendering goes on (unless --strict). \
             Components whose namespace has no plugin, or whose plugin has no such component, fall back by category.
 
+            Images: data: URIs are drawn; http(s) URIs are never fetched (a placeholder is drawn); local paths \
+            (relative, absolute or file:) are read only when they resolve, after symlinks and "..", inside the \
+            view's folder or an --assets folder, to a regular file of at most --max-image-bytes. Any other image \
+            is a problem naming its JSON path, and its placeholder is drawn.
+
             JSON output: {"body": [node], "contentSize", "header": node|null, "overlays": [node], "viewport"} with \
             node = {"children", "componentIdentifier", "frame": {"height","width","x","y"}, "id", "indexPath", \
             "source": {"namespace","plugin"} or "fallback", "traits"}; keys sorted. Child frames are relative to \
@@ -33,10 +38,12 @@ struct Render: ParsableCommand {
 
     @OptionGroup var viewport: ViewportOptions
 
+    @OptionGroup var images: ImageOptions
+
     @Option(help: "Output format: json, svg, html or text.")
     var format: Format = .json
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of stdout.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (- for stdout; a device, FIFO or symlink is written through, never replaced).", valueName: "file"))
     var output: String?
 
     @Flag(help: "Treat any problem in the view as an error: render nothing, exit 2.")
@@ -76,7 +83,9 @@ struct Render: ParsableCommand {
             Diagnostics.print(failure.description)
             throw ExitCode(2)
         }
+        let access = images.access(viewFile: url)
         var problems = decoded.issues.map(\.description)
+        problems += access.problems(in: decoded.viewModel, file: fileName).map(\.description)
         if decoded.suppressedIssueCount > 0 {
             problems.append("\(fileName): … and \(decoded.suppressedIssueCount) more problems (--max-errors \(maxErrors))")
         }
@@ -109,25 +118,22 @@ struct Render: ParsableCommand {
         // Instances go before the plugins that made them.
         pipeline.tearDown()
 
-        let sink: FileHandle
-        if let output {
-            guard FileManager.default.createFile(atPath: output, contents: nil),
-                  let handle = FileHandle(forWritingAtPath: output) else {
-                Diagnostics.print("hubhost: cannot write \(output)")
-                throw ExitCode(2)
-            }
-            sink = handle
-        } else {
-            sink = FileHandle.standardOutput
+        let sink: OutputFile
+        do { sink = try OutputFile(path: output ?? "-") } catch {
+            Diagnostics.print("hubhost: \(error)")
+            throw ExitCode(2)
         }
-        let images = ImageResolver(baseDirectory: url.deletingLastPathComponent())
+        let resolver = ImageResolver(access: access)
         switch format {
-        case .json: JSONRenderer(naming: naming).render(tree) { sink.write(Data($0.utf8)) }
-        case .svg: sink.write(Data(SVGRenderer(images: images).render(tree).utf8))
-        case .html: sink.write(Data(HTMLRenderer(svg: SVGRenderer(images: images), naming: naming).render(tree, diagnostics: problems).utf8))
-        case .text: sink.write(Data(TextRenderer(naming: naming).render(tree).utf8))
+        case .json: JSONRenderer(naming: naming).render(tree) { sink.write($0) }
+        case .svg: sink.write(SVGRenderer(images: resolver).render(tree))
+        case .html: sink.write(HTMLRenderer(svg: SVGRenderer(images: resolver), naming: naming).render(tree, diagnostics: problems))
+        case .text: sink.write(TextRenderer(naming: naming).render(tree))
         }
-        if output != nil { try? sink.close() }
+        do { try sink.commit() } catch {
+            Diagnostics.print("hubhost: \(error)")
+            throw ExitCode(2)
+        }
         if !problems.isEmpty { throw ExitCode(1) }
     }
 }

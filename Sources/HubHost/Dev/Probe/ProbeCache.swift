@@ -1,4 +1,5 @@
 import Foundation
+import HubCore
 
 /// Probe verdicts on disk, keyed by path, size, mtime and content hash (GStreamer's registry idea, plus the
 /// reason it never kept). A hit means no child process, which keeps start-up fast with hundreds of plugins.
@@ -82,6 +83,9 @@ public final class ProbeCache: @unchecked Sendable {
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(storage) else { return }
         try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try? data.write(to: file, options: .atomic)
+        // Atomic like any output hubhost writes: a link or device at the path is written through, never replaced.
+        guard let output = try? OutputFile(path: file.path) else { return }
+        output.write(data)
+        try? output.commit()
     }
 }

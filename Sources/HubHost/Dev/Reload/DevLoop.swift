@@ -27,6 +27,8 @@ public final class DevLoop {
         /// Warn when retired (still mapped) Swift images take more than this many bytes.
         public var retiredMemoryBudget = 256 << 20
         public var viewport = Size(width: 375, height: 667)
+        /// Which local image files the view may use; nil: its own folder.
+        public var imageAccess: ImageAccess?
         public var queue = DispatchQueue.main
         /// Start the file watchers (off when a caller feeds `handle(_:)` itself, as the benchmark does).
         public var watch = true
@@ -301,7 +303,7 @@ public final class DevLoop {
         if let viewModel {
             let engine = EventEngine(pipeline: pipeline, viewModel: viewModel, viewport: options.viewport,
                                      clock: host.scheduler, actions: makeActions(),
-                                     imageSource: ImageSource(baseDirectory: options.viewFile.deletingLastPathComponent()))
+                                     imageSource: ImageSource(access: options.imageAccess ?? ImageAccess(viewFile: options.viewFile)))
             engine.viewURI = options.viewFile.absoluteString
             // The preview draws the whole content, so every body component stays live (the engine's live set
             // is the viewport plus this many viewport heights above and below).

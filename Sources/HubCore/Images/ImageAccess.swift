@@ -1,0 +1,151 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which image URIs a view may use, and the only code that reads a local image file.
+///
+/// View models come from servers, so an image URI must never make hubhost read the user's disk beyond what the
+/// user allowed. Allowed: `data:` URIs; other schemes (`http(s):`…), which hubhost itself never fetches (a
+/// plugin's image-loader service may); and local paths (relative, absolute or `file:`) that resolve, after
+/// symlinks and `..`, inside the view file's folder or a folder the user gave with `--assets`. A local image must
+/// be a regular file (never a device, FIFO or socket: opening one must not block) of at most `maxBytes`, and
+/// nothing under `/proc`, `/sys` or `/dev` is ever read.
+public struct ImageAccess: Sendable {
+    public static let defaultMaxBytes = 10_000_000
+
+    /// The allowed folders, as real paths (symlinks resolved).
+    public let folders: [String]
+    public let maxBytes: Int
+
+    /// Allows the folder of `viewFile` (when given) and `assetFolders`.
+    public init(viewFile: URL?, assetFolders: [URL] = [], maxBytes: Int = ImageAccess.defaultMaxBytes) {
+        let candidates = (viewFile.map { [$0.deletingLastPathComponent()] } ?? []) + assetFolders
+        folders = candidates.compactMap { Self.realPath($0.path) }
+        self.maxBytes = maxBytes
+        baseFolder = viewFile?.deletingLastPathComponent().path
+    }
+
+    /// Where relative paths start: the view's folder (else the working directory).
+    private let baseFolder: String?
+
+    /// What a URI names, once it is allowed.
+    public enum Target: Equatable, Sendable {
+        case data
+        /// A scheme hubhost does not read itself (`https`, …), lower-cased.
+        case remote(scheme: String)
+        /// A regular file inside an allowed folder, by real path.
+        case file(path: String)
+    }
+
+    /// Checks `uri` without reading it; the error says why it is refused.
+    public func check(_ uri: String) -> Result<Target, ImageLoadError> {
+        switch ImageSource.scheme(of: uri) {
+        case "data"?: return .success(.data)
+        case "file"?:
+            let path: String
+            if uri.hasPrefix("file://") {
+                guard let parsed = URL(string: uri), parsed.host == nil || parsed.host == "" || parsed.host == "localhost"
+                else { return .failure(refusal(uri, "names a file on another host")) }
+                path = parsed.path
+            } else {
+                path = String(uri.dropFirst(5)).removingPercentEncoding ?? String(uri.dropFirst(5))
+            }
+            return checkFile(path, uri: uri)
+        case let scheme?: return .success(.remote(scheme: scheme))
+        case nil: return checkFile(uri, uri: uri)
+        }
+    }
+
+    /// Reads the local file `uri` names, after every check. Only for `.file` targets.
+    public func readFile(_ uri: String) -> Result<[UInt8], ImageLoadError> {
+        switch check(uri) {
+        case .failure(let error): return .failure(error)
+        case .success(.file(let path)): return read(path, uri: uri)
+        case .success: return .failure(refusal(uri, "is not a local file"))
+        }
+    }
+
+    /// One problem, with its JSON path, for every image URI of `view` this policy refuses.
+    public func problems(in view: ViewModel, file: String?) -> [DecodeIssue] {
+        var issues: [DecodeIssue] = []
+        func visit(_ model: ComponentModel, path: String) {
+            var images: [(String, ImageData)] = []
+            if let main = model.mainImage { images.append(("main", main)) }
+            if let background = model.backgroundImage { images.append(("background", background)) }
+            for (key, data) in model.customImages.sorted(by: { $0.key < $1.key }) {
+                images.append(("custom.\(TerminalText.jsonKey(key))", data))
+            }
+            for (name, data) in images {
+                guard let uri = data.uri, case .failure(let error) = check(uri) else { continue }
+                issues.append(DecodeIssue(file: file, path: "\(path).images.\(name).uri", message: error.reason))
+            }
+            for (index, child) in model.children.enumerated() { visit(child, path: "\(path).children[\(index)]") }
+        }
+        if let header = view.header { visit(header, path: "$.header") }
+        for (index, model) in view.body.enumerated() { visit(model, path: "$.body[\(index)]") }
+        for (index, model) in view.overlays.enumerated() { visit(model, path: "$.overlays[\(index)]") }
+        return issues
+    }
+
+    private func checkFile(_ path: String, uri: String) -> Result<Target, ImageLoadError> {
+        guard !path.isEmpty, !path.utf8.contains(0) else { return .failure(refusal(uri, "is not a usable path")) }
+        let joined = path.hasPrefix("/") ? path
+            : (baseFolder ?? FileManager.default.currentDirectoryPath) + "/" + path
+        guard let real = Self.realPath(joined) else {
+            return .failure(ImageLoadError(uri: uri, reason: "image \(TerminalText.quoted(uri)) cannot be read: "
+                                           + String(cString: strerror(errno))))
+        }
+        for system in ["/proc", "/sys", "/dev"] where real == system || real.hasPrefix(system + "/") {
+            return .failure(refusal(uri, "is a system file (\(system))"))
+        }
+        guard folders.contains(where: { real == $0 || real.hasPrefix($0 == "/" ? "/" : $0 + "/") }) else {
+            return .failure(refusal(uri, "is outside the allowed folders (the view's folder and --assets)"))
+        }
+        var status = stat()
+        guard stat(real, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            return .failure(refusal(uri, "is not a regular file"))
+        }
+        guard status.st_size <= maxBytes else { return .failure(tooLarge(uri, Int(status.st_size))) }
+        return .success(.file(path: real))
+    }
+
+    private func tooLarge(_ uri: String, _ size: Int) -> ImageLoadError {
+        refusal(uri, "is \(size) bytes, over the limit of \(maxBytes) (--max-image-bytes)")
+    }
+
+    private func read(_ path: String, uri: String) -> Result<[UInt8], ImageLoadError> {
+        // O_NONBLOCK: a FIFO that slipped past the checks must not block the open.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            return .failure(ImageLoadError(uri: uri, reason: "image \(TerminalText.quoted(uri)) cannot be read: "
+                                           + String(cString: strerror(errno))))
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            return .failure(refusal(uri, "is not a regular file"))
+        }
+        guard status.st_size <= maxBytes else { return .failure(tooLarge(uri, Int(status.st_size))) }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            filled += count
+        }
+        return .success(Array(bytes[..<filled]))
+    }
+
+    private func refusal(_ uri: String, _ why: String) -> ImageLoadError {
+        ImageLoadError(uri: uri, reason: "image \(TerminalText.quoted(uri)) \(why)")
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file a command writes because the user named it (`-o FILE`), opened as every Unix tool opens one.
+///
+/// - `-` is standard output.
+/// - A regular file, or a path where nothing exists yet, is replaced atomically: the output goes to a temporary
+///   file in the same folder (keeping an existing file's mode) that is renamed over the path on `commit()`, so a
+///   failed run never leaves half a file behind.
+/// - Anything else (a device such as `/dev/null`, a FIFO, a socket, a symlink) is opened and written through,
+///   never replaced: a symlink stays a link and `/dev/null` stays a device, even for root.
+///
+/// Writes are buffered (64 KiB) so a large drawing streams out instead of being held twice.
+public final class OutputFile {
+    public struct Failure: Error, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "cannot write \(path): \(reason)" }
+    }
+
+    public let path: String
+    private let fd: Int32
+    /// The temporary file renamed over `path` on commit (atomic replace only).
+    private let temporary: String?
+    private let closesDescriptor: Bool
+    private var buffer: [UInt8] = []
+    private var failure: Failure?
+    private var finished = false
+    private static let bufferSize = 64 << 10
+
+    /// Opens `path` for writing as described above.
+    public init(path: String) throws {
+        self.path = path
+        if path == "-" {
+            (fd, temporary, closesDescriptor) = (STDOUT_FILENO, nil, false)
+            return
+        }
+        var status = stat()
+        let exists = lstat(path, &status) == 0
+        if !exists && errno != ENOENT { throw Failure(path: path, reason: Self.lastError()) }
+        if !exists || (status.st_mode & S_IFMT) == S_IFREG {
+            let folder = (path as NSString).deletingLastPathComponent
+            let name = (path as NSString).lastPathComponent
+            var template = Array(((folder.isEmpty ? "." : folder) + "/.\(name).hubhost-XXXXXX").utf8CString)
+            let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard descriptor >= 0 else { throw Failure(path: path, reason: Self.lastError()) }
+            // mkstemp makes 0600; a replaced file keeps its mode, a new one gets the usual 0666 less the umask.
+            let mode: mode_t
+            if exists {
+                mode = status.st_mode & 0o7777
+            } else {
+                let mask = umask(0)
+                umask(mask)
+                mode = 0o666 & ~mask
+            }
+            fchmod(descriptor, mode)
+            let temporaryPath = String(cString: template)
+            (fd, temporary, closesDescriptor) = (descriptor, temporaryPath, true)
+        } else {
+            // Written through: O_TRUNC only when the link ends at a regular file (a device or FIFO has no length).
+            var target = stat()
+            let truncates = stat(path, &target) == 0 && (target.st_mode & S_IFMT) == S_IFREG
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC | (truncates ? O_TRUNC : 0))
+            guard descriptor >= 0 else { throw Failure(path: path, reason: Self.lastError()) }
+            (fd, temporary, closesDescriptor) = (descriptor, nil, true)
+        }
+        buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    deinit {
+        if !finished { discard() }
+    }
+
+    public func write(_ text: String) {
+        var text = text
+        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+    }
+
+    public func write(_ bytes: some Collection<UInt8>) {
+        if bytes.count >= Self.bufferSize {
+            flush()
+            Array(bytes).withUnsafeBytes { writeAll($0) }
+        } else {
+            if buffer.count + bytes.count > Self.bufferSize { flush() }
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.count >= Self.bufferSize {
+            flush()
+            writeAll(bytes)
+        } else {
+            if buffer.count + bytes.count > Self.bufferSize { flush() }
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    /// Finishes the file: flushes, and renames a temporary file over the path. Throws the first write error.
+    public func commit() throws {
+        guard !finished else { return }
+        flush()
+        finished = true
+        if closesDescriptor, close(fd) != 0, failure == nil { failure = Failure(path: path, reason: Self.lastError()) }
+        if let temporary {
+            if failure == nil, rename(temporary, path) != 0 { failure = Failure(path: path, reason: Self.lastError()) }
+            if failure != nil { unlink(temporary) }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Gives up: a temporary file is removed and the path is left as it was.
+    public func discard() {
+        guard !finished else { return }
+        finished = true
+        if closesDescriptor { close(fd) }
+        if let temporary { unlink(temporary) }
+    }
+
+    private func flush() {
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { writeAll($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) {
+        guard failure == nil, var next = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let written = Glibc.write(fd, next, left)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = Failure(path: path, reason: Self.lastError())
+                return
+            }
+            left -= written
+            next += written
+        }
+    }
+
+    private static func lastError() -> String { String(cString: strerror(errno)) }
+}
