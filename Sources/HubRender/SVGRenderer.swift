@@ -94,7 +94,7 @@ public struct SVGRenderer {
         let advance = TextMetrics.advance(for: style)
         var lines = TextMetrics.lines(string, style: style, maxWidth: r.width)
         // Lines below the frame are not drawn (at least one is).
-        let fitting = max(1, Int((r.height / lineHeight).rounded(.down) + 0.001))
+        let fitting = max(1, Int(saturating: (r.height / lineHeight).rounded(.down) + 0.001))
         if r.height > 0, lines.count > fitting { lines = Array(lines.prefix(fitting)) }
         let anchor: String, x: Double
         switch style.alignment {

@@ -30,7 +30,7 @@ import Testing
         #expect(error(#"{"event": "tap"}"#) == #"s.jsonl:7: tap: needs "indexPath" or "point""#)
         #expect(error(#"{"event": "tap", "indexPath": [1, -2]}"#) == #"s.jsonl:7: tap: "indexPath"[1]: expected a non-negative integer, found -2"#)
         #expect(error(#"{"event": "scroll", "y": "down"}"#) == #"s.jsonl:7: scroll: "y": expected a number, found "down""#)
-        #expect(error(#"{"event": "advance", "seconds": -1}"#) == #"s.jsonl:7: advance: "seconds" must not be negative"#)
+        #expect(error(#"{"event": "advance", "seconds": -1}"#) == #"s.jsonl:7: advance: "seconds": -1 is out of range (0 <= x <= 1000000)"#)
         #expect(error(#"{"event": "action", "indexPath": [0], "action": "nocolon"}"#) == #"s.jsonl:7: action: "action": expected "namespace:name", found "nocolon""#)
         #expect(error(#"{"event": "image", "uri": "x", "ok": 1}"#) == #"s.jsonl:7: image: "ok": expected true or false, found 1"#)
     }

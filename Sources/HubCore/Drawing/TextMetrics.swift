@@ -11,7 +11,7 @@ public enum TextMetrics {
     /// limit (the last kept line ends with "…" when text was cut).
     public static func lines(_ text: String, style: TextStyle, maxWidth: Double) -> [String] {
         let advance = advance(for: style)
-        let perLine = maxWidth > 0 ? max(1, Int((maxWidth / advance).rounded(.down))) : Int.max
+        let perLine = maxWidth > 0 ? max(1, Int(saturating: (maxWidth / advance).rounded(.down))) : Int.max
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var current = ""
@@ -63,7 +63,7 @@ public enum TextMetrics {
         }
         // `lines` with lengths only: the count of lines, the widest of all but the last kept line, and the
         // length of the last kept one (the line limit may cut it and add "…").
-        let perLine = maxWidth > 0 ? max(1, Int((maxWidth / advance(for: style)).rounded(.down))) : Int.max
+        let perLine = maxWidth > 0 ? max(1, Int(saturating: (maxWidth / advance(for: style)).rounded(.down))) : Int.max
         let limit = style.lineLimit > 0 ? style.lineLimit : Int.max
         var count = 0, widestBeforeLast = 0, lastKept = 0
         func emit(_ length: Int) {

@@ -38,7 +38,7 @@ public struct EventScriptError: Error, CustomStringConvertible, Equatable {
     public var line: Int
     public var reason: String
     public init(file: String, line: Int, reason: String) { self.file = file; self.line = line; self.reason = reason }
-    public var description: String { "\(file):\(line): \(reason)" }
+    public var description: String { "\(file):\(line): \(TerminalText.line(reason))" }
 }
 
 /// Reads event scripts: one JSON object a line; blank lines and lines starting with `//` or `#` are skipped.
@@ -63,20 +63,49 @@ public enum EventScript {
         return result
     }
 
+    /// The lines of a script file's bytes with their 1-based numbers, comments and blank lines left out. A line
+    /// that is not valid UTF-8 comes with the offset of its first bad byte instead of text.
+    public static func lines(of bytes: [UInt8]) -> [(number: Int, text: String, invalidUTF8At: Int?)] {
+        var result: [(Int, String, Int?)] = []
+        for (offset, raw) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            guard let text = String(validating: raw, as: UTF8.self) else {
+                var decoder = UTF8()
+                var iterator = raw.makeIterator()
+                var position = 0
+                loop: while true {
+                    switch decoder.decode(&iterator) {
+                    case .scalarValue(let scalar): position += String(scalar).utf8.count
+                    case .emptyInput, .error: break loop
+                    }
+                }
+                result.append((offset + 1, "", position + 1))
+                continue
+            }
+            let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("//") || line.hasPrefix("#") { continue }
+            result.append((offset + 1, line, nil))
+        }
+        return result
+    }
+
     /// Parses one line. The error names the file, the line and what is wrong.
     public static func parse(_ line: String, file: String, number lineNumber: Int) throws -> ViewEvent {
         func fail(_ reason: String) -> EventScriptError { EventScriptError(file: file, line: lineNumber, reason: reason) }
         let value: JSONValue
-        do { value = try JSONValue.parse(line) } catch { throw fail("not JSON: \(line.count > 60 ? String(line.prefix(60)) + "…" : line)") }
+        do { value = try JSONValue.parse(line) } catch { throw fail("not JSON: \(TerminalText.escaped(line, limit: 60))") }
         guard let object = value.objectValue else { throw fail("expected a JSON object, found \(value.typeDescription)") }
         guard let kind = object["event"] else { throw fail("missing \"event\"") }
         guard let name = kind.stringValue else { throw fail("\"event\": expected a string, found \(kind.typeDescription)") }
 
-        func number(_ key: String) throws -> Double {
+        func number(_ key: String, in range: ClosedRange<Double>, excludingLowerBound: Bool = false) throws -> Double {
             guard let v = object[key] else { throw fail("\(name): missing \"\(key)\"") }
-            guard case .number(let n) = v, n.isFinite else { throw fail("\(name): \"\(key)\": expected a number, found \(v.typeDescription)") }
+            guard case .number(let n) = v else { throw fail("\(name): \"\(key)\": expected a number, found \(v.typeDescription)") }
+            if let problem = InputLimits.problem(n, in: range, excludingLowerBound: excludingLowerBound) {
+                throw fail("\(name): \"\(key)\": \(problem)")
+            }
             return n
         }
+        let coordinates = -InputLimits.coordinate...InputLimits.coordinate
         func target() throws -> EventTarget {
             var section = ComponentType.body
             if let s = object["section"] {
@@ -89,9 +118,12 @@ public enum EventScript {
             }
             if let path = object["indexPath"] {
                 guard let items = path.arrayValue else { throw fail("\(name): \"indexPath\": expected an array of indexes, found \(path.typeDescription)") }
+                guard items.count <= InputLimits.indexPathDepth else {
+                    throw fail("\(name): \"indexPath\": \(items.count) levels, more than \(InputLimits.indexPathDepth)")
+                }
                 var indexes: [Int] = []
                 for (i, item) in items.enumerated() {
-                    guard case .number(let n) = item, n >= 0, n == n.rounded(), n < 1e9 else {
+                    guard case .number(let n) = item, n >= 0, n == n.rounded(), n < Double(InputLimits.index) else {
                         throw fail("\(name): \"indexPath\"[\(i)]: expected a non-negative integer, found \(item.typeDescription)")
                     }
                     indexes.append(Int(n))
@@ -101,8 +133,11 @@ public enum EventScript {
             }
             if let point = object["point"] {
                 guard let p = point.objectValue else { throw fail("\(name): \"point\": expected {\"x\", \"y\"}, found \(point.typeDescription)") }
-                guard case .number(let x)? = p["x"], case .number(let y)? = p["y"], x.isFinite, y.isFinite else {
+                guard case .number(let x)? = p["x"], case .number(let y)? = p["y"] else {
                     throw fail("\(name): \"point\": expected numbers \"x\" and \"y\"")
+                }
+                for (key, value) in [("x", x), ("y", y)] {
+                    if let problem = InputLimits.problem(value, in: coordinates) { throw fail("\(name): \"point\".\(key): \(problem)") }
                 }
                 return .point(Point(x: x, y: y))
             }
@@ -115,21 +150,20 @@ public enum EventScript {
         case "highlight": return .highlight(try target())
         case "unhighlight": return .unhighlight(try target())
         case "scroll":
-            return .scroll(y: try number("y"))
+            return .scroll(y: try number("y", in: coordinates))
         case "resize":
-            let w = try number("width"), h = try number("height")
-            guard w > 0, h > 0 else { throw fail("resize: \"width\" and \"height\" must be positive") }
+            let sides = 0...InputLimits.viewportSide
+            let w = try number("width", in: sides, excludingLowerBound: true)
+            let h = try number("height", in: sides, excludingLowerBound: true)
             return .resize(Size(width: w, height: h))
         case "advance":
-            let s = try number("seconds")
-            guard s >= 0 else { throw fail("advance: \"seconds\" must not be negative") }
-            return .advance(seconds: s)
+            return .advance(seconds: try number("seconds", in: 0...InputLimits.seconds))
         case "action":
             let t = try target()
             guard let a = object["action"] else { throw fail("action: missing \"action\"") }
             guard let text = a.stringValue else { throw fail("action: \"action\": expected \"namespace:name\", found \(a.typeDescription)") }
             guard let id = ComponentIdentifier(strict: text), !id.namespace.isEmpty, !id.name.isEmpty else {
-                throw fail("action: \"action\": expected \"namespace:name\", found \"\(text)\"")
+                throw fail("action: \"action\": expected \"namespace:name\", found \(TerminalText.quoted(text, limit: 60))")
             }
             var custom: JSONObject?
             if let c = object["custom"] {
@@ -147,7 +181,7 @@ public enum EventScript {
             }
             return .image(uri: uri, ok: ok)
         default:
-            throw fail("unknown event \"\(name)\" (expected tap, highlight, unhighlight, scroll, resize, advance, action or image)")
+            throw fail("unknown event \(TerminalText.quoted(name, limit: 60)) (expected tap, highlight, unhighlight, scroll, resize, advance, action or image)")
         }
     }
 }

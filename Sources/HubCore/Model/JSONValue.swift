@@ -27,7 +27,7 @@ public enum JSONValue: Hashable, Sendable {
         case .null: return "null"
         case .bool(let b): return String(b)
         case .number(let n): return n.compact
-        case .string(let s): return "\"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
+        case .string(let s): return TerminalText.quoted(s, limit: 40)
         case .array: return "an array"
         case .object: return "an object"
         }

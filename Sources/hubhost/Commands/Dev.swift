@@ -48,6 +48,16 @@ struct Dev: ParsableCommand {
 
     @OptionGroup var images: ImageOptions
 
+    func validate() throws {
+        guard (0...60_000).contains(quietMilliseconds) else { throw ValidationError("--quiet-ms: must be 0 to 60000") }
+        if let problem = InputLimits.problem(probeTimeout, in: 0...3600, excludingLowerBound: true) {
+            throw ValidationError("--probe-timeout: \(problem)")
+        }
+        guard (0...(1 << 30)).contains(retiredBudget) else {
+            throw ValidationError("--retired-budget-mb: must be 0 to \(1 << 30)")
+        }
+    }
+
     func run() throws {
         let viewFile = URL(fileURLWithPath: view).standardizedFileURL
         guard FileManager.default.fileExists(atPath: viewFile.path) else {

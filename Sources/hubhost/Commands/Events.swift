@@ -74,7 +74,10 @@ struct Events: ParsableCommand {
     var margin: Double = 15
 
     func validate() throws {
-        guard imageLatency >= 0, imageLatency.isFinite else { throw ValidationError("--image-latency must be a non-negative number") }
+        if let problem = InputLimits.problem(imageLatency, in: 0...InputLimits.seconds) {
+            throw ValidationError("--image-latency: \(problem)")
+        }
+        if let problem = InputLimits.problem(margin, in: 0...InputLimits.margin) { throw ValidationError("--margin: \(problem)") }
         if output != nil && format == nil { throw ValidationError("-o needs --format") }
     }
 
@@ -94,8 +97,8 @@ struct Events: ParsableCommand {
         for issue in decoded.issues + access.problems(in: decoded.viewModel, file: view) {
             Diagnostics.print(issue.description)
         }
-        let scriptText: String
-        do { scriptText = try String(contentsOfFile: script, encoding: .utf8) } catch {
+        let scriptBytes: [UInt8]
+        do { scriptBytes = Array(try Data(contentsOf: URL(fileURLWithPath: script))) } catch {
             Diagnostics.print("\(script): cannot read: \(error.localizedDescription)")
             throw ExitCode(2)
         }
@@ -121,9 +124,14 @@ struct Events: ParsableCommand {
 
         var skipped = 0
         var stoppedAt: EventScriptError?
-        for (number, line) in EventScript.lines(of: scriptText) {
+        for (number, line, invalidUTF8At) in EventScript.lines(of: scriptBytes) {
             let event: ViewEvent
-            do { event = try EventScript.parse(line, file: script, number: number) } catch let error as EventScriptError {
+            do {
+                if let byte = invalidUTF8At {
+                    throw EventScriptError(file: script, line: number, reason: "invalid UTF-8 at byte \(byte) of the line")
+                }
+                event = try EventScript.parse(line, file: script, number: number)
+            } catch let error as EventScriptError {
                 Diagnostics.print("hubhost: \(error)")
                 trace.step = number
                 trace.add(.error, "bad script line: \(error.reason)", [("line", .number(Double(number)))])

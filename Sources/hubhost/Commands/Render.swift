@@ -62,7 +62,7 @@ struct Render: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case json, svg, html, text }
 
     func validate() throws {
-        guard margin >= 0, margin.isFinite else { throw ValidationError("--margin must be a non-negative number") }
+        if let problem = InputLimits.problem(margin, in: 0...InputLimits.margin) { throw ValidationError("--margin: \(problem)") }
         guard maxErrors > 0 else { throw ValidationError("--max-errors must be at least 1") }
     }
 
