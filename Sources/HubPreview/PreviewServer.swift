@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Routes: `GET /` the page; `GET /frame` the current frame as JSON; `GET /events` server-sent events, one
 /// `render` event per new frame (the current one first); `POST /tap` with `{"indexPath": [i, …]}` taps that
-/// component.
+/// component. Every route is behind `PreviewGuard`: loopback `Host` names only, same-origin JSON posts with
+/// bounded bodies, at most 32 event streams; a malformed tap gets a 400 naming the field.
 ///
 /// # Thread safety
 /// `publish` may be called from any thread; taps are handed to `onTap` on the server's tasks.
@@ -21,6 +22,8 @@ public final class PreviewServer: @unchecked Sendable {
     private var latest: PreviewFrame?
     private var latestEvent: [UInt8] = []
     private var subscribers: [UUID: AsyncStream<[UInt8]>.Continuation] = [:]
+    /// The port requests must name in their Host header; nil until listening.
+    private var boundPort: UInt16?
 
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 0) {
         self.bindAddress = bindAddress
@@ -34,28 +37,32 @@ public final class PreviewServer: @unchecked Sendable {
         let address: any SocketAddress = ip.contains(":") ? try .inet6(ip6: ip, port: requestedPort)
                                                           : try .inet(ip4: ip, port: requestedPort)
         let server = HTTPServer(address: address, timeout: 3600, logger: .disabled)
-        await server.appendRoute("GET /") { _ in
+        await route("GET /", on: server) { _ in
             HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8"],
                          body: Data(PreviewPage.html.utf8))
         }
-        await server.appendRoute("GET /frame") { [weak self] _ in
+        await route("GET /frame", on: server) { [weak self] _ in
             let frame = self?.currentFrame
             let data = (try? JSONEncoder().encode(frame)) ?? Data("null".utf8)
             return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
         }
-        await server.appendRoute("GET /events") { [weak self] _ in
+        await route("GET /events", on: server) { [weak self] _ in
             guard let self else { return HTTPResponse(statusCode: .serviceUnavailable) }
+            guard let stream = self.subscribe() else {
+                return PreviewGuard.reply(.serviceUnavailable,
+                                          "too many open event streams (at most \(PreviewGuard.maxEventStreams))")
+            }
             return HTTPResponse(statusCode: .ok,
                                 headers: [.contentType: "text/event-stream", .init("Cache-Control"): "no-cache"],
-                                body: HTTPBodySequence(from: EventBytes(stream: self.subscribe())))
+                                body: HTTPBodySequence(from: EventBytes(stream: stream)))
         }
-        await server.appendRoute("POST /tap") { [weak self] request in
-            let body = try await request.bodyData
-            struct Tap: Decodable { var indexPath: [Int]; var section: String? }
-            guard let tap = try? JSONDecoder().decode(Tap.self, from: body) else {
-                return HTTPResponse(statusCode: .badRequest, body: Data("expected {\"indexPath\": [int]}".utf8))
+        await route("POST /tap", on: server) { [weak self] request in
+            let tap: PreviewGuard.Tap
+            switch PreviewGuard.Tap.parse(try await request.bodyData) {
+            case .success(let parsed): tap = parsed
+            case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
             }
-            let result = self?.onTap(tap.indexPath, tap.section ?? "body") ?? "gone"
+            let result = self?.onTap(tap.indexPath, tap.section) ?? "gone"
             let reply = try JSONSerialization.data(withJSONObject: ["indexPath": tap.indexPath, "result": result])
             return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
         }
@@ -63,9 +70,23 @@ public final class PreviewServer: @unchecked Sendable {
         Task { try? await server.run() }
         try await server.waitUntilListening(timeout: 10)
         Task { [weak self] in await self?.heartbeat() }
-        if case .ip4(_, let port)? = await server.listeningAddress { return port }
-        if case .ip6(_, let port)? = await server.listeningAddress { return port }
-        return requestedPort
+        var port = requestedPort
+        if case .ip4(_, let listening)? = await server.listeningAddress { port = listening }
+        if case .ip6(_, let listening)? = await server.listeningAddress { port = listening }
+        lock.withLock { boundPort = port }
+        return port
+    }
+
+    /// Adds a route behind the guard, so no route can skip it.
+    private func route(_ path: HTTPRoute, on server: HTTPServer,
+                       _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) async {
+        let guardian = PreviewGuard(bindAddress: bindAddress)
+        await server.appendRoute(path) { [weak self] request in
+            let port = self?.lock.withLock { self?.boundPort } ?? nil
+            guard let port else { return PreviewGuard.reply(.serviceUnavailable, "starting") }
+            if let refusal = guardian.refusal(of: request, port: port) { return refusal }
+            return try await handler(request)
+        }
     }
 
     public func stop() async {
@@ -95,11 +116,15 @@ public final class PreviewServer: @unchecked Sendable {
         for continuation in targets { continuation.yield(event) }
     }
 
-    /// A stream for one page: the current frame first, then every new one.
-    private func subscribe() -> AsyncStream<[UInt8]> {
+    /// A stream for one page: the current frame first, then every new one; nil when too many are open.
+    private func subscribe() -> AsyncStream<[UInt8]>? {
         let id = UUID()
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(8))
         lock.lock()
+        guard subscribers.count < PreviewGuard.maxEventStreams else {
+            lock.unlock()
+            return nil
+        }
         subscribers[id] = continuation
         // Tell the browser to retry quickly if the connection drops, then send what is current.
         continuation.yield(Array("retry: 500\n\n".utf8))

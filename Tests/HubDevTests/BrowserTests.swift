@@ -5,7 +5,7 @@ import Testing
 /// and a plugin reload updates the page through server-sent events without reloading it.
 @Suite("Preview in headless Chromium", .serialized)
 struct BrowserTests {
-    @Test(.enabled(if: HeadlessChromium.executable != nil,
+    @Test(.enabled(if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
                    "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
     func thePageShowsTheComponentsAndUpdatesAfterAReloadWithoutARefresh() throws {
         let root = TestSupport.temporaryDirectory("browser")
@@ -22,7 +22,7 @@ struct BrowserTests {
         let dev = try DevProcess(view: view, plugins: plugins, cache: root.appendingPathComponent("cache"))
         defer { dev.stop() }
 
-        let browser = try HeadlessChromium(executable: HeadlessChromium.executable!)
+        let browser = try HeadlessChromium(executable: try #require(HeadlessChromium.executable, "chromium is required on CI"))
         defer { browser.quit() }
         try browser.open("http://127.0.0.1:\(dev.port)/")
         let viewHTML = "document.getElementById('view').innerHTML"

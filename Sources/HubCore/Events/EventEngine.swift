@@ -506,13 +506,13 @@ public final class EventEngine: ComponentWrapperDelegate {
                 guard let header = pipeline.headerWrapper else { note("\(event): the view has no header"); return .none }
                 wrapper = header
             case .overlay:
-                guard let first = rest.popFirst(), first < pipeline.overlayWrappers.count else {
+                guard let first = rest.popFirst(), first >= 0, first < pipeline.overlayWrappers.count else {
                     note("\(event) at overlay \(path): the view has \(pipeline.overlayWrappers.count) overlay(s)"); return .none
                 }
                 wrapper = pipeline.overlayWrappers[first]
             case .body:
                 guard let first = rest.popFirst() else { note("\(event): an empty index path names no body component"); return .none }
-                guard first < viewModel.body.count else {
+                guard first >= 0, first < viewModel.body.count else {
                     note("\(event) at \(target): the body has \(viewModel.body.count) component(s)"); return .none
                 }
                 guard let live = displayedBody[first] else {
@@ -523,7 +523,7 @@ public final class EventEngine: ComponentWrapperDelegate {
                 wrapper = live
             }
             for index in rest {
-                guard let model = wrapper.model, index < model.children.count else {
+                guard let model = wrapper.model, index >= 0, index < model.children.count else {
                     note("\(event) at \(target): [\(wrapper.model?.identifier ?? "?")] has no child \(index)"); return .none
                 }
                 guard let child = wrapper.children[index] else {

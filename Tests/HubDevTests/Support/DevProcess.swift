@@ -114,13 +114,30 @@ enum HTTP {
         }
     }
 
-    /// One request with `Connection: close`; returns the status and the (de-chunked) body.
-    static func request(port: UInt16, _ method: String, _ path: String, body: Data = Data()) throws -> (Int, Data) {
+    /// One request with `Connection: close`, as the preview's own page makes it (its Host, and for a body a JSON
+    /// content type and its Origin) unless `headers` says otherwise (a nil value leaves a header out); returns the
+    /// status and the (de-chunked) body.
+    static func request(port: UInt16, _ method: String, _ path: String, body: Data = Data(),
+                        headers: [String: String?] = [:]) throws -> (Int, Data) {
+        var fields: [(String, String?)] = [("Host", "127.0.0.1:\(port)"), ("Connection", "close")]
+        if !body.isEmpty {
+            fields += [("Content-Type", "application/json"), ("Origin", "http://127.0.0.1:\(port)"),
+                       ("Content-Length", "\(body.count)")]
+        }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            fields.removeAll { $0.0.lowercased() == name.lowercased() }
+            fields.append((name, value))
+        }
+        var head = "\(method) \(path) HTTP/1.1\r\n"
+        for case let (name, value?) in fields { head += "\(name): \(value)\r\n" }
+        return try exchange(port: port, Data((head + "\r\n").utf8) + body, path: path)
+    }
+
+    /// Sends raw request bytes and reads the response.
+    static func exchange(port: UInt16, _ bytes: Data, path: String) throws -> (Int, Data) {
         let fd = try connect(port: port)
         defer { close(fd) }
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-        if !body.isEmpty { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
-        send(fd, Data((head + "\r\n").utf8) + body)
+        send(fd, bytes)
         var response = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -182,7 +199,7 @@ final class EventStreamReader: @unchecked Sendable {
 
     init(port: UInt16) throws {
         fd = try HTTP.connect(port: port)
-        HTTP.send(fd, Data("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8))
+        HTTP.send(fd, Data("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n".utf8))
         let thread = Thread { [self] in readLoop() }
         self.thread = thread
         thread.start()

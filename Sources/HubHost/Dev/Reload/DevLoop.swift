@@ -259,10 +259,12 @@ public final class DevLoop {
     @discardableResult
     public func tap(indexPath: [Int], section: String = "body") -> String {
         guard let engine, !indexPath.isEmpty || section == "header" else { return "no view to tap" }
-        let type = ComponentType(rawValue: section) ?? .body
+        // The preview server validates requests; this stays total for any other caller.
+        guard indexPath.allSatisfy({ $0 >= 0 }) else { return "tap at \(section) \(indexPath): no such component" }
+        let type = ComponentType(rawValue: section == "overlays" ? "overlay" : section) ?? .body
         let trace = EventTrace()
         engine.trace = trace
-        if type == .body, let first = indexPath.first, let frames = pipeline.layout?.frames, first < frames.count {
+        if type == .body, let first = indexPath.first, let frames = pipeline.layout?.frames, first >= 0, first < frames.count {
             let frame = frames[first], top = engine.contentOffset.y
             if frame.minY < top || frame.maxY > top + options.viewport.height {
                 engine.scroll(to: Point(x: 0, y: max(0, frame.minY)), programmatic: true)

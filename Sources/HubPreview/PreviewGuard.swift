@@ -1,0 +1,103 @@
+import FlyingFox
+import Foundation
+import HubCore
+
+/// The checks every preview request passes before a route sees it.
+///
+/// The preview serves the user's view and accepts taps, so a web page from another site must not reach it: not by
+/// DNS rebinding (a foreign name resolving to 127.0.0.1 — refused by the `Host` check, 421), nor by a cross-site
+/// form or fetch (refused by the same-origin check on every POST, 403). POST bodies are JSON and bounded; the
+/// number of open event streams is capped.
+struct PreviewGuard: Sendable {
+    static let maxBodyBytes = 64 << 10
+    static let maxEventStreams = 32
+
+    /// The address the server is bound to ("127.0.0.1", "::1", "0.0.0.0", a name…).
+    let bindAddress: String
+
+    /// The `host:port` values a request may carry for a server listening on `port`.
+    func allowedHosts(port: UInt16) -> Set<String> {
+        var names: Set<String> = ["localhost", "127.0.0.1", bindAddress]
+        if bindAddress.contains(":") { names.insert("[\(bindAddress)]") }
+        if bindAddress == "::1" || bindAddress == "::" { names.insert("[::1]") }
+        names.remove("0.0.0.0")
+        names.remove("::")
+        return Set(names.map { "\($0):\(port)" })
+    }
+
+    /// nil when `request` may go on; otherwise the response that refuses it.
+    func refusal(of request: HTTPRequest, port: UInt16) -> HTTPResponse? {
+        guard let host = request.headers[.host]?.lowercased() else {
+            return Self.reply(.badRequest, "missing Host header")
+        }
+        let allowed = allowedHosts(port: port)
+        guard allowed.contains(host) else {
+            return Self.reply(.misdirectedRequest, "this preview answers only for \(allowed.sorted().joined(separator: ", "))")
+        }
+        guard request.method == .POST else { return nil }
+        // Browsers send Origin on every cross-origin POST (and Sec-Fetch-Site on every request they make).
+        if let origin = request.headers[HTTPHeader("Origin")]?.lowercased() {
+            guard origin == "http://\(host)" else { return Self.reply(.forbidden, "cross-origin request from \(origin)") }
+        } else if let site = request.headers[HTTPHeader("Sec-Fetch-Site")]?.lowercased() {
+            guard site == "same-origin" || site == "none" else { return Self.reply(.forbidden, "cross-site request (\(site))") }
+        } else {
+            return Self.reply(.forbidden, "POST needs a same-origin Origin or Sec-Fetch-Site header")
+        }
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        guard type == "application/json" || type.hasPrefix("application/json;") else {
+            return Self.reply(.unsupportedMediaType, "expected Content-Type: application/json")
+        }
+        guard let length = request.bodySequence.count else {
+            return Self.reply(HTTPStatusCode(411, phrase: "Length Required"), "POST needs a Content-Length")
+        }
+        guard length <= Self.maxBodyBytes else {
+            return Self.reply(.payloadTooLarge, "body of \(length) bytes, over the limit of \(Self.maxBodyBytes)")
+        }
+        return nil
+    }
+
+    static func reply(_ status: HTTPStatusCode, _ message: String) -> HTTPResponse {
+        HTTPResponse(statusCode: status, headers: [.contentType: "text/plain; charset=utf-8"],
+                     body: Data((message + "\n").utf8))
+    }
+
+    /// A tap request's body, validated field by field.
+    struct Tap: Equatable {
+        var indexPath: [Int]
+        var section: String
+
+        /// Parses `{"indexPath": [i, …], "section": "body"|"header"|"overlay"}`; the error names the field.
+        static func parse(_ body: Data) -> Result<Tap, TapError> {
+            guard let object = (try? JSONValue.parse(body))?.objectValue else {
+                return .failure(TapError("body: expected a JSON object {\"indexPath\": [int, …]}"))
+            }
+            var section = "body"
+            if let value = object["section"] {
+                guard let text = value.stringValue, ["body", "header", "overlay", "overlays"].contains(text) else {
+                    return .failure(TapError("section: expected \"body\", \"header\" or \"overlay\", found \(value.typeDescription)"))
+                }
+                section = text == "overlays" ? "overlay" : text
+            }
+            guard let items = object["indexPath"]?.arrayValue else {
+                return .failure(TapError("indexPath: expected an array of non-negative integers"))
+            }
+            guard items.count <= InputLimits.indexPathDepth else {
+                return .failure(TapError("indexPath: \(items.count) levels, more than \(InputLimits.indexPathDepth)"))
+            }
+            guard !items.isEmpty || section == "header" else { return .failure(TapError("indexPath: empty")) }
+            var path: [Int] = []
+            for (position, item) in items.enumerated() {
+                guard case .number(let n) = item, n >= 0, n == n.rounded(), n < Double(InputLimits.index) else {
+                    return .failure(TapError("indexPath[\(position)]: expected a non-negative integer, found \(item.typeDescription)"))
+                }
+                path.append(Int(n))
+            }
+            return .success(Tap(indexPath: path, section: section))
+        }
+    }
+
+    struct TapError: Error, Equatable {
+        var message: String
+        init(_ message: String) { self.message = message }
+    }
+}

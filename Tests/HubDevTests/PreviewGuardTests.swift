@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+/// The preview server against requests a hostile web page or a broken client could make, on a real `hubhost dev`
+/// process: foreign Host names (DNS rebinding), cross-origin posts, wrong content types, oversized bodies,
+/// malformed taps, too many event streams. None may crash it; each gets its own status and a message.
+@Suite("Preview request guard", .serialized)
+struct PreviewGuardTests {
+    final class Preview {
+        let root = TestSupport.temporaryDirectory("guard")
+        let dev: DevProcess
+
+        init() throws {
+            let plugins = root.appendingPathComponent("plugins")
+            try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+            let view = root.appendingPathComponent("view.json")
+            try """
+            {"header": {"id": "h", "component": {"id": "swatch:label"}, "text": {"title": "Header"}},
+             "body": [{"id": "a", "component": {"id": "swatch:swatch"}, "text": {"title": "First"}}]}
+            """.write(to: view, atomically: true, encoding: .utf8)
+            try TestSupport.installPlugin("swatch.c", at: plugins.appendingPathComponent("libswatch.so"),
+                                          defines: ["SWATCH_COLOR=0xFF0000FFu", "PLUGIN_VERSION=\"1\""])
+            dev = try DevProcess(view: view, plugins: plugins, cache: root.appendingPathComponent("cache"))
+        }
+
+        deinit {
+            dev.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+
+        func post(_ body: String, headers: [String: String?] = [:]) throws -> (Int, String) {
+            let (status, reply) = try HTTP.request(port: dev.port, "POST", "/tap", body: Data(body.utf8), headers: headers)
+            return (status, String(decoding: reply, as: UTF8.self))
+        }
+
+        /// The taps the swatch counted so far, from the drawing.
+        func taps() throws -> Int {
+            let html = try dev.frame().html
+            guard let range = html.range(of: "First taps:") else { throw TestFailure("no tap counter in the frame") }
+            return Int(html[range.upperBound...].prefix(while: \.isNumber)) ?? -1
+        }
+    }
+
+    @Test func foreignHostNamesAreMisdirectedOnEveryRoute() throws {
+        let preview = try Preview()
+        let port = preview.dev.port
+        for path in ["/", "/frame", "/events"] {
+            let (status, body) = try HTTP.request(port: port, "GET", path, headers: ["Host": "evil.example:\(port)"])
+            #expect(status == 421, "\(path)")
+            #expect(String(decoding: body, as: UTF8.self).contains("answers only for"))
+            #expect(try HTTP.request(port: port, "GET", path, headers: ["Host": "127.0.0.1:1"]).0 == 421)
+        }
+        #expect(try HTTP.request(port: port, "GET", "/frame", headers: ["Host": nil]).0 == 400)
+        #expect(try HTTP.request(port: port, "GET", "/frame", headers: ["Host": "localhost:\(port)"]).0 == 200)
+        #expect(try preview.post(#"{"indexPath": [0]}"#, headers: ["Host": "evil.example:\(port)"]).0 == 421)
+        #expect(try preview.taps() == 0)
+    }
+
+    @Test func postsMustBeSameOriginJSONWithABoundedBody() throws {
+        let preview = try Preview()
+        let port = preview.dev.port
+        let tap = #"{"indexPath": [0]}"#
+        #expect(try preview.post(tap, headers: ["Origin": "http://evil.example"]).0 == 403)
+        #expect(try preview.post(tap, headers: ["Origin": "null"]).0 == 403)
+        #expect(try preview.post(tap, headers: ["Origin": nil, "Sec-Fetch-Site": "cross-site"]).0 == 403)
+        #expect(try preview.post(tap, headers: ["Origin": nil]).0 == 403)
+        #expect(try preview.post(tap, headers: ["Content-Type": "text/plain"]).0 == 415)
+        let huge = #"{"indexPath": [0], "pad": ""# + String(repeating: "x", count: 70_000) + #""}"#
+        #expect(try preview.post(huge).0 == 413)
+        #expect(try preview.taps() == 0, "no refused request tapped")
+        // What the page itself sends goes through, by Origin or by Sec-Fetch-Site.
+        #expect(try preview.post(tap).0 == 200)
+        #expect(try preview.post(tap, headers: ["Origin": nil, "Sec-Fetch-Site": "same-origin"]).0 == 200)
+        #expect(try preview.post(tap, headers: ["Origin": "http://localhost:\(port)", "Host": "localhost:\(port)"]).0 == 200)
+        #expect(TestSupport.waitUntil { (try? preview.taps()) == 3 })
+    }
+
+    @Test(arguments: [
+        (#"{"indexPath": [-3]}"#, "indexPath[0]: expected a non-negative integer, found -3"),
+        (#"{"indexPath": [0, -1]}"#, "indexPath[1]: expected a non-negative integer, found -1"),
+        (#"{"indexPath": [1.5]}"#, "indexPath[0]: expected a non-negative integer, found 1.5"),
+        (#"{"indexPath": [1e300]}"#, "indexPath[0]: expected a non-negative integer"),
+        (#"{"indexPath": ["0"]}"#, #"indexPath[0]: expected a non-negative integer, found "0""#),
+        (#"{"indexPath": []}"#, "indexPath: empty"),
+        (#"{"indexPath": 0}"#, "indexPath: expected an array of non-negative integers"),
+        (#"{"indexPath": [0], "section": "footer"}"#, #"section: expected "body", "header" or "overlay""#),
+        (#"[0]"#, "body: expected a JSON object"),
+        (#"{"indexPath": [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}"#,
+         "indexPath: 65 levels, more than 64"),
+    ])
+    func malformedTapsAreRefusedNamingTheFieldAndTheServerLives(body: String, message: String) throws {
+        let preview = try Preview()
+        let (status, reply) = try preview.post(body)
+        #expect(status == 400)
+        #expect(reply.contains(message), "\(reply)")
+        #expect(preview.dev.process.isRunning)
+        #expect(try HTTP.request(port: preview.dev.port, "GET", "/frame").0 == 200)
+    }
+
+    @Test func tapsOnMissingComponentsAndTheHeaderAreAnswered() throws {
+        let preview = try Preview()
+        let (status, reply) = try preview.post(#"{"indexPath": [999999, 3]}"#)
+        #expect(status == 200 && reply.contains("the body has 1 component"), "\(reply)")
+        #expect(try preview.post(#"{"indexPath": [], "section": "header"}"#).0 == 200)
+        #expect(preview.dev.process.isRunning)
+    }
+
+    @Test func eventStreamsAreCapped() throws {
+        let preview = try Preview()
+        var readers: [EventStreamReader] = []
+        defer { readers.forEach { $0.close() } }
+        for _ in 0..<32 { readers.append(try EventStreamReader(port: preview.dev.port)) }
+        #expect(TestSupport.waitUntil { readers.allSatisfy { !$0.renderEvents.isEmpty } })
+        let (status, body) = try HTTP.request(port: preview.dev.port, "GET", "/events")
+        #expect(status == 503)
+        #expect(String(decoding: body, as: UTF8.self).contains("too many open event streams"))
+        readers.removeLast().close()
+        #expect(TestSupport.waitUntil {
+            let reader = try? EventStreamReader(port: preview.dev.port)
+            defer { reader?.close() }
+            return reader.map { r in TestSupport.waitUntil(timeout: 2) { !r.renderEvents.isEmpty } } ?? false
+        })
+    }
+
+    /// A page from another origin (here a `data:` page, origin "null") posting to the preview, as a hostile site
+    /// would: the browser sends the request, the server refuses it, and nothing is tapped.
+    @Test(.enabled(if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+                   "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    func aPageFromAnotherOriginCannotTap() throws {
+        let executable = try #require(HeadlessChromium.executable, "chromium is required on CI")
+        let preview = try Preview()
+        let browser = try HeadlessChromium(executable: executable)
+        defer { browser.quit() }
+        try browser.open("data:text/html,<title>elsewhere</title>")
+        let url = "http://127.0.0.1:\(preview.dev.port)/tap"
+        // A "simple" request (no preflight), the kind a hostile page can send; its response is opaque to it.
+        _ = try browser.evaluate("""
+            fetch('\(url)', {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'},
+                             body: '{"indexPath": [0]}'}).then(() => window.sent = 'yes', () => window.sent = 'failed')
+            """)
+        #expect(TestSupport.waitUntil { ["yes", "failed"].contains((try? browser.evaluate("window.sent")) ?? "") })
+        // A JSON post needs a preflight the server does not grant.
+        _ = try browser.evaluate("""
+            fetch('\(url)', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{"indexPath": [0]}'})
+              .then(() => window.json = 'answered', () => window.json = 'blocked')
+            """)
+        #expect(TestSupport.waitUntil { (try? browser.evaluate("window.json")) == "blocked" })
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try preview.taps() == 0)
+
+        // The preview's own page still taps.
+        try browser.open("http://127.0.0.1:\(preview.dev.port)/")
+        #expect(TestSupport.waitUntil { (try? browser.evaluate("document.querySelectorAll('#boxes .box').length")) == "2" })
+        _ = try browser.evaluate("document.querySelector('#boxes .box[data-section=\"body\"][data-index-path=\"0\"]').click()")
+        #expect(TestSupport.waitUntil { (try? preview.taps()) == 1 }, "\(preview.dev.log) \((try? browser.evaluate("document.getElementById('log')?.textContent")) ?? "")")
+    }
+}
