@@ -4,6 +4,7 @@
 // Module map (one folder per concern, see README.md):
 //   CHubPlugin   the public C header hub_plugin.h, the plugin contract
 //   CFFI         libffi (Debian's libffi-dev), for calls whose signature is only known at run time
+//   CCrypto      libcrypto (Debian's libssl-dev), SHA-256 for --trusted-hashes
 //   HubCore      models, JSON, registry, layout, lifecycle, events, render tree (pure Swift, no dlopen)
 //   HubInjection service locator and injector with owners on every registration
 //   HubHost      plugin discovery, validation, loading, the C-ABI bridge, unload, reload
@@ -48,12 +49,14 @@ let package = Package(
         .target(name: "CHubPlugin", path: "Sources/CHubPlugin"),
         .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
                        providers: [.apt(["libffi-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
         .target(name: "HubCore", path: "Sources/HubCore"),
         .target(name: "HubInjection", dependencies: ["HubCore"], path: "Sources/HubInjection"),
         .target(
             name: "HubHost",
             dependencies: [
-                "HubCore", "HubInjection", "CHubPlugin", "CFFI",
+                "HubCore", "HubInjection", "CHubPlugin", "CFFI", "CCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/HubHost"

@@ -132,6 +132,8 @@ struct PreviewGuardTests {
         let browser = try HeadlessChromium(executable: executable)
         defer { browser.quit() }
         try browser.open("data:text/html,<title>elsewhere</title>")
+        // The tab is created before it navigates: wait for the page, or what runs next is lost with about:blank.
+        #expect(TestSupport.waitUntil { (try? browser.evaluate("document.title")) == "elsewhere" })
         let url = "http://127.0.0.1:\(preview.dev.port)/tap"
         // A "simple" request (no preflight), the kind a hostile page can send; its response is opaque to it.
         _ = try browser.evaluate("""

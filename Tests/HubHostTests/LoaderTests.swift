@@ -118,20 +118,43 @@ struct LoaderTests {
         #expect(host.load(file: object).reason == "libobj.so: a relocatable object (.o), not a shared library")
     }
 
-    @Test("two plugins claiming one namespace: the first keeps it, the second is refused naming both")
+    @Test("two plugins claiming one namespace: neither wins by file order; both are refused, naming each other")
     func namespaceClash() throws {
         let fx = try FixtureBuilder()
         defer { fx.cleanUp() }
         try fx.cPlugin("liba.so", ["FIXTURE_ID": "\"com.example.first\""])
         try fx.cPlugin("libb.so", ["FIXTURE_ID": "\"com.example.second\""])
+        try fx.cPlugin("libc.so", ["FIXTURE_ID": "\"com.example.bystander\"", "FIXTURE_NAMESPACE": "\"other\""])
         let host = PluginHost(cacheDirectory: fx.cache)
         let records = host.loadPlugins(in: [fx.plugins])
-        #expect(records.map(\.file.lastPathComponent) == ["liba.so", "libb.so"])
-        #expect(records[0].state == .active)
-        #expect(host.registry.entry(forNamespace: "fixture")?.owner == records[0].owner)
-        let reason = try #require(records[1].reason)
-        #expect(reason.contains("namespace 'fixture' is already registered by com.example.first 1.0.0 (liba.so)"))
-        #expect(reason.contains("com.example.second 1.0.0 (libb.so) cannot claim it"))
+        #expect(records.map(\.file.lastPathComponent) == ["liba.so", "libb.so", "libc.so"])
+        #expect(host.registry.entry(forNamespace: "fixture") == nil)
+        #expect(records[2].state == .active, "an uncontested plugin is untouched")
+        for record in records.prefix(2) {
+            let reason = try #require(record.reason)
+            #expect(reason.contains("refused: namespace \"fixture\" is claimed by com.example.first (liba.so) and "
+                                    + "com.example.second (libb.so); neither is loaded"), "\(reason)")
+            #expect(reason.hasSuffix("choose with --prefer com.example.first or --prefer com.example.second"))
+        }
+    }
+
+    @Test("--prefer settles a contested namespace, whichever file sorts first", arguments: ["first", "second"])
+    func namespaceClashPreferred(_ preferred: String) throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        try fx.cPlugin("liba.so", ["FIXTURE_ID": "\"com.example.first\""])
+        try fx.cPlugin("libb.so", ["FIXTURE_ID": "\"com.example.second\""])
+        let host = PluginHost(cacheDirectory: fx.cache)
+        host.preferredPluginIDs = ["com.example.\(preferred)"]
+        host.loadPlugins(in: [fx.plugins])
+        let winner = try #require(host.loadedPlugins.first)
+        #expect(host.loadedPlugins.count == 1)
+        #expect(winner.id == "com.example.\(preferred)")
+        #expect(host.registry.entry(forNamespace: "fixture")?.owner == winner.owner)
+        let loser = try #require(host.plugins.first { $0.id != winner.id && $0.reason != nil })
+        #expect(loser.reason?.contains("is also claimed by com.example.\(preferred)") == true, "\(loser.reason ?? "")")
+        #expect(loser.reason?.contains("preferred with --prefer") == true)
+        #expect(host.plugins.count == 2, "one record per file: the winner's earlier load is replaced")
     }
 
     @Test("init failing revokes what it registered before failing")
@@ -162,10 +185,18 @@ struct LoaderTests {
     @Test("plugin folders: --plugins, else HUBHOST_PLUGIN_PATH, else ./plugins")
     func folderResolution() {
         let cwd = FileManager.default.currentDirectoryPath
-        #expect(PluginFolders.resolve(explicit: ["/a", "/b"], environment: ["HUBHOST_PLUGIN_PATH": "/c"]).map(\.path) == ["/a", "/b"])
-        #expect(PluginFolders.resolve(explicit: [], environment: ["HUBHOST_PLUGIN_PATH": "/c::/d"]).map(\.path) == ["/c", "/d"])
-        #expect(PluginFolders.resolve(explicit: [], environment: [:]).map(\.path) == [cwd + "/plugins"])
-        #expect(PluginFolders.resolve(explicit: [], environment: ["HUBHOST_PLUGIN_PATH": ""]).map(\.path) == [cwd + "/plugins"])
+        #expect(PluginFolders.resolve(explicit: ["/a", "/b"], environment: HostEnvironment(variables: ["HUBHOST_PLUGIN_PATH": "/c"], isPrivileged: false)).map(\.path) == ["/a", "/b"])
+        #expect(PluginFolders.resolve(explicit: [], environment: HostEnvironment(variables: ["HUBHOST_PLUGIN_PATH": "/c::/d"], isPrivileged: false)).map(\.path) == ["/c", "/d"])
+        #expect(PluginFolders.resolve(explicit: [], environment: HostEnvironment(variables: [:], isPrivileged: false)).map(\.path) == [cwd + "/plugins"])
+        #expect(PluginFolders.resolve(explicit: [], environment: HostEnvironment(variables: ["HUBHOST_PLUGIN_PATH": ""], isPrivileged: false)).map(\.path) == [cwd + "/plugins"])
+        // Under setuid or setgid the environment chooses nothing.
+        let privileged = HostEnvironment(variables: ["HUBHOST_PLUGIN_PATH": "/c", "HUBHOST_EXECUTABLE": "/tmp/x",
+                                                     "XDG_CACHE_HOME": "/tmp/cache", "HUBHOST_SAFE_MODE": "1"],
+                                         isPrivileged: true)
+        #expect(PluginFolders.resolve(explicit: [], environment: privileged).map(\.path) == [cwd + "/plugins"])
+        #expect(privileged[HostEnvironment.executable] == nil)
+        #expect(privileged.cacheHome.path != "/tmp/cache")
+        #expect(privileged.safeModeRequested, "safe mode only restricts, so it is honoured")
     }
 
     @Test("discovery: only *.so, sorted, deduplicated; missing folders reported")

@@ -32,6 +32,9 @@ enum HostTable {
                 try pluginHost.registerComponentFactory(factory, namespace: namespace, for: record)
                 return true
             } catch {
+                if let holder = pluginHost.registry.entry(forNamespace: namespace)?.owner, holder != record.owner {
+                    record.contestedClaims.append((namespace, holder))
+                }
                 record.warnings.append("\(error)")
                 CInterop.writeError("\(error)", errorBuffer, capacity)
                 return false
@@ -84,6 +87,9 @@ enum HostTable {
                                                         forKey: namespace, owner: record.owner)
                 return true
             } catch {
+                if let holder = pluginHost.actionFactories.entry(forKey: namespace)?.owner, holder != record.owner {
+                    record.contestedClaims.append(("action namespace " + namespace, holder))
+                }
                 record.warnings.append("\(error)")
                 CInterop.writeError("\(error)", errorBuffer, capacity)
                 return false

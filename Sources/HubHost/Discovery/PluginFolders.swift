@@ -1,13 +1,13 @@
 import Foundation
 
 /// Where plugins are looked for: `--plugins DIR` (repeatable) first, else `HUBHOST_PLUGIN_PATH` (colon-separated),
-/// else `./plugins`. Only the first source that names anything is used, so an explicit folder is never mixed
+/// else `./plugins` (the environment is ignored under setuid: `HostEnvironment`). Only the first source that names anything is used, so an explicit folder is never mixed
 /// with the environment's.
 public enum PluginFolders {
-    public static let environmentVariable = "HUBHOST_PLUGIN_PATH"
+    public static let environmentVariable = HostEnvironment.pluginPath
     public static let defaultFolder = "plugins"
 
-    public static func resolve(explicit: [String], environment: [String: String]) -> [URL] {
+    public static func resolve(explicit: [String], environment: HostEnvironment = .current) -> [URL] {
         let explicit = explicit.filter { !$0.isEmpty }
         if !explicit.isEmpty { return explicit.map(url(for:)) }
         let fromEnvironment = (environment[environmentVariable] ?? "").split(separator: ":").map(String.init)

@@ -24,12 +24,16 @@ public final class PluginHost {
     /// The host clock plugin timers run on; advance it to fire them.
     public let scheduler = HostScheduler()
     /// Every file this host has seen, in the order seen: loaded, rejected and unloaded ones.
-    public private(set) var plugins: [PluginRecord] = []
+    public internal(set) var plugins: [PluginRecord] = []
     /// Plugin folders that did not exist or could not be read during `loadPlugins(in:)`.
     public private(set) var missingFolders: [URL] = []
     /// Decides which discovered files may be loaded before any of their code runs in this process (the probe
     /// gate of `ProbeGate.install`); the others are listed as quarantined with their reason. nil: load all.
     public var loadFilter: (([URL]) -> (ok: [URL], quarantined: [(file: URL, reason: String)]))?
+    /// Which files may load at all (permissions, `--trusted-hashes`, safe mode), checked before the probe.
+    public var trust = PluginTrust()
+    /// Plugin ids that win a namespace two plugins claim (`--prefer`); without one, neither loads.
+    public var preferredPluginIDs: Set<String> = []
     /// Told during an unload transaction (after components are revoked, before `deinit`), so other owners of
     /// plugin registrations (services, injector bindings) revoke theirs.
     public var unloadObservers: [(PluginRecord) -> Void] = []
@@ -81,22 +85,47 @@ public final class PluginHost {
             let deleted = LoadedImagePaths.withPaths { copies.prune(olderThan: Self.copyLifetime, keeping: $0) }
             if !deleted.isEmpty { logger.debug("deleted \(deleted.count) private copies unused for a week") }
         }
-        let (files, missing) = PluginFolders.pluginFiles(in: directories)
+        if trust.safeMode { return [] }
+        let (discovered, missing) = PluginFolders.pluginFiles(in: directories)
         for folder in missing where !missingFolders.contains(folder) {
             missingFolders.append(folder)
             logger.warning("plugin folder \(folder.path) does not exist or cannot be read")
         }
-        guard let loadFilter else { return files.map { load(file: $0) } }
-        let (ok, quarantined) = loadFilter(files)
-        let allowed = Set(ok.map(\.path))
-        return files.map { file in
-            if allowed.contains(file.path) { return load(file: file) }
-            let record = PluginRecord(file: file, owner: Owner(id: file.path, displayName: file.lastPathComponent), logger: logger)
-            let why = quarantined.first { $0.file.path == file.path }?.reason ?? "quarantined"
-            record.state = .quarantined("\(file.lastPathComponent): \(why)")
-            plugins.append(record)
-            return record
+        // Trust first: a refused file is never probed, copied or opened.
+        var records: [PluginRecord] = []
+        var files: [URL] = []
+        for file in discovered {
+            if let why = trust.refusal(of: file) {
+                records.append(notLoaded(file, .rejected(why)))
+            } else {
+                files.append(file)
+            }
         }
+        if let loadFilter {
+            let (ok, quarantined) = loadFilter(files)
+            let allowed = Set(ok.map(\.path))
+            for file in files {
+                if allowed.contains(file.path) {
+                    records.append(load(file: file))
+                } else {
+                    let why = quarantined.first { $0.file.path == file.path }?.reason ?? "quarantined"
+                    records.append(notLoaded(file, .quarantined("\(file.lastPathComponent): \(why)")))
+                }
+            }
+        } else {
+            records += files.map { load(file: $0) }
+        }
+        settleContestedNamespaces(among: records)
+        return records
+    }
+
+    /// A record for a file that is not loaded, with the reason in its state.
+    private func notLoaded(_ file: URL, _ state: PluginRecord.State) -> PluginRecord {
+        let record = PluginRecord(file: file, owner: Owner(id: file.path, displayName: file.lastPathComponent),
+                                  logger: logger)
+        record.state = state
+        plugins.append(record)
+        return record
     }
 
     /// Validates and loads one plugin file. Never throws: failures are in the record's state and reason.
@@ -245,7 +274,7 @@ public final class PluginHost {
         unload(plugins.filter(\.isLoaded).reversed())
     }
 
-    private func unload(_ records: [PluginRecord]) -> [UnloadReport] {
+    func unload(_ records: [PluginRecord]) -> [UnloadReport] {
         var pending: [(record: PluginRecord, wasLoaded: Bool, destroyed: Int, revoked: [String])] = []
         for record in records {
             guard record.isLoaded else { pending.append((record, false, 0, [])); continue }

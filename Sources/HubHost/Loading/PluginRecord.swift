@@ -56,6 +56,8 @@ public final class PluginRecord {
     public internal(set) var privateCopy: URL?
     /// Non-fatal problems: registrations the host refused, and what unload found.
     public internal(set) var warnings: [String] = []
+    /// Namespaces this plugin claimed while another plugin held them (`NamespaceContests` settles them).
+    var contestedClaims: [(namespace: String, holder: Owner)] = []
     /// Who owns this load's registrations; unique per load.
     public internal(set) var owner: Owner
 

@@ -11,10 +11,8 @@ final class PrivateCopies {
     init(directory: URL) { self.directory = directory }
 
     /// `$XDG_CACHE_HOME/hubhost/images`, else `~/.cache/hubhost/images`.
-    static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
-        return base.appendingPathComponent("hubhost/images")
+    static func defaultDirectory(environment: HostEnvironment = .current) -> URL {
+        environment.cacheHome.appendingPathComponent("hubhost/images")
     }
 
     /// A copy of `contents` (the validated bytes of `file`) at `<name>-<hash prefix>[-<n>].so`. An existing copy with

@@ -64,7 +64,11 @@ struct Dev: ParsableCommand {
             throw ValidationError("\(view): no such file")
         }
         var options = DevLoop.Options(pluginFolders: plugins.folders, viewFile: viewFile)
-        options.imageCacheDirectory = plugins.cacheDirectory.map { URL(fileURLWithPath: $0) }
+        let (cache, cacheProblem) = CacheFolder.usable(plugins.cacheDirectory.map { URL(fileURLWithPath: $0) })
+        if let cacheProblem { Diagnostics.print("hubhost: \(cacheProblem)") }
+        options.imageCacheDirectory = cache
+        options.trust = plugins.trust
+        options.preferredPluginIDs = Set(plugins.preferred)
         options.quietPeriod = Double(quietMilliseconds) / 1000
         options.probeTimeout = probeTimeout
         options.retiredMemoryBudget = retiredBudget << 20

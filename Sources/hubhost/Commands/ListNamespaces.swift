@@ -13,8 +13,8 @@ struct ListNamespaces: ParsableCommand {
             --json prints {"plugins": [{"file", "id", "version", "abi", "state", "reason", "namespaces": \
             [{"namespace", "components"}], …}]} with sorted keys.
 
-            Exit codes: 0 every plugin file loaded; 1 at least one file was rejected (the others are listed); \
-            2 no plugin files were found; 64 usage error.
+            Exit codes: 0 every plugin file loaded (or --safe-mode); 1 at least one file was rejected or refused \
+            (the others are listed); 2 no plugin files were found; 64 usage error.
             """
     )
 
@@ -32,6 +32,7 @@ struct ListNamespaces: ParsableCommand {
         }
         // The table already lists every rejected file; JSON output gets the human-readable lines on stderr.
         plugins.reportProblems(of: host, includingRejections: json)
+        if plugins.isSafeMode { return }  // said on stderr: nothing is loaded on purpose
         if host.plugins.isEmpty {
             Diagnostics.print("hubhost: no plugin files (*.so) in \(plugins.folders.map(\.path).joined(separator: ", "))")
             throw ExitCode(2)

@@ -19,9 +19,41 @@ struct PluginOptions: ParsableArguments {
     @Flag(name: .customLong("verbose"), help: "Log what the plugin host does (to stderr).")
     var verbose = false
 
+    @Flag(name: .customLong("safe-mode"), help: "Load no plugins at all (also HUBHOST_SAFE_MODE=1).")
+    var safeMode = false
+
+    @Option(name: .customLong("trusted-hashes"), help: ArgumentHelp(
+        "Load only plugins whose SHA-256 is listed in this file (sha256sum output).", valueName: "file"))
+    var trustedHashes: String?
+
+    @Option(name: .customLong("prefer"), help: ArgumentHelp(
+        "When two plugins claim one namespace, load this one (by plugin id); repeatable. Without it, neither loads.",
+        valueName: "plugin-id"))
+    var preferred: [String] = []
+
+    @Flag(name: .customLong("allow-unsafe-permissions"), help: """
+        Load plugin files even when others can write them or their folder, or another user owns them.
+        """)
+    var allowUnsafePermissions = false
+
+    func validate() throws {
+        if let trustedHashes {
+            do { _ = try TrustedDigests(contentsOf: trustedHashes) } catch { throw ValidationError("--trusted-hashes \(error)") }
+        }
+    }
+
+    /// Safe mode, from the flag or the environment.
+    var isSafeMode: Bool { safeMode || HostEnvironment.current.safeModeRequested }
+
+    /// Which plugin files may load (`validate()` already checked that --trusted-hashes reads).
+    var trust: PluginTrust {
+        PluginTrust(allowUnsafePermissions: allowUnsafePermissions,
+                    trustedDigests: trustedHashes.flatMap { try? TrustedDigests(contentsOf: $0) }, safeMode: isSafeMode)
+    }
+
     /// The folders to load from, resolved as documented.
     var folders: [URL] {
-        PluginFolders.resolve(explicit: pluginFolders, environment: ProcessInfo.processInfo.environment)
+        PluginFolders.resolve(explicit: pluginFolders, environment: .current)
     }
 
     /// A logger writing to stderr; plugin rejections are reported by the commands themselves, so only errors
@@ -34,10 +66,15 @@ struct PluginOptions: ParsableArguments {
 
     /// A host with the plugins of `folders` loaded. Rejected files are in `host.plugins` with their reasons.
     func makeHost() -> PluginHost {
-        let host = PluginHost(cacheDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) }, logger: makeLogger())
+        // A cache folder that cannot be written is said once, and the run goes on in a temporary one.
+        let (cache, problem) = CacheFolder.usable(cacheDirectory.map { URL(fileURLWithPath: $0) })
+        if let problem { Diagnostics.print("hubhost: \(problem)") }
+        let host = PluginHost(cacheDirectory: cache, logger: makeLogger())
+        host.trust = trust
+        host.preferredPluginIDs = Set(preferred)
+        if isSafeMode { Diagnostics.print("hubhost: safe mode: no plugins are loaded") }
         // Each plugin version is first exercised in a child process (cached); crashing ones are quarantined.
-        ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) }))?
-            .install(on: host)
+        ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))?.install(on: host)
         host.loadPlugins(in: folders)
         return host
     }

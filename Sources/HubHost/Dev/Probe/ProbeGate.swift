@@ -30,8 +30,8 @@ public final class ProbeGate: @unchecked Sendable {
     /// A gate with the default `hubhost` executable, or nil when probing is impossible or switched off
     /// (`HUBHOST_PROBE=0`, or inside a probe child).
     public static func standard(cacheDirectory: URL, timeout: Double = 5, warm: Bool = false) -> ProbeGate? {
-        let environment = ProcessInfo.processInfo.environment
-        guard environment["HUBHOST_PROBE"] != "0", environment["HUBHOST_PROBE_CHILD"] == nil,
+        let environment = HostEnvironment.current
+        guard environment[HostEnvironment.probe] != "0", environment[HostEnvironment.probeChild] == nil,
               let executable = ProbeRunner.defaultExecutable() else { return nil }
         return ProbeGate(cacheDirectory: cacheDirectory,
                          runner: ProbeRunner(executable: executable, timeout: timeout,

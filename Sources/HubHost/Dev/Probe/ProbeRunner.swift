@@ -35,10 +35,10 @@ public struct ProbeRunner: Sendable {
         self.server = warm ? ProbeServerClient(executable: executable) : nil
     }
 
-    /// The `hubhost` to run children with: `$HUBHOST_EXECUTABLE`, this process when it is hubhost, else a
+    /// The `hubhost` to run children with: `$HUBHOST_EXECUTABLE` (ignored under setuid), this process when it is hubhost, else a
     /// `hubhost` next to this executable (tests and benchmarks live in the same build folder).
     public static func defaultExecutable() -> URL? {
-        if let explicit = ProcessInfo.processInfo.environment["HUBHOST_EXECUTABLE"], !explicit.isEmpty {
+        if let explicit = HostEnvironment.current[HostEnvironment.executable] {
             return URL(fileURLWithPath: explicit)
         }
         guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }

@@ -29,6 +29,9 @@ public final class DevLoop {
         public var viewport = Size(width: 375, height: 667)
         /// Which local image files the view may use; nil: its own folder.
         public var imageAccess: ImageAccess?
+        /// Which plugin files may load (checked again for every new build), and who wins a contested namespace.
+        public var trust = PluginTrust()
+        public var preferredPluginIDs: Set<String> = []
         public var queue = DispatchQueue.main
         /// Start the file watchers (off when a caller feeds `handle(_:)` itself, as the benchmark does).
         public var watch = true
@@ -115,6 +118,8 @@ public final class DevLoop {
         self.options = options
         self.logger = logger
         self.host = PluginHost(cacheDirectory: options.imageCacheDirectory, logger: logger)
+        host.trust = options.trust
+        host.preferredPluginIDs = options.preferredPluginIDs
         self.pipeline = RenderPipeline(registry: host.registry)
         self.gate = options.probe
             ? ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: options.imageCacheDirectory),
@@ -187,6 +192,13 @@ public final class DevLoop {
                             lastEventAt: change.lastEventAt, settledAt: change.settledAt)
         let old = loaded[path]
         reload.previousVersion = old?.version
+
+        // 0. Trust: a build others could have written is refused before any of it runs, even in a child.
+        if let why = host.trust.refusal(of: change.url) {
+            reload.result = .rejected
+            reload.detail = why + (old != nil ? "; \(old!.version ?? "the old version") keeps serving" : "")
+            return render(reload)
+        }
 
         // 1. Probe the new build in a child process.
         if let gate, case .quarantined(let record) = gate.check(change.url) {

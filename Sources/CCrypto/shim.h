@@ -1,0 +1,2 @@
+// libcrypto (OpenSSL, Debian's libssl-dev): SHA-256 for --trusted-hashes.
+#include <openssl/evp.h>

@@ -1,0 +1,110 @@
+import CCrypto
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which discovered files may be loaded at all, decided before any of their code runs (before the probe too).
+///
+/// Plugins are code and run with the user's rights, so a file that someone else could have replaced is refused,
+/// as ssh refuses a key file and sudo a sudoers file others can write: a plugin file or its folder writable by
+/// group or others, or owned by a user other than the one running hubhost or root. `--trusted-hashes` narrows
+/// loading to listed SHA-256 digests; safe mode loads nothing.
+public struct PluginTrust: Sendable {
+    /// Skip the ownership and permission checks (`--allow-unsafe-permissions`).
+    public var allowUnsafePermissions = false
+    /// When set, only files whose SHA-256 is listed load (`--trusted-hashes FILE`).
+    public var trustedDigests: TrustedDigests?
+    /// Load no plugins at all (`--safe-mode`, `HUBHOST_SAFE_MODE=1`).
+    public var safeMode = false
+
+    public init(allowUnsafePermissions: Bool = false, trustedDigests: TrustedDigests? = nil, safeMode: Bool = false) {
+        self.allowUnsafePermissions = allowUnsafePermissions
+        self.trustedDigests = trustedDigests
+        self.safeMode = safeMode
+    }
+
+    /// Why `file` must not be loaded, or nil.
+    public func refusal(of file: URL) -> String? {
+        let name = file.lastPathComponent
+        if !allowUnsafePermissions {
+            let folder = file.deletingLastPathComponent().path
+            for (path, what) in [(file.path, "the file"), (folder, "its folder \(folder)")] {
+                if let problem = Self.permissionProblem(path, what: what) {
+                    return "\(name): refused: \(problem), or pass --allow-unsafe-permissions"
+                }
+            }
+        }
+        if let trustedDigests {
+            guard let digest = SHA256Digest.hex(ofFile: file.path) else { return "\(name): refused: cannot be read" }
+            guard trustedDigests.digests.contains(digest) else {
+                return "\(name): refused: SHA-256 \(digest) is not in \(trustedDigests.source)"
+            }
+        }
+        return nil
+    }
+
+    /// "the file is writable by others (mode 0666); chmod o-w it", "… is owned by uid 1000, not by you (uid 0) or
+    /// root; chown it", or nil.
+    static func permissionProblem(_ path: String, what: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }  // missing: the loader reports it
+        let mode = String(status.st_mode & 0o7777, radix: 8)
+        if status.st_mode & S_IWOTH != 0 { return "\(what) is writable by others (mode 0\(mode)); chmod o-w it" }
+        if status.st_mode & S_IWGRP != 0 { return "\(what) is writable by its group (mode 0\(mode)); chmod g-w it" }
+        let me = geteuid()
+        if status.st_uid != me && status.st_uid != 0 {
+            return "\(what) is owned by uid \(status.st_uid), not by you (uid \(me)) or root; chown it"
+        }
+        return nil
+    }
+}
+
+/// The digests of `--trusted-hashes FILE`: `sha256sum` output, one `<64 hex digits>  <name>` a line; blank lines
+/// and `#` comments are skipped; the name is for people.
+public struct TrustedDigests: Sendable {
+    public let source: String
+    public let digests: Set<String>
+
+    public struct Malformed: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(contentsOf path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Malformed(description: "\(path): cannot read")
+        }
+        try self.init(text: String(decoding: data, as: UTF8.self), source: path)
+    }
+
+    public init(text: String, source: String) throws {
+        var digests = Set<String>()
+        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let digest = String(line.prefix { !$0.isWhitespace }).lowercased()
+            guard digest.count == 64, digest.allSatisfy(\.isHexDigit) else {
+                throw Malformed(description: "\(source):\(offset + 1): expected a SHA-256 digest (64 hex digits) "
+                                + "and a name, as sha256sum prints them")
+            }
+            digests.insert(digest)
+        }
+        self.source = source
+        self.digests = digests
+    }
+}
+
+/// SHA-256 through libcrypto (OpenSSL), computed only when `--trusted-hashes` asks for it.
+enum SHA256Digest {
+    static func hex(ofFile path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let ok = data.withUnsafeBytes { bytes in
+            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil)
+        }
+        guard ok == 1, length == 32 else { return nil }
+        return digest.map { String(format: "%02x", $0) }.joined()
+    }
+}
