@@ -87,6 +87,24 @@ import Testing
         #expect(records.contains { $0?["kind"]?.stringValue == "open" && $0?["uri"]?.stringValue == "hub:album/3" })
     }
 
+    @Test func outOfRangeNumbersAndInvalidUTF8AreErrorsWithTheirLineNotCrashes() throws {
+        let plugins = try demoPlugins()
+        defer { try? FileManager.default.removeItem(at: plugins) }
+        let script = plugins.appendingPathComponent("hostile.jsonl")
+        var bytes = Array("{\"event\":\"resize\",\"width\":1e300,\"height\":736}\n".utf8)
+        bytes += Array("{\"event\":\"scroll\",\"y\":\"".utf8) + [0xFF, 0xFE] + Array("\"}\n".utf8)
+        bytes += Array("{\"event\":\"advance\",\"seconds\":1}\n".utf8)
+        try Data(bytes).write(to: script)
+        let result = try run(["events", "examples/events/events.json", script.path, "--plugins", plugins.path,
+                              "--no-calls", "--keep-going", "--plugin-cache", plugins.appendingPathComponent("cache").path])
+        #expect(result.status == 1, "replayed, with bad lines skipped: \(result.err)")
+        #expect(result.err.contains("hostile.jsonl:1: resize: \"width\": 1e+300 is out of range (0 < x <= 100000)"))
+        #expect(result.err.contains("hostile.jsonl:2: invalid UTF-8 at byte 24 of the line"))
+        #expect(result.err.contains("skipped 2 bad line(s)"))
+        let width = try run(["events", "examples/events/events.json", script.path, "--width", "1e300"])
+        #expect(width.status == 64 && width.err.contains("--width: 1e+300 is out of range"))
+    }
+
     @Test func aBadLineStopsTheReplayUnlessKeepGoing() throws {
         let plugins = try demoPlugins()
         defer { try? FileManager.default.removeItem(at: plugins) }

@@ -93,7 +93,7 @@ public struct ImageAccess: Sendable {
         guard !path.isEmpty, !path.utf8.contains(0) else { return .failure(refusal(uri, "is not a usable path")) }
         let joined = path.hasPrefix("/") ? path
             : (baseFolder ?? FileManager.default.currentDirectoryPath) + "/" + path
-        guard let real = Self.realPath(joined) else {
+        guard let real = Self.realPath(joined) ?? Self.missingPath(joined) else {
             return .failure(ImageLoadError(uri: uri, reason: "image \(TerminalText.quoted(uri)) cannot be read: "
                                            + String(cString: strerror(errno))))
         }
@@ -104,9 +104,9 @@ public struct ImageAccess: Sendable {
             return .failure(refusal(uri, "is outside the allowed folders (the view's folder and --assets)"))
         }
         var status = stat()
-        guard stat(real, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(refusal(uri, "is not a regular file"))
-        }
+        // A missing file inside the folders is allowed: it is drawn as its placeholder, as a failed load is.
+        guard stat(real, &status) == 0 else { return .success(.file(path: real)) }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { return .failure(refusal(uri, "is not a regular file")) }
         guard status.st_size <= maxBytes else { return .failure(tooLarge(uri, Int(status.st_size))) }
         return .success(.file(path: real))
     }
@@ -141,6 +141,22 @@ public struct ImageAccess: Sendable {
 
     private func refusal(_ uri: String, _ why: String) -> ImageLoadError {
         ImageLoadError(uri: uri, reason: "image \(TerminalText.quoted(uri)) \(why)")
+    }
+
+    /// For a path that does not exist: its deepest existing ancestor resolved, then the rest as written (`..`
+    /// folded), so a missing file is still placed inside or outside the allowed folders. nil on other errors.
+    static func missingPath(_ path: String) -> String? {
+        guard errno == ENOENT else { return nil }
+        var rest: [String] = []
+        var ancestor = (path as NSString).standardizingPath
+        while ancestor != "/" && !ancestor.isEmpty {
+            rest.insert((ancestor as NSString).lastPathComponent, at: 0)
+            ancestor = (ancestor as NSString).deletingLastPathComponent
+            if let real = realPath(ancestor) {
+                return ((real as NSString).appendingPathComponent(rest.joined(separator: "/")) as NSString).standardizingPath
+            }
+        }
+        return nil
     }
 
     static func realPath(_ path: String) -> String? {
