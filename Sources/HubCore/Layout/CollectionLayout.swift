@@ -23,7 +23,6 @@ public struct CollectionLayoutResult: Sendable, Equatable {
 public enum CollectionLayout {
     public static func compute(items: [LayoutItem], width: Double, header: HeaderLayoutItem?,
                                addHeaderMargin: Bool = true, layoutManager lm: LayoutManager) -> CollectionLayoutResult {
-        let W = width
         var frames: [Rect] = []
         frames.reserveCapacity(items.count)
         var row: [Int] = []           // indexes of the items on the current row
@@ -37,14 +36,14 @@ public enum CollectionLayout {
             guard lastIndex >= 0, !row.isEmpty else { return }
             let adjustment = lm.horizontalOffsetForComponents(withTraits: row.map { items[$0].traits },
                                                               firstComponentLeadingOffset: firstX,
-                                                              lastComponentTrailingOffset: W - lastMaxX)
+                                                              lastComponentTrailingOffset: width - lastMaxX)
             guard abs(adjustment) > 1e-5 else { return }
             for k in (lastIndex - row.count + 1)...lastIndex { frames[k].x += adjustment }
         }
 
         for i in items.indices {
             let traits = items[i].traits
-            var frame = Rect(x: 0, y: 0, width: min(items[i].preferredSize.width, W),
+            var frame = Rect(x: 0, y: 0, width: min(items[i].preferredSize.width, width),
                              height: items[i].preferredSize.height)
 
             var top = 0.0
@@ -62,7 +61,7 @@ public enum CollectionLayout {
             let right = lm.marginBetweenComponent(withTraits: traits, andContentEdge: .right)
 
             frame.x = cursor.x + left
-            if frame.maxX + right <= W {
+            if frame.maxX + right <= width {
                 frame.y = cursor.y + top
             } else {
                 // A new row: finish (centre) the current one, then start below its tallest item.
@@ -80,7 +79,7 @@ public enum CollectionLayout {
             }
 
             // Trim what would cross the right edge margin.
-            let overflow = frame.maxX + right - W
+            let overflow = frame.maxX + right - width
             if overflow > 0 { frame.width -= overflow }
 
             cursor.x = frame.maxX
@@ -96,7 +95,7 @@ public enum CollectionLayout {
             let bottom = row.map { lm.marginBetweenComponent(withTraits: items[$0].traits, andContentEdge: .bottom) }.max() ?? 0
             height = rowMaxY + max(0, bottom)
         }
-        return CollectionLayoutResult(frames: frames, contentSize: Size(width: W, height: height))
+        return CollectionLayoutResult(frames: frames, contentSize: Size(width: width, height: height))
     }
 }
 

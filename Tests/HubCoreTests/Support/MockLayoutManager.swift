@@ -32,10 +32,15 @@ final class MockLayoutManager: LayoutManager {
 }
 
 // Short trait names for the golden tables.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 let C: LayoutTrait = .compactWidth
+// swift-format-ignore: AlwaysUseLowerCamelCase
 let F: LayoutTrait = .fullWidth
+// swift-format-ignore: AlwaysUseLowerCamelCase
 let S: LayoutTrait = .stackable
+// swift-format-ignore: AlwaysUseLowerCamelCase
 let Z: LayoutTrait = .centered
+// swift-format-ignore: AlwaysUseLowerCamelCase
 let U: LayoutTrait = .alwaysStackUpwards
 
 func item(_ traits: Set<LayoutTrait>, _ width: Double, _ height: Double) -> LayoutItem {

@@ -65,5 +65,6 @@ let descriptor: UnsafeMutablePointer<hub_plugin_descriptor> = {
     return pointer
 }()
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @_cdecl("hub_plugin_entry")
 public func hub_plugin_entry() -> UnsafePointer<hub_plugin_descriptor> { UnsafePointer(descriptor) }

@@ -42,9 +42,9 @@ public struct ProbeRunner: Sendable {
             return URL(fileURLWithPath: explicit)
         }
         guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        let self_ = URL(fileURLWithPath: me)
-        if self_.lastPathComponent == "hubhost" { return self_ }
-        var dir = self_.deletingLastPathComponent()
+        let running = URL(fileURLWithPath: me)
+        if running.lastPathComponent == "hubhost" { return running }
+        var dir = running.deletingLastPathComponent()
         while dir.path != "/" {
             let candidate = dir.appendingPathComponent("hubhost")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
