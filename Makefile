@@ -5,7 +5,7 @@ BIN         = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
 PLUGIN_DIR ?= plugins
 OUT_DIR    ?= out
 
-.PHONY: all build plugins run test bench clean
+.PHONY: all build plugins run test bench lint format clean
 
 all: plugins
 
@@ -33,6 +33,13 @@ test:
 bench:
 	$(SWIFT) build -c release
 	"$$($(SWIFT) build -c release --show-bin-path)/hubhost-bench"
+
+# The formatter ships with the toolchain; .swift-format holds the settings.
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Plugins
+
+format:
+	$(SWIFT) format format --in-place --recursive Sources Tests Plugins
 
 clean:
 	rm -rf .build $(PLUGIN_DIR) $(OUT_DIR)

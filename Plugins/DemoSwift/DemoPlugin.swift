@@ -9,7 +9,8 @@ final class DemoPlugin: HubPlugin {
     static let id = "com.hubhost.demo"
     static let name = "Hub demo components"
     static let version = "1.0.0"
-    static let description = "Rows, headers, cards, images and carousels in the spirit of Hub Framework's demo app; actions demo:log and demo:delay."
+    static let description =
+        "Rows, headers, cards, images and carousels in the spirit of Hub Framework's demo app; actions demo:log and demo:delay."
     static let vendor = "hubhost"
 
     /// Models refer to these as "demo:row", "demo:header", …

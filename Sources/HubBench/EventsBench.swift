@@ -23,12 +23,16 @@ enum EventsBench {
         defer { try? FileManager.default.removeItem(at: cache) }
         let cHost = PluginHost(cacheDirectory: cache, logger: logger)
         let record = cHost.load(file: cPlugin)
-        if let reason = record.reason { print("events: cannot load \(cPlugin.lastPathComponent): \(reason)"); return }
+        if let reason = record.reason {
+            print("events: cannot load \(cPlugin.lastPathComponent): \(reason)")
+            return
+        }
         // The twins live in a host of their own under the same namespace, so both run the same view models
         // through the same engine, actions and URI opener.
         let swiftHost = PluginHost(cacheDirectory: cache, logger: logger)
         try swiftHost.registry.register(TwinFactory(), forNamespace: "cdemo", owner: Owner(id: "bench.swift-twins"))
-        try swiftHost.actionFactories.register(TwinActionFactory(logger: logger), forKey: "cdemo", owner: Owner(id: "bench.swift-twins"))
+        try swiftHost.actionFactories.register(
+            TwinActionFactory(logger: logger), forKey: "cdemo", owner: Owner(id: "bench.swift-twins"))
 
         try taps(cHost: cHost, swiftHost: swiftHost)
         try scrolling(cHost: cHost, swiftHost: swiftHost)
@@ -38,19 +42,27 @@ enum EventsBench {
 
     static func tapView() -> ViewModel {
         let body = (0..<60).map { i in
-            ComponentModel(identifier: "badge-\(i)", index: i, componentIdentifier: ComponentIdentifier(namespace: "cdemo", name: "badge"),
-                           componentCategory: "banner", title: "Badge \(i)",
-                           target: Target(uri: "hub:badge/\(i)", actions: i % 2 == 0 ? [ComponentIdentifier(namespace: "cdemo", name: "log")] : []),
-                           custom: JSONObject([("color", .string("#FF8800"))]))
+            ComponentModel(
+                identifier: "badge-\(i)", index: i,
+                componentIdentifier: ComponentIdentifier(namespace: "cdemo", name: "badge"),
+                componentCategory: "banner", title: "Badge \(i)",
+                target: Target(
+                    uri: "hub:badge/\(i)",
+                    actions: i % 2 == 0 ? [ComponentIdentifier(namespace: "cdemo", name: "log")] : []),
+                custom: JSONObject([("color", .string("#FF8800"))]))
         }
         return ViewModel(identifier: "taps", body: body)
     }
 
     /// Taps on the centres of the displayed badges, each followed by the 0.2 s deselect; returns seconds per tap.
-    static func tapRun(_ host: PluginHost, view: ViewModel, taps: Int) -> (seconds: Double, opened: Int, check: [String]) {
+    static func tapRun(_ host: PluginHost, view: ViewModel, taps: Int) -> (
+        seconds: Double, opened: Int, check: [String]
+    ) {
         let engine = host.makeEventEngine(viewModel: view, viewport: viewport)
         engine.load()
-        let points = engine.displayedWrappers.map { w in Point(x: w.frame.x + w.frame.width / 2, y: w.frame.y + w.frame.height / 2 - engine.contentOffset.y) }
+        let points = engine.displayedWrappers.map { w in
+            Point(x: w.frame.x + w.frame.width / 2, y: w.frame.y + w.frame.height / 2 - engine.contentOffset.y)
+        }
         let before = host.services.openedURIs.count
         let start = Measure.now()
         for i in 0..<taps {
@@ -67,18 +79,25 @@ enum EventsBench {
         let view = tapView()
         let taps = 20_000
         // Warm up, and check both did the same.
-        let cWarm = tapRun(cHost, view: view, taps: 200), swiftWarm = tapRun(swiftHost, view: view, taps: 200)
+        let cWarm = tapRun(cHost, view: view, taps: 200)
+        let swiftWarm = tapRun(swiftHost, view: view, taps: 200)
         guard cWarm.opened == swiftWarm.opened, cWarm.opened > 0, cWarm.check == swiftWarm.check else {
-            print("events: the C components and their twins behaved differently (\(cWarm.opened) vs \(swiftWarm.opened) URIs opened)")
+            print(
+                "events: the C components and their twins behaved differently (\(cWarm.opened) vs \(swiftWarm.opened) URIs opened)"
+            )
             return
         }
-        var c: [Double] = [], swift: [Double] = []
+        var c: [Double] = []
+        var swift: [Double] = []
         for _ in 0..<5 {
             c.append(tapRun(cHost, view: view, taps: taps).seconds)
             swift.append(tapRun(swiftHost, view: view, taps: taps).seconds)
         }
-        let cm = Measure.medianOf(c), sm = Measure.medianOf(swift)
-        print("taps (hit test → highlight → selected → target action or default selection → URI opener → deselect after 0.2 s; \(taps) taps, median of 5):")
+        let cm = Measure.medianOf(c)
+        let sm = Measure.medianOf(swift)
+        print(
+            "taps (hit test → highlight → selected → target action or default selection → URI opener → deselect after 0.2 s; \(taps) taps, median of 5):"
+        )
         print(String(format: "  C plugin components:  %8.0f taps/s  (%.2f µs/tap)", 1 / cm, cm * 1e6))
         print(String(format: "  Swift twins:          %8.0f taps/s  (%.2f µs/tap)", 1 / sm, sm * 1e6))
         print("  ratio C / Swift: \(Measure.ratio(cm, sm))  (goal ≤ 1.15×)")
@@ -90,13 +109,21 @@ enum EventsBench {
         let id = ComponentIdentifier(namespace: "cdemo", name: "banner")
         let colors = ["#1DB954", "#3366CC", "#CC3366"]
         let body = (0..<count).map { i in
-            ComponentModel(identifier: "banner-\(i)", index: i, componentIdentifier: id, componentCategory: "banner",
-                           title: "Banner \(i)", custom: JSONObject([("color", .string(colors[i % 3]))]))
+            ComponentModel(
+                identifier: "banner-\(i)", index: i, componentIdentifier: id, componentCategory: "banner",
+                title: "Banner \(i)", custom: JSONObject([("color", .string(colors[i % 3]))]))
         }
         return ViewModel(identifier: "scroll", body: body)
     }
 
-    struct ScrollResult { var seconds: Double; var frames: Int; var maxInstances: Int; var peakLive: Int; var rssGrowth: Int; var drawn: Int }
+    struct ScrollResult {
+        var seconds: Double
+        var frames: Int
+        var maxInstances: Int
+        var peakLive: Int
+        var rssGrowth: Int
+        var drawn: Int
+    }
 
     /// Scrolls from the top to the bottom, `step` points a frame; a frame is the scroll event (live set,
     /// appearance, content offset) plus drawing every displayed component.
@@ -106,7 +133,9 @@ enum EventsBench {
         let height = engine.pipeline.layout?.contentSize.height ?? 0
         let rssBefore = Measure.currentRSS()
         var rssMax = rssBefore
-        var frames = 0, drawn = 0, maxInstances = 0
+        var frames = 0
+        var drawn = 0
+        var maxInstances = 0
         let start = Measure.now()
         var y = 0.0
         while y < height - viewport.height {
@@ -121,8 +150,9 @@ enum EventsBench {
         }
         let seconds = Measure.now() - start
         maxInstances = max(maxInstances, engine.pipeline.pool.wrapperCount)
-        let result = ScrollResult(seconds: seconds, frames: frames, maxInstances: maxInstances, peakLive: engine.peakLiveBodyCount,
-                                  rssGrowth: rssMax - rssBefore, drawn: drawn)
+        let result = ScrollResult(
+            seconds: seconds, frames: frames, maxInstances: maxInstances, peakLive: engine.peakLiveBodyCount,
+            rssGrowth: rssMax - rssBefore, drawn: drawn)
         engine.pipeline.tearDown()
         return result
     }
@@ -132,26 +162,37 @@ enum EventsBench {
         let view = scrollView(count: count)
         let step = 200.0
         let rssStart = Measure.currentRSS()
-        var c: [ScrollResult] = [], swift: [ScrollResult] = []
+        var c: [ScrollResult] = []
+        var swift: [ScrollResult] = []
         for _ in 0..<3 {
             c.append(scrollRun(cHost, view: view, step: step))
             swift.append(scrollRun(swiftHost, view: view, step: step))
         }
         guard c[0].frames == swift[0].frames, c[0].drawn == swift[0].drawn else {
-            print("events: scrolling the C components and their twins drew different things (\(c[0].drawn) vs \(swift[0].drawn) items)")
+            print(
+                "events: scrolling the C components and their twins drew different things (\(c[0].drawn) vs \(swift[0].drawn) items)"
+            )
             return
         }
-        let cm = Measure.medianOf(c.map { $0.seconds / Double($0.frames) }), sm = Measure.medianOf(swift.map { $0.seconds / Double($0.frames) })
-        print("scrolling a \(count / 1000)k-banner view top to bottom (\(c[0].frames) frames of \(Int(step)) points: scroll event + draw of every displayed component; median of 3):")
+        let cm = Measure.medianOf(c.map { $0.seconds / Double($0.frames) })
+        let sm = Measure.medianOf(swift.map { $0.seconds / Double($0.frames) })
+        print(
+            "scrolling a \(count / 1000)k-banner view top to bottom (\(c[0].frames) frames of \(Int(step)) points: scroll event + draw of every displayed component; median of 3):"
+        )
         print(String(format: "  C plugin components:  %8.0f frames/s  (%.2f µs/frame)", 1 / cm, cm * 1e6))
         print(String(format: "  Swift twins:          %8.0f frames/s  (%.2f µs/frame)", 1 / sm, sm * 1e6))
         print("  ratio C / Swift: \(Measure.ratio(cm, sm))  (goal ≤ 1.15×)")
-        print("  live body instances at most: \(c.map(\.peakLive).max()!) (C), \(swift.map(\.peakLive).max()!) (Swift); instances ever alive: \(c.map(\.maxInstances).max()!) (C), \(swift.map(\.maxInstances).max()!) (Swift)")
+        print(
+            "  live body instances at most: \(c.map(\.peakLive).max()!) (C), \(swift.map(\.peakLive).max()!) (Swift); instances ever alive: \(c.map(\.maxInstances).max()!) (C), \(swift.map(\.maxInstances).max()!) (Swift)"
+        )
         // The C bridge caches each model's C strings on the model the first time a plugin reads them, so the C
         // run grows with the models it visits; the instances themselves stay bounded.
-        print(String(format: "  memory: RSS growth during a scroll at most %.1f MB (C), %.1f MB (Swift); RSS %.1f MB before the scrolls (100k models, 2 hosts); peak RSS of the process %.1f MB",
-                     Double(c.map(\.rssGrowth).max()!) / 1e6, Double(swift.map(\.rssGrowth).max()!) / 1e6,
-                     Double(rssStart) / 1e6, Double(Measure.peakRSS()) / 1e6))
+        print(
+            String(
+                format:
+                    "  memory: RSS growth during a scroll at most %.1f MB (C), %.1f MB (Swift); RSS %.1f MB before the scrolls (100k models, 2 hosts); peak RSS of the process %.1f MB",
+                Double(c.map(\.rssGrowth).max()!) / 1e6, Double(swift.map(\.rssGrowth).max()!) / 1e6,
+                Double(rssStart) / 1e6, Double(Measure.peakRSS()) / 1e6))
     }
 }
 
@@ -174,7 +215,9 @@ private enum Twin {
     static func color(_ text: String?, _ fallback: UInt32) -> Color {
         guard var text else { return Color(rgba: fallback) }
         if text.hasPrefix("#") { text.removeFirst() }
-        guard text.count == 6 || text.count == 8, let value = UInt32(text, radix: 16) else { return Color(rgba: fallback) }
+        guard text.count == 6 || text.count == 8, let value = UInt32(text, radix: 16) else {
+            return Color(rgba: fallback)
+        }
         return Color(rgba: text.count == 6 ? value << 8 | 0xFF : value)
     }
 }
@@ -182,30 +225,33 @@ private enum Twin {
 private final class TwinBanner: Component {
     static let style = TextStyle(fontSize: 20, weight: 700, color: .white, alignment: .center, lineLimit: 2)
     var title: String?
-    var color = Color(rgba: 0x1DB954FF)
+    var color = Color(rgba: 0x1DB9_54FF)
     var layoutTraits: Set<LayoutTrait> { [.fullWidth] }
     func loadView() {}
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
-        let text = TextMetrics.measure(model.title ?? "", style: Self.style, maxWidth: containerSize.width - 2 * Twin.padding)
+        let text = TextMetrics.measure(
+            model.title ?? "", style: Self.style, maxWidth: containerSize.width - 2 * Twin.padding)
         return Size(width: containerSize.width, height: max(64, text.height + 2 * Twin.padding))
     }
     func prepareViewForReuse() { title = nil }
     func configureView(with model: ComponentModel, containerSize: Size) {
         title = model.title
-        color = Twin.color(model.custom?["color"]?.stringValue, 0x1DB954FF)
+        color = Twin.color(model.custom?["color"]?.stringValue, 0x1DB9_54FF)
     }
     func drawView(into view: ViewBuilder, size: Size) {
         view.rect(Rect(x: 0, y: 0, width: size.width, height: size.height), RectStyle(fill: color))
         let width = size.width - 2 * Twin.padding
         let text = TextMetrics.measure(title ?? "", style: Self.style, maxWidth: width)
-        view.text(Rect(x: Twin.padding, y: (size.height - text.height) / 2, width: width, height: text.height), title ?? "", Self.style)
+        view.text(
+            Rect(x: Twin.padding, y: (size.height - text.height) / 2, width: width, height: text.height), title ?? "",
+            Self.style)
     }
 }
 
 private final class TwinBadge: Component, ComponentWithSelectionState {
     static let style = TextStyle(fontSize: 12, weight: 600, color: .white, alignment: .center, lineLimit: 1)
     var title: String?
-    var color = Color(rgba: 0x007AFFFF)
+    var color = Color(rgba: 0x007A_FFFF)
     var selection = SelectionState.none
     var layoutTraits: Set<LayoutTrait> { [.centered] }
     func loadView() {}
@@ -213,18 +259,23 @@ private final class TwinBadge: Component, ComponentWithSelectionState {
         let text = TextMetrics.measure(model.title ?? "", style: Self.style, maxWidth: containerSize.width - 24)
         return Size(width: min(text.width + 24, containerSize.width), height: 28)
     }
-    func prepareViewForReuse() { title = nil; selection = .none }
+    func prepareViewForReuse() {
+        title = nil
+        selection = .none
+    }
     func configureView(with model: ComponentModel, containerSize: Size) {
         title = model.title
-        color = Twin.color(model.custom?["color"]?.stringValue, 0x007AFFFF)
+        color = Twin.color(model.custom?["color"]?.stringValue, 0x007A_FFFF)
     }
     func drawView(into view: ViewBuilder, size: Size) {
         let bounds = Rect(x: 0, y: 0, width: size.width, height: size.height)
         if selection != .none { view.rect(bounds, RectStyle(fill: .black, cornerRadius: 14)) }
-        let fill = selection == .none ? color : Color(rgba: (color.rgba & 0xFFFFFF00) | 0x99)
+        let fill = selection == .none ? color : Color(rgba: (color.rgba & 0xFFFF_FF00) | 0x99)
         view.rect(bounds, RectStyle(fill: fill, cornerRadius: size.height / 2))
         let text = TextMetrics.measure(title ?? "", style: Self.style, maxWidth: 0)
-        view.text(Rect(x: 0, y: (size.height - text.height) / 2, width: size.width, height: text.height), title ?? "", Self.style)
+        view.text(
+            Rect(x: 0, y: (size.height - text.height) / 2, width: size.width, height: text.height), title ?? "",
+            Self.style)
     }
     func updateViewForSelectionState(_ state: SelectionState) { selection = state }
 }

@@ -54,61 +54,70 @@ enum InjectionBench {
         let medians = try interleaved([
             { for _ in 0..<iterations { sink &+= ObjectIdentifier(table[key]!).hashValue } },
             { for _ in 0..<iterations { sink &+= ObjectIdentifier(try injector.get(BenchService.self)).hashValue } },
-            { for _ in 0..<iterations { sink &+= ObjectIdentifier(try locator.resolve(BenchService.self).get()).hashValue } },
+            {
+                for _ in 0..<iterations {
+                    sink &+= ObjectIdentifier(try locator.resolve(BenchService.self).get()).hashValue
+                }
+            },
         ])
         let (dictionary, injected, located) = (medians[0], medians[1], medians[2])
         let perCall = { (t: Double) in String(format: "%.1f ns", t / Double(iterations) * 1e9) }
         print("cached singleton resolve, \(iterations) per sample, median of \(samples) (variants interleaved):")
         print("  dictionary [String: T] lookup    \(perCall(dictionary))")
-        print("  Injector.get (singleton cached)  \(perCall(injected))   \(Measure.ratio(injected, dictionary)) of dictionary (goal <= 3×)")
-        print("  ServiceLocator.resolve (cached)  \(perCall(located))   \(Measure.ratio(located, dictionary)) of dictionary (goal <= 3×)")
+        print(
+            "  Injector.get (singleton cached)  \(perCall(injected))   \(Measure.ratio(injected, dictionary)) of dictionary (goal <= 3×)"
+        )
+        print(
+            "  ServiceLocator.resolve (cached)  \(perCall(located))   \(Measure.ratio(located, dictionary)) of dictionary (goal <= 3×)"
+        )
         if sink == 42 { print("") }  // keeps the loops observable
     }
 
     // MARK: 2. libffi vs a direct call
 
     static let source = #"""
-    #include <stdint.h>
-    #include <stdlib.h>
-    #include <string.h>
-    typedef struct controller { char name[32]; int32_t count; double scale; } controller;
-    /* Initializer-shaped: allocates and fills a small object, as module-file initializers do. */
-    void *bench_make(const char *name, int32_t count, double scale) {
-        controller *c = malloc(sizeof *c);
-        strncpy(c->name, name, sizeof c->name - 1);
-        c->name[sizeof c->name - 1] = 0;
-        c->count = count;
-        c->scale = scale;
-        return c;
-    }
-    int32_t bench_add(int32_t a, int32_t b) { return a + b; }
-
-    /* libffi's own floor, measured in C: n direct calls of bench_make through a pointer vs n ffi_calls. */
-    #include <ffi.h>
-    #include <time.h>
-    static double seconds(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
-    double bench_floor(int n, int through_ffi) {
-        ffi_cif cif;
-        ffi_type *types[3] = { &ffi_type_pointer, &ffi_type_sint32, &ffi_type_double };
-        ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 3, &ffi_type_pointer, types);
-        const char *name = "Home"; int32_t count = 3; double scale = 1.5;
-        void *values[3] = { &name, &count, &scale };
-        void *(*volatile make)(const char *, int32_t, double) = bench_make;
-        double start = seconds();
-        if (through_ffi) {
-            for (int i = 0; i < n; i++) { ffi_arg r; ffi_call(&cif, FFI_FN(bench_make), &r, values); free((void *)r); }
-        } else {
-            for (int i = 0; i < n; i++) { free(make(name, count, scale)); }
+        #include <stdint.h>
+        #include <stdlib.h>
+        #include <string.h>
+        typedef struct controller { char name[32]; int32_t count; double scale; } controller;
+        /* Initializer-shaped: allocates and fills a small object, as module-file initializers do. */
+        void *bench_make(const char *name, int32_t count, double scale) {
+            controller *c = malloc(sizeof *c);
+            strncpy(c->name, name, sizeof c->name - 1);
+            c->name[sizeof c->name - 1] = 0;
+            c->count = count;
+            c->scale = scale;
+            return c;
         }
-        return seconds() - start;
-    }
-    """#
+        int32_t bench_add(int32_t a, int32_t b) { return a + b; }
+
+        /* libffi's own floor, measured in C: n direct calls of bench_make through a pointer vs n ffi_calls. */
+        #include <ffi.h>
+        #include <time.h>
+        static double seconds(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+        double bench_floor(int n, int through_ffi) {
+            ffi_cif cif;
+            ffi_type *types[3] = { &ffi_type_pointer, &ffi_type_sint32, &ffi_type_double };
+            ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 3, &ffi_type_pointer, types);
+            const char *name = "Home"; int32_t count = 3; double scale = 1.5;
+            void *values[3] = { &name, &count, &scale };
+            void *(*volatile make)(const char *, int32_t, double) = bench_make;
+            double start = seconds();
+            if (through_ffi) {
+                for (int i = 0; i < n; i++) { ffi_arg r; ffi_call(&cif, FFI_FN(bench_make), &r, values); free((void *)r); }
+            } else {
+                for (int i = 0; i < n; i++) { free(make(name, count, scale)); }
+            }
+            return seconds() - start;
+        }
+        """#
 
     static func ffiSection() throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-ffi-bench-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let sourceFile = work.appendingPathComponent("bench.c"), library = work.appendingPathComponent("libbench.so")
+        let sourceFile = work.appendingPathComponent("bench.c")
+        let library = work.appendingPathComponent("libbench.so")
         try source.write(to: sourceFile, atomically: true, encoding: .utf8)
         let cc = Process()
         cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -116,8 +125,9 @@ enum InjectionBench {
         try cc.run()
         cc.waitUntilExit()
         guard cc.terminationStatus == 0, let handle = dlopen(library.path, RTLD_NOW | RTLD_LOCAL),
-              let make = dlsym(handle, "bench_make"), let add = dlsym(handle, "bench_add"),
-              let floor = dlsym(handle, "bench_floor") else {
+            let make = dlsym(handle, "bench_make"), let add = dlsym(handle, "bench_add"),
+            let floor = dlsym(handle, "bench_floor")
+        else {
             print("libffi section skipped: cannot build or load the C benchmark library with cc")
             return
         }
@@ -129,7 +139,8 @@ enum InjectionBench {
         let directAdd = unsafeBitCast(add, to: AddFn.self)
         typealias FloorFn = @convention(c) (Int32, Int32) -> Double
         let measureFloor = unsafeBitCast(floor, to: FloorFn.self)
-        var floorDirect = 0.0, floorFFI = 0.0
+        var floorDirect = 0.0
+        var floorFFI = 0.0
         let cachedMake = try FFICall(function: UnsafeRawPointer(make), signature: FFISignature("(str,i32,f64)->ptr"))
         let cachedAdd = try FFICall(function: UnsafeRawPointer(add), signature: FFISignature("(i32,i32)->i32"))
         let makeValues: [FFIValue] = [.string("Home"), .int(3), .double(1.5)]
@@ -149,21 +160,21 @@ enum InjectionBench {
             },
             {
                 for _ in 0..<iterations {
-                    guard case let .pointer(object) = try cachedMake.call(values: makeValues) else { continue }
+                    guard case .pointer(let object) = try cachedMake.call(values: makeValues) else { continue }
                     sink &+= Int(bitPattern: object)
                     free(object)
                 }
             },
             {
                 for _ in 0..<iterations {
-                    guard case let .pointer(object) = cachedMake.call(prepared: prepared) else { continue }
+                    guard case .pointer(let object) = cachedMake.call(prepared: prepared) else { continue }
                     sink &+= Int(bitPattern: object)
                     free(object)
                 }
             },
             {
                 for _ in 0..<iterations {
-                    guard case let .pointer(object) = try cachedMake.call(makeArguments) else { continue }
+                    guard case .pointer(let object) = try cachedMake.call(makeArguments) else { continue }
                     sink &+= Int(bitPattern: object)
                     free(object)
                 }
@@ -171,7 +182,7 @@ enum InjectionBench {
             { for i in 0..<iterations { sink &+= Int(directAdd(Int32(truncatingIfNeeded: i), 2)) } },
             {
                 for _ in 0..<iterations {
-                    if case let .int(v) = try cachedAdd.call(values: addValues) { sink &+= Int(v) }
+                    if case .int(let v) = try cachedAdd.call(values: addValues) { sink &+= Int(v) }
                 }
             },
             { floorDirect = measureFloor(Int32(iterations), 0) },
@@ -185,14 +196,24 @@ enum InjectionBench {
         print("C call, \(iterations) per sample, median of \(samples) (variants interleaved):")
         print("  bench_make(str,i32,f64)->ptr (malloc + fill, freed by the caller):")
         print("    direct C call                   \(perCall(direct))")
-        print("    cached libffi call (values)     \(perCall(viaFFI))   \(Measure.ratio(viaFFI, direct)) of direct (goal <= 3×)")
-        print("    cached libffi call (prepared)   \(perCall(viaFFIPrepared))   \(Measure.ratio(viaFFIPrepared, direct)) of direct (defaults laid out once, as bindings called with their defaults are)")
-        print("    cached libffi call (Swift args) \(perCall(viaFFIChecked))   \(Measure.ratio(viaFFIChecked, direct)) of direct (type-checked per call)")
+        print(
+            "    cached libffi call (values)     \(perCall(viaFFI))   \(Measure.ratio(viaFFI, direct)) of direct (goal <= 3×)"
+        )
+        print(
+            "    cached libffi call (prepared)   \(perCall(viaFFIPrepared))   \(Measure.ratio(viaFFIPrepared, direct)) of direct (defaults laid out once, as bindings called with their defaults are)"
+        )
+        print(
+            "    cached libffi call (Swift args) \(perCall(viaFFIChecked))   \(Measure.ratio(viaFFIChecked, direct)) of direct (type-checked per call)"
+        )
         print("    libffi's own floor, in C (ffi_call with a prepared cif vs a call through a pointer):")
-        print("      direct \(perCall(floorDirectTime)), ffi_call \(perCall(floorFFITime))   \(Measure.ratio(floorFFITime, floorDirectTime))")
+        print(
+            "      direct \(perCall(floorDirectTime)), ffi_call \(perCall(floorFFITime))   \(Measure.ratio(floorFFITime, floorDirectTime))"
+        )
         print("  bench_add(i32,i32)->i32 (a function with no body to speak of, for scale):")
         print("    direct C call                   \(perCall(directAddTime))")
-        print("    cached libffi call (values)     \(perCall(ffiAddTime))   \(Measure.ratio(ffiAddTime, directAddTime)) of direct")
+        print(
+            "    cached libffi call (values)     \(perCall(ffiAddTime))   \(Measure.ratio(ffiAddTime, directAddTime)) of direct"
+        )
         if sink == 42 { print("") }
     }
 }

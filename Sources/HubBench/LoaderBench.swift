@@ -26,13 +26,17 @@ enum LoaderBench {
             let folder = work.appendingPathComponent("set\(count)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for file in files {
-                try? FileManager.default.createSymbolicLink(at: folder.appendingPathComponent(file.lastPathComponent),
-                                                            withDestinationURL: file)
+                try? FileManager.default.createSymbolicLink(
+                    at: folder.appendingPathComponent(file.lastPathComponent),
+                    withDestinationURL: file)
             }
             let variants: [(name: String, run: () throws -> Sample)] = [
                 ("plain", { try plainLoop(files, copyTo: nil) }),
                 ("plain+copy", { try plainLoop(files, copyTo: work.appendingPathComponent("plaincopies")) }),
-                ("PluginHost", { try hostLoad(folder, cache: work.appendingPathComponent("hostcache"), expect: count) }),
+                (
+                    "PluginHost",
+                    { try hostLoad(folder, cache: work.appendingPathComponent("hostcache"), expect: count) }
+                ),
             ]
             var samples = Array(repeating: [Sample](), count: variants.count)
             for round in 0..<repetitions {
@@ -44,13 +48,19 @@ enum LoaderBench {
             let wall = samples.map { Measure.medianOf($0.map(\.wall)) }
             let cpu = samples.map { Measure.medianOf($0.map(\.cpu)) }
             for (i, variant) in variants.enumerated() {
-                let ratios = i == 2 ? "\(pad(Measure.ratio(wall[2], wall[1]), 10))  \(Measure.ratio(cpu[2], cpu[1])) vs plain+copy; "
-                    + "\(Measure.ratio(wall[2], wall[0])) / \(Measure.ratio(cpu[2], cpu[0])) vs plain" : ""
-                print("  \(count)  \(pad(variant.name))  \(pad(Measure.ms(wall[i])))  \(pad(Measure.ms(cpu[i])))  \(ratios)")
+                let ratios =
+                    i == 2
+                    ? "\(pad(Measure.ratio(wall[2], wall[1]), 10))  \(Measure.ratio(cpu[2], cpu[1])) vs plain+copy; "
+                        + "\(Measure.ratio(wall[2], wall[0])) / \(Measure.ratio(cpu[2], cpu[0])) vs plain" : ""
+                print(
+                    "  \(count)  \(pad(variant.name))  \(pad(Measure.ms(wall[i])))  \(pad(Measure.ms(cpu[i])))  \(ratios)"
+                )
             }
         }
-        print("  plain: dlopen+dlsym+entry+init with a minimal host table. plain+copy adds what the host must do before")
-        print("  dlopen: copy each file to a private path (temp + rename). PluginHost also validates the ELF, hashes the")
+        print(
+            "  plain: dlopen+dlsym+entry+init with a minimal host table. plain+copy adds what the host must do before")
+        print(
+            "  dlopen: copy each file to a private path (temp + rename). PluginHost also validates the ELF, hashes the")
         print("  content, checks the descriptor and builds registry records. Goal: PluginHost/plain+copy <= 1.5.")
 
         try timeCLI(folder: work.appendingPathComponent("set200"), cache: work.appendingPathComponent("clicache"))
@@ -59,7 +69,10 @@ enum LoaderBench {
     // MARK: The host
 
     /// One timed run: wall-clock seconds and this process's CPU seconds.
-    struct Sample { let wall: Double; let cpu: Double }
+    struct Sample {
+        let wall: Double
+        let cpu: Double
+    }
 
     static func cpuNow() -> Double {
         var ts = timespec()
@@ -72,7 +85,8 @@ enum LoaderBench {
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
         let host = PluginHost(cacheDirectory: cache, logger: logger)
-        let start = Measure.now(), startCPU = cpuNow()
+        let start = Measure.now()
+        let startCPU = cpuNow()
         let records = host.loadPlugins(in: [folder])
         let elapsed = Sample(wall: Measure.now() - start, cpu: cpuNow() - startCPU)
         let active = records.filter(\.isLoaded).count
@@ -95,10 +109,14 @@ enum LoaderBench {
         var table = hub_host()
         table.struct_size = UInt32(MemoryLayout<hub_host>.size)
         table.abi = hub_version(major: HUB_ABI_MAJOR, minor: HUB_ABI_MINOR)
-        table.register_component_factory = { _, _, _, _, _ in LoaderBench.registered += 1; return true }
+        table.register_component_factory = { _, _, _, _, _ in
+            LoaderBench.registered += 1
+            return true
+        }
         var handles: [UnsafeMutableRawPointer] = []
         var error = [CChar](repeating: 0, count: 256)
-        let start = Measure.now(), startCPU = cpuNow()
+        let start = Measure.now()
+        let startCPU = cpuNow()
         for file in files {
             var path = file.path
             if let copies {
@@ -108,7 +126,8 @@ enum LoaderBench {
                 rename(temporary.path, target.path)
                 path = target.path
             }
-            guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL), let symbol = dlsym(handle, "hub_plugin_entry") else {
+            guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL), let symbol = dlsym(handle, "hub_plugin_entry")
+            else {
                 throw BenchError("plain dlopen of \(path) failed")
             }
             let descriptor = unsafeBitCast(symbol, to: hub_plugin_entry_fn.self)()!
@@ -123,8 +142,10 @@ enum LoaderBench {
     // MARK: The CLI
 
     static func timeCLI(folder: URL, cache: URL) throws {
-        let binDir = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]).deletingLastPathComponent()
+        let binDir = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
+        ).deletingLastPathComponent()
         let hubhost = binDir.appendingPathComponent("hubhost")
         guard FileManager.default.isExecutableFile(atPath: hubhost.path) else {
             print("hubhost list-namespaces: skipped, no \(hubhost.path) (build the hubhost product)")
@@ -136,15 +157,20 @@ enum LoaderBench {
         print("hubhost list-namespaces on 200 plugins (a process each; median). cold: empty cache; warm: second run")
         let startup = try Measure.median(repetitions: repetitions) { try runQuietly(hubhost, ["--help"]) }
         print("  baseline `hubhost --help`:                     \(Measure.ms(startup))")
-        for (label, environment) in [("probe gate off (HUBHOST_PROBE=0)", noProbe),
-                                     ("probe gate on (default)", ProcessInfo.processInfo.environment)] {
+        for (label, environment) in [
+            ("probe gate off (HUBHOST_PROBE=0)", noProbe),
+            ("probe gate on (default)", ProcessInfo.processInfo.environment),
+        ] {
             let cold = try Measure.median(repetitions: 3) {
                 try? FileManager.default.removeItem(at: cache)
                 try runQuietly(hubhost, arguments, environment: environment)
             }
-            let warm = try Measure.median(repetitions: repetitions) { try runQuietly(hubhost, arguments, environment: environment) }
-            print("  \(pad(label, 34))  cold \(pad(Measure.ms(cold)))  warm \(pad(Measure.ms(warm)))  "
-                  + "warm/startup \(Measure.ratio(warm, startup))")
+            let warm = try Measure.median(repetitions: repetitions) {
+                try runQuietly(hubhost, arguments, environment: environment)
+            }
+            print(
+                "  \(pad(label, 34))  cold \(pad(Measure.ms(cold)))  warm \(pad(Measure.ms(warm)))  "
+                    + "warm/startup \(Measure.ratio(warm, startup))")
         }
     }
 
@@ -157,7 +183,9 @@ enum LoaderBench {
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchError("\(executable.lastPathComponent) \(arguments) exited \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else {
+            throw BenchError("\(executable.lastPathComponent) \(arguments) exited \(process.terminationStatus)")
+        }
     }
 
     // MARK: Plugins
@@ -171,7 +199,8 @@ enum LoaderBench {
         let files = (0..<count).map { folder.appendingPathComponent(String(format: "libbench%03d.so", $0)) }
         var script = "set -e\n"
         for (i, file) in files.enumerated() {
-            script += "cc -shared -fPIC -O1 -I '\(include.path)' -DNS='\"bench\(i)\"' '\(source.path)' -o '\(file.path)' &\n"
+            script +=
+                "cc -shared -fPIC -O1 -I '\(include.path)' -DNS='\"bench\(i)\"' '\(source.path)' -o '\(file.path)' &\n"
             if i % 2 == 1 { script += "wait\n" }
         }
         script += "wait\n"
@@ -215,7 +244,9 @@ enum LoaderBench {
         HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &d; }
         """
 
-    static func pad(_ s: String, _ width: Int = 13) -> String { s.padding(toLength: width, withPad: " ", startingAt: 0) }
+    static func pad(_ s: String, _ width: Int = 13) -> String {
+        s.padding(toLength: width, withPad: " ", startingAt: 0)
+    }
 
     struct BenchError: Error, CustomStringConvertible {
         let description: String

@@ -23,7 +23,8 @@ enum Measure {
     static func medianOf(_ samples: [Double]) -> Double {
         let sorted = samples.sorted()
         guard !sorted.isEmpty else { return .nan }
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     static func percentile(_ samples: [Double], _ p: Double) -> Double {

@@ -2,8 +2,9 @@ import Foundation
 import HubCore
 import HubHost
 import HubRender
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Hot reload (issue 5): latency from the rename of a new plugin build into the watched folder to the render of a
@@ -32,7 +33,8 @@ enum ReloadBench {
         // 50 distinct builds (one colour each), compiled before timing.
         let variants = try (0..<51).map { i -> URL in
             let out = builds.appendingPathComponent("swatch\(i).so")
-            try cc(out, ["SWATCH_COLOR=0x\(String(format: "%06X", i * 4999 % 0xFFFFFF))FFu", "PLUGIN_VERSION=\"\(i)\""])
+            try cc(
+                out, ["SWATCH_COLOR=0x\(String(format: "%06X", i * 4999 % 0xFFFFFF))FFu", "PLUGIN_VERSION=\"\(i)\""])
             return out
         }
         let target = plugins.appendingPathComponent("libswatch.so")
@@ -41,32 +43,49 @@ enum ReloadBench {
         // RELOAD_BENCH_MEMORY_ONLY=1 skips the latency runs (for quick memory investigations).
         let memoryOnly = ProcessInfo.processInfo.environment["RELOAD_BENCH_MEMORY_ONLY"] == "1"
         for probe in [true, false] where !memoryOnly {
-            let samples = try latency(view: view, plugins: plugins, cache: root.appendingPathComponent("cache"),
-                                      target: target, variants: Array(variants.dropFirst()), probe: probe)
-            let processing = samples.map(\.processing), quiet = samples.map(\.quiet), total = samples.map(\.total)
+            let samples = try latency(
+                view: view, plugins: plugins, cache: root.appendingPathComponent("cache"),
+                target: target, variants: Array(variants.dropFirst()), probe: probe)
+            let processing = samples.map(\.processing)
+            let quiet = samples.map(\.quiet)
+            let total = samples.map(\.total)
             print("reload of a C plugin, 1k-component view, \(samples.count) reloads, probe \(probe ? "on" : "off"):")
-            print("  latency (settled file → render drawn for the preview, quiet period excluded): p50 \(Measure.ms(Measure.percentile(processing, 0.5))), p95 \(Measure.ms(Measure.percentile(processing, 0.95)))"
-                  + (probe ? "  (goal p50 ≤ 50 ms, p95 ≤ 100 ms)" : ""))
+            print(
+                "  latency (settled file → render drawn for the preview, quiet period excluded): p50 \(Measure.ms(Measure.percentile(processing, 0.5))), p95 \(Measure.ms(Measure.percentile(processing, 0.95)))"
+                    + (probe ? "  (goal p50 ≤ 50 ms, p95 ≤ 100 ms)" : ""))
             print("  quiet period + settle checks: p50 \(Measure.ms(Measure.percentile(quiet, 0.5)))")
-            print("  end to end (rename → drawn): p50 \(Measure.ms(Measure.percentile(total, 0.5))), p95 \(Measure.ms(Measure.percentile(total, 0.95)))")
-            if probe { baselineRatio(view: view, plugins: plugins, cache: root.appendingPathComponent("cache"),
-                                     p50: Measure.percentile(processing, 0.5)) }
+            print(
+                "  end to end (rename → drawn): p50 \(Measure.ms(Measure.percentile(total, 0.5))), p95 \(Measure.ms(Measure.percentile(total, 0.95)))"
+            )
+            if probe {
+                baselineRatio(
+                    view: view, plugins: plugins, cache: root.appendingPathComponent("cache"),
+                    p50: Measure.percentile(processing, 0.5))
+            }
         }
 
-        try memoryC(view: view, plugins: plugins, cache: root.appendingPathComponent("cache"), target: target,
-                    a: variants[1], b: variants[2])
+        try memoryC(
+            view: view, plugins: plugins, cache: root.appendingPathComponent("cache"), target: target,
+            a: variants[1], b: variants[2])
         // The same with a 3-component view: what the reload itself costs, apart from per-component growth.
         let small = root.appendingPathComponent("small.json")
         try bigView(count: 3).write(to: small, atomically: true, encoding: .utf8)
-        try memoryC(view: small, plugins: plugins, cache: root.appendingPathComponent("cache"), target: target,
-                    a: variants[1], b: variants[2])
+        try memoryC(
+            view: small, plugins: plugins, cache: root.appendingPathComponent("cache"), target: target,
+            a: variants[1], b: variants[2])
         try memorySwift(root: root, view: view, plugins: plugins, cache: root.appendingPathComponent("cache"))
     }
 
-    struct Sample { var processing: Double; var quiet: Double; var total: Double }
+    struct Sample {
+        var processing: Double
+        var quiet: Double
+        var total: Double
+    }
 
     /// Renames each variant over `target` and waits for the dev loop's render of the swap.
-    static func latency(view: URL, plugins: URL, cache: URL, target: URL, variants: [URL], probe: Bool) throws -> [Sample] {
+    static func latency(view: URL, plugins: URL, cache: URL, target: URL, variants: [URL], probe: Bool) throws
+        -> [Sample]
+    {
         var options = DevLoop.Options(pluginFolders: [plugins], viewFile: view)
         options.imageCacheDirectory = cache
         options.queue = DispatchQueue(label: "reload-bench")
@@ -75,8 +94,10 @@ enum ReloadBench {
         let rendered = DispatchSemaphore(value: 0)
         let box = ReloadBox()
         loop.onRender = { output in
-            guard output.reload.result == .swapped || output.reload.result == .initial
-                || output.reload.result == .quarantined || output.reload.result == .rejected else { return }
+            guard
+                output.reload.result == .swapped || output.reload.result == .initial
+                    || output.reload.result == .quarantined || output.reload.result == .rejected
+            else { return }
             // What the preview pushes: the SVG drawing of the view (the page's frame is that plus boxes).
             box.drawing = output.tree.map { SVGRenderer(showFrames: false).render($0) } ?? ""
             box.pushedAt = Monotonic.now()
@@ -95,11 +116,15 @@ enum ReloadBench {
             let closed = Monotonic.now()
             guard rename(staged.path, target.path) == 0 else { throw BenchError("rename failed") }
             guard rendered.wait(timeout: .now() + 30) == .success, let reload = box.last, reload.result == .swapped,
-                  let settled = reload.settledAt, let last = reload.lastEventAt else {
-                throw BenchError("reload of \(variant.lastPathComponent) did not swap: \(box.last.map { "\($0)" } ?? "timeout")")
+                let settled = reload.settledAt, let last = reload.lastEventAt
+            else {
+                throw BenchError(
+                    "reload of \(variant.lastPathComponent) did not swap: \(box.last.map { "\($0)" } ?? "timeout")")
             }
-            samples.append(Sample(processing: box.pushedAt - settled, quiet: settled - last,
-                                  total: box.pushedAt - closed))
+            samples.append(
+                Sample(
+                    processing: box.pushedAt - settled, quiet: settled - last,
+                    total: box.pushedAt - closed))
         }
         return samples
     }
@@ -126,25 +151,35 @@ enum ReloadBench {
             }
         }
         let baseline = Measure.medianOf(times)
-        print("  baseline: full render + SVG of the 1k view in a fresh pipeline \(Measure.ms(baseline)); reload p50 / baseline = \(Measure.ratio(p50, baseline))")
+        print(
+            "  baseline: full render + SVG of the 1k view in a fresh pipeline \(Measure.ms(baseline)); reload p50 / baseline = \(Measure.ratio(p50, baseline))"
+        )
     }
 
     /// 200 reloads of a C plugin through the loop (no watcher, no probe: only the host's own memory counts).
     static func memoryC(view: URL, plugins: URL, cache: URL, target: URL, a: URL, b: URL) throws {
         let loop = try directLoop(view: view, plugins: plugins, cache: cache, target: target, first: a)
-        var rss: [Int] = [], heap: [Int] = []
+        var rss: [Int] = []
+        var heap: [Int] = []
         for i in 0..<210 {
             try install(i % 2 == 0 ? b : a, at: target)
             loop.options.queue.sync { loop.handle([change(target)]) }
-            if i == 9 || i == 209 { rss.append(residentBytes()); heap.append(heapInUse()) }
+            if i == 9 || i == 209 {
+                rss.append(residentBytes())
+                heap.append(heapInUse())
+            }
         }
         let perReload = Double(rss[1] - rss[0]) / 200
         let heapPerReload = Double(heap[1] - heap[0]) / 200
         // Baseline in the same process: 200 re-renders of the same view (the view file "changed"), no reload.
-        var base: [Int] = [], baseHeap: [Int] = []
+        var base: [Int] = []
+        var baseHeap: [Int] = []
         for i in 0..<210 {
             loop.options.queue.sync { loop.handle([change(view)]) }
-            if i == 9 || i == 209 { base.append(residentBytes()); baseHeap.append(heapInUse()) }
+            if i == 9 || i == 209 {
+                base.append(residentBytes())
+                baseHeap.append(heapInUse())
+            }
         }
         let perRender = Double(base[1] - base[0]) / 200
         let heapPerRender = Double(baseHeap[1] - baseHeap[0]) / 200
@@ -157,29 +192,40 @@ enum ReloadBench {
         }
         let perPlainRender = Double(plain[1] - plain[0]) / 200
         let components = (try? ViewModelDecoder().decode(contentsOf: view).viewModel.body.count) ?? 0
-        print("memory, 200 reloads of a C plugin, \(components)-component view (after 10 warm-up reloads): RSS \(rss[0] >> 10) KiB → \(rss[1] >> 10) KiB, \(String(format: "%.1f", perReload / 1024)) KiB per reload (goal: flat); malloc in use \(String(format: "%.1f", heapPerReload / 1024)) KiB per reload")
+        print(
+            "memory, 200 reloads of a C plugin, \(components)-component view (after 10 warm-up reloads): RSS \(rss[0] >> 10) KiB → \(rss[1] >> 10) KiB, \(String(format: "%.1f", perReload / 1024)) KiB per reload (goal: flat); malloc in use \(String(format: "%.1f", heapPerReload / 1024)) KiB per reload"
+        )
         // And the loader alone: 200 load + unload cycles of the two builds in a fresh host (no view, no swap).
         let host = PluginHost(cacheDirectory: cache)
         let scratch = plugins.deletingLastPathComponent().appendingPathComponent("loader-only")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        var loader: [Int] = [], loaderHeap: [Int] = []
+        var loader: [Int] = []
+        var loaderHeap: [Int] = []
         for i in 0..<210 {
             let file = scratch.appendingPathComponent("lib\(i % 2).so")
             try install(i % 2 == 0 ? b : a, at: file)
             host.unload(host.load(file: file))
-            if i == 9 || i == 209 { loader.append(residentBytes()); loaderHeap.append(heapInUse()) }
+            if i == 9 || i == 209 {
+                loader.append(residentBytes())
+                loaderHeap.append(heapInUse())
+            }
         }
         let perCycle = Double(loader[1] - loader[0]) / 200
         let heapPerCycle = Double(loaderHeap[1] - loaderHeap[0]) / 200
-        print("  loader alone (load + unload, records kept in PluginHost.plugins): \(String(format: "%.1f", perCycle / 1024)) KiB per cycle (malloc in use \(String(format: "%.1f", heapPerCycle / 1024)) KiB); plain dlopen + dlclose of new paths in C: flat")
-        print("  baseline: 200 re-renders of the same view without a reload: \(String(format: "%.1f", perRender / 1024)) KiB per render (event engine + pipeline; malloc in use \(String(format: "%.1f", heapPerRender / 1024)) KiB), \(String(format: "%.1f", perPlainRender / 1024)) KiB per render (pipeline alone)")
+        print(
+            "  loader alone (load + unload, records kept in PluginHost.plugins): \(String(format: "%.1f", perCycle / 1024)) KiB per cycle (malloc in use \(String(format: "%.1f", heapPerCycle / 1024)) KiB); plain dlopen + dlclose of new paths in C: flat"
+        )
+        print(
+            "  baseline: 200 re-renders of the same view without a reload: \(String(format: "%.1f", perRender / 1024)) KiB per render (event engine + pipeline; malloc in use \(String(format: "%.1f", heapPerRender / 1024)) KiB), \(String(format: "%.1f", perPlainRender / 1024)) KiB per render (pipeline alone)"
+        )
     }
 
     /// 200 reloads of a Swift plugin: each retired image stays mapped (the Swift runtime cannot unload it).
     static func memorySwift(root: URL, view: URL, plugins: URL, cache: URL) throws {
         let builds = root.appendingPathComponent("swift")
         try FileManager.default.createDirectory(at: builds, withIntermediateDirectories: true)
-        let a = builds.appendingPathComponent("a.so"), b = builds.appendingPathComponent("b.so")
+        let a = builds.appendingPathComponent("a.so")
+        let b = builds.appendingPathComponent("b.so")
         do {
             try swiftc(a, version: "1.0", work: builds)
             try swiftc(b, version: "2.0", work: builds)
@@ -202,7 +248,9 @@ enum ReloadBench {
         }
         let perReload = Double(rss[1] - rss[0]) / 200
         let mappedPerReload = Double(mapped[1] - mapped[0]) / 200
-        print("memory, 200 reloads of a Swift plugin: RSS \(rss[0] >> 10) KiB → \(rss[1] >> 10) KiB, \(String(format: "%.1f", perReload / 1024)) KiB RSS per reload; retired images mapped \(mapped[1] >> 10) KiB (\(String(format: "%.1f", mappedPerReload / 1024)) KiB per reload)")
+        print(
+            "memory, 200 reloads of a Swift plugin: RSS \(rss[0] >> 10) KiB → \(rss[1] >> 10) KiB, \(String(format: "%.1f", perReload / 1024)) KiB RSS per reload; retired images mapped \(mapped[1] >> 10) KiB (\(String(format: "%.1f", mappedPerReload / 1024)) KiB per reload)"
+        )
     }
 
     static func directLoop(view: URL, plugins: URL, cache: URL, target: URL, first: URL) throws -> DevLoop {
@@ -219,8 +267,9 @@ enum ReloadBench {
 
     static func change(_ url: URL) -> FileChange {
         let now = Monotonic.now()
-        return FileChange(url: url, kind: .changed, hash: ContentHash.of(file: url), stamp: FileStamp.of(url),
-                          lastEventAt: now, settledAt: now)
+        return FileChange(
+            url: url, kind: .changed, hash: ContentHash.of(file: url), stamp: FileStamp.of(url),
+            lastEventAt: now, settledAt: now)
     }
 
     // MARK: - Helpers
@@ -228,25 +277,34 @@ enum ReloadBench {
     static func bigView(count: Int) -> String {
         let items = (0..<count).map { i in
             let name = i % 3 == 0 ? "swatch" : "label"
-            return "{\"id\": \"c\(i)\", \"component\": {\"id\": \"swatch:\(name)\"}, \"text\": {\"title\": \"Item \(i)\"}}"
+            return
+                "{\"id\": \"c\(i)\", \"component\": {\"id\": \"swatch:\(name)\"}, \"text\": {\"title\": \"Item \(i)\"}}"
         }
         return "{\"id\": \"bench\", \"body\": [\n" + items.joined(separator: ",\n") + "\n]}"
     }
 
     static func cc(_ output: URL, _ defines: [String]) throws {
-        try runTool("/usr/bin/env", ["cc", "-shared", "-fPIC", "-O1", "-I", include.path] + defines.map { "-D\($0)" }
-                    + ["-o", output.path, fixture.path])
+        try runTool(
+            "/usr/bin/env",
+            ["cc", "-shared", "-fPIC", "-O1", "-I", include.path] + defines.map { "-D\($0)" }
+                + ["-o", output.path, fixture.path])
     }
 
     static func swiftc(_ output: URL, version: String, work: URL) throws {
         try "module CHubPlugin {\n  header \"\(include.appendingPathComponent("hub_plugin.h").path)\"\n  export *\n}\n"
             .write(to: work.appendingPathComponent("module.modulemap"), atomically: true, encoding: .utf8)
         let source = work.appendingPathComponent("Plugin\(version.filter(\.isNumber)).swift")
-        try String(contentsOf: swiftFixture, encoding: .utf8).replacingOccurrences(of: "__FIXTURE_VERSION__", with: version)
-            .write(to: source, atomically: true, encoding: .utf8)
-        try runTool("/usr/bin/env", ["swiftc", "-emit-library", "-parse-as-library", "-O",
-                                     "-module-name", "BenchSwift" + version.filter(\.isNumber), "-I", work.path,
-                                     source.path, "-o", output.path])
+        try String(contentsOf: swiftFixture, encoding: .utf8).replacingOccurrences(
+            of: "__FIXTURE_VERSION__", with: version
+        )
+        .write(to: source, atomically: true, encoding: .utf8)
+        try runTool(
+            "/usr/bin/env",
+            [
+                "swiftc", "-emit-library", "-parse-as-library", "-O",
+                "-module-name", "BenchSwift" + version.filter(\.isNumber), "-I", work.path,
+                source.path, "-o", output.path,
+            ])
     }
 
     static func install(_ build: URL, at target: URL) throws {
@@ -262,7 +320,9 @@ enum ReloadBench {
         process.arguments = arguments
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchError("\(arguments.prefix(2).joined(separator: " ")) failed") }
+        guard process.terminationStatus == 0 else {
+            throw BenchError("\(arguments.prefix(2).joined(separator: " ")) failed")
+        }
     }
 
     /// Current resident set size (VmRSS), in bytes.
@@ -293,7 +353,8 @@ enum ReloadBench {
         // The totals for all arenas come last: take the last line of each kind.
         func last(_ prefix: String) -> Int {
             guard let line = xml.split(separator: "\n").last(where: { $0.contains(prefix) }),
-                  let range = line.range(of: "size=\"") else { return 0 }
+                let range = line.range(of: "size=\"")
+            else { return 0 }
             return Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
         }
         return last("<system type=\"current\"") - last("<total type=\"fast\"") - last("<total type=\"rest\"")

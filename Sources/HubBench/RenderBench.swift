@@ -28,53 +28,75 @@ enum RenderBench {
         let swiftRegistry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
         try swiftRegistry.register(SwiftTwinFactory(), forNamespace: "cdemo", owner: Owner(id: "bench.swift-twins"))
 
-        print("(one-shot render as `hubhost render --format json` does it: body instances reused as they are drawn, JSON streamed)")
+        print(
+            "(one-shot render as `hubhost render --format json` does it: body instances reused as they are drawn, JSON streamed)"
+        )
         for (count, repetitions) in [(10_000, 15), (100_000, 5)] {
             let json = makeView(count: count)
             // Warm up both and check they agree, so the comparison is of equal work.
             let cOutput = try pipeline(json, registry: host.registry)
             let swiftOutput = try pipeline(json, registry: swiftRegistry)
             guard sameFrames(cOutput, swiftOutput) else {
-                print("render: the C components and their Swift twins lay out differently; the comparison would be unfair")
+                print(
+                    "render: the C components and their Swift twins lay out differently; the comparison would be unfair"
+                )
                 return
             }
-            var cTimes: [Double] = [], swiftTimes: [Double] = [], frameTimes: [Double] = []
+            var cTimes: [Double] = []
+            var swiftTimes: [Double] = []
+            var frameTimes: [Double] = []
             let items = layoutItems(json, registry: swiftRegistry)
             for _ in 0..<repetitions {
                 cTimes.append(try time { _ = try pipeline(json, registry: host.registry) })
                 swiftTimes.append(try time { _ = try pipeline(json, registry: swiftRegistry) })
-                frameTimes.append(time {
-                    _ = CollectionLayout.compute(items: items, width: viewport.width, header: nil,
-                                                 layoutManager: DefaultLayoutManager())
-                })
+                frameTimes.append(
+                    time {
+                        _ = CollectionLayout.compute(
+                            items: items, width: viewport.width, header: nil,
+                            layoutManager: DefaultLayoutManager())
+                    })
             }
             // The decoder alone against Foundation's parser (which builds only untyped objects, no models).
-            var decodeTimes: [Double] = [], foundationTimes: [Double] = []
+            var decodeTimes: [Double] = []
+            var foundationTimes: [Double] = []
             let data = Data(json)
             for _ in 0..<3 {
                 decodeTimes.append(try time { _ = try ViewModelDecoder().decode(bytes: json) })
                 foundationTimes.append(try time { _ = try JSONSerialization.jsonObject(with: data) })
             }
-            let c = Measure.medianOf(cTimes), swift = Measure.medianOf(swiftTimes), frames = Measure.medianOf(frameTimes)
+            let c = Measure.medianOf(cTimes)
+            let swift = Measure.medianOf(swiftTimes)
+            let frames = Measure.medianOf(frameTimes)
             print("render \(count / 1000)k components (median of \(repetitions)):")
-            print("  full pipeline, C plugin components:     \(Measure.ms(c))  (\(String(format: "%.2f", c / Double(count) * 1e6)) µs/component)")
+            print(
+                "  full pipeline, C plugin components:     \(Measure.ms(c))  (\(String(format: "%.2f", c / Double(count) * 1e6)) µs/component)"
+            )
             print("  full pipeline, in-process Swift twins:  \(Measure.ms(swift))")
             print("  frames only (collection layout loop):   \(Measure.ms(frames))")
             // Each C run is paired with the Swift run right after it, so slow drifts in machine load cancel out.
             let pairRatios = zip(cTimes, swiftTimes).map { $0 / $1 }
-            print("  ratio C / Swift:        \(Measure.ratio(c, swift)) of medians; median of paired runs "
-                  + "\(String(format: "%.2f×", Measure.medianOf(pairRatios)))  (goal ≤ 1.15×)")
-            print("  ratio C / frames only:  \(Measure.ratio(c, frames));  Swift / frames only: \(Measure.ratio(swift, frames))")
-            let decode = Measure.medianOf(decodeTimes), foundation = Measure.medianOf(foundationTimes)
-            print("  decode to models: \(Measure.ms(decode)); JSONSerialization parse alone: \(Measure.ms(foundation)) "
-                  + "(ratio \(Measure.ratio(decode, foundation)))")
+            print(
+                "  ratio C / Swift:        \(Measure.ratio(c, swift)) of medians; median of paired runs "
+                    + "\(String(format: "%.2f×", Measure.medianOf(pairRatios)))  (goal ≤ 1.15×)")
+            print(
+                "  ratio C / frames only:  \(Measure.ratio(c, frames));  Swift / frames only: \(Measure.ratio(swift, frames))"
+            )
+            let decode = Measure.medianOf(decodeTimes)
+            let foundation = Measure.medianOf(foundationTimes)
+            print(
+                "  decode to models: \(Measure.ms(decode)); JSONSerialization parse alone: \(Measure.ms(foundation)) "
+                    + "(ratio \(Measure.ratio(decode, foundation)))")
         }
         try measureMemoryInChild(count: 100_000)
     }
 
     // MARK: The pipeline under test
 
-    struct Output { var tree: RenderTree; var jsonBytes: Int; var jsonHash: Int }
+    struct Output {
+        var tree: RenderTree
+        var jsonBytes: Int
+        var jsonHash: Int
+    }
 
     /// decode → resolve → configure → size → lay out → emit JSON (streamed to a sink that only counts and
     /// hashes, standing in for the output file).
@@ -85,7 +107,10 @@ enum RenderBench {
         let tree = pipeline.render(decoded.viewModel, viewport: viewport)
         var bytes = 0
         var hasher = Hasher()
-        JSONRenderer(pretty: false).render(tree) { chunk in bytes += chunk.utf8.count; hasher.combine(chunk) }
+        JSONRenderer(pretty: false).render(tree) { chunk in
+            bytes += chunk.utf8.count
+            hasher.combine(chunk)
+        }
         pipeline.tearDown()
         return Output(tree: tree, jsonBytes: bytes, jsonHash: hasher.finalize())
     }
@@ -101,7 +126,8 @@ enum RenderBench {
         let viewModel = (try? ViewModelDecoder().decode(bytes: json))!.viewModel
         let sizing = SizingCache(registry: registry)
         return viewModel.body.map {
-            LayoutItem(traits: sizing.traits(for: $0), preferredSize: sizing.preferredSize(for: $0, containerSize: viewport))
+            LayoutItem(
+                traits: sizing.traits(for: $0), preferredSize: sizing.preferredSize(for: $0, containerSize: viewport))
         }
     }
 
@@ -133,7 +159,8 @@ enum RenderBench {
         let colors = ["#1DB954", "#007AFF", "#FF9500", "#AF52DE"]
         for i in 0..<count {
             if i > 0 { out += "," }
-            out += "{\"id\":\"c\(i)\",\"component\":{\"id\":\"cdemo:\(names[i % names.count])\"},\"text\":{\"title\":\"Item \(i)\"}"
+            out +=
+                "{\"id\":\"c\(i)\",\"component\":{\"id\":\"cdemo:\(names[i % names.count])\"},\"text\":{\"title\":\"Item \(i)\"}"
             if i % 3 == 0 { out += ",\"custom\":{\"color\":\"\(colors[i % colors.count])\"}" }
             out += "}"
         }
@@ -181,9 +208,10 @@ enum RenderBench {
         let output = try pipeline(json, registry: useTwins ? twins : host.registry, retain: retain)
         let peak = Measure.peakRSS()
         let perModel = Double(peak - baseline) / Double(count)
-        print("peak memory over baseline, \(count / 1000)k components, \(useTwins ? "Swift twins" : "C plugin"), \(retain ? "every instance kept live" : "one-shot") "
-              + "(input \(json.count / 1024) KiB, JSON out \(output.jsonBytes / 1024) KiB): "
-              + "\((peak - baseline) / 1_048_576) MiB = \(Int(perModel)) B per component model (goal ≤ 1024 B)")
+        print(
+            "peak memory over baseline, \(count / 1000)k components, \(useTwins ? "Swift twins" : "C plugin"), \(retain ? "every instance kept live" : "one-shot") "
+                + "(input \(json.count / 1024) KiB, JSON out \(output.jsonBytes / 1024) KiB): "
+                + "\((peak - baseline) / 1_048_576) MiB = \(Int(perModel)) B per component model (goal ≤ 1024 B)")
     }
 
     static func currentRSS() -> Int {
@@ -224,30 +252,35 @@ private func customString(_ model: ComponentModel, _ key: String) -> String? { m
 private final class TwinBanner: Component {
     var title: String?
     var color: UInt32 = 0
-    static let style = TextStyle(fontSize: 20, weight: 700, color: Color(rgba: 0xFFFFFFFF), alignment: .center, lineLimit: 2)
+    static let style = TextStyle(
+        fontSize: 20, weight: 700, color: Color(rgba: 0xFFFF_FFFF), alignment: .center, lineLimit: 2)
     var layoutTraits: Set<LayoutTrait> { [.fullWidth] }
     func loadView() {}
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
-        let text = TextMetrics.measure(model.title ?? "", style: Self.style, maxWidth: containerSize.width - 2 * padding)
+        let text = TextMetrics.measure(
+            model.title ?? "", style: Self.style, maxWidth: containerSize.width - 2 * padding)
         return Size(width: containerSize.width, height: max(64, text.height + 2 * padding))
     }
     func prepareViewForReuse() { title = nil }
     func configureView(with model: ComponentModel, containerSize: Size) {
         title = model.title
-        color = parseColor(customString(model, "color"), 0x1DB954FF)
+        color = parseColor(customString(model, "color"), 0x1DB9_54FF)
     }
     func drawView(into view: ViewBuilder, size: Size) {
         view.rect(Rect(x: 0, y: 0, width: size.width, height: size.height), RectStyle(fill: Color(rgba: color)))
         let width = size.width - 2 * padding
         let text = TextMetrics.measure(title ?? "", style: Self.style, maxWidth: width)
-        view.text(Rect(x: padding, y: (size.height - text.height) / 2, width: width, height: text.height), title ?? "", Self.style)
+        view.text(
+            Rect(x: padding, y: (size.height - text.height) / 2, width: width, height: text.height), title ?? "",
+            Self.style)
     }
 }
 
 private final class TwinBadge: Component {
     var title: String?
     var color: UInt32 = 0
-    static let style = TextStyle(fontSize: 12, weight: 600, color: Color(rgba: 0xFFFFFFFF), alignment: .center, lineLimit: 1)
+    static let style = TextStyle(
+        fontSize: 12, weight: 600, color: Color(rgba: 0xFFFF_FFFF), alignment: .center, lineLimit: 1)
     var layoutTraits: Set<LayoutTrait> { [.centered] }
     func loadView() {}
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
@@ -257,13 +290,16 @@ private final class TwinBadge: Component {
     func prepareViewForReuse() { title = nil }
     func configureView(with model: ComponentModel, containerSize: Size) {
         title = model.title
-        color = parseColor(customString(model, "color"), 0x007AFFFF)
+        color = parseColor(customString(model, "color"), 0x007A_FFFF)
     }
     func drawView(into view: ViewBuilder, size: Size) {
-        view.rect(Rect(x: 0, y: 0, width: size.width, height: size.height),
-                  RectStyle(fill: Color(rgba: color), cornerRadius: size.height / 2))
+        view.rect(
+            Rect(x: 0, y: 0, width: size.width, height: size.height),
+            RectStyle(fill: Color(rgba: color), cornerRadius: size.height / 2))
         let text = TextMetrics.measure(title ?? "", style: Self.style, maxWidth: 0)
-        view.text(Rect(x: 0, y: (size.height - text.height) / 2, width: size.width, height: text.height), title ?? "", Self.style)
+        view.text(
+            Rect(x: 0, y: (size.height - text.height) / 2, width: size.width, height: text.height), title ?? "",
+            Self.style)
     }
 }
 
@@ -271,26 +307,34 @@ private final class TwinTile: Component {
     var title: String?
     var imageURI: String?
     var color: UInt32 = 0
-    static let style = TextStyle(fontSize: 13, weight: 600, color: Color(rgba: 0xFFFFFFFF), alignment: .left, lineLimit: 1)
+    static let style = TextStyle(
+        fontSize: 13, weight: 600, color: Color(rgba: 0xFFFF_FFFF), alignment: .left, lineLimit: 1)
     var layoutTraits: Set<LayoutTrait> { [.compactWidth] }
     func loadView() {}
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
         let side = min(120, max(48, (containerSize.width - 45) / 2))
         return Size(width: side, height: side)
     }
-    func prepareViewForReuse() { title = nil; imageURI = nil }
+    func prepareViewForReuse() {
+        title = nil
+        imageURI = nil
+    }
     func configureView(with model: ComponentModel, containerSize: Size) {
         title = model.title
         imageURI = model.mainImage?.uri
-        color = parseColor(customString(model, "color"), 0x8E8E93FF)
+        color = parseColor(customString(model, "color"), 0x8E8E_93FF)
     }
     func drawView(into view: ViewBuilder, size: Size) {
-        view.image(Rect(x: 0, y: 0, width: size.width, height: size.height), uri: imageURI, mode: .aspectFill,
-                   placeholder: Color(rgba: color))
+        view.image(
+            Rect(x: 0, y: 0, width: size.width, height: size.height), uri: imageURI, mode: .aspectFill,
+            placeholder: Color(rgba: color))
         guard let title else { return }
         let text = TextMetrics.measure(title, style: Self.style, maxWidth: size.width - 16)
         let scrim = text.height + 12
-        view.rect(Rect(x: 0, y: size.height - scrim, width: size.width, height: scrim), RectStyle(fill: Color(rgba: 0x00000080)))
-        view.text(Rect(x: 8, y: size.height - scrim + 6, width: size.width - 16, height: text.height), title, Self.style)
+        view.rect(
+            Rect(x: 0, y: size.height - scrim, width: size.width, height: scrim),
+            RectStyle(fill: Color(rgba: 0x0000_0080)))
+        view.text(
+            Rect(x: 8, y: size.height - scrim + 6, width: size.width - 16, height: text.height), title, Self.style)
     }
 }

@@ -37,9 +37,11 @@ public final class DevPreview: @unchecked Sendable {
         var boxes: [PreviewFrame.Box] = []
         func collect(_ node: RenderNode, section: String, origin: Point) {
             let frame = node.frame.offsetBy(dx: origin.x, dy: origin.y)
-            boxes.append(.init(indexPath: node.indexPath, section: section, id: node.modelID,
-                               component: node.componentIdentifier.description,
-                               x: frame.x, y: frame.y, width: frame.width, height: frame.height))
+            boxes.append(
+                .init(
+                    indexPath: node.indexPath, section: section, id: node.modelID,
+                    component: node.componentIdentifier.description,
+                    x: frame.x, y: frame.y, width: frame.width, height: frame.height))
             for child in node.children { collect(child, section: section, origin: frame.origin) }
         }
         if let tree = output.tree {
@@ -54,10 +56,11 @@ public final class DevPreview: @unchecked Sendable {
         }
         problems += output.warnings.map { PreviewFrame.Problem(kind: "memory", message: $0) }
         let size = output.tree?.canvasSize ?? Size(width: 375, height: 667)
-        return PreviewFrame(sequence: output.sequence, html: output.tree.map(html) ?? "", width: size.width,
-                            height: size.height, boxes: boxes, problems: problems,
-                            cause: output.reload.description, tapped: output.tapped,
-                            settledAt: output.reload.settledAt, lastEventAt: output.reload.lastEventAt,
-                            renderedAt: output.reload.renderedAt)
+        return PreviewFrame(
+            sequence: output.sequence, html: output.tree.map(html) ?? "", width: size.width,
+            height: size.height, boxes: boxes, problems: problems,
+            cause: output.reload.description, tapped: output.tapped,
+            settledAt: output.reload.settledAt, lastEventAt: output.reload.lastEventAt,
+            renderedAt: output.reload.renderedAt)
     }
 }

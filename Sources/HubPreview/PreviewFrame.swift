@@ -11,10 +11,18 @@ public struct PreviewFrame: Codable, Sendable {
         public var id: String
         public var component: String
         public var x: Double, y: Double, width: Double, height: Double
-        public init(indexPath: [Int], section: String, id: String, component: String,
-                    x: Double, y: Double, width: Double, height: Double) {
-            self.indexPath = indexPath; self.section = section; self.id = id; self.component = component
-            self.x = x; self.y = y; self.width = width; self.height = height
+        public init(
+            indexPath: [Int], section: String, id: String, component: String,
+            x: Double, y: Double, width: Double, height: Double
+        ) {
+            self.indexPath = indexPath
+            self.section = section
+            self.id = id
+            self.component = component
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
         }
     }
 
@@ -23,7 +31,10 @@ public struct PreviewFrame: Codable, Sendable {
         /// "quarantine", "json", "reload".
         public var kind: String
         public var message: String
-        public init(kind: String, message: String) { self.kind = kind; self.message = message }
+        public init(kind: String, message: String) {
+            self.kind = kind
+            self.message = message
+        }
     }
 
     /// Increases with every render.
@@ -44,11 +55,21 @@ public struct PreviewFrame: Codable, Sendable {
     public var lastEventAt: Double?
     public var renderedAt: Double
 
-    public init(sequence: Int, html: String, width: Double, height: Double, boxes: [Box], problems: [Problem],
-                cause: String, tapped: [Int]? = nil, settledAt: Double? = nil, lastEventAt: Double? = nil,
-                renderedAt: Double) {
-        self.sequence = sequence; self.html = html; self.width = width; self.height = height; self.boxes = boxes
-        self.problems = problems; self.cause = cause; self.tapped = tapped; self.settledAt = settledAt
-        self.lastEventAt = lastEventAt; self.renderedAt = renderedAt
+    public init(
+        sequence: Int, html: String, width: Double, height: Double, boxes: [Box], problems: [Problem],
+        cause: String, tapped: [Int]? = nil, settledAt: Double? = nil, lastEventAt: Double? = nil,
+        renderedAt: Double
+    ) {
+        self.sequence = sequence
+        self.html = html
+        self.width = width
+        self.height = height
+        self.boxes = boxes
+        self.problems = problems
+        self.cause = cause
+        self.tapped = tapped
+        self.settledAt = settledAt
+        self.lastEventAt = lastEventAt
+        self.renderedAt = renderedAt
     }
 }

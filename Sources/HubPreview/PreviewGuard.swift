@@ -32,14 +32,19 @@ struct PreviewGuard: Sendable {
         }
         let allowed = allowedHosts(port: port)
         guard allowed.contains(host) else {
-            return Self.reply(.misdirectedRequest, "this preview answers only for \(allowed.sorted().joined(separator: ", "))")
+            return Self.reply(
+                .misdirectedRequest, "this preview answers only for \(allowed.sorted().joined(separator: ", "))")
         }
         guard request.method == .POST else { return nil }
         // Browsers send Origin on every cross-origin POST (and Sec-Fetch-Site on every request they make).
         if let origin = request.headers[HTTPHeader("Origin")]?.lowercased() {
-            guard origin == "http://\(host)" else { return Self.reply(.forbidden, "cross-origin request from \(origin)") }
+            guard origin == "http://\(host)" else {
+                return Self.reply(.forbidden, "cross-origin request from \(origin)")
+            }
         } else if let site = request.headers[HTTPHeader("Sec-Fetch-Site")]?.lowercased() {
-            guard site == "same-origin" || site == "none" else { return Self.reply(.forbidden, "cross-site request (\(site))") }
+            guard site == "same-origin" || site == "none" else {
+                return Self.reply(.forbidden, "cross-site request (\(site))")
+            }
         } else {
             return Self.reply(.forbidden, "POST needs a same-origin Origin or Sec-Fetch-Site header")
         }
@@ -57,8 +62,9 @@ struct PreviewGuard: Sendable {
     }
 
     static func reply(_ status: HTTPStatusCode, _ message: String) -> HTTPResponse {
-        HTTPResponse(statusCode: status, headers: [.contentType: "text/plain; charset=utf-8"],
-                     body: Data((message + "\n").utf8))
+        HTTPResponse(
+            statusCode: status, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: Data((message + "\n").utf8))
     }
 
     /// A tap request's body, validated field by field.
@@ -74,7 +80,9 @@ struct PreviewGuard: Sendable {
             var section = "body"
             if let value = object["section"] {
                 guard let text = value.stringValue, ["body", "header", "overlay", "overlays"].contains(text) else {
-                    return .failure(TapError("section: expected \"body\", \"header\" or \"overlay\", found \(value.typeDescription)"))
+                    return .failure(
+                        TapError(
+                            "section: expected \"body\", \"header\" or \"overlay\", found \(value.typeDescription)"))
                 }
                 section = text == "overlays" ? "overlay" : text
             }
@@ -88,7 +96,9 @@ struct PreviewGuard: Sendable {
             var path: [Int] = []
             for (position, item) in items.enumerated() {
                 guard case .number(let n) = item, n >= 0, n == n.rounded(), n < Double(InputLimits.index) else {
-                    return .failure(TapError("indexPath[\(position)]: expected a non-negative integer, found \(item.typeDescription)"))
+                    return .failure(
+                        TapError(
+                            "indexPath[\(position)]: expected a non-negative integer, found \(item.typeDescription)"))
                 }
                 path.append(Int(n))
             }

@@ -34,12 +34,15 @@ public final class PreviewServer: @unchecked Sendable {
     public func start() async throws -> UInt16 {
         // IPv4 loopback by default (FlyingFox's `.loopback` is IPv6 ::1, which "127.0.0.1" URLs do not reach).
         let ip = bindAddress == "localhost" ? "127.0.0.1" : bindAddress
-        let address: any SocketAddress = ip.contains(":") ? try .inet6(ip6: ip, port: requestedPort)
-                                                          : try .inet(ip4: ip, port: requestedPort)
+        let address: any SocketAddress =
+            ip.contains(":")
+            ? try .inet6(ip6: ip, port: requestedPort)
+            : try .inet(ip4: ip, port: requestedPort)
         let server = HTTPServer(address: address, timeout: 3600, logger: .disabled)
         await route("GET /", on: server) { _ in
-            HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                         body: Data(PreviewPage.html.utf8))
+            HTTPResponse(
+                statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                body: Data(PreviewPage.html.utf8))
         }
         await route("GET /frame", on: server) { [weak self] _ in
             let frame = self?.currentFrame
@@ -49,12 +52,14 @@ public final class PreviewServer: @unchecked Sendable {
         await route("GET /events", on: server) { [weak self] _ in
             guard let self else { return HTTPResponse(statusCode: .serviceUnavailable) }
             guard let stream = self.subscribe() else {
-                return PreviewGuard.reply(.serviceUnavailable,
-                                          "too many open event streams (at most \(PreviewGuard.maxEventStreams))")
+                return PreviewGuard.reply(
+                    .serviceUnavailable,
+                    "too many open event streams (at most \(PreviewGuard.maxEventStreams))")
             }
-            return HTTPResponse(statusCode: .ok,
-                                headers: [.contentType: "text/event-stream", .init("Cache-Control"): "no-cache"],
-                                body: HTTPBodySequence(from: EventBytes(stream: stream)))
+            return HTTPResponse(
+                statusCode: .ok,
+                headers: [.contentType: "text/event-stream", .init("Cache-Control"): "no-cache"],
+                body: HTTPBodySequence(from: EventBytes(stream: stream)))
         }
         await route("POST /tap", on: server) { [weak self] request in
             let tap: PreviewGuard.Tap
@@ -78,8 +83,10 @@ public final class PreviewServer: @unchecked Sendable {
     }
 
     /// Adds a route behind the guard, so no route can skip it.
-    private func route(_ path: HTTPRoute, on server: HTTPServer,
-                       _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) async {
+    private func route(
+        _ path: HTTPRoute, on server: HTTPServer,
+        _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async {
         let guardian = PreviewGuard(bindAddress: bindAddress)
         await server.appendRoute(path) { [weak self] request in
             let port = self?.lock.withLock { self?.boundPort } ?? nil
@@ -99,7 +106,8 @@ public final class PreviewServer: @unchecked Sendable {
     }
 
     public var currentFrame: PreviewFrame? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return latest
     }
 
@@ -132,7 +140,9 @@ public final class PreviewServer: @unchecked Sendable {
         lock.unlock()
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            self.lock.lock(); self.subscribers[id] = nil; self.lock.unlock()
+            self.lock.lock()
+            self.subscribers[id] = nil
+            self.lock.unlock()
         }
         return stream
     }
@@ -149,7 +159,8 @@ public final class PreviewServer: @unchecked Sendable {
 
     /// How many pages are connected.
     public var subscriberCount: Int {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return subscribers.count
     }
 }
@@ -171,7 +182,10 @@ struct EventBytes: AsyncBufferedSequence, Sendable {
         }
 
         mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
-            if !pending.isEmpty { defer { pending = [] }; return pending }
+            if !pending.isEmpty {
+                defer { pending = [] }
+                return pending
+            }
             return await base.next()
         }
     }

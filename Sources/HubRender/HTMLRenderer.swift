@@ -6,46 +6,53 @@ public struct HTMLRenderer {
     public var svg: SVGRenderer
     public var naming: SourceNaming
 
-    public init(svg: SVGRenderer = SVGRenderer(), naming: SourceNaming = SourceNaming()) { self.svg = svg; self.naming = naming }
+    public init(svg: SVGRenderer = SVGRenderer(), naming: SourceNaming = SourceNaming()) {
+        self.svg = svg
+        self.naming = naming
+    }
 
     public func render(_ tree: RenderTree, diagnostics: [String] = []) -> String {
         let title = escape(tree.title ?? tree.viewID ?? "hubhost view")
         var out = """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <title>\(title)</title>
-        <style>
-        body { font-family: system-ui, sans-serif; margin: 24px; color: #222; display: flex; gap: 32px; align-items: flex-start; }
-        .view { border: 1px solid #bbb; box-shadow: 0 2px 8px rgba(0,0,0,.12); }
-        table { border-collapse: collapse; font-size: 12px; }
-        th, td { text-align: left; padding: 2px 8px; border-bottom: 1px solid #eee; font-family: ui-monospace, monospace; }
-        .fallback { color: #b35900; }
-        .issues { color: #a00; font-family: ui-monospace, monospace; font-size: 12px; white-space: pre-wrap; }
-        </style>
-        </head>
-        <body>
-        <div class="view">
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <title>\(title)</title>
+            <style>
+            body { font-family: system-ui, sans-serif; margin: 24px; color: #222; display: flex; gap: 32px; align-items: flex-start; }
+            .view { border: 1px solid #bbb; box-shadow: 0 2px 8px rgba(0,0,0,.12); }
+            table { border-collapse: collapse; font-size: 12px; }
+            th, td { text-align: left; padding: 2px 8px; border-bottom: 1px solid #eee; font-family: ui-monospace, monospace; }
+            .fallback { color: #b35900; }
+            .issues { color: #a00; font-family: ui-monospace, monospace; font-size: 12px; white-space: pre-wrap; }
+            </style>
+            </head>
+            <body>
+            <div class="view">
 
-        """
+            """
         svg.writeDocument(tree, to: &out)
         out += "</div>\n<div>\n<h1>\(title)</h1>\n"
         out += "<p>viewport \(tree.viewport) · content \(tree.contentSize)</p>\n"
         if !diagnostics.isEmpty {
             out += "<h2>Problems</h2>\n<div class=\"issues\">\(escape(diagnostics.joined(separator: "\n")))</div>\n"
         }
-        out += "<table>\n<tr><th>part</th><th>index path</th><th>id</th><th>component</th><th>source</th><th>traits</th><th>frame</th></tr>\n"
+        out +=
+            "<table>\n<tr><th>part</th><th>index path</th><th>id</th><th>component</th><th>source</th><th>traits</th><th>frame</th></tr>\n"
         func rows(_ node: RenderNode, part: String) {
             let source: String
             var cls = ""
             switch node.source {
             case .factory(let namespace, let owner): source = "\(naming.pluginID(owner)) (\(namespace))"
-            case .fallback(let category): source = "fallback (\(category))"; cls = " class=\"fallback\""
+            case .fallback(let category):
+                source = "fallback (\(category))"
+                cls = " class=\"fallback\""
             }
             out += "<tr\(cls)><td>\(part)</td><td>\(node.indexPath.map(String.init).joined(separator: "."))</td>"
             out += "<td>\(escape(node.modelID))</td><td>\(escape(node.componentIdentifier.description))</td>"
-            out += "<td>\(escape(source))</td><td>\(node.traits.sortedNames.joined(separator: ", "))</td><td>\(node.frame)</td></tr>\n"
+            out +=
+                "<td>\(escape(source))</td><td>\(node.traits.sortedNames.joined(separator: ", "))</td><td>\(node.frame)</td></tr>\n"
             for child in node.children { rows(child, part: part + " child") }
         }
         if let header = tree.header { rows(header, part: "header") }

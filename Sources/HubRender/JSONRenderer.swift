@@ -11,7 +11,10 @@ public struct JSONRenderer {
     /// Indents with two spaces, one key per line; otherwise compact.
     public var pretty: Bool
 
-    public init(naming: SourceNaming = SourceNaming(), pretty: Bool = true) { self.naming = naming; self.pretty = pretty }
+    public init(naming: SourceNaming = SourceNaming(), pretty: Bool = true) {
+        self.naming = naming
+        self.pretty = pretty
+    }
 
     public func render(_ tree: RenderTree) -> String {
         var text = ""
@@ -27,46 +30,81 @@ public struct JSONRenderer {
     private func write(_ tree: RenderTree, to sink: @escaping (String) -> Void) {
         var w = Writer(pretty: pretty, sink: sink)
         w.open("{")
-        w.key("body"); w.open("[")
-        for node in tree.body { w.item(); write(node, &w) }
+        w.key("body")
+        w.open("[")
+        for node in tree.body {
+            w.item()
+            write(node, &w)
+        }
         w.close("]")
-        w.key("contentSize"); size(tree.contentSize, &w)
+        w.key("contentSize")
+        size(tree.contentSize, &w)
         w.key("header")
         if let header = tree.header { write(header, &w) } else { w.raw("null") }
-        w.key("overlays"); w.open("[")
-        for node in tree.overlays { w.item(); write(node, &w) }
+        w.key("overlays")
+        w.open("[")
+        for node in tree.overlays {
+            w.item()
+            write(node, &w)
+        }
         w.close("]")
-        w.key("viewport"); size(tree.viewport, &w)
+        w.key("viewport")
+        size(tree.viewport, &w)
         w.close("}")
         w.raw("\n")
         w.flush()
     }
 
     private func size(_ s: Size, _ w: inout Writer) {
-        w.open("{"); w.key("height"); w.number(s.height); w.key("width"); w.number(s.width); w.close("}")
+        w.open("{")
+        w.key("height")
+        w.number(s.height)
+        w.key("width")
+        w.number(s.width)
+        w.close("}")
     }
 
     private func write(_ node: RenderNode, _ w: inout Writer) {
         w.open("{")
-        w.key("children"); w.open("[")
-        for child in node.children { w.item(); write(child, &w) }
+        w.key("children")
+        w.open("[")
+        for child in node.children {
+            w.item()
+            write(child, &w)
+        }
         w.close("]")
         w.flushIfFull()
-        w.key("componentIdentifier"); w.string(node.componentIdentifier.description)
-        w.key("frame"); w.open("{")
-        w.key("height"); w.number(node.frame.height); w.key("width"); w.number(node.frame.width)
-        w.key("x"); w.number(node.frame.x); w.key("y"); w.number(node.frame.y)
+        w.key("componentIdentifier")
+        w.string(node.componentIdentifier.description)
+        w.key("frame")
+        w.open("{")
+        w.key("height")
+        w.number(node.frame.height)
+        w.key("width")
+        w.number(node.frame.width)
+        w.key("x")
+        w.number(node.frame.x)
+        w.key("y")
+        w.number(node.frame.y)
         w.close("}")
-        w.key("id"); w.string(node.modelID)
-        w.key("indexPath"); w.inlineInts(node.indexPath)
+        w.key("id")
+        w.string(node.modelID)
+        w.key("indexPath")
+        w.inlineInts(node.indexPath)
         w.key("source")
         switch node.source {
         case .factory(let namespace, let owner):
-            w.open("{"); w.key("namespace"); w.string(namespace); w.key("plugin"); w.string(naming.pluginID(owner)); w.close("}")
+            w.open("{")
+            w.key("namespace")
+            w.string(namespace)
+            w.key("plugin")
+            w.string(naming.pluginID(owner))
+            w.close("}")
         case .fallback:
             w.string("fallback")
         }
-        w.key("traits"); w.inlineStrings(node.traits.sortedNames)
+        w.key("traits")
+        w.inlineStrings(node.traits.sortedNames)
         w.close("}")
     }
 }
@@ -136,7 +174,10 @@ struct Writer {
     /// JSON string escaping with a fast path for the usual string that needs none.
     static func escape(_ s: String, to out: inout String) {
         var plain = true
-        for b in s.utf8 where b < 0x20 || b == 0x22 || b == 0x5C { plain = false; break }
+        for b in s.utf8 where b < 0x20 || b == 0x22 || b == 0x5C {
+            plain = false
+            break
+        }
         if plain {
             out += "\""
             out += s
@@ -149,13 +190,19 @@ struct Writer {
 
     mutating func inlineInts(_ values: [Int]) {
         out += "["
-        for (i, v) in values.enumerated() { if i > 0 { out += pretty ? ", " : "," }; out += String(v) }
+        for (i, v) in values.enumerated() {
+            if i > 0 { out += pretty ? ", " : "," }
+            out += String(v)
+        }
         out += "]"
     }
 
     mutating func inlineStrings(_ values: [String]) {
         out += "["
-        for (i, v) in values.enumerated() { if i > 0 { out += pretty ? ", " : "," }; Writer.escape(v, to: &out) }
+        for (i, v) in values.enumerated() {
+            if i > 0 { out += pretty ? ", " : "," }
+            Writer.escape(v, to: &out)
+        }
         out += "]"
     }
 

@@ -11,7 +11,8 @@ public struct SVGRenderer {
     public var showFrames: Bool
 
     public init(images: ImageResolver = ImageResolver(), showFrames: Bool = true) {
-        self.images = images; self.showFrames = showFrames
+        self.images = images
+        self.showFrames = showFrames
     }
 
     public func render(_ tree: RenderTree) -> String {
@@ -23,7 +24,8 @@ public struct SVGRenderer {
     func writeDocument(_ tree: RenderTree, to out: inout String) {
         let canvas = tree.canvasSize
         out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(canvas.width))\" height=\"\(n(canvas.height))\" "
-        out += "viewBox=\"0 0 \(n(canvas.width)) \(n(canvas.height))\" font-family=\"DejaVu Sans Mono, Menlo, monospace\">\n"
+        out +=
+            "viewBox=\"0 0 \(n(canvas.width)) \(n(canvas.height))\" font-family=\"DejaVu Sans Mono, Menlo, monospace\">\n"
         if let title = tree.title ?? tree.viewID { out += "<title>\(escape(title))</title>\n" }
         out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
         var clips = 0
@@ -37,7 +39,8 @@ public struct SVGRenderer {
         }
         if !tree.overlays.isEmpty {
             out += "<g class=\"overlays\">\n"
-            out += "<rect x=\"0\" y=\"0\" width=\"\(n(tree.viewport.width))\" height=\"\(n(tree.viewport.height))\" fill=\"none\" stroke=\"#999999\" stroke-dasharray=\"6 4\"/>\n"
+            out +=
+                "<rect x=\"0\" y=\"0\" width=\"\(n(tree.viewport.width))\" height=\"\(n(tree.viewport.height))\" fill=\"none\" stroke=\"#999999\" stroke-dasharray=\"6 4\"/>\n"
             for node in tree.overlays { draw(node, at: node.frame, depth: 1, clips: &clips, to: &out) }
             out += "</g>\n"
         }
@@ -47,22 +50,26 @@ public struct SVGRenderer {
     /// Children are clipped to their parent's bounds, as a parent view clips its subviews (a carousel's strip).
     private func draw(_ node: RenderNode, at frame: Rect, depth: Int, clips: inout Int, to out: inout String) {
         guard depth < 64 else { return }  // a child cycle cannot recurse forever
-        out += "<g transform=\"translate(\(n(frame.x)),\(n(frame.y)))\" data-id=\"\(escape(node.modelID))\" data-component=\"\(escape(node.componentIdentifier.description))\">\n"
+        out +=
+            "<g transform=\"translate(\(n(frame.x)),\(n(frame.y)))\" data-id=\"\(escape(node.modelID))\" data-component=\"\(escape(node.componentIdentifier.description))\">\n"
         if showFrames {
-            out += "<rect width=\"\(n(frame.width))\" height=\"\(n(frame.height))\" fill=\"none\" stroke=\"#cccccc\" stroke-width=\"0.5\"/>\n"
+            out +=
+                "<rect width=\"\(n(frame.width))\" height=\"\(n(frame.height))\" fill=\"none\" stroke=\"#cccccc\" stroke-width=\"0.5\"/>\n"
         }
         var clipID: String?
         for item in node.displayList {
             switch item {
             case .rect(let r, let style): rect(r, style, to: &out)
             case .text(let r, let string, let style): text(r, string, style, to: &out)
-            case .image(let r, let uri, let mode, let placeholder): image(r, uri: uri, mode: mode, placeholder: placeholder, to: &out)
+            case .image(let r, let uri, let mode, let placeholder):
+                image(r, uri: uri, mode: mode, placeholder: placeholder, to: &out)
             case .child(let r, let index):
                 guard let child = node.child(at: index) else { break }
                 if clipID == nil {
                     clips += 1
                     clipID = "clip\(clips)"
-                    out += "<clipPath id=\"\(clipID!)\"><rect width=\"\(n(frame.width))\" height=\"\(n(frame.height))\"/></clipPath>\n"
+                    out +=
+                        "<clipPath id=\"\(clipID!)\"><rect width=\"\(n(frame.width))\" height=\"\(n(frame.height))\"/></clipPath>\n"
                 }
                 out += "<g clip-path=\"url(#\(clipID!))\">\n"
                 draw(child, at: r, depth: depth + 1, clips: &clips, to: &out)
@@ -96,11 +103,18 @@ public struct SVGRenderer {
         // Lines below the frame are not drawn (at least one is).
         let fitting = max(1, Int(saturating: (r.height / lineHeight).rounded(.down) + 0.001))
         if r.height > 0, lines.count > fitting { lines = Array(lines.prefix(fitting)) }
-        let anchor: String, x: Double
+        let anchor: String
+        let x: Double
         switch style.alignment {
-        case .left: anchor = "start"; x = r.x
-        case .center: anchor = "middle"; x = r.x + r.width / 2
-        case .right: anchor = "end"; x = r.maxX
+        case .left:
+            anchor = "start"
+            x = r.x
+        case .center:
+            anchor = "middle"
+            x = r.x + r.width / 2
+        case .right:
+            anchor = "end"
+            x = r.maxX
         }
         for (i, line) in lines.enumerated() where !line.isEmpty {
             // Baseline: centred in the line box, about 0.8 em below the top of the glyphs.
@@ -123,7 +137,8 @@ public struct SVGRenderer {
         case .aspectFit: aspect = "xMidYMid meet"
         case .aspectFill: aspect = "xMidYMid slice"
         }
-        out += "<image x=\"\(n(r.x))\" y=\"\(n(r.y))\" width=\"\(n(r.width))\" height=\"\(n(r.height))\" preserveAspectRatio=\"\(aspect)\" href=\"\(escape(href))\"/>\n"
+        out +=
+            "<image x=\"\(n(r.x))\" y=\"\(n(r.y))\" width=\"\(n(r.width))\" height=\"\(n(r.height))\" preserveAspectRatio=\"\(aspect)\" href=\"\(escape(href))\"/>\n"
     }
 
     private func n(_ value: Double) -> String {

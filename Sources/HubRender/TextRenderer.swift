@@ -24,7 +24,8 @@ public struct TextRenderer {
 
     private func line(_ node: RenderNode, depth: Int, to out: inout String) {
         out += String(repeating: "  ", count: depth)
-        var text = "[\(node.indexPath.map(String.init).joined(separator: ","))] \(node.modelID)  \(node.componentIdentifier)  \(node.frame)"
+        var text =
+            "[\(node.indexPath.map(String.init).joined(separator: ","))] \(node.modelID)  \(node.componentIdentifier)  \(node.frame)"
         let traits = node.traits.sortedNames
         if !traits.isEmpty { text += "  " + traits.joined(separator: ",") }
         switch node.source {

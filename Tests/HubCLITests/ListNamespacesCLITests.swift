@@ -6,11 +6,17 @@ import Testing
 struct ListNamespacesCLITests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let binDir = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        ?? CommandLine.arguments[0]).deletingLastPathComponent()
+    static let binDir = URL(
+        fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+    ).deletingLastPathComponent()
     static let hubhost = binDir.appendingPathComponent("hubhost")
 
-    struct Result { let status: Int32; let stdout: String; let stderr: String }
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
 
     static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
         let process = Process()
@@ -18,7 +24,8 @@ struct ListNamespacesCLITests {
         process.arguments = arguments
         if let environment { process.environment = environment }
         // stderr goes to a file and stdout is drained before waiting, so a full pipe cannot block the child.
-        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-stderr-\(UUID().uuidString)")
+        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hubhost-stderr-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: errFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errFile) }
         let out = Pipe()
@@ -27,8 +34,9 @@ struct ListNamespacesCLITests {
         try process.run()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
     }
 
     /// A temp folder with plugins built from the HubHost test fixture.
@@ -39,10 +47,12 @@ struct ListNamespacesCLITests {
         if good {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["cc", "-shared", "-fPIC", "-I", packageRoot.appendingPathComponent("Sources/CHubPlugin/include").path,
-                                 "-DFIXTURE_VERSION=\"3.1.4\"",
-                                 packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures/fixture_plugin.c").path,
-                                 "-o", plugins.appendingPathComponent("libgood.so").path]
+            process.arguments = [
+                "cc", "-shared", "-fPIC", "-I", packageRoot.appendingPathComponent("Sources/CHubPlugin/include").path,
+                "-DFIXTURE_VERSION=\"3.1.4\"",
+                packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures/fixture_plugin.c").path,
+                "-o", plugins.appendingPathComponent("libgood.so").path,
+            ]
             try process.run()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
@@ -55,8 +65,10 @@ struct ListNamespacesCLITests {
     func jsonWithRejection() throws {
         let root = try Self.folder(good: true, bad: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        let result = try Self.run(["list-namespaces", "--json", "--plugins", root.appendingPathComponent("plugins").path,
-                                   "--plugin-cache", root.appendingPathComponent("cache").path])
+        let result = try Self.run([
+            "list-namespaces", "--json", "--plugins", root.appendingPathComponent("plugins").path,
+            "--plugin-cache", root.appendingPathComponent("cache").path,
+        ])
         #expect(result.status == 1, "\(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let plugins = try #require(json["plugins"] as? [[String: Any]])
@@ -85,9 +97,12 @@ struct ListNamespacesCLITests {
     func table() throws {
         let root = try Self.folder(good: true, bad: false)
         defer { try? FileManager.default.removeItem(at: root) }
-        let result = try Self.run(["list-namespaces", "--plugin-cache", root.appendingPathComponent("cache").path],
-                                  environment: ["HUBHOST_PLUGIN_PATH": root.appendingPathComponent("plugins").path,
-                                                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"])
+        let result = try Self.run(
+            ["list-namespaces", "--plugin-cache", root.appendingPathComponent("cache").path],
+            environment: [
+                "HUBHOST_PLUGIN_PATH": root.appendingPathComponent("plugins").path,
+                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("NAMESPACE") == true)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which plugin files hubhost agrees to load, end to end on the real executable: permissions and owners (as ssh
@@ -20,8 +20,9 @@ struct PluginTrustCLITests {
         deinit { try? FileManager.default.removeItem(at: root) }
 
         func list(_ extra: [String] = [], environment: [String: String]? = nil) throws -> CLI.Result {
-            try CLI.run(["list-namespaces", "--plugins", plugins.path, "--plugin-cache", cache.path] + extra,
-                        environment: environment)
+            try CLI.run(
+                ["list-namespaces", "--plugins", plugins.path, "--plugin-cache", cache.path] + extra,
+                environment: environment)
         }
     }
 
@@ -30,8 +31,10 @@ struct PluginTrustCLITests {
         chmod(folder.plugin.path, 0o757)
         let refused = try folder.list()
         #expect(refused.status == 1)
-        #expect(refused.stdout.contains("libgood.so: refused: the file is writable by others (mode 0757); chmod o-w it, "
-                                        + "or pass --allow-unsafe-permissions"), "\(refused.stdout)")
+        #expect(
+            refused.stdout.contains(
+                "libgood.so: refused: the file is writable by others (mode 0757); chmod o-w it, "
+                    + "or pass --allow-unsafe-permissions"), "\(refused.stdout)")
         #expect(!refused.stdout.contains("com.example.fixture"))
         let allowed = try folder.list(["--allow-unsafe-permissions"])
         #expect(allowed.status == 0, "\(allowed.stderr)")
@@ -89,17 +92,22 @@ struct PluginTrustCLITests {
 
     @Test func anUnwritableCacheIsReportedOnceAndPluginsStillLoad() throws {
         let folder = try Folder()
-        let result = try CLI.run(["list-namespaces", "--plugins", folder.plugins.path, "--plugin-cache", "/dev/null/cache"])
+        let result = try CLI.run([
+            "list-namespaces", "--plugins", folder.plugins.path, "--plugin-cache", "/dev/null/cache",
+        ])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("com.example.fixture"))
-        #expect(result.stderr.components(separatedBy: "cache folder /dev/null/cache is not writable (Not a directory)")
-            .count == 2, "once: \(result.stderr)")
+        #expect(
+            result.stderr.components(separatedBy: "cache folder /dev/null/cache is not writable (Not a directory)")
+                .count == 2, "once: \(result.stderr)")
         #expect(!result.stdout.contains("quarantined"))
     }
 
     /// A setuid copy of hubhost run by an unprivileged user ignores every environment override.
-    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
-                   "needs root and setpriv (CI runs as root)"))
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+            "needs root and setpriv (CI runs as root)"))
     func underSetuidTheEnvironmentChoosesNothing() throws {
         let folder = try Folder()
         let work = folder.root.appendingPathComponent("setuid")
@@ -112,9 +120,12 @@ struct PluginTrustCLITests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path, "list-namespaces"]
         process.currentDirectoryURL = work
-        process.environment = ["HUBHOST_PLUGIN_PATH": folder.plugins.path, "HUBHOST_EXECUTABLE": "/bin/false",
-                               "XDG_CACHE_HOME": folder.root.appendingPathComponent("evil-cache").path]
-        let err = Pipe(), out = Pipe()
+        process.environment = [
+            "HUBHOST_PLUGIN_PATH": folder.plugins.path, "HUBHOST_EXECUTABLE": "/bin/false",
+            "XDG_CACHE_HOME": folder.root.appendingPathComponent("evil-cache").path,
+        ]
+        let err = Pipe()
+        let out = Pipe()
         process.standardError = err
         process.standardOutput = out
         try process.run()
@@ -146,9 +157,12 @@ extension ListNamespacesCLITests {
     static func compile(to output: URL, defines: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["cc", "-shared", "-fPIC", "-I", packageRoot.appendingPathComponent("Sources/CHubPlugin/include").path]
-            + defines + [packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures/fixture_plugin.c").path,
-                         "-o", output.path]
+        process.arguments =
+            ["cc", "-shared", "-fPIC", "-I", packageRoot.appendingPathComponent("Sources/CHubPlugin/include").path]
+            + defines + [
+                packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures/fixture_plugin.c").path,
+                "-o", output.path,
+            ]
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)

@@ -18,7 +18,8 @@ import Testing
         #expect(throws: EventScriptError.self) { try EventScript.parse(line, file: "s.jsonl", number: 3) }
         do { _ = try EventScript.parse(line, file: "s.jsonl", number: 3) } catch let error as EventScriptError {
             #expect(error.description.hasPrefix("s.jsonl:3: "))
-            #expect(error.reason.contains("out of range") || error.reason.contains("more than")
+            #expect(
+                error.reason.contains("out of range") || error.reason.contains("more than")
                     || error.reason.contains("non-negative integer"), "\(error)")
         }
     }
@@ -39,7 +40,8 @@ import Testing
 
     /// A script with invalid UTF-8 was refused as "the file isn't in the correct format", with no line.
     @Test func invalidUTF8IsLocatedByLineAndByte() {
-        let bytes = Array(#"{"event":"advance","seconds":1}"#.utf8) + [0x0A] + Array(#"{"event":"scroll","y":1"#.utf8)
+        let bytes =
+            Array(#"{"event":"advance","seconds":1}"#.utf8) + [0x0A] + Array(#"{"event":"scroll","y":1"#.utf8)
             + [0xFF] + Array("}".utf8)
         let lines = EventScript.lines(of: bytes)
         #expect(lines.map(\.number) == [1, 2])

@@ -21,7 +21,8 @@ import Testing
         let seeds = try Self.seeds("json", in: Self.examples)
         try #require(seeds.count >= 5)
         var random = SplitMix(seed: 0x5EED_0001)
-        var decodedCount = 0, refusedCount = 0
+        var decodedCount = 0
+        var refusedCount = 0
         for round in 0..<10_000 {
             let input = Mutator.mutate(seeds[round % seeds.count], rounds: 1 + round % 2, random: &random)
             switch FuzzHarness.view(input) {
@@ -42,7 +43,8 @@ import Testing
         try #require(!seeds.isEmpty)
         let view = try ViewModelDecoder().decode(contentsOf: Self.examples.appendingPathComponent("home.json"))
         var random = SplitMix(seed: 0x5EED_0002)
-        var applied = 0, refused = 0
+        var applied = 0
+        var refused = 0
         var harness = FuzzHarness.ScriptRunner(viewModel: view.viewModel)
         for round in 0..<10_000 {
             if round % 200 == 0 { harness = FuzzHarness.ScriptRunner(viewModel: view.viewModel) }
@@ -59,9 +61,12 @@ import Testing
     }
 }
 
-/// What the fuzz tests run one input through; `FuzzRegressionTests` replays fixtures through the same.
+/// What the fuzz tests run one input through.
 enum FuzzHarness {
-    enum ViewOutcome: Equatable { case decoded, refused, unlocated(String) }
+    enum ViewOutcome: Equatable {
+        case decoded, refused
+        case unlocated(String)
+    }
 
     static func view(_ bytes: [UInt8], file: String = "fuzz.json") -> ViewOutcome {
         let decoded: DecodeResult
@@ -92,16 +97,21 @@ enum FuzzHarness {
 
         init(viewModel: ViewModel) {
             let pipeline = RenderPipeline(registry: ComponentRegistry(fallbackHandler: DefaultFallbackHandler()))
-            engine = EventEngine(pipeline: pipeline, viewModel: viewModel, viewport: Size(width: 375, height: 667),
-                                 clock: ManualClock(), actions: ActionRegistry(),
-                                 imageSource: ImageSource(access: ImageAccess(viewFile: nil)))
+            engine = EventEngine(
+                pipeline: pipeline, viewModel: viewModel, viewport: Size(width: 375, height: 667),
+                clock: ManualClock(), actions: ActionRegistry(),
+                imageSource: ImageSource(access: ImageAccess(viewFile: nil)))
             engine.load()
         }
 
         func run(_ bytes: [UInt8], file: String) -> (applied: Int, refused: Int, unlocated: String?) {
-            var applied = 0, refused = 0
+            var applied = 0
+            var refused = 0
             for (number, text, invalidUTF8At) in EventScript.lines(of: bytes) {
-                if invalidUTF8At != nil { refused += 1; continue }
+                if invalidUTF8At != nil {
+                    refused += 1
+                    continue
+                }
                 do {
                     engine.apply(try EventScript.parse(text, file: file, number: number), step: number)
                     applied += 1
@@ -146,10 +156,14 @@ struct SplitMix: RandomNumberGenerator {
 /// Mutations of JSON text: byte flips, truncation, type swaps, extreme numbers, deep nesting, huge strings,
 /// invalid UTF-8, duplicate keys.
 enum Mutator {
-    static let extremeNumbers = ["1e300", "-1e300", "1e-320", "-0", "9223372036854775808", "-9223372036854775809",
-                                 "1e309", "123456789012345678901234567890", "0.0000001", "4294967296"]
-    static let values = ["null", "true", "[]", "{}", "\"\"", "\"x\"", "0", "-1", "[[[[[]]]]]",
-                         "{\"id\":{}}", "\"\\u0000\\u001b[31m\\n\"", "\"\\ud800\""]
+    static let extremeNumbers = [
+        "1e300", "-1e300", "1e-320", "-0", "9223372036854775808", "-9223372036854775809",
+        "1e309", "123456789012345678901234567890", "0.0000001", "4294967296",
+    ]
+    static let values = [
+        "null", "true", "[]", "{}", "\"\"", "\"x\"", "0", "-1", "[[[[[]]]]]",
+        "{\"id\":{}}", "\"\\u0000\\u001b[31m\\n\"", "\"\\ud800\"",
+    ]
 
     static func mutate(_ seed: [UInt8], rounds: Int, random: inout SplitMix) -> [UInt8] {
         var bytes = seed
@@ -180,8 +194,9 @@ enum Mutator {
         case 5:  // a huge string
             replaceValue(&bytes, near: at, with: "\"" + String(repeating: "é\\n", count: 20_000) + "\"")
         case 6:  // invalid UTF-8
-            bytes.insert(contentsOf: [[0xFF], [0xC3], [0xED, 0xA0, 0x80], [0xF8, 0x88]].randomElement(using: &random)!,
-                         at: at)
+            bytes.insert(
+                contentsOf: [[0xFF], [0xC3], [0xED, 0xA0, 0x80], [0xF8, 0x88]].randomElement(using: &random)!,
+                at: at)
         case 7:  // a duplicate key
             if let brace = bytes[at...].firstIndex(of: UInt8(ascii: "{")) {
                 bytes.insert(contentsOf: Array("\"id\":\"dup\",\"id\":7,".utf8), at: brace + 1)
@@ -202,7 +217,8 @@ enum Mutator {
         guard let separator = bytes[offset...].firstIndex(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ",") })
         else { return }
         let start = separator + 1
-        let end = bytes[start...].firstIndex { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "}") || $0 == UInt8(ascii: "]") }
+        let end =
+            bytes[start...].firstIndex { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "}") || $0 == UInt8(ascii: "]") }
             ?? bytes.count
         bytes.replaceSubrange(start..<end, with: Array(text.utf8))
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HubCore
 
 /// Frames pinned by Hub's own HUBCollectionViewLayoutTests (hub-framework.md §3.4), with Hub's mock layout
@@ -21,9 +22,10 @@ import Testing
     @Test func headerMarginIsHeaderHeightPlusMargin() {
         let lm = MockLayoutManager()
         lm.headerMargins[[F]] = 30
-        let result = CollectionLayout.compute(items: [item([F], 320, 100)], width: 320,
-                                              header: HeaderLayoutItem(height: 100, traits: [F]), addHeaderMargin: true,
-                                              layoutManager: lm)
+        let result = CollectionLayout.compute(
+            items: [item([F], 320, 100)], width: 320,
+            header: HeaderLayoutItem(height: 100, traits: [F]), addHeaderMargin: true,
+            layoutManager: lm)
         #expect(result.frames == [r(0, 130, 320, 100)])
     }
 
@@ -31,8 +33,9 @@ import Testing
         let lm = MockLayoutManager()
         lm.setEdges([C], 15)
         lm.verticalMargins[[C]] = 20
-        let result = CollectionLayout.compute(items: [item([C], 100, 100), item([C], 100, 100), item([C], 100, 100)],
-                                              width: 320, header: nil, layoutManager: lm)
+        let result = CollectionLayout.compute(
+            items: [item([C], 100, 100), item([C], 100, 100), item([C], 100, 100)],
+            width: 320, header: nil, layoutManager: lm)
         #expect(result.frames[2] == r(15, 135, 100, 100))
         #expect(result.frames[0] == r(15, 15, 100, 100))
         #expect(result.frames[1] == r(115, 15, 100, 100))
@@ -42,23 +45,27 @@ import Testing
         let lm = MockLayoutManager()
         lm.horizontalMargins[[C]] = .greatestFiniteMagnitude
         lm.verticalMargins[[C]] = 20
-        let result = CollectionLayout.compute(items: [item([Z], 50, 50), item([C], 100, 100)], width: 320, header: nil,
-                                              layoutManager: lm)
+        let result = CollectionLayout.compute(
+            items: [item([Z], 50, 50), item([C], 100, 100)], width: 320, header: nil,
+            layoutManager: lm)
         #expect(result.frames[1] == r(0, 70, 100, 100))
     }
 
     @Test func rowOffsetMovesEveryItemInTheRow() {
         let lm = MockLayoutManager()
         lm.rowOffset = 110
-        let result = CollectionLayout.compute(items: [item([Z], 50, 50), item([Z], 50, 50)], width: 320, header: nil,
-                                              layoutManager: lm)
+        let result = CollectionLayout.compute(
+            items: [item([Z], 50, 50), item([Z], 50, 50)], width: 320, header: nil,
+            layoutManager: lm)
         #expect(result.frames.map(\.x) == [110, 160])
     }
 
     @Test func contentSizeIncludesTheLastRowsBottomMargin() {
         let lm = MockLayoutManager()
         lm.setEdges([Z], 40, edges: [.bottom])
-        let items = [item([C], 100, 100), item([F], 320, 100), item([C], 100, 100), item([F], 320, 100), item([Z], 50, 50)]
+        let items = [
+            item([C], 100, 100), item([F], 320, 100), item([C], 100, 100), item([F], 320, 100), item([Z], 50, 50),
+        ]
         let result = CollectionLayout.compute(items: items, width: 320, header: nil, layoutManager: lm)
         #expect(result.contentSize == Size(width: 320, height: 490))
     }
@@ -105,12 +112,18 @@ import Testing
     }
 
     @Test func centring() {
-        #expect(lm.horizontalOffsetForComponents(withTraits: [[Z]], firstComponentLeadingOffset: 10,
-                                                 lastComponentTrailingOffset: 300) == 145)
-        #expect(lm.horizontalOffsetForComponents(withTraits: [[Z], [C]], firstComponentLeadingOffset: 10,
-                                                 lastComponentTrailingOffset: 300) == 0)
-        #expect(lm.horizontalOffsetForComponents(withTraits: [], firstComponentLeadingOffset: 10,
-                                                 lastComponentTrailingOffset: 300) == 0)
+        #expect(
+            lm.horizontalOffsetForComponents(
+                withTraits: [[Z]], firstComponentLeadingOffset: 10,
+                lastComponentTrailingOffset: 300) == 145)
+        #expect(
+            lm.horizontalOffsetForComponents(
+                withTraits: [[Z], [C]], firstComponentLeadingOffset: 10,
+                lastComponentTrailingOffset: 300) == 0)
+        #expect(
+            lm.horizontalOffsetForComponents(
+                withTraits: [], firstComponentLeadingOffset: 10,
+                lastComponentTrailingOffset: 300) == 0)
         #expect(lm.horizontalMarginForComponent(withTraits: [Z], precedingTraits: [C]) == .greatestFiniteMagnitude)
         #expect(lm.horizontalMarginForComponent(withTraits: [C], precedingTraits: [Z]) == .greatestFiniteMagnitude)
         #expect(lm.horizontalMarginForComponent(withTraits: [Z], precedingTraits: [Z]) == 10)
@@ -120,17 +133,25 @@ import Testing
 /// The worked example and further trait combinations, with the expected numbers computed by hand from the
 /// algorithm in hub-framework.md §3.4 (default layout manager, m = 15, W = 320 unless stated).
 @Suite struct HandComputedLayoutTests {
-    func layout(_ items: [LayoutItem], width: Double = 320, margin: Double = 15, header: HeaderLayoutItem? = nil,
-                addHeaderMargin: Bool = true) -> CollectionLayoutResult {
-        CollectionLayout.compute(items: items, width: width, header: header, addHeaderMargin: addHeaderMargin,
-                                 layoutManager: DefaultLayoutManager(margin: margin))
+    func layout(
+        _ items: [LayoutItem], width: Double = 320, margin: Double = 15, header: HeaderLayoutItem? = nil,
+        addHeaderMargin: Bool = true
+    ) -> CollectionLayoutResult {
+        CollectionLayout.compute(
+            items: items, width: width, header: header, addHeaderMargin: addHeaderMargin,
+            layoutManager: DefaultLayoutManager(margin: margin))
     }
 
     @Test func workedExample() {
-        let result = layout([item([C], 130, 100), item([C], 130, 100), item([C], 130, 100), item([F], 320, 60),
-                             item([Z], 50, 50)])
-        #expect(result.frames == [r(15, 15, 130, 100), r(160, 15, 130, 100), r(15, 130, 130, 100),
-                                  r(0, 245, 320, 60), r(135, 320, 50, 50)])
+        let result = layout([
+            item([C], 130, 100), item([C], 130, 100), item([C], 130, 100), item([F], 320, 60),
+            item([Z], 50, 50),
+        ])
+        #expect(
+            result.frames == [
+                r(15, 15, 130, 100), r(160, 15, 130, 100), r(15, 130, 130, 100),
+                r(0, 245, 320, 60), r(135, 320, 50, 50),
+            ])
         #expect(result.contentSize == Size(width: 320, height: 385))
     }
 
@@ -207,13 +228,15 @@ import Testing
     }
 
     @Test func headerMarginInTheTopRow() {
-        let result = layout([item([C], 100, 50), item([C], 100, 50)], header: HeaderLayoutItem(height: 100, traits: [F]))
+        let result = layout(
+            [item([C], 100, 50), item([C], 100, 50)], header: HeaderLayoutItem(height: 100, traits: [F]))
         #expect(result.frames == [r(15, 115, 100, 50), r(130, 115, 100, 50)])
         #expect(result.contentSize.height == 180)
     }
 
     @Test func headerWithoutHeaderMargin() {
-        let result = layout([item([C], 100, 50)], header: HeaderLayoutItem(height: 100, traits: [F]), addHeaderMargin: false)
+        let result = layout(
+            [item([C], 100, 50)], header: HeaderLayoutItem(height: 100, traits: [F]), addHeaderMargin: false)
         #expect(result.frames == [r(15, 0, 100, 50)])
         #expect(result.contentSize.height == 65)
     }
@@ -262,8 +285,9 @@ import Testing
     }
 
     @Test func overlayIsCentredInTheViewport() {
-        let frame = ViewChromeLayout.overlayFrame(preferredSize: Size(width: 200, height: 100),
-                                                  viewport: Size(width: 375, height: 667))
+        let frame = ViewChromeLayout.overlayFrame(
+            preferredSize: Size(width: 200, height: 100),
+            viewport: Size(width: 375, height: 667))
         #expect(frame == r(87.5, 283.5, 200, 100))
         #expect(ViewChromeLayout.headerFrame(preferredSize: Size(width: 375, height: 120)) == r(0, 0, 375, 120))
     }
@@ -278,13 +302,17 @@ import Testing
 
         let chosen = try LayoutManagerChoice.resolve(id: "tight", in: registry)
         #expect(chosen === custom)
-        let result = CollectionLayout.compute(items: [item([C], 100, 10)], width: 320, header: nil, layoutManager: chosen)
+        let result = CollectionLayout.compute(
+            items: [item([C], 100, 10)], width: 320, header: nil, layoutManager: chosen)
         #expect(result.frames == [r(7, 7, 100, 10)])
 
-        let fallback = try #require(try LayoutManagerChoice.resolve(id: nil, in: registry, defaultMargin: 8) as? DefaultLayoutManager)
+        let fallback = try #require(
+            try LayoutManagerChoice.resolve(id: nil, in: registry, defaultMargin: 8) as? DefaultLayoutManager)
         #expect(fallback.margin == 8)
 
-        #expect(throws: LayoutManagerChoice.UnknownID.self) { try LayoutManagerChoice.resolve(id: "nope", in: registry) }
+        #expect(throws: LayoutManagerChoice.UnknownID.self) {
+            try LayoutManagerChoice.resolve(id: "nope", in: registry)
+        }
         do { _ = try LayoutManagerChoice.resolve(id: "nope", in: registry) } catch {
             #expect("\(error)" == "no layout manager 'nope'; registered: tight")
         }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HubCore
 
 @Suite struct LifecycleTests {
@@ -8,8 +9,9 @@ import Testing
 
     init() throws {
         let log = self.log
-        try registry.register(TestFactory(["rec": { RecordingComponent(log: log) }]), forNamespace: "t",
-                              owner: Owner(id: "test"))
+        try registry.register(
+            TestFactory(["rec": { RecordingComponent(log: log) }]), forNamespace: "t",
+            owner: Owner(id: "test"))
     }
 
     /// The calls live instances got (sizing instances only ever answer traits and sizes).
@@ -80,8 +82,9 @@ import Testing
         #expect(pipeline.pool.wrapperCount == 2)
         // Three at once: one more wrapper; the two existing keep their models (no reconfigure).
         _ = log.take()
-        pipeline.render(view([model("a", "t:rec", index: 0), model("b", "t:rec", index: 1), model("c", "t:rec", index: 2)]),
-                        viewport: viewport)
+        pipeline.render(
+            view([model("a", "t:rec", index: 0), model("b", "t:rec", index: 1), model("c", "t:rec", index: 2)]),
+            viewport: viewport)
         #expect(pipeline.pool.wrapperCount == 3)
         #expect(log.take() == ["load#3", "configure#3:c"])
         // Back to one: two go idle.
@@ -94,7 +97,8 @@ import Testing
         let pipeline = RenderPipeline(registry: registry)
         let models = (0..<10).map { model("m\($0)", "t:rec", index: $0) }
         // Rows are 50 high, stacked with 15 between them: 15, 80, 145, …
-        let tree = pipeline.render(view(models), viewport: viewport, visibleRect: Rect(x: 0, y: 0, width: 320, height: 100))
+        let tree = pipeline.render(
+            view(models), viewport: viewport, visibleRect: Rect(x: 0, y: 0, width: 320, height: 100))
         #expect(tree.body.count == 10)
         #expect(tree.body.filter { $0.wrapperID != nil }.map(\.modelID) == ["m0", "m1"])
         #expect(tree.body[5].frame == Rect(x: 0, y: 340, width: 320, height: 50))
@@ -104,8 +108,9 @@ import Testing
 
     @Test func headerIsNotReconfiguredForAnEqualModelAndOverlaysAreCentred() {
         let pipeline = RenderPipeline(registry: registry)
-        let v = view([model("a", "t:rec")], header: model("h", "t:rec", type: .header),
-                     overlays: [model("o", "t:rec", type: .overlay)])
+        let v = view(
+            [model("a", "t:rec")], header: model("h", "t:rec", type: .header),
+            overlays: [model("o", "t:rec", type: .overlay)])
         let tree = pipeline.render(v, viewport: viewport)
         #expect(tree.header?.frame == Rect(x: 0, y: 0, width: 320, height: 50))
         // Body below the header: 50 (sizing header height) + 15.
@@ -134,15 +139,17 @@ import Testing
 
     @Test func unknownNamespaceUnknownNameAndNilFromAFactoryFallBackByCategory() throws {
         let log = self.log
-        try registry.register(TestFactory(["rec": { RecordingComponent(log: log) }, "broken": { nil }]),
-                              forNamespace: "t", owner: owner)
+        try registry.register(
+            TestFactory(["rec": { RecordingComponent(log: log) }, "broken": { nil }]),
+            forNamespace: "t", owner: owner)
         let pipeline = RenderPipeline(registry: registry)
-        let tree = pipeline.render(view([
-            model("known", "t:rec", index: 0),
-            model("ns", "nowhere:rec", index: 1, category: "card"),
-            model("name", "t:missing", index: 2),
-            model("nil", "t:broken", index: 3, category: "card"),
-        ]), viewport: Size(width: 320, height: 600))
+        let tree = pipeline.render(
+            view([
+                model("known", "t:rec", index: 0),
+                model("ns", "nowhere:rec", index: 1, category: "card"),
+                model("name", "t:missing", index: 2),
+                model("nil", "t:broken", index: 3, category: "card"),
+            ]), viewport: Size(width: 320, height: 600))
         #expect(tree.body[0].source == .factory(namespace: "t", owner: owner))
         #expect(tree.body[1].source == .fallback(category: "card"))
         #expect(tree.body[2].source == .fallback(category: "row"))
@@ -171,7 +178,8 @@ import Testing
 
         // A new registration (a reloaded plugin) replaces the fallback on the next render.
         let newOwner = Owner(id: "test#2")
-        try registry.register(TestFactory(["rec": { RecordingComponent(log: log) }]), forNamespace: "t", owner: newOwner)
+        try registry.register(
+            TestFactory(["rec": { RecordingComponent(log: log) }]), forNamespace: "t", owner: newOwner)
         let again = pipeline.render(v, viewport: Size(width: 320, height: 600))
         #expect(again.body[0].source == .factory(namespace: "t", owner: newOwner))
     }
@@ -183,29 +191,36 @@ import Testing
 
     init() throws {
         let log = self.log
-        try registry.register(TestFactory(["carousel": { TestCarousel(log: log) }, "tile": { TestTile(log: log) }]),
-                              forNamespace: "t", owner: Owner(id: "test"))
+        try registry.register(
+            TestFactory(["carousel": { TestCarousel(log: log) }, "tile": { TestTile(log: log) }]),
+            forNamespace: "t", owner: Owner(id: "test"))
     }
 
     func carousel(_ id: String, tiles: [String]) -> ComponentModel {
-        model(id, "t:carousel", children: tiles.enumerated().map { model($1, "t:tile", index: $0, indexPath: [0, $0]) })
+        model(
+            id, "t:carousel", children: tiles.enumerated().map { model($1, "t:tile", index: $0, indexPath: [0, $0]) })
     }
 
     @Test func childrenGetTheParentSizeAsContainerAndAreDrawnInside() throws {
         let pipeline = RenderPipeline(registry: registry)
-        let tree = pipeline.render(view([carousel("c", tiles: ["t0", "t1", "t2"])]), viewport: Size(width: 320, height: 600))
+        let tree = pipeline.render(
+            view([carousel("c", tiles: ["t0", "t1", "t2"])]), viewport: Size(width: 320, height: 600))
         let node = tree.body[0]
         // Sizing: tiles are container/4 = 80 wide, 60 high → carousel 80 high; fullWidth at y 15.
         #expect(node.frame == Rect(x: 0, y: 15, width: 320, height: 80))
         #expect(node.children.map(\.modelID) == ["t0", "t1", "t2"])
         #expect(node.children.map(\.indexPath) == [[0, 0], [0, 1], [0, 2]])
         // Child container = the parent's frame (320×80), so a tile is 80×60, placed by the carousel.
-        #expect(node.children.map(\.frame) == [Rect(x: 10, y: 10, width: 80, height: 60),
-                                               Rect(x: 100, y: 10, width: 80, height: 60),
-                                               Rect(x: 190, y: 10, width: 80, height: 60)])
+        #expect(
+            node.children.map(\.frame) == [
+                Rect(x: 10, y: 10, width: 80, height: 60),
+                Rect(x: 100, y: 10, width: 80, height: 60),
+                Rect(x: 190, y: 10, width: 80, height: 60),
+            ])
         let tile = try #require(pipeline.bodyWrappers[0]?.children[1]?.component as? TestTile)
         #expect(tile.container == Size(width: 320, height: 80))
-        #expect(node.children[0].displayList == [.rect(Rect(x: 0, y: 0, width: 80, height: 60), RectStyle(fill: .black))])
+        #expect(
+            node.children[0].displayList == [.rect(Rect(x: 0, y: 0, width: 80, height: 60), RectStyle(fill: .black))])
     }
 
     @Test func childWrappersAreReusedAfterPrepare() {
@@ -219,6 +234,9 @@ import Testing
         let entries = log.take()
         #expect(entries.filter { $0.hasPrefix("tile-prepare") }.count == 2)
         #expect(entries.filter { $0.hasPrefix("tile-load") }.isEmpty)
-        #expect(Set(entries.filter { $0.hasPrefix("tile-configure") }.map { $0.split(separator: ":").last! }) == ["u0", "u1"])
+        #expect(
+            Set(entries.filter { $0.hasPrefix("tile-configure") }.map { $0.split(separator: ":").last! }) == [
+                "u0", "u1",
+            ])
     }
 }

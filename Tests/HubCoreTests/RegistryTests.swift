@@ -20,7 +20,10 @@ struct RegistryTests {
         let tag: String
         let componentNames: [String]
         var asked: [String] = []
-        init(_ tag: String, names: [String]) { self.tag = tag; self.componentNames = names }
+        init(_ tag: String, names: [String]) {
+            self.tag = tag
+            self.componentNames = names
+        }
         func createComponent(forName name: String) -> Component? {
             asked.append(name)
             return componentNames.contains(name) ? Named("\(tag):\(name)") : nil
@@ -31,8 +34,9 @@ struct RegistryTests {
     let bob = Owner(id: "bob#2", displayName: "com.bob 2.0 (libb.so)")
 
     func model(_ id: String, category: String = "row") -> ComponentModel {
-        ComponentModel(identifier: "m", componentIdentifier: ComponentIdentifier(lenient: id, defaultNamespace: "default"),
-                       componentCategory: category)
+        ComponentModel(
+            identifier: "m", componentIdentifier: ComponentIdentifier(lenient: id, defaultNamespace: "default"),
+            componentCategory: category)
     }
 
     @Test("register, create, unregister")
@@ -65,7 +69,10 @@ struct RegistryTests {
         do {
             try registry.register(Factory("B", names: ["row"]), forNamespace: "demo", owner: bob)
         } catch {
-            #expect("\(error)" == "namespace 'demo' is already registered by com.alice 1.0 (liba.so); com.bob 2.0 (libb.so) cannot claim it")
+            #expect(
+                "\(error)"
+                    == "namespace 'demo' is already registered by com.alice 1.0 (liba.so); com.bob 2.0 (libb.so) cannot claim it"
+            )
         }
         #expect(registry.entry(forNamespace: "demo")?.owner == alice)
         #expect((registry.createComponent(for: model("demo:row")).component as? Named)?.name == "A:row")
@@ -74,8 +81,12 @@ struct RegistryTests {
     @Test("invalid namespaces are refused")
     func invalidNamespace() {
         let registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
-        #expect(throws: RegistryError.self) { try registry.register(Factory("A", names: []), forNamespace: "", owner: alice) }
-        #expect(throws: RegistryError.self) { try registry.register(Factory("A", names: []), forNamespace: "a:b", owner: alice) }
+        #expect(throws: RegistryError.self) {
+            try registry.register(Factory("A", names: []), forNamespace: "", owner: alice)
+        }
+        #expect(throws: RegistryError.self) {
+            try registry.register(Factory("A", names: []), forNamespace: "a:b", owner: alice)
+        }
         #expect(registry.allEntries.isEmpty)
     }
 
@@ -148,7 +159,10 @@ struct RegistryTests {
             try registry.register("two", forKey: "compact", owner: bob)
             Issue.record("a taken key was accepted")
         } catch {
-            #expect("\(error)" == "layout manager 'compact' is already registered by com.alice 1.0 (liba.so); com.bob 2.0 (libb.so) cannot claim it")
+            #expect(
+                "\(error)"
+                    == "layout manager 'compact' is already registered by com.alice 1.0 (liba.so); com.bob 2.0 (libb.so) cannot claim it"
+            )
         }
         try registry.register("three", forKey: "wide", owner: bob)
         #expect(registry["compact"] == "one")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HubCore
 
 /// What the render path keeps between renders must not grow with the number of renders: re-rendering the same
@@ -11,8 +12,9 @@ import Testing
 
     init() throws {
         let log = self.log
-        try registry.register(TestFactory(["rec": { RecordingComponent(log: log) }]), forNamespace: "t",
-                              owner: Owner(id: "test"))
+        try registry.register(
+            TestFactory(["rec": { RecordingComponent(log: log) }]), forNamespace: "t",
+            owner: Owner(id: "test"))
     }
 
     /// A fresh view model each time (what decoding the view file again gives): equal models, new objects.
@@ -25,9 +27,10 @@ import Testing
     }
 
     func counts(_ pipeline: RenderPipeline) -> Counts {
-        Counts(wrappers: pipeline.pool.wrapperCount, idleEntries: pipeline.pool.idleEntryCount,
-               idleHints: pipeline.pool.idleHintCount, uiStates: pipeline.pool.uiStates.count,
-               sizing: pipeline.sizing.count)
+        Counts(
+            wrappers: pipeline.pool.wrapperCount, idleEntries: pipeline.pool.idleEntryCount,
+            idleHints: pipeline.pool.idleHintCount, uiStates: pipeline.pool.uiStates.count,
+            sizing: pipeline.sizing.count)
     }
 
     @Test func reRenderingTheSameViewKeepsThePoolsEntriesFlat() {
@@ -61,8 +64,9 @@ import Testing
         let clock = ManualClock()
         var owner = Owner(id: "test")
         func renderThroughAnEngine() {
-            let engine = EventEngine(pipeline: pipeline, viewModel: freshView(40), viewport: viewport, clock: clock,
-                                     actions: ActionRegistry())
+            let engine = EventEngine(
+                pipeline: pipeline, viewModel: freshView(40), viewport: viewport, clock: clock,
+                actions: ActionRegistry())
             engine.bufferFraction = 10_000
             engine.load()
         }
@@ -73,7 +77,8 @@ import Testing
         for version in 1...15 {
             registry.unregister(namespace: "t")
             owner = Owner(id: "test#\(version)")
-            try registry.register(TestFactory(["rec": { RecordingComponent(log: log) }]), forNamespace: "t", owner: owner)
+            try registry.register(
+                TestFactory(["rec": { RecordingComponent(log: log) }]), forNamespace: "t", owner: owner)
             renderThroughAnEngine()
             renderThroughAnEngine()  // and an edit of the view file
             #expect(counts(pipeline) == first)

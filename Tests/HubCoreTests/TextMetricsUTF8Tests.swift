@@ -11,37 +11,49 @@ struct TextMetricsUTF8Tests {
         }
     }
 
-    static let styles = [TextStyle(fontSize: 20, weight: 700, lineLimit: 2), TextStyle(fontSize: 12, weight: 600, lineLimit: 1),
-                         TextStyle(fontSize: 13), TextStyle(fontSize: 10, lineLimit: 3)]
+    static let styles = [
+        TextStyle(fontSize: 20, weight: 700, lineLimit: 2), TextStyle(fontSize: 12, weight: 600, lineLimit: 1),
+        TextStyle(fontSize: 13), TextStyle(fontSize: 10, lineLimit: 3),
+    ]
     static let widths: [Double] = [0, -5, 1, 7, 30, 55.5, 120, 343, 1000]
 
-    @Test(arguments: ["", " ", "  ", "a", "Item 12345", "hello world", "  leading and trailing  ", "a\nb", "\n", "\n\n",
-                      "one\n\ntwo three", "averyveryveryverylongwordthatmustbecut and more", "x y z w v u t s r q p",
-                      "tab\there", "ünïcödé wörds här", "emoji 👍🏽 text", "cr\r\nlf", "lone\rcr", "é\u{301} combining",
-                      String(repeating: "word ", count: 40), String(repeating: "abcdefghij", count: 12)])
+    @Test(arguments: [
+        "", " ", "  ", "a", "Item 12345", "hello world", "  leading and trailing  ", "a\nb", "\n", "\n\n",
+        "one\n\ntwo three", "averyveryveryverylongwordthatmustbecut and more", "x y z w v u t s r q p",
+        "tab\there", "ünïcödé wörds här", "emoji 👍🏽 text", "cr\r\nlf", "lone\rcr", "é\u{301} combining",
+        String(repeating: "word ", count: 40), String(repeating: "abcdefghij", count: 12),
+    ])
     func agreesWithStringMeasure(_ text: String) {
         for style in Self.styles {
             for width in Self.widths {
                 let reference = TextMetrics.measureByLines(text, style: style, maxWidth: width)
-                #expect(Self.measureBytes(text, style, width) == reference,
-                        "\(text.debugDescription) at \(width), line limit \(style.lineLimit)")
+                #expect(
+                    Self.measureBytes(text, style, width) == reference,
+                    "\(text.debugDescription) at \(width), line limit \(style.lineLimit)")
                 #expect(TextMetrics.measure(text, style: style, maxWidth: width) == reference)
             }
         }
     }
 
     @Test func agreesOnGeneratedASCII() {
-        var seed: UInt64 = 0x9E3779B97F4A7C15
-        func next() -> UInt64 { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; return seed }
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            seed ^= seed << 13
+            seed ^= seed >> 7
+            seed ^= seed << 17
+            return seed
+        }
         let alphabet = Array("ab cd\n  efg h".utf8)
         for _ in 0..<2000 {
             let length = Int(next() % 60)
-            let text = String(decoding: (0..<length).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }, as: UTF8.self)
+            let text = String(
+                decoding: (0..<length).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }, as: UTF8.self)
             let style = Self.styles[Int(next() % UInt64(Self.styles.count))]
             let width = Self.widths[Int(next() % UInt64(Self.widths.count))]
             let reference = TextMetrics.measureByLines(text, style: style, maxWidth: width)
-            #expect(Self.measureBytes(text, style, width) == reference,
-                    "\(text.debugDescription) at \(width), line limit \(style.lineLimit)")
+            #expect(
+                Self.measureBytes(text, style, width) == reference,
+                "\(text.debugDescription) at \(width), line limit \(style.lineLimit)")
             #expect(TextMetrics.measure(text, style: style, maxWidth: width) == reference)
         }
     }

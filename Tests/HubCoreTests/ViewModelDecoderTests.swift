@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HubCore
 
 @Suite struct ViewModelDecoderTests {
@@ -8,22 +9,22 @@ import Testing
 
     @Test func decodesEveryKeyOfTheSchema() throws {
         let json = """
-        {"id": "home", "title": "Home", "custom": {"theme": "dark"},
-         "header": {"component": {"id": "demo:header", "category": "header"}, "text": {"title": "Hi"}},
-         "body": [{
-            "id": "a", "group": "g1",
-            "component": {"id": "demo:card", "category": "card"},
-            "text": {"title": "T", "subtitle": "S", "accessory": "A", "description": "D"},
-            "images": {"main": {"uri": "https://x/y.png", "placeholder": "album"},
-                       "background": {"local": "bg", "custom": {"tint": 1}},
-                       "custom": {"avatar": {"uri": "file:a.png"}, "bad": 3}},
-            "target": {"uri": "spotify:album:1", "actions": ["demo:play", "demo:play", "demo:like"],
-                       "view": {"title": "Album"}, "custom": {"k": true}},
-            "metadata": {"m": 1}, "logging": {"l": "x"}, "custom": {"c": [1, 2]},
-            "children": [{"id": "c0", "component": {"id": "demo:row"}}, {"text": {"title": "no id"}}]
-         }],
-         "overlays": [{"id": "o", "component": {"id": "demo:badge"}}]}
-        """
+            {"id": "home", "title": "Home", "custom": {"theme": "dark"},
+             "header": {"component": {"id": "demo:header", "category": "header"}, "text": {"title": "Hi"}},
+             "body": [{
+                "id": "a", "group": "g1",
+                "component": {"id": "demo:card", "category": "card"},
+                "text": {"title": "T", "subtitle": "S", "accessory": "A", "description": "D"},
+                "images": {"main": {"uri": "https://x/y.png", "placeholder": "album"},
+                           "background": {"local": "bg", "custom": {"tint": 1}},
+                           "custom": {"avatar": {"uri": "file:a.png"}, "bad": 3}},
+                "target": {"uri": "spotify:album:1", "actions": ["demo:play", "demo:play", "demo:like"],
+                           "view": {"title": "Album"}, "custom": {"k": true}},
+                "metadata": {"m": 1}, "logging": {"l": "x"}, "custom": {"c": [1, 2]},
+                "children": [{"id": "c0", "component": {"id": "demo:row"}}, {"text": {"title": "no id"}}]
+             }],
+             "overlays": [{"id": "o", "component": {"id": "demo:badge"}}]}
+            """
         let result = try decode(json)
         let vm = result.viewModel
         #expect(vm.identifier == "home")
@@ -56,29 +57,31 @@ import Testing
         #expect(a.children[1].componentIdentifier.description == "default:row")
         #expect(vm.overlays.first?.type == .overlay)
         // Only the non-object custom image is reported.
-        #expect(result.issues.map(\.description) == ["home.json: $.body[0].images.custom.bad: expected an object, found 3"])
+        #expect(
+            result.issues.map(\.description) == ["home.json: $.body[0].images.custom.bad: expected an object, found 3"])
     }
 
     @Test func reportsWrongTypesWithTheirPathAndGoesOn() throws {
         let json = """
-        {"body": [
-          {"id": "0"}, {"id": "1"}, {"id": "2"},
-          {"id": "3", "component": {"id": 42}, "text": {"title": ["x"], "subtitle": "ok"}},
-          {"id": "4", "metadata": "nope", "children": {"a": 1}, "target": {"actions": "demo:x"}},
-          "just a string"
-        ], "title": 7, "overlays": {}}
-        """
+            {"body": [
+              {"id": "0"}, {"id": "1"}, {"id": "2"},
+              {"id": "3", "component": {"id": 42}, "text": {"title": ["x"], "subtitle": "ok"}},
+              {"id": "4", "metadata": "nope", "children": {"a": 1}, "target": {"actions": "demo:x"}},
+              "just a string"
+            ], "title": 7, "overlays": {}}
+            """
         let result = try decode(json)
-        #expect(result.issues.map(\.description) == [
-            "home.json: $.body[3].component.id: expected a string, found 42",
-            "home.json: $.body[3].text.title: expected a string, found an array",
-            "home.json: $.body[4].metadata: expected an object, found \"nope\"",
-            "home.json: $.body[4].children: expected an array, found an object",
-            "home.json: $.body[4].target.actions: expected an array, found \"demo:x\"",
-            "home.json: $.body[5]: expected an object, found \"just a string\"",
-            "home.json: $.title: expected a string, found 7",
-            "home.json: $.overlays: expected an array, found an object",
-        ])
+        #expect(
+            result.issues.map(\.description) == [
+                "home.json: $.body[3].component.id: expected a string, found 42",
+                "home.json: $.body[3].text.title: expected a string, found an array",
+                "home.json: $.body[4].metadata: expected an object, found \"nope\"",
+                "home.json: $.body[4].children: expected an array, found an object",
+                "home.json: $.body[4].target.actions: expected an array, found \"demo:x\"",
+                "home.json: $.body[5]: expected an object, found \"just a string\"",
+                "home.json: $.title: expected a string, found 7",
+                "home.json: $.overlays: expected an array, found an object",
+            ])
         // What was valid is kept.
         #expect(result.viewModel.body.map(\.identifier) == ["0", "1", "2", "3", "4"])
         #expect(result.viewModel.body[3].subtitle == "ok")
@@ -87,11 +90,12 @@ import Testing
 
     @Test func invalidActionIdentifiersAreReportedAndDropped() throws {
         let result = try decode(#"[{"id": "x", "target": {"actions": ["noColon", "a:b:c", "ns:play", 5]}}]"#)
-        #expect(result.issues.map(\.description) == [
-            #"home.json: $[0].target.actions[0]: "noColon" is not an action identifier ("namespace:name")"#,
-            #"home.json: $[0].target.actions[1]: "a:b:c" is not an action identifier ("namespace:name")"#,
-            "home.json: $[0].target.actions[3]: expected a string, found 5",
-        ])
+        #expect(
+            result.issues.map(\.description) == [
+                #"home.json: $[0].target.actions[0]: "noColon" is not an action identifier ("namespace:name")"#,
+                #"home.json: $[0].target.actions[1]: "a:b:c" is not an action identifier ("namespace:name")"#,
+                "home.json: $[0].target.actions[3]: expected a string, found 5",
+            ])
         #expect(result.viewModel.body[0].target?.actions == [ComponentIdentifier(namespace: "ns", name: "play")])
     }
 
@@ -116,34 +120,42 @@ import Testing
             _ = try decode("{\"body\": [\n  {\"id\": \"a\",}\n]}")
             Issue.record("expected a failure")
         } catch let failure as DecodeFailure {
-            #expect(failure.description == "home.json: not valid JSON: line 2, column 14: expected a key string, found '}'")
+            #expect(
+                failure.description == "home.json: not valid JSON: line 2, column 14: expected a key string, found '}'")
         }
         do {
             _ = try decode("\"text\"")
             Issue.record("expected a failure")
         } catch let failure as DecodeFailure {
-            #expect(failure.description == "home.json: $: expected an object (a view) or an array (its body), found \"text\"")
+            #expect(
+                failure.description
+                    == "home.json: $: expected an object (a view) or an array (its body), found \"text\"")
         }
         #expect(throws: DecodeFailure.self) { try decode("{} {}") }
         #expect(throws: DecodeFailure.self) { try decode("[1, 2") }
     }
 
     @Test func lenientComponentIdentifiers() throws {
-        let result = try decode(#"[{"component": {"id": "row"}}, {"component": {"id": "a:b:c"}}, {"component": {"id": ":x"}}, {}]"#)
-        #expect(result.viewModel.body.map(\.componentIdentifier.description) == ["default:row", "a:b", ":x", "default:row"])
-        #expect(result.viewModel.body.map(\.identifier) == ["UnknownComponent:0", "UnknownComponent:1",
-                                                            "UnknownComponent:2", "UnknownComponent:3"])
+        let result = try decode(
+            #"[{"component": {"id": "row"}}, {"component": {"id": "a:b:c"}}, {"component": {"id": ":x"}}, {}]"#)
+        #expect(
+            result.viewModel.body.map(\.componentIdentifier.description) == ["default:row", "a:b", ":x", "default:row"])
+        #expect(
+            result.viewModel.body.map(\.identifier) == [
+                "UnknownComponent:0", "UnknownComponent:1",
+                "UnknownComponent:2", "UnknownComponent:3",
+            ])
         #expect(result.issues.isEmpty)
     }
 
     @Test func sameIdEntriesMergeAdditively() throws {
         let json = """
-        [{"id": "a", "text": {"title": "first", "subtitle": "kept"}, "custom": {"x": 1, "y": 1},
-          "target": {"actions": ["n:one"]}, "children": [{"id": "c", "text": {"title": "c1"}}]},
-         {"id": "b"},
-         {"id": "a", "text": {"title": "second"}, "custom": {"y": 2, "z": 3}, "component": {"id": "demo:row"},
-          "target": {"actions": ["n:two", "n:one"]}, "children": [{"id": "c", "text": {"subtitle": "c2"}}, {"id": "d"}]}]
-        """
+            [{"id": "a", "text": {"title": "first", "subtitle": "kept"}, "custom": {"x": 1, "y": 1},
+              "target": {"actions": ["n:one"]}, "children": [{"id": "c", "text": {"title": "c1"}}]},
+             {"id": "b"},
+             {"id": "a", "text": {"title": "second"}, "custom": {"y": 2, "z": 3}, "component": {"id": "demo:row"},
+              "target": {"actions": ["n:two", "n:one"]}, "children": [{"id": "c", "text": {"subtitle": "c2"}}, {"id": "d"}]}]
+            """
         let vm = try decode(json).viewModel
         #expect(vm.body.map(\.identifier) == ["a", "b"])
         let a = vm.body[0]
@@ -156,7 +168,8 @@ import Testing
     }
 
     @Test func nullIsAbsentAndUnknownKeysAreIgnored() throws {
-        let result = try decode(#"{"title": null, "extra": {"deep": [1]}, "body": [{"id": "a", "text": null, "whatever": 1}]}"#)
+        let result = try decode(
+            #"{"title": null, "extra": {"deep": [1]}, "body": [{"id": "a", "text": null, "whatever": 1}]}"#)
         #expect(result.issues.isEmpty)
         #expect(result.viewModel.title == nil)
         #expect(result.viewModel.body.count == 1)
@@ -172,7 +185,8 @@ import Testing
     }
 
     @Test func stringsWithEscapesAndUnicode() throws {
-        let result = try decode(#"[{"id": "a\"b", "text": {"title": "caf\u00e9 \ud83c\udfb5 \n tab\t", "subtitle": "日本"}}]"#)
+        let result = try decode(
+            #"[{"id": "a\"b", "text": {"title": "caf\u00e9 \ud83c\udfb5 \n tab\t", "subtitle": "日本"}}]"#)
         let model = result.viewModel.body[0]
         #expect(model.identifier == "a\"b")
         #expect(model.title == "café 🎵 \n tab\t")
@@ -188,6 +202,6 @@ import Testing
         let result = try decode(#"[{"custom": {"a": -12, "b": 1.5e2, "c": 0.25, "d": 12345678901234567890}}]"#)
         let custom = try #require(result.viewModel.body[0].custom)
         #expect(custom["a"] == .number(-12) && custom["b"] == .number(150) && custom["c"] == .number(0.25))
-        #expect(custom["d"] == .number(12345678901234567890))
+        #expect(custom["d"] == .number(12_345_678_901_234_567_890))
     }
 }

@@ -13,7 +13,8 @@ struct DevIntegrationTests {
     var swatch: URL { plugins.appendingPathComponent("libswatch.so") }
 
     init() throws {
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("plugins"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("plugins"), withIntermediateDirectories: true)
         try writeView(title: "First")
     }
 
@@ -28,15 +29,17 @@ struct DevIntegrationTests {
     }
 
     func build(color: String, version: String, _ more: [String] = []) throws {
-        try TestSupport.installPlugin("swatch.c", at: swatch,
-                                      defines: ["SWATCH_COLOR=\(color)", "PLUGIN_VERSION=\"\(version)\""] + more)
+        try TestSupport.installPlugin(
+            "swatch.c", at: swatch,
+            defines: ["SWATCH_COLOR=\(color)", "PLUGIN_VERSION=\"\(version)\""] + more)
     }
 
     @Test func aRebuiltPluginSwapsInWithItsNewColourAndTheUIStateSurvives() throws {
         try build(color: "0xFF0000FFu", version: "1")
         let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
         defer { dev.stop() }
-        #expect(dev.waitForFrame { $0.html.contains(Self.red) && $0.html.contains("First taps:0") } != nil, "\(dev.log)")
+        #expect(
+            dev.waitForFrame { $0.html.contains(Self.red) && $0.html.contains("First taps:0") } != nil, "\(dev.log)")
 
         // A tap (selection) bumps the swatch's counter, its restorable UI state.
         #expect(try dev.tap([0]).contains("[a] selected"), "the tap goes through the event pipeline")
@@ -47,7 +50,8 @@ struct DevIntegrationTests {
         #expect(swapped?.html.contains(Self.green) == true)
         #expect(swapped?.html.contains(Self.red) == false)
         #expect(swapped?.html.contains("First taps:1") == true, "the UI state must survive the swap")
-        #expect(dev.lines.contains { $0.hasPrefix("libswatch.so 1 → 2: swapped in ") && $0.contains(" ms") }, "\(dev.log)")
+        #expect(
+            dev.lines.contains { $0.hasPrefix("libswatch.so 1 → 2: swapped in ") && $0.contains(" ms") }, "\(dev.log)")
 
         // Editing the view file re-renders with the new text, same plugin version.
         try writeView(title: "Edited")
@@ -88,8 +92,10 @@ struct DevIntegrationTests {
         defer { dev.stop() }
         #expect(dev.waitForFrame { $0.html.contains(Self.red) } != nil, "\(dev.log)")
 
-        let full = try Data(contentsOf: TestSupport.compilePlugin("swatch.c", to: root.appendingPathComponent("blue.bin"),
-                                                                   defines: ["SWATCH_COLOR=0x0000FFFFu", "PLUGIN_VERSION=\"2\""]))
+        let full = try Data(
+            contentsOf: TestSupport.compilePlugin(
+                "swatch.c", to: root.appendingPathComponent("blue.bin"),
+                defines: ["SWATCH_COLOR=0x0000FFFFu", "PLUGIN_VERSION=\"2\""]))
         // Written in place and closed halfway, as a slow linker or copy would leave it.
         let half = plugins.appendingPathComponent("libhalf.so")
         try full.prefix(full.count / 2).write(to: half)
@@ -106,7 +112,9 @@ struct DevIntegrationTests {
         try handle.close()
         // Complete now: it loads (and is rejected, since it claims the namespace libswatch.so holds).
         #expect(TestSupport.waitUntil { dev.log.contains("libhalf.so") }, "\(dev.log)")
-        #expect(dev.lines.contains { $0.hasPrefix("libhalf.so 2: rejected") && $0.contains("namespace 'swatch'") }, "\(dev.log)")
+        #expect(
+            dev.lines.contains { $0.hasPrefix("libhalf.so 2: rejected") && $0.contains("namespace 'swatch'") },
+            "\(dev.log)")
     }
 
     @Test func deletingAPluginUnloadsItAndItsComponentsFallBack() throws {
@@ -136,7 +144,9 @@ struct DevIntegrationTests {
         try TestSupport.installSwiftPlugin(version: "2.0", at: swift)
         let reloaded = dev.waitForFrame(timeout: 60) { $0.html.contains("swift label 2.0") }
         #expect(reloaded != nil, "\(dev.log)")
-        #expect(dev.lines.contains { $0.hasPrefix("libswiftfixture.so 1.0 → 2.0: swapped") && $0.contains("pinned") }, "\(dev.log)")
+        #expect(
+            dev.lines.contains { $0.hasPrefix("libswiftfixture.so 1.0 → 2.0: swapped") && $0.contains("pinned") },
+            "\(dev.log)")
         #expect(dev.lines.contains { $0.hasPrefix("warning: retired Swift images keep") }, "\(dev.log)")
         #expect(reloaded?.problems.contains { $0.kind == "memory" } == true)
 
@@ -152,10 +162,14 @@ struct DevIntegrationTests {
         defer { dev.stop() }
         let events = try EventStreamReader(port: dev.port)
         defer { events.close() }
-        #expect(TestSupport.waitUntil { events.renderEvents.contains { $0.contains(Self.red) } },
-                "the current render comes first")
+        #expect(
+            TestSupport.waitUntil { events.renderEvents.contains { $0.contains(Self.red) } },
+            "the current render comes first")
         try build(color: "0x00FF00FFu", version: "2")
-        #expect(TestSupport.waitUntil { events.renderEvents.contains { $0.contains(Self.green) && $0.contains("swapped") } },
-                "\(events.renderEvents.count) events")
+        #expect(
+            TestSupport.waitUntil {
+                events.renderEvents.contains { $0.contains(Self.green) && $0.contains("swapped") }
+            },
+            "\(events.renderEvents.count) events")
     }
 }

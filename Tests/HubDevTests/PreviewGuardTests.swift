@@ -18,8 +18,9 @@ struct PreviewGuardTests {
             {"header": {"id": "h", "component": {"id": "swatch:label"}, "text": {"title": "Header"}},
              "body": [{"id": "a", "component": {"id": "swatch:swatch"}, "text": {"title": "First"}}]}
             """.write(to: view, atomically: true, encoding: .utf8)
-            try TestSupport.installPlugin("swatch.c", at: plugins.appendingPathComponent("libswatch.so"),
-                                          defines: ["SWATCH_COLOR=0xFF0000FFu", "PLUGIN_VERSION=\"1\""])
+            try TestSupport.installPlugin(
+                "swatch.c", at: plugins.appendingPathComponent("libswatch.so"),
+                defines: ["SWATCH_COLOR=0xFF0000FFu", "PLUGIN_VERSION=\"1\""])
             dev = try DevProcess(view: view, plugins: plugins, cache: root.appendingPathComponent("cache"))
         }
 
@@ -29,7 +30,8 @@ struct PreviewGuardTests {
         }
 
         func post(_ body: String, headers: [String: String?] = [:]) throws -> (Int, String) {
-            let (status, reply) = try HTTP.request(port: dev.port, "POST", "/tap", body: Data(body.utf8), headers: headers)
+            let (status, reply) = try HTTP.request(
+                port: dev.port, "POST", "/tap", body: Data(body.utf8), headers: headers)
             return (status, String(decoding: reply, as: UTF8.self))
         }
 
@@ -71,7 +73,9 @@ struct PreviewGuardTests {
         // What the page itself sends goes through, by Origin or by Sec-Fetch-Site.
         #expect(try preview.post(tap).0 == 200)
         #expect(try preview.post(tap, headers: ["Origin": nil, "Sec-Fetch-Site": "same-origin"]).0 == 200)
-        #expect(try preview.post(tap, headers: ["Origin": "http://localhost:\(port)", "Host": "localhost:\(port)"]).0 == 200)
+        #expect(
+            try preview.post(tap, headers: ["Origin": "http://localhost:\(port)", "Host": "localhost:\(port)"]).0 == 200
+        )
         #expect(TestSupport.waitUntil { (try? preview.taps()) == 3 })
     }
 
@@ -85,8 +89,10 @@ struct PreviewGuardTests {
         (#"{"indexPath": 0}"#, "indexPath: expected an array of non-negative integers"),
         (#"{"indexPath": [0], "section": "footer"}"#, #"section: expected "body", "header" or "overlay""#),
         (#"[0]"#, "body: expected a JSON object"),
-        (#"{"indexPath": [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}"#,
-         "indexPath: 65 levels, more than 64"),
+        (
+            #"{"indexPath": [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}"#,
+            "indexPath: 65 levels, more than 64"
+        ),
     ])
     func malformedTapsAreRefusedNamingTheFieldAndTheServerLives(body: String, message: String) throws {
         let preview = try Preview()
@@ -108,24 +114,27 @@ struct PreviewGuardTests {
     @Test func eventStreamsAreCapped() throws {
         let preview = try Preview()
         var readers: [EventStreamReader] = []
-        defer { readers.forEach { $0.close() } }
+        defer { for reader in readers { reader.close() } }
         for _ in 0..<32 { readers.append(try EventStreamReader(port: preview.dev.port)) }
         #expect(TestSupport.waitUntil { readers.allSatisfy { !$0.renderEvents.isEmpty } })
         let (status, body) = try HTTP.request(port: preview.dev.port, "GET", "/events")
         #expect(status == 503)
         #expect(String(decoding: body, as: UTF8.self).contains("too many open event streams"))
         readers.removeLast().close()
-        #expect(TestSupport.waitUntil {
-            let reader = try? EventStreamReader(port: preview.dev.port)
-            defer { reader?.close() }
-            return reader.map { r in TestSupport.waitUntil(timeout: 2) { !r.renderEvents.isEmpty } } ?? false
-        })
+        #expect(
+            TestSupport.waitUntil {
+                let reader = try? EventStreamReader(port: preview.dev.port)
+                defer { reader?.close() }
+                return reader.map { r in TestSupport.waitUntil(timeout: 2) { !r.renderEvents.isEmpty } } ?? false
+            })
     }
 
     /// A page from another origin (here a `data:` page, origin "null") posting to the preview, as a hostile site
     /// would: the browser sends the request, the server refuses it, and nothing is tapped.
-    @Test(.enabled(if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
-                   "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    @Test(
+        .enabled(
+            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
     func aPageFromAnotherOriginCannotTap() throws {
         let executable = try #require(HeadlessChromium.executable, "chromium is required on CI")
         let preview = try Preview()
@@ -136,13 +145,15 @@ struct PreviewGuardTests {
         #expect(TestSupport.waitUntil { (try? browser.evaluate("document.title")) == "elsewhere" })
         let url = "http://127.0.0.1:\(preview.dev.port)/tap"
         // A "simple" request (no preflight), the kind a hostile page can send; its response is opaque to it.
-        _ = try browser.evaluate("""
+        _ = try browser.evaluate(
+            """
             fetch('\(url)', {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'},
                              body: '{"indexPath": [0]}'}).then(() => window.sent = 'yes', () => window.sent = 'failed')
             """)
         #expect(TestSupport.waitUntil { ["yes", "failed"].contains((try? browser.evaluate("window.sent")) ?? "") })
         // A JSON post needs a preflight the server does not grant.
-        _ = try browser.evaluate("""
+        _ = try browser.evaluate(
+            """
             fetch('\(url)', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{"indexPath": [0]}'})
               .then(() => window.json = 'answered', () => window.json = 'blocked')
             """)
@@ -152,8 +163,12 @@ struct PreviewGuardTests {
 
         // The preview's own page still taps.
         try browser.open("http://127.0.0.1:\(preview.dev.port)/")
-        #expect(TestSupport.waitUntil { (try? browser.evaluate("document.querySelectorAll('#boxes .box').length")) == "2" })
-        _ = try browser.evaluate("document.querySelector('#boxes .box[data-section=\"body\"][data-index-path=\"0\"]').click()")
-        #expect(TestSupport.waitUntil { (try? preview.taps()) == 1 }, "\(preview.dev.log) \((try? browser.evaluate("document.getElementById('log')?.textContent")) ?? "")")
+        #expect(
+            TestSupport.waitUntil { (try? browser.evaluate("document.querySelectorAll('#boxes .box').length")) == "2" })
+        _ = try browser.evaluate(
+            "document.querySelector('#boxes .box[data-section=\"body\"][data-index-path=\"0\"]').click()")
+        #expect(
+            TestSupport.waitUntil { (try? preview.taps()) == 1 },
+            "\(preview.dev.log) \((try? browser.evaluate("document.getElementById('log')?.textContent")) ?? "")")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HubHost
 
 /// Probing in a child process (the real `hubhost probe`), quarantine, the probe cache, and `hubhost validate`.
@@ -8,9 +9,11 @@ struct ProbeTests {
     let folder = TestSupport.temporaryDirectory("probe")
 
     func gate(timeout: Double = 2) -> ProbeGate {
-        ProbeGate(cacheDirectory: folder.appendingPathComponent("cache"),
-                  runner: ProbeRunner(executable: TestSupport.hubhost, timeout: timeout,
-                                      workDirectory: folder.appendingPathComponent("work")))
+        ProbeGate(
+            cacheDirectory: folder.appendingPathComponent("cache"),
+            runner: ProbeRunner(
+                executable: TestSupport.hubhost, timeout: timeout,
+                workDirectory: folder.appendingPathComponent("work")))
     }
 
     func plugin(_ name: String, _ defines: [String] = []) throws -> URL {
@@ -56,18 +59,27 @@ struct ProbeTests {
     @Test func verdictsAreCachedByStampAndHashAndClearWhenTheFileChanges() throws {
         let file = try plugin("libcached.so", ["CRASH_IN_INIT"])
         let first = gate()
-        guard case .quarantined = first.check(file) else { Issue.record("expected quarantine"); return }
+        guard case .quarantined = first.check(file) else {
+            Issue.record("expected quarantine")
+            return
+        }
         #expect(first.runner.probeCount == 1)
         first.cache.save()
 
         // A new gate (a new hubhost process) reads the cache: no child process.
         let second = gate()
-        guard case .quarantined = second.check(file) else { Issue.record("expected the cached quarantine"); return }
+        guard case .quarantined = second.check(file) else {
+            Issue.record("expected the cached quarantine")
+            return
+        }
         #expect(second.runner.probeCount == 0)
 
         // A fixed build clears the quarantine.
         try TestSupport.installPlugin("swatch.c", at: file)
-        guard case .passed(let report) = second.check(file) else { Issue.record("the fixed build must pass"); return }
+        guard case .passed(let report) = second.check(file) else {
+            Issue.record("the fixed build must pass")
+            return
+        }
         #expect(second.runner.probeCount == 1)
         #expect(report.namespaces.map(\.namespace) == ["swatch"])
     }
@@ -75,10 +87,13 @@ struct ProbeTests {
     @Test func listNamespacesShowsQuarantinedFilesAndKeepsGoing() throws {
         _ = try plugin("libcrash.so", ["CRASH_IN_INIT"])
         _ = try plugin("libgood.so", ["PLUGIN_ID=\"test.good\"", "NAMESPACE=\"good\""])
-        let result = try TestSupport.run(TestSupport.hubhost.path,
-                                         ["list-namespaces", "--json", "--plugins", folder.path,
-                                          "--plugin-cache", folder.appendingPathComponent("cache").path],
-                                         expectSuccess: false)
+        let result = try TestSupport.run(
+            TestSupport.hubhost.path,
+            [
+                "list-namespaces", "--json", "--plugins", folder.path,
+                "--plugin-cache", folder.appendingPathComponent("cache").path,
+            ],
+            expectSuccess: false)
         #expect(result.status == 1, "a quarantined file makes the exit status 1, not a crash: \(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         let plugins = try #require(json?["plugins"] as? [[String: Any]])
@@ -92,12 +107,15 @@ struct ProbeTests {
     @Test func renderDoesNotDieWhenAPluginCrashesWhileLoading() throws {
         _ = try plugin("libcrash.so", ["CRASH_IN_INIT"])
         let view = folder.appendingPathComponent("view.json")
-        try #"{"body": [{"id": "a", "component": {"id": "swatch:swatch", "category": "card"}, "text": {"title": "A"}}]}"#
+        try
+            #"{"body": [{"id": "a", "component": {"id": "swatch:swatch", "category": "card"}, "text": {"title": "A"}}]}"#
             .write(to: view, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = TestSupport.hubhost
-        process.arguments = ["render", view.path, "--format", "text", "--plugins", folder.path,
-                             "--plugin-cache", folder.appendingPathComponent("cache").path]
+        process.arguments = [
+            "render", view.path, "--format", "text", "--plugins", folder.path,
+            "--plugin-cache", folder.appendingPathComponent("cache").path,
+        ]
         let err = folder.appendingPathComponent("stderr")
         FileManager.default.createFile(atPath: err.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: err)
@@ -112,8 +130,9 @@ struct ProbeTests {
     // MARK: - validate
 
     func validate(_ files: [URL]) throws -> (status: Int32, results: [[String: Any]]) {
-        let result = try TestSupport.run(TestSupport.hubhost.path,
-                                         ["validate", "--json", "--timeout", "2"] + files.map(\.path), expectSuccess: false)
+        let result = try TestSupport.run(
+            TestSupport.hubhost.path,
+            ["validate", "--json", "--timeout", "2"] + files.map(\.path), expectSuccess: false)
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         return (result.status, json?["plugins"] as? [[String: Any]] ?? [])
     }
@@ -124,7 +143,9 @@ struct ProbeTests {
     }
 
     @Test func validatePassesTheShippedPlugins() throws {
-        let shipped = ["libHubDemoC.so", "libHubDemoSwift.so"].map { TestSupport.binDirectory.appendingPathComponent($0) }
+        let shipped = ["libHubDemoC.so", "libHubDemoSwift.so"].map {
+            TestSupport.binDirectory.appendingPathComponent($0)
+        }
         for file in shipped where !FileManager.default.fileExists(atPath: file.path) {
             Issue.record("\(file.lastPathComponent) is not built in \(TestSupport.binDirectory.path)")
             return
@@ -132,7 +153,9 @@ struct ProbeTests {
         let (status, results) = try validate(shipped)
         #expect(status == 0, "\(results)")
         #expect(results.count == 2)
-        for result in results { #expect(result["passed"] as? Bool == true, "\(failedChecks(result)) \(result["failure"] ?? "")") }
+        for result in results {
+            #expect(result["passed"] as? Bool == true, "\(failedChecks(result)) \(result["failure"] ?? "")")
+        }
     }
 
     @Test func validateFailsEachBrokenPluginWithTheRightReason() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import HubCore
 import Testing
+
 @testable import HubHost
 
 /// Hot reload must not keep anything per component per reload: after any number of swaps of a C plugin serving
@@ -14,8 +15,9 @@ import Testing
         let plugins = root.appendingPathComponent("plugins")
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
         let builds = try ["0x00FF00FFu", "0x0000FFFFu"].enumerated().map { i, colour in
-            try TestSupport.compilePlugin("swatch.c", to: root.appendingPathComponent("build\(i).so"),
-                                          defines: ["SWATCH_COLOR=\(colour)", "PLUGIN_VERSION=\"\(i + 1)\""])
+            try TestSupport.compilePlugin(
+                "swatch.c", to: root.appendingPathComponent("build\(i).so"),
+                defines: ["SWATCH_COLOR=\(colour)", "PLUGIN_VERSION=\"\(i + 1)\""])
         }
         let target = plugins.appendingPathComponent("libswatch.so")
         try install(builds[0], at: target)
@@ -23,7 +25,8 @@ import Testing
         let items = (0..<300).map { i in
             "{\"id\": \"c\(i)\", \"component\": {\"id\": \"swatch:\(i % 3 == 0 ? "swatch" : "label")\"}, \"text\": {\"title\": \"Item \(i)\"}}"
         }
-        try ("{\"id\": \"v\", \"body\": [" + items.joined(separator: ",") + "]}").write(to: view, atomically: true, encoding: .utf8)
+        try ("{\"id\": \"v\", \"body\": [" + items.joined(separator: ",") + "]}").write(
+            to: view, atomically: true, encoding: .utf8)
 
         var options = DevLoop.Options(pluginFolders: [plugins], viewFile: view)
         options.imageCacheDirectory = root.appendingPathComponent("cache")
@@ -38,9 +41,10 @@ import Testing
         struct Counts: Equatable { var wrappers, idleEntries, idleHints, sizing, uiStates, observers, live: Int }
         func counts() -> Counts {
             let pool = loop.pipeline.pool
-            return Counts(wrappers: pool.wrapperCount, idleEntries: pool.idleEntryCount, idleHints: pool.idleHintCount,
-                          sizing: loop.pipeline.sizing.count, uiStates: pool.uiStates.count,
-                          observers: loop.host.registry.didUnregister.count, live: loop.pipeline.liveWrappers.count)
+            return Counts(
+                wrappers: pool.wrapperCount, idleEntries: pool.idleEntryCount, idleHints: pool.idleHintCount,
+                sizing: loop.pipeline.sizing.count, uiStates: pool.uiStates.count,
+                observers: loop.host.registry.didUnregister.count, live: loop.pipeline.liveWrappers.count)
         }
         func reload(_ i: Int) throws {
             try install(builds[i % 2], at: target)
@@ -74,7 +78,8 @@ import Testing
 
     func change(_ url: URL) -> FileChange {
         let now = Monotonic.now()
-        return FileChange(url: url, kind: .changed, hash: ContentHash.of(file: url), stamp: FileStamp.of(url),
-                          lastEventAt: now, settledAt: now)
+        return FileChange(
+            url: url, kind: .changed, hash: ContentHash.of(file: url), stamp: FileStamp.of(url),
+            lastEventAt: now, settledAt: now)
     }
 }

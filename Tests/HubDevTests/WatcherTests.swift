@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HubHost
 
 /// The file watcher with real files in a temp folder, written the ways builds write them.
@@ -8,8 +9,9 @@ struct WatcherTests {
     let folder = TestSupport.temporaryDirectory("watch")
 
     private func startWatcher(_ collector: Collector<FileChange>) throws -> FileWatcher {
-        let watcher = FileWatcher(directories: [folder], quietPeriod: 0.1, accepts: { $0.pathExtension == "so" },
-                                  onChange: { collector.append($0) })
+        let watcher = FileWatcher(
+            directories: [folder], quietPeriod: 0.1, accepts: { $0.pathExtension == "so" },
+            onChange: { collector.append($0) })
         try watcher.start()
         return watcher
     }
@@ -44,7 +46,7 @@ struct WatcherTests {
         }
         for data in builds { try data.write(to: plugin) }
         #expect(TestSupport.waitUntil { !changes(collector, named: "libburst.so").isEmpty })
-        try builds[4].write(to: plugin) // same bytes: must be skipped
+        try builds[4].write(to: plugin)  // same bytes: must be skipped
         // A second file written afterwards proves the watcher went past the no-op without reporting it.
         try TestSupport.installPlugin("swatch.c", at: folder.appendingPathComponent("libmarker.so"))
         #expect(TestSupport.waitUntil { !changes(collector, named: "libmarker.so").isEmpty })
@@ -57,11 +59,12 @@ struct WatcherTests {
         let collector = Collector<FileChange>()
         let watcher = try startWatcher(collector)
         defer { watcher.stop() }
-        let full = try Data(contentsOf: TestSupport.compilePlugin("swatch.c", to: folder.appendingPathComponent("full.bin")))
+        let full = try Data(
+            contentsOf: TestSupport.compilePlugin("swatch.c", to: folder.appendingPathComponent("full.bin")))
         let plugin = folder.appendingPathComponent("libhalf.so")
-        try full.prefix(full.count / 2).write(to: plugin) // written and closed, but cut short
+        try full.prefix(full.count / 2).write(to: plugin)  // written and closed, but cut short
         #expect(ELFCompleteness.check(plugin) != .complete)
-        usleep(400_000) // several quiet periods: the half file must keep waiting
+        usleep(400_000)  // several quiet periods: the half file must keep waiting
         try TestSupport.installPlugin("swatch.c", at: folder.appendingPathComponent("libmarker.so"))
         #expect(TestSupport.waitUntil { !changes(collector, named: "libmarker.so").isEmpty })
         #expect(changes(collector, named: "libhalf.so").isEmpty)

@@ -11,26 +11,34 @@ import Testing
         defer { fixture.cleanUp() }
         let a = PluginLog(record: try fixture.load(namespace: "a", handler: true))
         let b = PluginLog(record: try fixture.load(namespace: "b"))
-        let engine = try fixture.engine("""
+        let engine = try fixture.engine(
+            """
             {"id": "two-plugins", "body": [
               {"id": "x", "component": {"id": "b:probe"}, "custom": {"handler": "a"}, "target": {"uri": "hub:x"}},
               {"id": "y", "component": {"id": "b:probe"}, "target": {"uri": "hub:y", "actions": ["b:no", "b:ok", "a:ok"]}},
               {"id": "z", "component": {"id": "b:probe"}, "target": {"uri": "hub:z", "actions": ["b:no", "nowhere:go"]}},
               {"id": "none", "component": {"id": "b:probe"}}]}
             """)
-        a.clear(); b.clear()
+        a.clear()
+        b.clear()
 
         // Plugin A's handler handles the default selection of B's component: nothing is opened.
         engine.apply(.tap(.indexPath([0])))
         let viewURI = try #require(engine.viewURI)
-        #expect(a.lines.filter { $0.hasPrefix("handler") } == ["handler default trigger=0 model=x view=two-plugins uri=\(viewURI) custom=null target=hub:x"])
+        #expect(
+            a.lines.filter { $0.hasPrefix("handler") } == [
+                "handler default trigger=0 model=x view=two-plugins uri=\(viewURI) custom=null target=hub:x"
+            ])
         #expect(fixture.host.services.openedURIs == [])
 
         // The target's actions run in order until one succeeds; the default action is not needed.
         engine.apply(.advance(seconds: 1))
         engine.apply(.tap(.indexPath([1])))
-        #expect(b.lines.filter { $0.hasPrefix("action") && $0.contains("perform") } == [
-            "action b:no perform trigger=0 model=y custom=null", "action b:ok perform trigger=0 model=y custom=null"])
+        #expect(
+            b.lines.filter { $0.hasPrefix("action") && $0.contains("perform") } == [
+                "action b:no perform trigger=0 model=y custom=null",
+                "action b:ok perform trigger=0 model=y custom=null",
+            ])
         #expect(!a.lines.contains { $0.hasPrefix("action a:ok") })
         #expect(fixture.host.services.openedURIs == [])
 
@@ -38,7 +46,9 @@ import Testing
         engine.apply(.advance(seconds: 1))
         engine.apply(.tap(.indexPath([2])))
         #expect(fixture.host.services.openedURIs == ["hub:z"])
-        #expect(engine.trace!.messages(.action).contains("nowhere:go (selection) for [z]: not performed: no action factory for namespace 'nowhere'"))
+        #expect(
+            engine.trace!.messages(.action).contains(
+                "nowhere:go (selection) for [z]: not performed: no action factory for namespace 'nowhere'"))
         #expect(engine.trace!.messages(.action).last == "default selection (selection) for [z]: performed")
 
         // No target and no actions: not handled.
@@ -51,23 +61,33 @@ import Testing
         defer { fixture.cleanUp() }
         let a = PluginLog(record: try fixture.load(namespace: "a", handler: true))
         let b = PluginLog(record: try fixture.load(namespace: "b"))
-        let engine = try fixture.engine("""
+        let engine = try fixture.engine(
+            """
             {"id": "v", "body": [
               {"id": "performer", "component": {"id": "b:probe"}, "custom": {"performOnSelect": "a:handled"}},
               {"id": "watcher", "component": {"id": "b:probe"}}]}
             """)
-        a.clear(); b.clear()
+        a.clear()
+        b.clear()
         // Selecting the probe makes it perform a:handled through its C action performer (trigger component).
         engine.apply(.tap(.indexPath([0])))
-        #expect(a.lines.filter { $0.hasPrefix("handler") } == [
-            "handler a:handled trigger=1 model=performer view=v uri=\(engine.viewURI!) custom={\"from\":\"probe\"} target=null"])
+        #expect(
+            a.lines.filter { $0.hasPrefix("handler") } == [
+                "handler a:handled trigger=1 model=performer view=v uri=\(engine.viewURI!) custom={\"from\":\"probe\"} target=null"
+            ])
         #expect(b.lines(for: "performer").contains("performed a:handled -> 1"))
         // Observers see the component's action and then the selection's default action.
-        #expect(b.lines(for: "watcher").filter { $0.hasPrefix("observed") } == ["observed a:handled trigger=1", "observed default trigger=0"])
+        #expect(
+            b.lines(for: "watcher").filter { $0.hasPrefix("observed") } == [
+                "observed a:handled trigger=1", "observed default trigger=0",
+            ])
 
         // The script's action event goes the same way.
         b.clear()
-        engine.apply(.action(.indexPath([1]), identifier: ComponentIdentifier(namespace: "b", name: "ok"), custom: JSONObject([("n", .number(1))])))
+        engine.apply(
+            .action(
+                .indexPath([1]), identifier: ComponentIdentifier(namespace: "b", name: "ok"),
+                custom: JSONObject([("n", .number(1))])))
         #expect(b.lines.contains("action b:ok perform trigger=1 model=watcher custom={\"n\":1}"))
         #expect(b.lines.contains("action b:ok destroyed"), "a synchronous action is destroyed once performed")
         #expect(b.lines(for: "performer").contains("observed b:ok trigger=1"))
@@ -79,8 +99,9 @@ import Testing
         let b = PluginLog(record: try fixture.load(namespace: "b"))
         let engine = try fixture.engine(probeList(1))
         b.clear()
-        let outcome = engine.perform(trigger: .component, identifier: ComponentIdentifier(namespace: "b", name: "async"),
-                                     customData: JSONObject([("chain", .string("b:ok"))]), model: engine.viewModel.body[0])
+        let outcome = engine.perform(
+            trigger: .component, identifier: ComponentIdentifier(namespace: "b", name: "async"),
+            customData: JSONObject([("chain", .string("b:ok"))]), model: engine.viewModel.body[0])
         #expect(outcome == .pending)
         #expect(engine.actions.pendingCount == 1)
         #expect(!b.lines.contains("action b:async destroyed"))
@@ -89,10 +110,15 @@ import Testing
         #expect(engine.actions.pendingCount == 1)
         engine.apply(.advance(seconds: 0.5))
         #expect(engine.actions.pendingCount == 0)
-        #expect(Array(b.lines.suffix(4)) == [
-            "async finishing chain=b:ok", "action b:async destroyed",
-            "action b:ok perform trigger=1 model=p0 custom={\"chained\":true}", "action b:ok destroyed"])
-        #expect(engine.trace!.messages(.action).suffix(2) == ["b:async finished, chains to b:ok", "b:ok (component) for [p0]: performed"])
+        #expect(
+            Array(b.lines.suffix(4)) == [
+                "async finishing chain=b:ok", "action b:async destroyed",
+                "action b:ok perform trigger=1 model=p0 custom={\"chained\":true}", "action b:ok destroyed",
+            ])
+        #expect(
+            engine.trace!.messages(.action).suffix(2) == [
+                "b:async finished, chains to b:ok", "b:ok (component) for [p0]: performed",
+            ])
     }
 
     @Test func unknownNamespacesAndNamesAreClearResults() throws {
@@ -101,12 +127,19 @@ import Testing
         _ = try fixture.load(namespace: "b")
         let engine = try fixture.engine(probeList(1))
         let model = engine.viewModel.body[0]
-        let unknown = engine.perform(trigger: .component, identifier: ComponentIdentifier(namespace: "nope", name: "x"), customData: nil, model: model)
+        let unknown = engine.perform(
+            trigger: .component, identifier: ComponentIdentifier(namespace: "nope", name: "x"), customData: nil,
+            model: model)
         #expect(unknown == .failed(.unknownNamespace("nope")))
         #expect(unknown.description == "not performed: no action factory for namespace 'nope'")
-        let noName = engine.perform(trigger: .component, identifier: ComponentIdentifier(namespace: "b", name: "zzz"), customData: nil, model: model)
+        let noName = engine.perform(
+            trigger: .component, identifier: ComponentIdentifier(namespace: "b", name: "zzz"), customData: nil,
+            model: model)
         #expect(noName == .failed(.unknownName(ComponentIdentifier(namespace: "b", name: "zzz"))))
-        #expect(engine.perform(trigger: .component, identifier: ComponentIdentifier(namespace: "b", name: "no"), customData: nil, model: model) == .notPerformed)
+        #expect(
+            engine.perform(
+                trigger: .component, identifier: ComponentIdentifier(namespace: "b", name: "no"), customData: nil,
+                model: model) == .notPerformed)
     }
 
     @Test func actionNamespacesAreOwnedAndFreedOnUnload() throws {
@@ -116,11 +149,15 @@ import Testing
         #expect(fixture.host.actionFactories["b"] != nil)
         // A second claim of the namespace is refused; the first keeps it.
         final class Nothing: ActionFactory { func createAction(forName name: String) -> Action? { nil } }
-        #expect(throws: (any Error).self) { try fixture.host.actionFactories.register(Nothing(), forKey: "b", owner: .host) }
+        #expect(throws: (any Error).self) {
+            try fixture.host.actionFactories.register(Nothing(), forKey: "b", owner: .host)
+        }
         fixture.host.unload(record)
         #expect(fixture.host.actionFactories["b"] == nil)
         let engine = try fixture.engine("{\"id\": \"v\", \"body\": [{\"id\": \"p0\"}]}")
-        #expect(engine.perform(trigger: .selection, identifier: ComponentIdentifier(namespace: "b", name: "ok"), customData: nil,
-                               model: engine.viewModel.body[0]) == .failed(.unknownNamespace("b")))
+        #expect(
+            engine.perform(
+                trigger: .selection, identifier: ComponentIdentifier(namespace: "b", name: "ok"), customData: nil,
+                model: engine.viewModel.body[0]) == .failed(.unknownNamespace("b")))
     }
 }

@@ -11,7 +11,10 @@ import Testing
         let plugin = PluginLog(record: try fixture.load(namespace: "b"))
         let engine = try fixture.engine(probeList(1))
         // The render pipeline loads the view and sets the frame before configuring; then the view appears.
-        #expect(plugin.lines == ["[-] loadView", "[-] resize 375x100", "[p0] configure 375x667", "[p0] appear", "[p0] offset 0"])
+        #expect(
+            plugin.lines == [
+                "[-] loadView", "[-] resize 375x100", "[p0] configure 375x667", "[p0] appear", "[p0] offset 0",
+            ])
 
         plugin.clear()
         engine.apply(.resize(Size(width: 375, height: 500)))
@@ -36,7 +39,9 @@ import Testing
         defer { fixture.cleanUp() }
         let plugin = PluginLog(record: try fixture.load(namespace: "b"))
         let engine = try fixture.engine(probeList(20), viewport: Size(width: 375, height: 300))
-        func offsets(_ id: String) -> [String] { plugin.lines(for: id).filter { $0.hasPrefix("offset") || $0 == "appear" } }
+        func offsets(_ id: String) -> [String] {
+            plugin.lines(for: id).filter { $0.hasPrefix("offset") || $0 == "appear" }
+        }
         // First appearance: every displayed observer learns the offset.
         #expect(offsets("p0") == ["appear", "offset 0"])
         #expect(offsets("p2") == ["appear", "offset 0"])
@@ -65,7 +70,8 @@ import Testing
         defer { fixture.cleanUp() }
         let plugin = PluginLog(record: try fixture.load(namespace: "b"))
         let fillers = (1...9).map { ",{\"id\": \"f\($0)\", \"component\": {\"id\": \"b:plain\"}}" }.joined()
-        let engine = try fixture.engine("""
+        let engine = try fixture.engine(
+            """
             {"id": "v", "body": [
               {"id": "parent", "component": {"id": "b:probe"}, "custom": {"height": 200},
                "children": [{"id": "c0", "component": {"id": "b:probe"}, "custom": {"height": 50}},
@@ -83,7 +89,10 @@ import Testing
         engine.apply(.scroll(y: 700))
         let displayed = Set(engine.displayedWrappers.compactMap { $0.model?.identifier })
         #expect(displayed.isDisjoint(with: Set(["parent", "c0", "c1"])))
-        #expect(engine.trace!.messages(.disappear).prefix(3) == ["[parent] did disappear", "[c0] did disappear", "[c1] did disappear"])
+        #expect(
+            engine.trace!.messages(.disappear).prefix(3) == [
+                "[parent] did disappear", "[c0] did disappear", "[c1] did disappear",
+            ])
 
         plugin.clear()
         engine.apply(.scroll(y: 0))

@@ -6,19 +6,30 @@ import Testing
 @Suite struct ScriptTests {
     func parse(_ line: String) throws -> ViewEvent { try EventScript.parse(line, file: "s.jsonl", number: 7) }
     func error(_ line: String) -> String {
-        do { _ = try parse(line); return "(parsed)" } catch { return "\(error)" }
+        do {
+            _ = try parse(line)
+            return "(parsed)"
+        } catch { return "\(error)" }
     }
 
     @Test func everyEventOfTheIssue() throws {
         #expect(try parse(#"{"event": "tap", "indexPath": [3, 1]}"#) == .tap(.indexPath([3, 1])))
-        #expect(try parse(#"{"event": "highlight", "point": {"x": 10, "y": 20.5}}"#) == .highlight(.point(Point(x: 10, y: 20.5))))
+        #expect(
+            try parse(#"{"event": "highlight", "point": {"x": 10, "y": 20.5}}"#)
+                == .highlight(.point(Point(x: 10, y: 20.5))))
         #expect(try parse(#"{"event": "unhighlight", "indexPath": [0]}"#) == .unhighlight(.indexPath([0])))
-        #expect(try parse(#"{"event": "tap", "indexPath": [1], "section": "overlays"}"#) == .tap(.indexPath([1], section: .overlay)))
+        #expect(
+            try parse(#"{"event": "tap", "indexPath": [1], "section": "overlays"}"#)
+                == .tap(.indexPath([1], section: .overlay)))
         #expect(try parse(#"{"event": "scroll", "y": 120}"#) == .scroll(y: 120))
-        #expect(try parse(#"{"event": "resize", "width": 320, "height": 480}"#) == .resize(Size(width: 320, height: 480)))
+        #expect(
+            try parse(#"{"event": "resize", "width": 320, "height": 480}"#) == .resize(Size(width: 320, height: 480)))
         #expect(try parse(#"{"event": "advance", "seconds": 0.2}"#) == .advance(seconds: 0.2))
-        #expect(try parse(#"{"event": "action", "indexPath": [2], "action": "a:b", "custom": {"k": "v"}}"#)
-                == .action(.indexPath([2]), identifier: ComponentIdentifier(namespace: "a", name: "b"), custom: JSONObject([("k", .string("v"))])))
+        #expect(
+            try parse(#"{"event": "action", "indexPath": [2], "action": "a:b", "custom": {"k": "v"}}"#)
+                == .action(
+                    .indexPath([2]), identifier: ComponentIdentifier(namespace: "a", name: "b"),
+                    custom: JSONObject([("k", .string("v"))])))
         #expect(try parse(#"{"event": "image", "uri": "x.png", "ok": false}"#) == .image(uri: "x.png", ok: false))
     }
 
@@ -28,11 +39,20 @@ import Testing
         #expect(error(#"{"indexPath": [1]}"#) == #"s.jsonl:7: missing "event""#)
         #expect(error(#"{"event": "swipe"}"#).hasPrefix(#"s.jsonl:7: unknown event "swipe""#))
         #expect(error(#"{"event": "tap"}"#) == #"s.jsonl:7: tap: needs "indexPath" or "point""#)
-        #expect(error(#"{"event": "tap", "indexPath": [1, -2]}"#) == #"s.jsonl:7: tap: "indexPath"[1]: expected a non-negative integer, found -2"#)
-        #expect(error(#"{"event": "scroll", "y": "down"}"#) == #"s.jsonl:7: scroll: "y": expected a number, found "down""#)
-        #expect(error(#"{"event": "advance", "seconds": -1}"#) == #"s.jsonl:7: advance: "seconds": -1 is out of range (0 <= x <= 1000000)"#)
-        #expect(error(#"{"event": "action", "indexPath": [0], "action": "nocolon"}"#) == #"s.jsonl:7: action: "action": expected "namespace:name", found "nocolon""#)
-        #expect(error(#"{"event": "image", "uri": "x", "ok": 1}"#) == #"s.jsonl:7: image: "ok": expected true or false, found 1"#)
+        #expect(
+            error(#"{"event": "tap", "indexPath": [1, -2]}"#)
+                == #"s.jsonl:7: tap: "indexPath"[1]: expected a non-negative integer, found -2"#)
+        #expect(
+            error(#"{"event": "scroll", "y": "down"}"#) == #"s.jsonl:7: scroll: "y": expected a number, found "down""#)
+        #expect(
+            error(#"{"event": "advance", "seconds": -1}"#)
+                == #"s.jsonl:7: advance: "seconds": -1 is out of range (0 <= x <= 1000000)"#)
+        #expect(
+            error(#"{"event": "action", "indexPath": [0], "action": "nocolon"}"#)
+                == #"s.jsonl:7: action: "action": expected "namespace:name", found "nocolon""#)
+        #expect(
+            error(#"{"event": "image", "uri": "x", "ok": 1}"#)
+                == #"s.jsonl:7: image: "ok": expected true or false, found 1"#)
     }
 
     @Test func commentsAndBlankLinesAreSkippedButLinesKeepTheirNumbers() {
@@ -48,21 +68,25 @@ import Testing
         process.executableURL = EventsFixture.binDir.appendingPathComponent("hubhost")
         process.arguments = arguments
         process.currentDirectoryURL = EventsFixture.packageRoot
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }
 
     /// The demo plugins in a folder of their own (the bin dir also holds other test artifacts).
     func demoPlugins() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-events-cli-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hubhost-events-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
-            try FileManager.default.copyItem(at: EventsFixture.binDir.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+            try FileManager.default.copyItem(
+                at: EventsFixture.binDir.appendingPathComponent(name), to: folder.appendingPathComponent(name))
         }
         return folder
     }
@@ -70,8 +94,10 @@ import Testing
     @Test func replaysTheExampleScriptWithATraceOfCallsActionsAndOpenedURIs() throws {
         let plugins = try demoPlugins()
         defer { try? FileManager.default.removeItem(at: plugins) }
-        let result = try run(["events", "examples/events/events.json", "examples/events/events.jsonl", "--plugins", plugins.path,
-                              "--plugin-cache", plugins.appendingPathComponent("cache").path])
+        let result = try run([
+            "events", "examples/events/events.json", "examples/events/events.jsonl", "--plugins", plugins.path,
+            "--plugin-cache", plugins.appendingPathComponent("cache").path,
+        ])
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out.contains("  open      hub:album/1: opened"))
         #expect(result.out.contains("action    cdemo:log (selection) for [log]: performed"))
@@ -80,8 +106,10 @@ import Testing
         #expect(result.out.contains("updateSelectionState (selected)"))
         #expect(result.out.contains("no loader for scheme 'https'"))
 
-        let json = try run(["events", "examples/events/events.json", "examples/events/events.jsonl", "--plugins", plugins.path,
-                            "--plugin-cache", plugins.appendingPathComponent("cache").path, "--json", "--no-calls"])
+        let json = try run([
+            "events", "examples/events/events.json", "examples/events/events.jsonl", "--plugins", plugins.path,
+            "--plugin-cache", plugins.appendingPathComponent("cache").path, "--json", "--no-calls",
+        ])
         let records = json.out.split(separator: "\n").map { try? JSONValue.parse(String($0)) }
         #expect(!records.isEmpty && records.allSatisfy { $0?.objectValue?["kind"] != nil })
         #expect(records.contains { $0?["kind"]?.stringValue == "open" && $0?["uri"]?.stringValue == "hub:album/3" })
@@ -95,8 +123,10 @@ import Testing
         bytes += Array("{\"event\":\"scroll\",\"y\":\"".utf8) + [0xFF, 0xFE] + Array("\"}\n".utf8)
         bytes += Array("{\"event\":\"advance\",\"seconds\":1}\n".utf8)
         try Data(bytes).write(to: script)
-        let result = try run(["events", "examples/events/events.json", script.path, "--plugins", plugins.path,
-                              "--no-calls", "--keep-going", "--plugin-cache", plugins.appendingPathComponent("cache").path])
+        let result = try run([
+            "events", "examples/events/events.json", script.path, "--plugins", plugins.path,
+            "--no-calls", "--keep-going", "--plugin-cache", plugins.appendingPathComponent("cache").path,
+        ])
         #expect(result.status == 1, "replayed, with bad lines skipped: \(result.err)")
         #expect(result.err.contains("hostile.jsonl:1: resize: \"width\": 1e+300 is out of range (0 < x <= 100000)"))
         #expect(result.err.contains("hostile.jsonl:2: invalid UTF-8 at byte 24 of the line"))
@@ -109,10 +139,13 @@ import Testing
         let plugins = try demoPlugins()
         defer { try? FileManager.default.removeItem(at: plugins) }
         let script = plugins.appendingPathComponent("bad.jsonl")
-        try "{\"event\": \"tap\", \"indexPath\": [0]}\n{\"event\": \"jump\"}\n{\"event\": \"advance\", \"seconds\": 1}\n"
+        try
+            "{\"event\": \"tap\", \"indexPath\": [0]}\n{\"event\": \"jump\"}\n{\"event\": \"advance\", \"seconds\": 1}\n"
             .write(to: script, atomically: true, encoding: .utf8)
-        let common = ["events", "examples/events/events.json", script.path, "--plugins", plugins.path, "--no-calls",
-                      "--plugin-cache", plugins.appendingPathComponent("cache").path]
+        let common = [
+            "events", "examples/events/events.json", script.path, "--plugins", plugins.path, "--no-calls",
+            "--plugin-cache", plugins.appendingPathComponent("cache").path,
+        ]
         let stopped = try run(common)
         #expect(stopped.status == 2)
         #expect(stopped.err.contains("bad.jsonl:2: unknown event \"jump\""))

@@ -10,10 +10,15 @@ final class RowStats {
 
 final class CountingRow: Component {
     let stats: RowStats
-    init(stats: RowStats) { self.stats = stats; stats.created += 1 }
+    init(stats: RowStats) {
+        self.stats = stats
+        stats.created += 1
+    }
     var layoutTraits: Set<LayoutTrait> { [.fullWidth] }
     func loadView() { stats.loadView += 1 }
-    func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size { Size(width: containerSize.width, height: 50) }
+    func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
+        Size(width: containerSize.width, height: 50)
+    }
     func prepareViewForReuse() { stats.prepare += 1 }
     func configureView(with model: ComponentModel, containerSize: Size) { stats.configure += 1 }
     func drawView(into view: ViewBuilder, size: Size) {}
@@ -33,11 +38,15 @@ final class RowFactory: ComponentFactory {
         let registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
         try registry.register(RowFactory(stats: stats), forNamespace: "t", owner: .host)
         let count = 100_000
-        let body = (0..<count).map { ComponentModel(identifier: "r\($0)", index: $0, componentIdentifier: ComponentIdentifier(namespace: "t", name: "row")) }
+        let body = (0..<count).map {
+            ComponentModel(
+                identifier: "r\($0)", index: $0, componentIdentifier: ComponentIdentifier(namespace: "t", name: "row"))
+        }
         let viewport = Size(width: 375, height: 667)
-        let engine = EventEngine(pipeline: RenderPipeline(registry: registry, layoutManager: DefaultLayoutManager(margin: 0)),
-                                 viewModel: ViewModel(identifier: "long", body: body), viewport: viewport,
-                                 clock: ManualClock(), actions: ActionRegistry())
+        let engine = EventEngine(
+            pipeline: RenderPipeline(registry: registry, layoutManager: DefaultLayoutManager(margin: 0)),
+            viewModel: ViewModel(identifier: "long", body: body), viewport: viewport,
+            clock: ManualClock(), actions: ActionRegistry())
         engine.load()
         let contentHeight = try #require(engine.pipeline.layout?.contentSize.height)
         #expect(contentHeight == Double(count) * 50)

@@ -9,7 +9,8 @@ import Testing
         let fixture = try EventsFixture()
         defer { fixture.cleanUp() }
         let plugin = PluginLog(record: try fixture.load(namespace: "b"))
-        let engine = try fixture.engine("""
+        let engine = try fixture.engine(
+            """
             {"id": "v", "body": [{"id": "p0", "component": {"id": "b:probe"}, "target": {"uri": "hub:album/1"}}]}
             """)
         plugin.clear()
@@ -39,7 +40,8 @@ import Testing
         engine.apply(.tap(.indexPath([0])))
         engine.apply(.advance(seconds: 1))
         // A touch that ends before the delay never shows the highlight.
-        #expect(plugin.lines(for: "p0").filter { $0.hasPrefix("selection") } == ["selection selected", "selection none"])
+        #expect(
+            plugin.lines(for: "p0").filter { $0.hasPrefix("selection") } == ["selection selected", "selection none"])
 
         // A touch cancelled before the delay changes nothing, so the component hears nothing.
         plugin.clear()
@@ -54,7 +56,8 @@ import Testing
         engine.apply(.unhighlight(.indexPath([1])))
         engine.apply(.unhighlight(.indexPath([1])))
         engine.apply(.advance(seconds: 1))
-        #expect(plugin.lines(for: "p1").filter { $0.hasPrefix("selection") } == ["selection highlighted", "selection none"])
+        #expect(
+            plugin.lines(for: "p1").filter { $0.hasPrefix("selection") } == ["selection highlighted", "selection none"])
     }
 
     @Test func oneGestureAtATime() throws {
@@ -70,7 +73,10 @@ import Testing
         #expect(plugin.lines(for: "p1").filter { $0.hasPrefix("selection") } == [])
         #expect(plugin.lines(for: "p0").filter { $0.hasPrefix("selection") } == ["selection highlighted"])
         engine.apply(.tap(.indexPath([0])))
-        #expect(plugin.lines(for: "p0").filter { $0.hasPrefix("selection") } == ["selection highlighted", "selection selected"])
+        #expect(
+            plugin.lines(for: "p0").filter { $0.hasPrefix("selection") } == [
+                "selection highlighted", "selection selected",
+            ])
         // Once the gesture ended another may begin.
         engine.apply(.tap(.indexPath([1])))
         #expect(plugin.lines(for: "p1").filter { $0.hasPrefix("selection") } == ["selection selected"])
@@ -85,7 +91,8 @@ import Testing
         engine.apply(.highlight(.indexPath([0])))
         engine.apply(.advance(seconds: 0.3))
         engine.apply(.scroll(y: 10))
-        #expect(plugin.lines(for: "p0").filter { $0.hasPrefix("selection") } == ["selection highlighted", "selection none"])
+        #expect(
+            plugin.lines(for: "p0").filter { $0.hasPrefix("selection") } == ["selection highlighted", "selection none"])
         // A highlight still pending is simply dropped.
         engine.apply(.highlight(.indexPath([1])))
         engine.apply(.scroll(y: 20))
@@ -97,7 +104,8 @@ import Testing
         let fixture = try EventsFixture()
         defer { fixture.cleanUp() }
         _ = try fixture.load(namespace: "b")
-        let engine = try fixture.engine("""
+        let engine = try fixture.engine(
+            """
             {"id": "v",
              "body": [
                {"id": "parent", "component": {"id": "b:probe"}, "custom": {"height": 200},

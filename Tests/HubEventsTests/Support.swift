@@ -10,15 +10,18 @@ struct EventsFixture {
     static let includeDir = packageRoot.appendingPathComponent("Sources/CHubPlugin/include")
     static let source = packageRoot.appendingPathComponent("Tests/HubEventsTests/Fixtures/events_plugin.c")
     /// The build's bin dir: the directory of the running test binary.
-    static let binDir = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        ?? CommandLine.arguments[0]).deletingLastPathComponent()
+    static let binDir = URL(
+        fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+    ).deletingLastPathComponent()
 
     let root: URL
     let host: PluginHost
 
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-events-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("plugins"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("plugins"), withIntermediateDirectories: true)
         host = PluginHost(cacheDirectory: root.appendingPathComponent("cache"))
     }
 
@@ -30,21 +33,25 @@ struct EventsFixture {
         let output = root.appendingPathComponent("plugins/events_\(ns).so")
         var flags = ["-DEV_NS=\"\(ns)\"", "-DEV_ID=\"com.example.events.\(ns)\""]
         if handler { flags.append("-DEV_HANDLER") }
-        try Self.run(["cc", "-shared", "-fPIC", "-I", Self.includeDir.path] + flags + [Self.source.path, "-o", output.path])
+        try Self.run(
+            ["cc", "-shared", "-fPIC", "-I", Self.includeDir.path] + flags + [Self.source.path, "-o", output.path])
         let record = host.load(file: output)
         #expect(record.isLoaded, "\(record.reason ?? "")")
         return record
     }
 
     /// An engine for a JSON view over the loaded plugins, with the view file written into the fixture folder.
-    func engine(_ json: String, viewport: Size = Size(width: 375, height: 667),
-                imageDelivery: ComponentImageLoader.Delivery = .endOfEvent) throws -> EventEngine {
+    func engine(
+        _ json: String, viewport: Size = Size(width: 375, height: 667),
+        imageDelivery: ComponentImageLoader.Delivery = .endOfEvent
+    ) throws -> EventEngine {
         let file = root.appendingPathComponent("view.json")
         try json.write(to: file, atomically: true, encoding: .utf8)
         let decoded = try ViewModelDecoder(file: "view.json").decode(json)
         #expect(decoded.issues.isEmpty, "\(decoded.issues)")
-        let engine = host.makeEventEngine(viewModel: decoded.viewModel, viewport: viewport, viewFile: file,
-                                          layoutManager: DefaultLayoutManager(margin: 0), imageDelivery: imageDelivery)
+        let engine = host.makeEventEngine(
+            viewModel: decoded.viewModel, viewport: viewport, viewFile: file,
+            layoutManager: DefaultLayoutManager(margin: 0), imageDelivery: imageDelivery)
         engine.trace = EventTrace()
         engine.load()
         return engine

@@ -1,7 +1,8 @@
 import CHubPlugin
 import HubCore
-@testable import HubHost
 import Testing
+
+@testable import HubHost
 
 /// The C strings the host hands plugins for a model (`model_string`, …) live as long as the model is valid
 /// for a plugin — an instance configured with it or with an ancestor, or a call borrowing it — and are freed
@@ -16,7 +17,8 @@ struct BridgeStringLifetimeTests {
     @Test("strings stay while an instance is configured with the model, and go when it moves to another")
     func configuredModelHoldsStrings() throws {
         let loaded = try BridgeTests.Loaded()
-        let a = BridgeTests.model("fixture:label", title: "A"), b = BridgeTests.model("fixture:label", title: "B")
+        let a = BridgeTests.model("fixture:label", title: "A")
+        let b = BridgeTests.model("fixture:label", title: "B")
         let component = loaded.host.registry.createComponent(for: a).component
         component.loadView()
         component.configureView(with: a, containerSize: Size(width: 300, height: 800))

@@ -1,9 +1,10 @@
 import CHubPlugin
 import Foundation
 import HubCore
-@testable import HubHost
 import Logging
 import Testing
+
+@testable import HubHost
 
 /// The C bridge: plugin components, models, drawing, extensions, layout managers, actions, the clock.
 @Suite("C bridge")
@@ -23,12 +24,16 @@ struct BridgeTests {
         deinit { fx.cleanUp() }
     }
 
-    static func model(_ component: String, title: String? = "Hello", custom: JSONObject? = nil,
-                      children: [ComponentModel] = []) -> ComponentModel {
-        ComponentModel(identifier: "m-\(component)", componentIdentifier: ComponentIdentifier(lenient: component, defaultNamespace: "default"),
-                       componentCategory: "row", title: title, mainImage: ImageData(kind: .main, uri: "https://img/1.png"),
-                       customImages: ["logo": ImageData(kind: .custom, identifier: "logo", uri: "https://img/logo.png")],
-                       custom: custom, children: children)
+    static func model(
+        _ component: String, title: String? = "Hello", custom: JSONObject? = nil,
+        children: [ComponentModel] = []
+    ) -> ComponentModel {
+        ComponentModel(
+            identifier: "m-\(component)",
+            componentIdentifier: ComponentIdentifier(lenient: component, defaultNamespace: "default"),
+            componentCategory: "row", title: title, mainImage: ImageData(kind: .main, uri: "https://img/1.png"),
+            customImages: ["logo": ImageData(kind: .custom, identifier: "logo", uri: "https://img/logo.png")],
+            custom: custom, children: children)
     }
 
     @Test("a plugin component sizes, configures and draws through the view builder")
@@ -38,18 +43,29 @@ struct BridgeTests {
         let (component, source) = loaded.host.registry.createComponent(for: model)
         #expect(source == .factory(namespace: "fixture", owner: loaded.record.owner))
         #expect(component.layoutTraits == [.compactWidth, .stackable])
-        #expect(component.preferredViewSize(for: model, containerSize: Size(width: 300, height: 800)) == Size(width: 150, height: 45))
+        #expect(
+            component.preferredViewSize(for: model, containerSize: Size(width: 300, height: 800))
+                == Size(width: 150, height: 45))
         component.loadView()
         component.configureView(with: model, containerSize: Size(width: 300, height: 800))
         let view = ViewBuilder()
         component.drawView(into: view, size: Size(width: 150, height: 45))
         #expect(view.items.count == 3)
-        #expect(view.items[0] == .rect(Rect(x: 0, y: 0, width: 150, height: 45),
-                                       RectStyle(fill: Color(rgba: 0x112233FF), cornerRadius: 4)))
-        #expect(view.items[1] == .text(Rect(x: 4, y: 4, width: 142, height: 16), "fixture:label Hello sel=0",
-                                       TextStyle(fontSize: 12, lineLimit: 1)))
-        #expect(view.items[2] == .text(Rect(x: 4, y: 20, width: 142, height: 16), #"{"extra":5,"k":"v"}"#,
-                                       TextStyle(fontSize: 12, lineLimit: 1)))
+        #expect(
+            view.items[0]
+                == .rect(
+                    Rect(x: 0, y: 0, width: 150, height: 45),
+                    RectStyle(fill: Color(rgba: 0x1122_33FF), cornerRadius: 4)))
+        #expect(
+            view.items[1]
+                == .text(
+                    Rect(x: 4, y: 4, width: 142, height: 16), "fixture:label Hello sel=0",
+                    TextStyle(fontSize: 12, lineLimit: 1)))
+        #expect(
+            view.items[2]
+                == .text(
+                    Rect(x: 4, y: 20, width: 142, height: 16), #"{"extra":5,"k":"v"}"#,
+                    TextStyle(fontSize: 12, lineLimit: 1)))
         #expect(FixtureStats.of(loaded.record)?.configured == 1)
         #expect(loaded.record.liveComponentCount == 1)
 
@@ -58,8 +74,11 @@ struct BridgeTests {
         selection.updateViewForSelectionState(.selected)
         view.removeAll()
         component.drawView(into: view, size: Size(width: 150, height: 45))
-        #expect(view.items[1] == .text(Rect(x: 4, y: 4, width: 142, height: 16), "fixture:label Hello sel=2",
-                                       TextStyle(fontSize: 12, lineLimit: 1)))
+        #expect(
+            view.items[1]
+                == .text(
+                    Rect(x: 4, y: 4, width: 142, height: 16), "fixture:label Hello sel=2",
+                    TextStyle(fontSize: 12, lineLimit: 1)))
         // Extensions the plugin does not implement are nil.
         #expect(component.childrenSupport == nil)
         #expect(component.imageHandling == nil)
@@ -78,15 +97,19 @@ struct BridgeTests {
         let unknownName = loaded.host.registry.createComponent(for: Self.model("fixture:nope"))
         #expect(unknownName.source == .fallback(category: "row"))
         #expect(unknownName.component is FallbackRowComponent)
-        let unknownNamespace = loaded.host.registry.createComponent(identifier: ComponentIdentifier(namespace: "zzz", name: "x"),
-                                                                    category: "card")
+        let unknownNamespace = loaded.host.registry.createComponent(
+            identifier: ComponentIdentifier(namespace: "zzz", name: "x"),
+            category: "card")
         #expect(unknownNamespace.component is FallbackCardComponent)
     }
 
     /// A child delegate recording what the plugin asked.
     final class RecordingChildDelegate: ChildDelegate {
         var created: [Int] = []
-        func createChild(at index: Int) -> Size { created.append(index); return Size(width: 10, height: 20) }
+        func createChild(at index: Int) -> Size {
+            created.append(index)
+            return Size(width: 10, height: 20)
+        }
         func willDisplayChild(at index: Int) {}
         func didStopDisplayingChild(at index: Int) {}
         func childSelected(at index: Int, customData: JSONObject?) {}
@@ -95,7 +118,8 @@ struct BridgeTests {
     final class RecordingPerformer: ActionPerformer {
         var performed: [ComponentIdentifier] = []
         func performAction(_ identifier: ComponentIdentifier, customData: JSONObject?) -> Bool {
-            performed.append(identifier); return true
+            performed.append(identifier)
+            return true
         }
     }
 
@@ -122,8 +146,9 @@ struct BridgeTests {
         let loaded = try Loaded()
         let table = try #require(loaded.record.hostTable)
         let child = Self.model("fixture:label", title: "kid")
-        let model = Self.model("fixture:label", custom: JSONObject([("n", .number(2.5)), ("flag", .bool(true)), ("s", .string("text"))]),
-                               children: [child])
+        let model = Self.model(
+            "fixture:label", custom: JSONObject([("n", .number(2.5)), ("flag", .bool(true)), ("s", .string("text"))]),
+            children: [child])
         let handle = CInterop.handle(model)
         let t = table.pointee
         let title = try #require(t.model_string(table, handle, HUB_MODEL_TITLE))
@@ -132,8 +157,11 @@ struct BridgeTests {
         #expect(t.model_string(table, handle, HUB_MODEL_SUBTITLE) == nil)
         #expect(String(cString: t.model_string(table, handle, HUB_MODEL_COMPONENT_NAMESPACE)!) == "fixture")
         #expect(String(cString: t.model_string(table, handle, HUB_MODEL_COMPONENT_ID)!) == "fixture:label")
-        #expect(String(cString: t.model_json(table, handle, HUB_MODEL_CUSTOM)!) == #"{"flag":true,"n":2.5,"s":"text"}"#
-                || String(cString: t.model_json(table, handle, HUB_MODEL_CUSTOM)!) == #"{"n":2.5,"flag":true,"s":"text"}"#)
+        #expect(
+            String(cString: t.model_json(table, handle, HUB_MODEL_CUSTOM)!) == #"{"flag":true,"n":2.5,"s":"text"}"#
+                || String(cString: t.model_json(table, handle, HUB_MODEL_CUSTOM)!)
+                    == #"{"n":2.5,"flag":true,"s":"text"}"#
+        )
         #expect(t.model_json(table, handle, HUB_MODEL_METADATA) == nil)
         #expect(String(cString: t.model_custom_string(table, handle, "s")!) == "text")
         #expect(t.model_custom_string(table, handle, "n") == nil)
@@ -164,17 +192,23 @@ struct BridgeTests {
         let manager = try #require(host.layoutManagers["fixture"])
         #expect(host.layoutManagers.entry(forKey: "fixture")?.owner == loaded.record.owner)
         #expect(manager.marginBetweenComponent(withTraits: [.fullWidth], andContentEdge: .top) == 7)
-        #expect(manager.horizontalMarginForComponent(withTraits: [.compactWidth, .stackable], precedingTraits: []) == 2)
-        #expect(manager.horizontalOffsetForComponents(withTraits: [[.centered], [], [.compactWidth]],
-                                                      firstComponentLeadingOffset: 1, lastComponentTrailingOffset: 2) == 3)
+        #expect(
+            manager.horizontalMarginForComponent(withTraits: [.compactWidth, .stackable], precedingTraits: []) == 2)
+        #expect(
+            manager.horizontalOffsetForComponents(
+                withTraits: [[.centered], [], [.compactWidth]],
+                firstComponentLeadingOffset: 1, lastComponentTrailingOffset: 2) == 3)
 
         let factory = try #require(host.actionFactories["fixture"])
         #expect(factory.createAction(forName: "nope") == nil)
         let action = try #require(factory.createAction(forName: "go"))
         var completions = 0
-        #expect(action.perform(with: ActionContext(trigger: .selection), completion: { _, _ in completions += 1 }) == .performed)
-        let async = ActionContext(trigger: .component, actionIdentifier: ComponentIdentifier(namespace: "fixture", name: "go"),
-                                  customData: JSONObject([("mode", .string("async"))]))
+        #expect(
+            action.perform(with: ActionContext(trigger: .selection), completion: { _, _ in completions += 1 })
+                == .performed)
+        let async = ActionContext(
+            trigger: .component, actionIdentifier: ComponentIdentifier(namespace: "fixture", name: "go"),
+            customData: JSONObject([("mode", .string("async"))]))
         #expect(action.perform(with: async, completion: { _, _ in completions += 1 }) == .pending)
         #expect(completions == 1)
         action.destroy()
@@ -188,8 +222,11 @@ struct BridgeTests {
 
         #expect(host.actionHandlers.count == 1)
         let handler = try #require(host.actionHandlers.first?.handler)
-        #expect(handler.handleAction(with: ActionContext(trigger: .selection,
-                                                         actionIdentifier: ComponentIdentifier(namespace: "fixture", name: "handled"))))
+        #expect(
+            handler.handleAction(
+                with: ActionContext(
+                    trigger: .selection,
+                    actionIdentifier: ComponentIdentifier(namespace: "fixture", name: "handled"))))
         #expect(!handler.handleAction(with: ActionContext(trigger: .selection)))
     }
 
@@ -198,7 +235,10 @@ struct BridgeTests {
         let scheduler = HostScheduler()
         var fired: [String] = []
         scheduler.schedule(after: 2, owner: .host) { fired.append("b") }
-        scheduler.schedule(after: 1, owner: .host) { fired.append("a"); scheduler.schedule(after: 0.5, owner: .host) { fired.append("a2") } }
+        scheduler.schedule(after: 1, owner: .host) {
+            fired.append("a")
+            scheduler.schedule(after: 0.5, owner: .host) { fired.append("a2") }
+        }
         scheduler.schedule(after: 5, owner: Owner(id: "x")) { fired.append("x") }
         scheduler.advance(by: 3)
         #expect(fired == ["a", "a2", "b"])
@@ -221,8 +261,10 @@ struct BridgeTests {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
-                 file: String, function: String, line: UInt) {
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
+            file: String, function: String, line: UInt
+        ) {
             log.entries.append((level, message.description, (extra?["plugin"] ?? metadata["plugin"]).map { "\($0)" }))
         }
     }

@@ -1,8 +1,9 @@
 import CHubPlugin
 import Foundation
 import HubCore
-@testable import HubHost
 import Testing
+
+@testable import HubHost
 
 @Suite("Loader: discovery, validation, loading")
 struct LoaderTests {
@@ -53,7 +54,8 @@ struct LoaderTests {
         try fx.cPlugin("libmagic.so", ["FIXTURE_MAGIC": "0xDEADBEEF", "FIXTURE_NAMESPACE": "\"magic\""])
         try fx.cPlugin("libabi2.so", ["FIXTURE_ABI_MAJOR": "2", "FIXTURE_NAMESPACE": "\"abi2\""])
         try fx.cPlugin("libnewer.so", ["FIXTURE_ABI_MINOR": "9", "FIXTURE_NAMESPACE": "\"newer\""])
-        try fx.cPlugin("libinitfails.so", ["FIXTURE_FAIL_INIT": "\"database missing\"", "FIXTURE_NAMESPACE": "\"failing\""])
+        try fx.cPlugin(
+            "libinitfails.so", ["FIXTURE_FAIL_INIT": "\"database missing\"", "FIXTURE_NAMESPACE": "\"failing\""])
 
         let host = PluginHost(cacheDirectory: fx.cache)
         host.loadPlugins(in: [fx.plugins])
@@ -93,8 +95,12 @@ struct LoaderTests {
         try "int hub_plugin_entry(void) { return 0; }\n".write(to: source, atomically: true, encoding: .utf8)
         let output = fx.plugins.appendingPathComponent("lib32.so")
         do {
-            try FixtureBuilder.run("/usr/bin/env", ["cc", "-m32", "-shared", "-fPIC", "-nostdlib", "-ffreestanding",
-                                                    source.path, "-o", output.path])
+            try FixtureBuilder.run(
+                "/usr/bin/env",
+                [
+                    "cc", "-m32", "-shared", "-fPIC", "-nostdlib", "-ffreestanding",
+                    source.path, "-o", output.path,
+                ])
         } catch {
             // No 32-bit toolchain here; the crafted header in `badFilesRejected` covers the check.
             return
@@ -132,8 +138,10 @@ struct LoaderTests {
         #expect(records[2].state == .active, "an uncontested plugin is untouched")
         for record in records.prefix(2) {
             let reason = try #require(record.reason)
-            #expect(reason.contains("refused: namespace \"fixture\" is claimed by com.example.first (liba.so) and "
-                                    + "com.example.second (libb.so); neither is loaded"), "\(reason)")
+            #expect(
+                reason.contains(
+                    "refused: namespace \"fixture\" is claimed by com.example.first (liba.so) and "
+                        + "com.example.second (libb.so); neither is loaded"), "\(reason)")
             #expect(reason.hasSuffix("choose with --prefer com.example.first or --prefer com.example.second"))
         }
     }
@@ -161,7 +169,8 @@ struct LoaderTests {
     func initFailureRevokes() throws {
         let fx = try FixtureBuilder()
         defer { fx.cleanUp() }
-        let file = try fx.cPlugin("libfail.so", ["FIXTURE_FAIL_INIT": "\"no config\"", "FIXTURE_NAMESPACE": "\"failing\""])
+        let file = try fx.cPlugin(
+            "libfail.so", ["FIXTURE_FAIL_INIT": "\"no config\"", "FIXTURE_NAMESPACE": "\"failing\""])
         let host = PluginHost(cacheDirectory: fx.cache)
         let record = host.load(file: file)
         #expect(record.reason == "libfail.so: init failed: no config")
@@ -185,14 +194,30 @@ struct LoaderTests {
     @Test("plugin folders: --plugins, else HUBHOST_PLUGIN_PATH, else ./plugins")
     func folderResolution() {
         let cwd = FileManager.default.currentDirectoryPath
-        #expect(PluginFolders.resolve(explicit: ["/a", "/b"], environment: HostEnvironment(variables: ["HUBHOST_PLUGIN_PATH": "/c"], isPrivileged: false)).map(\.path) == ["/a", "/b"])
-        #expect(PluginFolders.resolve(explicit: [], environment: HostEnvironment(variables: ["HUBHOST_PLUGIN_PATH": "/c::/d"], isPrivileged: false)).map(\.path) == ["/c", "/d"])
-        #expect(PluginFolders.resolve(explicit: [], environment: HostEnvironment(variables: [:], isPrivileged: false)).map(\.path) == [cwd + "/plugins"])
-        #expect(PluginFolders.resolve(explicit: [], environment: HostEnvironment(variables: ["HUBHOST_PLUGIN_PATH": ""], isPrivileged: false)).map(\.path) == [cwd + "/plugins"])
+        #expect(
+            PluginFolders.resolve(
+                explicit: ["/a", "/b"],
+                environment: HostEnvironment(variables: ["HUBHOST_PLUGIN_PATH": "/c"], isPrivileged: false)
+            ).map(\.path) == ["/a", "/b"])
+        #expect(
+            PluginFolders.resolve(
+                explicit: [],
+                environment: HostEnvironment(variables: ["HUBHOST_PLUGIN_PATH": "/c::/d"], isPrivileged: false)
+            ).map(\.path) == ["/c", "/d"])
+        #expect(
+            PluginFolders.resolve(explicit: [], environment: HostEnvironment(variables: [:], isPrivileged: false)).map(
+                \.path) == [cwd + "/plugins"])
+        #expect(
+            PluginFolders.resolve(
+                explicit: [], environment: HostEnvironment(variables: ["HUBHOST_PLUGIN_PATH": ""], isPrivileged: false)
+            ).map(\.path) == [cwd + "/plugins"])
         // Under setuid or setgid the environment chooses nothing.
-        let privileged = HostEnvironment(variables: ["HUBHOST_PLUGIN_PATH": "/c", "HUBHOST_EXECUTABLE": "/tmp/x",
-                                                     "XDG_CACHE_HOME": "/tmp/cache", "HUBHOST_SAFE_MODE": "1"],
-                                         isPrivileged: true)
+        let privileged = HostEnvironment(
+            variables: [
+                "HUBHOST_PLUGIN_PATH": "/c", "HUBHOST_EXECUTABLE": "/tmp/x",
+                "XDG_CACHE_HOME": "/tmp/cache", "HUBHOST_SAFE_MODE": "1",
+            ],
+            isPrivileged: true)
         #expect(PluginFolders.resolve(explicit: [], environment: privileged).map(\.path) == [cwd + "/plugins"])
         #expect(privileged[HostEnvironment.executable] == nil)
         #expect(privileged.cacheHome.path != "/tmp/cache")
@@ -216,9 +241,11 @@ struct LoaderTests {
     @Test("content digests: 32 hex digits, stable, different for different content (lengths and tails included)")
     func contentDigest() {
         func digest(_ bytes: [UInt8]) -> String { bytes.withUnsafeBytes { ContentDigest.hex($0) } }
-        let samples: [[UInt8]] = [[], [0], [0, 0], [1], Array(repeating: 0, count: 16), Array(repeating: 0, count: 17),
-                                  Array("hubhost".utf8), Array("hubhosu".utf8), Array(repeating: 7, count: 4096),
-                                  Array(repeating: 7, count: 4095) + [8]]
+        let samples: [[UInt8]] = [
+            [], [0], [0, 0], [1], Array(repeating: 0, count: 16), Array(repeating: 0, count: 17),
+            Array("hubhost".utf8), Array("hubhosu".utf8), Array(repeating: 7, count: 4096),
+            Array(repeating: 7, count: 4095) + [8],
+        ]
         let digests = samples.map(digest)
         #expect(Set(digests).count == samples.count)
         #expect(digests.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
@@ -249,7 +276,8 @@ struct LoaderTests {
         #expect(copies.prune(olderThan: 3600, keeping: [first.path]) == ["libold-00.so"])
         #expect(FileManager.default.fileExists(atPath: first.path))
         // In use (mapped by a retired image): a new name.
-        let third = try copies.copy(file, contents: contents, contentHash: "0123456789abcdef0123", avoiding: [first.path])
+        let third = try copies.copy(
+            file, contents: contents, contentHash: "0123456789abcdef0123", avoiding: [first.path])
         #expect(third != first)
     }
 }

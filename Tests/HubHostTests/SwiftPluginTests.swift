@@ -1,7 +1,8 @@
 import Foundation
 import HubCore
-@testable import HubHost
 import Testing
+
+@testable import HubHost
 
 /// Swift images cannot be unmapped safely: they are loaded RTLD_NODELETE, retired on unload, and a changed copy
 /// loads as new code beside them.
@@ -14,7 +15,8 @@ struct SwiftPluginTests {
     }
 
     static func draw(_ host: PluginHost, namespace: String, name: String) -> [DrawItem] {
-        let model = ComponentModel(identifier: "m", componentIdentifier: ComponentIdentifier(namespace: namespace, name: name))
+        let model = ComponentModel(
+            identifier: "m", componentIdentifier: ComponentIdentifier(namespace: namespace, name: name))
         let component = host.registry.createComponent(for: model).component
         defer { component.destroy() }
         component.loadView()
@@ -25,7 +27,10 @@ struct SwiftPluginTests {
     }
 
     static func drawnText(_ items: [DrawItem]) -> [String] {
-        items.compactMap { if case .text(_, let text, _) = $0 { return text }; return nil }
+        items.compactMap {
+            if case .text(_, let text, _) = $0 { return text }
+            return nil
+        }
     }
 
     @Test("a Swift plugin is pinned; a changed copy loads as new code; the host's casts and printing still work")

@@ -1,7 +1,8 @@
 import Foundation
 import HubCore
-@testable import HubHost
 import Testing
+
+@testable import HubHost
 
 @Suite("Unload")
 struct UnloadTests {
@@ -21,7 +22,9 @@ struct UnloadTests {
         label.loadView()
         label.configureView(with: model, containerSize: Size(width: 100, height: 100))
         let action = try #require(host.actionFactories["fixture"]?.createAction(forName: "go"))
-        _ = action.perform(with: ActionContext(trigger: .component, customData: JSONObject([("async", .bool(true))]))) { _, _ in }
+        _ = action.perform(with: ActionContext(trigger: .component, customData: JSONObject([("async", .bool(true))]))) {
+            _, _ in
+        }
         #expect(host.scheduler.pendingCount == 1)
 
         // What the plugin saw, read just before its deinit.
@@ -98,7 +101,9 @@ struct UnloadTests {
         #expect(record.namespaces.isEmpty)
         #expect(FixtureStats.of(record)?.destroyed == 1)
         #expect(FixtureStats.of(record)?.factoryDestroyed == 1)
-        #expect(component.preferredViewSize(for: BridgeTests.model("fixture:label"), containerSize: Size(width: 9, height: 9)) == .zero)
+        #expect(
+            component.preferredViewSize(
+                for: BridgeTests.model("fixture:label"), containerSize: Size(width: 9, height: 9)) == .zero)
         // Unregistering an unknown namespace, or someone else's, is a no-op.
         table.pointee.unregister_component_factory(table, "nobody")
         // Re-registering after unregister works.
@@ -111,7 +116,8 @@ struct UnloadTests {
         let fx = try FixtureBuilder()
         defer { fx.cleanUp() }
         for name in ["one", "two", "three"] {
-            try fx.cPlugin("lib\(name).so", ["FIXTURE_NAMESPACE": "\"\(name)\"", "FIXTURE_ID": "\"com.example.\(name)\""])
+            try fx.cPlugin(
+                "lib\(name).so", ["FIXTURE_NAMESPACE": "\"\(name)\"", "FIXTURE_ID": "\"com.example.\(name)\""])
         }
         try fx.file("libbad.so", [1, 2, 3])
         let host = PluginHost(cacheDirectory: fx.cache)

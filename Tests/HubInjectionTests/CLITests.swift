@@ -4,8 +4,10 @@ import Testing
 /// `hubhost call` and `hubhost list-services`, run as processes from the build's bin dir.
 @Suite("hubhost call and list-services", .serialized)
 struct CLITests {
-    static let binDir = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        ?? CommandLine.arguments[0]).deletingLastPathComponent()
+    static let binDir = URL(
+        fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+    ).deletingLastPathComponent()
 
     struct Run {
         let status: Int32
@@ -19,15 +21,17 @@ struct CLITests {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                   stderr: String(decoding: stderr, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     @Test("call prints the result of an export called through libffi, negative numbers and strings included")
@@ -39,20 +43,27 @@ struct CLITests {
         #expect(negated.status == 0 && negated.stdout == "5\n", "\(negated)")
         let echoed = try Self.hubhost(["call", plugin, "echo", "--signature", "(str)->str", "hi there"])
         #expect(echoed.stdout == "\"hi there\"\n")
-        let mixed = try Self.hubhost(["call", plugin, "mix", "--signature", "(i8,u16,i32,u64,f32,f64)->f64",
-                                      "-1", "2", "-3", "4", "0.5", "0.25"])
+        let mixed = try Self.hubhost([
+            "call", plugin, "mix", "--signature", "(i8,u16,i32,u64,f32,f64)->f64",
+            "-1", "2", "-3", "4", "0.5", "0.25",
+        ])
         #expect(mixed.stdout == "2.75\n")
         let nothing = try Self.hubhost(["call", plugin, "nothing", "--signature", "()->void"])
         #expect(nothing.status == 0 && nothing.stdout == "void\n")
     }
 
-    @Test("call refuses with exit 1 and a message naming what is wrong", arguments: [
-        (["nope", "--signature", "()->void"], "symbol nope not found"),
-        (["add_u8", "--signature", "(u8,u8)->u8", "1", "300"], "argument 2 of add_u8 must be u8, got 300, out of range"),
-        (["add_u8", "--signature", "(u8,u8->u8", "1", "3"], "signature '(u8,u8->u8': missing ')'"),
-        (["add_u8", "--signature", "(u8,u8)->u8", "1"], "add_u8(u8,u8)->u8 takes 2 argument(s), got 1"),
-        (["add_u8", "--signature", "(u8,u8)->u8", "1", "x"], "argument 2 of add_u8 must be u8, got 'x'"),
-    ])
+    @Test(
+        "call refuses with exit 1 and a message naming what is wrong",
+        arguments: [
+            (["nope", "--signature", "()->void"], "symbol nope not found"),
+            (
+                ["add_u8", "--signature", "(u8,u8)->u8", "1", "300"],
+                "argument 2 of add_u8 must be u8, got 300, out of range"
+            ),
+            (["add_u8", "--signature", "(u8,u8->u8", "1", "3"], "signature '(u8,u8->u8': missing ')'"),
+            (["add_u8", "--signature", "(u8,u8)->u8", "1"], "add_u8(u8,u8)->u8 takes 2 argument(s), got 1"),
+            (["add_u8", "--signature", "(u8,u8)->u8", "1", "x"], "argument 2 of add_u8 must be u8, got 'x'"),
+        ])
     func callErrors(arguments: [String], message: String) throws {
         let dir = try CPlugins()
         defer { dir.cleanUp() }
@@ -85,11 +96,15 @@ struct CLITests {
         let common = ["--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path]
         let before = try Self.hubhost(["list-services"] + common)
         #expect(before.status == 0)
-        #expect(before.stdout.split(separator: "\n").contains { $0.hasPrefix("com.test.greeter") && $0.hasSuffix("  1") })
+        #expect(
+            before.stdout.split(separator: "\n").contains { $0.hasPrefix("com.test.greeter") && $0.hasSuffix("  1") })
         let after = try Self.hubhost(["list-services", "--unload", "liba_provider.so"] + common)
         #expect(after.status == 3, "\(after.stderr)")
-        #expect(after.stdout.contains("alive after revocation:\n  com.test.greeter (context held 1× by com.test.consumer 1.0.0 (libb_consumer.so)) from com.test.provider 1.0.0 (liba_provider.so) is still alive after its owner was revoked"),
-                "\(after.stdout)")
+        #expect(
+            after.stdout.contains(
+                "alive after revocation:\n  com.test.greeter (context held 1× by com.test.consumer 1.0.0 (libb_consumer.so)) from com.test.provider 1.0.0 (liba_provider.so) is still alive after its owner was revoked"
+            ),
+            "\(after.stdout)")
     }
 
     @Test("list-services lists every key with owner, scope, version and live instances; module-file problems exit 1")
@@ -99,16 +114,20 @@ struct CLITests {
         try dir.compile(providerSource, as: "liba_provider.so")
         try dir.compile(consumerSource, as: "libb_consumer.so")
         try """
-            { "bindings": [
-              { "key": "home.controller", "plugin": "liba_provider.so", "symbol": "make_controller",
-                "signature": "(str,str,i32,f64,u8,i64,f32)->ptr", "defaults": ["Home"] } ] }
-            """.write(to: dir.plugins.appendingPathComponent("widgets.modules.json"), atomically: true, encoding: .utf8)
+        { "bindings": [
+          { "key": "home.controller", "plugin": "liba_provider.so", "symbol": "make_controller",
+            "signature": "(str,str,i32,f64,u8,i64,f32)->ptr", "defaults": ["Home"] } ] }
+        """.write(to: dir.plugins.appendingPathComponent("widgets.modules.json"), atomically: true, encoding: .utf8)
         let common = ["--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path]
         let table = try Self.hubhost(["list-services"] + common)
         #expect(table.status == 0, "\(table.stderr)")
         let lines = table.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("KEY") == true)
-        #expect(lines.contains { $0.hasPrefix("com.test.greeter") && $0.contains("com.test.provider 1.0.0 (liba_provider.so)") && $0.contains(" 2 ") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("com.test.greeter") && $0.contains("com.test.provider 1.0.0 (liba_provider.so)")
+                    && $0.contains(" 2 ")
+            })
         #expect(lines.contains { $0.hasPrefix("home.controller") && $0.contains("provider (normal)") })
         #expect(lines.contains { $0.hasPrefix("hub.uri-opener") && $0.contains("hubhost") })
         #expect(lines.last == "alive after revocation: none")
@@ -120,11 +139,14 @@ struct CLITests {
         #expect(!services.contains { ($0["id"] as? String) == "home.controller" })
         #expect(services.contains { ($0["id"] as? String) == "hub.image-loader" && ($0["version"] as? Int) == 1 })
 
-        try "{ \"bindings\": [ { \"key\": \"x\" } ] }".write(to: dir.plugins.appendingPathComponent("widgets.modules.json"),
-                                                             atomically: true, encoding: .utf8)
+        try "{ \"bindings\": [ { \"key\": \"x\" } ] }".write(
+            to: dir.plugins.appendingPathComponent("widgets.modules.json"),
+            atomically: true, encoding: .utf8)
         let broken = try Self.hubhost(["list-services"] + common)
         #expect(broken.status == 1)
-        #expect(broken.stderr.contains("widgets.modules.json: binding 'x' (bindings[0]): bindings[0].signature must be a non-empty string"),
-                "\(broken.stderr)")
+        #expect(
+            broken.stderr.contains(
+                "widgets.modules.json: binding 'x' (bindings[0]): bindings[0].signature must be a non-empty string"),
+            "\(broken.stderr)")
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import HubCore
 import HubInjection
-@testable import HubHost
 import Testing
+
+@testable import HubHost
 
 /// Plugin A provides a service that plugin B's component uses when it is configured; unloading A makes B's
 /// lookups fail cleanly (B draws its fallback), reloading A restores it. Real C plugins, real dlopen.
@@ -10,8 +11,9 @@ import Testing
 struct CrossPluginTests {
     /// Renders one "consumer:greeting" component for `title` and returns the text it drew.
     static func render(_ host: PluginHost, title: String) -> String {
-        let model = ComponentModel(identifier: "row", componentIdentifier: ComponentIdentifier(namespace: "consumer", name: "greeting"),
-                                   title: title)
+        let model = ComponentModel(
+            identifier: "row", componentIdentifier: ComponentIdentifier(namespace: "consumer", name: "greeting"),
+            title: title)
         let (component, _) = host.registry.createComponent(for: model)
         defer { component.destroy() }
         component.loadView()
@@ -19,7 +21,7 @@ struct CrossPluginTests {
         let view = ViewBuilder()
         component.drawView(into: view, size: Size(width: 320, height: 40))
         return view.items.compactMap { item -> String? in
-            if case let .text(_, text, _) = item { return text }
+            if case .text(_, let text, _) = item { return text }
             return nil
         }.joined(separator: "|")
     }
@@ -41,7 +43,8 @@ struct CrossPluginTests {
         let host = PluginHost(cacheDirectory: dir.cache)
         let records = host.loadPlugins(in: [dir.plugins])
         #expect(records.allSatisfy { $0.isLoaded }, "\(records.map { $0.reason ?? "ok" })")
-        let provider = records[0], consumer = records[1]
+        let provider = records[0]
+        let consumer = records[1]
 
         #expect(Self.render(host, title: "World") == "Hello, World")
         // B acquired and released through the host: the provider's retain and release were each called once.
@@ -56,8 +59,11 @@ struct CrossPluginTests {
         #expect(try Self.export(consumer, "consumer_changes", as: IntFn.self)() == changesBefore + 1)
         #expect(try Self.export(consumer, "consumer_last_available", as: IntFn.self)() == 0)
         #expect(Self.render(host, title: "World") == "fallback: no provider for com.test.greeter")
-        guard case .failure(.noProvider) = host.services.registry.acquire(ServiceKey(id: "com.test.greeter"),
-                                                                          minVersion: 1, consumer: .host) else {
+        guard
+            case .failure(.noProvider) = host.services.registry.acquire(
+                ServiceKey(id: "com.test.greeter"),
+                minVersion: 1, consumer: .host)
+        else {
             Issue.record("the revoked service must not be found")
             return
         }
@@ -79,7 +85,8 @@ struct CrossPluginTests {
         try dir.compile(consumerSource, as: "libb_consumer.so")
         let host = PluginHost(cacheDirectory: dir.cache)
         let records = host.loadPlugins(in: [dir.plugins])
-        let old = records[0], consumer = records[1]
+        let old = records[0]
+        let consumer = records[1]
         #expect(Self.render(host, title: "A") == "Hello, A")
         try dir.compile(providerSource, as: "liba_provider.so", defines: ["GREETING": CPlugins.quoted("Hej")])
         let successor = HotSwap.loadBeside(old, file: providerFile, in: host)
@@ -111,14 +118,19 @@ struct CrossPluginTests {
         let dir = try CPlugins()
         defer { dir.cleanUp() }
         try dir.compile(providerSource, as: "liba_provider.so")
-        try dir.compile(providerSource, as: "liba_second.so", defines: ["PLUGIN_ID": CPlugins.quoted("com.test.second"),
-                                                                    "GREETING": CPlugins.quoted("Second")])
+        try dir.compile(
+            providerSource, as: "liba_second.so",
+            defines: [
+                "PLUGIN_ID": CPlugins.quoted("com.test.second"),
+                "GREETING": CPlugins.quoted("Second"),
+            ])
         try dir.compile(consumerSource, as: "libb_consumer.so")
         let host = PluginHost(cacheDirectory: dir.cache)
         let records = host.loadPlugins(in: [dir.plugins])
         let second = try #require(records.first { $0.file.lastPathComponent == "liba_second.so" })
         #expect(!second.isLoaded)
-        #expect(second.reason?.contains("service com.test.greeter is already provided by com.test.provider 1.0.0") == true)
+        #expect(
+            second.reason?.contains("service com.test.greeter is already provided by com.test.provider 1.0.0") == true)
         #expect(Self.render(host, title: "you") == "Hello, you")
     }
 
@@ -130,7 +142,8 @@ struct CrossPluginTests {
         try dir.compile(consumerSource, as: "libb_consumer.so")
         let host = PluginHost(cacheDirectory: dir.cache)
         let records = host.loadPlugins(in: [dir.plugins])
-        let provider = records[0], consumer = records[1]
+        let provider = records[0]
+        let consumer = records[1]
         #expect(try Self.export(consumer, "consumer_hold", as: IntFn.self)() == 1)
         #expect(host.services.registrations.first { $0.key.id == "com.test.greeter" }?.liveInstances == 1)
         host.unload(provider)
@@ -152,7 +165,8 @@ struct CrossPluginTests {
         try dir.compile(consumerSource, as: "libb_consumer.so")
         let host = PluginHost(cacheDirectory: dir.cache)
         let records = host.loadPlugins(in: [dir.plugins])
-        let provider = records[0], consumer = records[1]
+        let provider = records[0]
+        let consumer = records[1]
         #expect(try Self.export(consumer, "consumer_hold", as: IntFn.self)() == 1)
         host.unload(consumer)
         #expect(try Self.export(provider, "provider_releases", as: IntFn.self)() == 1)
@@ -187,7 +201,7 @@ struct CrossPluginTests {
         try Data([1, 2, 3, 4]).write(to: file)
         let host = PluginHost(cacheDirectory: dir.cache)
         #expect(try host.services.loadImage(file.absoluteString).get().bytes == [1, 2, 3, 4])
-        guard case let .failure(error) = host.services.loadImage("https://example.com/x.png") else {
+        guard case .failure(let error) = host.services.loadImage("https://example.com/x.png") else {
             Issue.record("an unsupported URI must fail")
             return
         }

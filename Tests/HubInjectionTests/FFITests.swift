@@ -1,8 +1,9 @@
 import Foundation
 import HubCore
 import HubInjection
-@testable import HubHost
 import Testing
+
+@testable import HubHost
 
 @Suite("libffi signatures and calls")
 struct FFITests {
@@ -15,16 +16,18 @@ struct FFITests {
         #expect(spaced.description == "(u8,i64)->f32")
     }
 
-    @Test("bad signatures say what is wrong", arguments: [
-        ("i32->ptr", "must start with '('"),
-        ("(i32,f64", "missing ')'"),
-        ("(i32)", "missing '->'"),
-        ("(i32)->", "missing return type"),
-        ("(x)->i32", "unknown type 'x' for argument 1"),
-        ("(i32,)->i32", "argument 2 is empty"),
-        ("(void)->i32", "argument 1 cannot be void"),
-        ("(i32)->int", "unknown return type 'int'"),
-    ])
+    @Test(
+        "bad signatures say what is wrong",
+        arguments: [
+            ("i32->ptr", "must start with '('"),
+            ("(i32,f64", "missing ')'"),
+            ("(i32)", "missing '->'"),
+            ("(i32)->", "missing return type"),
+            ("(x)->i32", "unknown type 'x' for argument 1"),
+            ("(i32,)->i32", "argument 2 is empty"),
+            ("(void)->i32", "argument 1 cannot be void"),
+            ("(i32)->int", "unknown return type 'int'"),
+        ])
     func badSignatures(text: String, message: String) {
         #expect {
             try FFISignature(text)
@@ -57,7 +60,7 @@ struct FFITests {
         let lib = try Library()
         #expect(try lib.call("negate_i8", "(i8)->i8", [5]) == .int(-5))
         #expect(try lib.call("negate_i8", "(i8)->i8", [Int8(-128)]) == .int(-128))  // -(-128) wraps in int8
-        #expect(try lib.call("add_u8", "(u8,u8)->u8", [200, 100]) == .uint(44))   // wraps at 256
+        #expect(try lib.call("add_u8", "(u8,u8)->u8", [200, 100]) == .uint(44))  // wraps at 256
         #expect(try lib.call("negate_i16", "(i16)->i16", [1234]) == .int(-1234))
         #expect(try lib.call("add_u16", "(u16,u16)->u16", [60000, 6000]) == .uint(464))
         #expect(try lib.call("negate_i32", "(i32)->i32", [Int32.max]) == .int(-Int64(Int32.max)))
@@ -70,8 +73,9 @@ struct FFITests {
         #expect(try lib.call("length_of", "(str)->u64", [Optional<String>.none as Any]) == .uint(UInt64.max))
         #expect(try lib.call("echo", "(str)->str", ["round trip"]) == .string("round trip"))
         #expect(try lib.call("nothing", "()->void", []) == .void)
-        let made = try lib.call("make_controller", "(str,str,i32,f64,u8,i64,f32)->ptr", ["A", "B", 7, 2.5, 255, -9, 0.75])
-        guard case let .pointer(pointer?) = made else {
+        let made = try lib.call(
+            "make_controller", "(str,str,i32,f64,u8,i64,f32)->ptr", ["A", "B", 7, 2.5, 255, -9, 0.75])
+        guard case .pointer(let pointer?) = made else {
             Issue.record("expected a pointer, got \(made)")
             return
         }
@@ -85,7 +89,9 @@ struct FFITests {
     @Test("wrong argument count or type, and out-of-range integers, are refused before the call")
     func argumentErrors() throws {
         let lib = try Library()
-        #expect(throws: FFICall.CallError.argumentCount(expected: 2, got: 1)) { try lib.call("add_u8", "(u8,u8)->u8", [1]) }
+        #expect(throws: FFICall.CallError.argumentCount(expected: 2, got: 1)) {
+            try lib.call("add_u8", "(u8,u8)->u8", [1])
+        }
         #expect {
             try lib.call("add_u8", "(u8,u8)->u8", [1, 256])
         } throws: { "\($0)" == "argument 2 must be u8, got 256, out of range" }
@@ -140,7 +146,9 @@ struct ModuleFileTests {
         func read(_ pointer: Any?, _ symbol: String, _ signature: String) throws -> FFIValue {
             let handle = try #require(provider.handle)
             let function = try #require(dlsym(handle, symbol))
-            return try FFICall(function: UnsafeRawPointer(function), signature: FFISignature(signature)).call([pointer as Any])
+            return try FFICall(function: UnsafeRawPointer(function), signature: FFISignature(signature)).call([
+                pointer as Any
+            ])
         }
     }
 
@@ -178,7 +186,9 @@ struct ModuleFileTests {
         let kept = try #require(f.host.services.boundFunctions.first)
         f.host.unload(f.provider)
         // A caller that kept the bound function gets an error, not a jump into unmapped code.
-        #expect { try kept.invoke([]) } throws: { "\($0)".hasSuffix("liba_provider.so was unloaded (\(f.provider.owner)); the binding is revoked") }
+        #expect { try kept.invoke([]) } throws: {
+            "\($0)".hasSuffix("liba_provider.so was unloaded (\(f.provider.owner)); the binding is revoked")
+        }
         #expect(throws: InjectionError.noBinding(ServiceKey(id: "home.controller"))) {
             try f.host.services.injector.get(key: ServiceKey(id: "home.controller"))
         }
@@ -215,9 +225,12 @@ struct ModuleFileTests {
 
     @Test("call-time errors name the module file and the binding")
     func callErrors() throws {
-        let f = try Fixture(bindings: [Self.controllerBinding, """
+        let f = try Fixture(bindings: [
+            Self.controllerBinding,
+            """
             { "key": "partial", "plugin": "liba_provider.so", "symbol": "add_u8", "signature": "(u8,u8)->u8", "defaults": [1] }
-            """])
+            """,
+        ])
         defer { f.dir.cleanUp() }
         #expect(f.host.services.loadModuleFiles(in: [f.dir.plugins]).isEmpty)
         let prefix = "\(f.moduleFile): binding 'home.controller' (bindings[0]): "
@@ -225,42 +238,66 @@ struct ModuleFileTests {
             try f.host.services.injector.get(key: ServiceKey(id: "home.controller"), arguments: [42])
         } throws: { "\($0)" == prefix + "argument 1 of make_controller must be str, got Swift.Int 42" }
         #expect {
-            try f.host.services.injector.get(key: ServiceKey(id: "home.controller"), arguments: Array(repeating: 1, count: 8))
+            try f.host.services.injector.get(
+                key: ServiceKey(id: "home.controller"), arguments: Array(repeating: 1, count: 8))
         } throws: { "\($0)" == prefix + "make_controller(str,str,i32,f64,u8,i64,f32)->ptr takes 7 argument(s), got 8" }
         #expect {
             try f.host.services.injector.get(key: ServiceKey(id: "partial"))
-        } throws: { "\($0)".hasSuffix("binding 'partial' (bindings[1]): add_u8(u8,u8)->u8 takes 2 argument(s), got 1 (1 default(s), 0 given)") }
+        } throws: {
+            "\($0)".hasSuffix(
+                "binding 'partial' (bindings[1]): add_u8(u8,u8)->u8 takes 2 argument(s), got 1 (1 default(s), 0 given)")
+        }
         #expect(try f.host.services.call(ServiceKey(id: "partial"), arguments: [1, 2]) == .uint(3))
         #expect(try f.host.services.call(ServiceKey(id: "partial"), arguments: [250, 10]) == .uint(4))
     }
 
-    @Test("load-time errors name the module file and the binding; good bindings still bind", arguments: [
-        (#"{ "key": "a", "plugin": "liba_provider.so", "symbol": "no_such_function", "signature": "()->void" }"#,
-         "binding 'a' (bindings[0]): symbol no_such_function not found in liba_provider.so"),
-        (#"{ "key": "a", "plugin": "liba_provider.so", "symbol": "nothing", "signature": "(i32->void" }"#,
-         "binding 'a' (bindings[0]): signature '(i32->void': missing ')'"),
-        (#"{ "key": "a", "plugin": "liba_provider.so", "symbol": "add_u8", "signature": "(u8,u8)->u8", "defaults": [1, "x"] }"#,
-         "binding 'a' (bindings[0]): default 2 must be u8"),
-        (#"{ "key": "a", "plugin": "liba_provider.so", "symbol": "add_u8", "signature": "(u8,u8)->u8", "defaults": [1, 2, 3] }"#,
-         "binding 'a' (bindings[0]): 3 defaults for 2 argument(s) of (u8,u8)->u8"),
-        (#"{ "key": "a", "plugin": "liba_provider.so", "symbol": "add_u8", "signature": "(u8,u8)->u8", "defaults": [1.5] }"#,
-         "binding 'a' (bindings[0]): default 1 must be u8, got 1.5, not an integer"),
-        (#"{ "key": "a", "plugin": "libmissing.so", "symbol": "nothing", "signature": "()->void" }"#,
-         "binding 'a' (bindings[0]): plugin libmissing.so is not loaded from"),
-        (#"{ "key": "a", "plugin": "liba_provider.so", "symbol": "nothing", "signature": "()->void", "scope": "forever" }"#,
-         "binding 'a' (bindings[0]): bindings[0].scope must be \"normal\" or \"singleton\""),
-        (#"{ "plugin": "liba_provider.so", "symbol": "nothing", "signature": "()->void" }"#,
-         "bindings[0].key must be a non-empty string"),
-        (#""just a string""#, "bindings[0] must be an object"),
-    ])
+    @Test(
+        "load-time errors name the module file and the binding; good bindings still bind",
+        arguments: [
+            (
+                #"{ "key": "a", "plugin": "liba_provider.so", "symbol": "no_such_function", "signature": "()->void" }"#,
+                "binding 'a' (bindings[0]): symbol no_such_function not found in liba_provider.so"
+            ),
+            (
+                #"{ "key": "a", "plugin": "liba_provider.so", "symbol": "nothing", "signature": "(i32->void" }"#,
+                "binding 'a' (bindings[0]): signature '(i32->void': missing ')'"
+            ),
+            (
+                #"{ "key": "a", "plugin": "liba_provider.so", "symbol": "add_u8", "signature": "(u8,u8)->u8", "defaults": [1, "x"] }"#,
+                "binding 'a' (bindings[0]): default 2 must be u8"
+            ),
+            (
+                #"{ "key": "a", "plugin": "liba_provider.so", "symbol": "add_u8", "signature": "(u8,u8)->u8", "defaults": [1, 2, 3] }"#,
+                "binding 'a' (bindings[0]): 3 defaults for 2 argument(s) of (u8,u8)->u8"
+            ),
+            (
+                #"{ "key": "a", "plugin": "liba_provider.so", "symbol": "add_u8", "signature": "(u8,u8)->u8", "defaults": [1.5] }"#,
+                "binding 'a' (bindings[0]): default 1 must be u8, got 1.5, not an integer"
+            ),
+            (
+                #"{ "key": "a", "plugin": "libmissing.so", "symbol": "nothing", "signature": "()->void" }"#,
+                "binding 'a' (bindings[0]): plugin libmissing.so is not loaded from"
+            ),
+            (
+                #"{ "key": "a", "plugin": "liba_provider.so", "symbol": "nothing", "signature": "()->void", "scope": "forever" }"#,
+                "binding 'a' (bindings[0]): bindings[0].scope must be \"normal\" or \"singleton\""
+            ),
+            (
+                #"{ "plugin": "liba_provider.so", "symbol": "nothing", "signature": "()->void" }"#,
+                "bindings[0].key must be a non-empty string"
+            ),
+            (#""just a string""#, "bindings[0] must be an object"),
+        ])
     func loadErrors(binding: String, message: String) throws {
-        let good = #"{ "key": "good", "plugin": "liba_provider.so", "symbol": "negate_i32", "signature": "(i32)->i32", "defaults": [5] }"#
+        let good =
+            #"{ "key": "good", "plugin": "liba_provider.so", "symbol": "negate_i32", "signature": "(i32)->i32", "defaults": [5] }"#
         let f = try Fixture(bindings: [binding, good])
         defer { f.dir.cleanUp() }
         let problems = f.host.services.loadModuleFiles(in: [f.dir.plugins])
         #expect(problems.count == 1)
-        #expect(problems.first.map { "\($0)".hasPrefix(f.moduleFile + ": ") && "\($0)".contains(message) } == true,
-                "\(problems)")
+        #expect(
+            problems.first.map { "\($0)".hasPrefix(f.moduleFile + ": ") && "\($0)".contains(message) } == true,
+            "\(problems)")
         // A problem in one binding stops only that binding.
         #expect(f.host.services.boundFunctions.map(\.binding.key.id) == ["good"])
         #expect(try f.host.services.call(ServiceKey(id: "good")) == .int(-5))
@@ -274,6 +311,8 @@ struct ModuleFileTests {
         try "{ not json".write(to: url, atomically: true, encoding: .utf8)
         #expect { try ModuleFile(contentsOf: url) } throws: { "\($0)".hasPrefix(url.path + ": not valid JSON") }
         try "{ \"binds\": [] }".write(to: url, atomically: true, encoding: .utf8)
-        #expect { try ModuleFile(contentsOf: url) } throws: { "\($0)" == url.path + ": expected an object with a \"bindings\" array, found an object" }
+        #expect { try ModuleFile(contentsOf: url) } throws: {
+            "\($0)" == url.path + ": expected an object with a \"bindings\" array, found an object"
+        }
     }
 }

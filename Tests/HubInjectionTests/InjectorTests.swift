@@ -64,12 +64,22 @@ final class Holder: Injectable {
 final class Chicken: Injectable {
     var egg: Egg?
     init() {}
-    static var composition: Composition { Composition(Chicken.self) { c in c.singleton(); c.requires(\.egg) } }
+    static var composition: Composition {
+        Composition(Chicken.self) { c in
+            c.singleton()
+            c.requires(\.egg)
+        }
+    }
 }
 final class Egg: Injectable {
     var chicken: Chicken?
     init() {}
-    static var composition: Composition { Composition(Egg.self) { c in c.singleton(); c.requires(\.chicken) } }
+    static var composition: Composition {
+        Composition(Egg.self) { c in
+            c.singleton()
+            c.requires(\.chicken)
+        }
+    }
 }
 // Two normal-scope classes that need each other: an error naming the cycle.
 final class Ping: Injectable {
@@ -265,11 +275,12 @@ struct InjectorTests {
 
     @Test("class-to-protocol and subclass-to-superclass bindings work and arguments pass through")
     func classBindings() throws {
-        let injector = try Injector(Module { b in
-            b.bindClass(DiscBrakes.self, to: Brakes.self)
-            b.bindClass(V6Engine.self, to: Engine.self)
-            b.bindClass(ViewController.self, to: AnyObject.self, named: "vc")
-        })
+        let injector = try Injector(
+            Module { b in
+                b.bindClass(DiscBrakes.self, to: Brakes.self)
+                b.bindClass(V6Engine.self, to: Engine.self)
+                b.bindClass(ViewController.self, to: AnyObject.self, named: "vc")
+            })
         #expect(try injector.get(Brakes.self) is DiscBrakes)
         #expect(try injector.get(Engine.self) is V6Engine)
         let vc = try injector.get(AnyObject.self, named: "vc", with: "Work") as? ViewController
@@ -278,7 +289,8 @@ struct InjectorTests {
 
     @Test("bindings of several modules merge; a later module's binding shadows an earlier one")
     func mergedModules() throws {
-        let injector = try Injector(Module { $0.bindClass(DiscBrakes.self, to: Brakes.self) }, CarModule(), OtherModule())
+        let injector = try Injector(
+            Module { $0.bindClass(DiscBrakes.self, to: Brakes.self) }, CarModule(), OtherModule())
         #expect(try injector.get(Brakes.self) is ABSBrakes)
         #expect(injector.hasBinding(for: Engine.self))
         #expect(!injector.hasBinding(for: Engine.self, named: "x"))
@@ -286,12 +298,13 @@ struct InjectorTests {
 
     @Test("singleton and normal scope apply to classes, providers and blocks")
     func scopesForAllKinds() throws {
-        let injector = try Injector(Module { b in
-            b.bindProvider(to: Rod.self, scope: .singleton) { _, _ in Rod() }
-            b.bindBlock(to: CrankShaft.self, scope: .normal) { _ in CrankShaft() }
-            b.bindClass(Car.self, inScope: .singleton)
-            b.bindClass(DiscBrakes.self, to: Brakes.self)
-        })
+        let injector = try Injector(
+            Module { b in
+                b.bindProvider(to: Rod.self, scope: .singleton) { _, _ in Rod() }
+                b.bindBlock(to: CrankShaft.self, scope: .normal) { _ in CrankShaft() }
+                b.bindClass(Car.self, inScope: .singleton)
+                b.bindClass(DiscBrakes.self, to: Brakes.self)
+            })
         #expect(try injector.get(Rod.self) === injector.get(Rod.self))
         #expect(try injector.get(CrankShaft.self) !== injector.get(CrankShaft.self))
         #expect(try injector.get(Car.self) === injector.get(Car.self))
@@ -299,10 +312,11 @@ struct InjectorTests {
 
     @Test("named bindings: separate objects, alongside unnamed, singleton per name")
     func namedBindings() throws {
-        let injector = try Injector(Module { b in
-            b.bindProvider(to: Rod.self, named: "front", scope: .singleton) { _, _ in Rod() }
-            b.bindProvider(to: Rod.self, named: "back", scope: .singleton) { _, _ in Rod() }
-        })
+        let injector = try Injector(
+            Module { b in
+                b.bindProvider(to: Rod.self, named: "front", scope: .singleton) { _, _ in Rod() }
+                b.bindProvider(to: Rod.self, named: "back", scope: .singleton) { _, _ in Rod() }
+            })
         let wheel = try injector.get(WheelNamed.self)
         #expect(wheel.front != nil && wheel.back != nil)
         #expect(wheel.front !== wheel.back)
@@ -315,10 +329,12 @@ struct InjectorTests {
     func addAndRemoveModules() throws {
         let base = try Injector(OtherModule())
         #expect(base[Brakes.self] == nil)
-        let added = try base.withModules(CarModule(), Module { b in
-            b.bindClass(Holder.self, inScope: .singleton)
-            b.registerEagerSingleton(Holder.self)
-        })
+        let added = try base.withModules(
+            CarModule(),
+            Module { b in
+                b.bindClass(Holder.self, inScope: .singleton)
+                b.registerEagerSingleton(Holder.self)
+            })
         #expect(added[Brakes.self] is ABSBrakes)
         #expect(added.modules.count == 3)
         let removed = try added.withoutModules(ofType: CarModule.self)
@@ -344,11 +360,20 @@ struct InjectorTests {
 
     @Test("a provider cycle is an error naming it even when singletons are involved but not yet cached")
     func providerCycle() {
-        let injector = try! Injector(Module { b in
-            b.bindProvider(to: Rod.self, scope: .singleton) { i, _ in _ = try i.get(CrankShaft.self); return Rod() }
-            b.bindProvider(to: CrankShaft.self, scope: .singleton) { i, _ in _ = try i.get(Rod.self); return CrankShaft() }
-        })
-        #expect(throws: InjectionError.cycle([ServiceKey(Rod.self), ServiceKey(CrankShaft.self), ServiceKey(Rod.self)])) {
+        let injector = try! Injector(
+            Module { b in
+                b.bindProvider(to: Rod.self, scope: .singleton) { i, _ in
+                    _ = try i.get(CrankShaft.self)
+                    return Rod()
+                }
+                b.bindProvider(to: CrankShaft.self, scope: .singleton) { i, _ in
+                    _ = try i.get(Rod.self)
+                    return CrankShaft()
+                }
+            })
+        #expect(
+            throws: InjectionError.cycle([ServiceKey(Rod.self), ServiceKey(CrankShaft.self), ServiceKey(Rod.self)])
+        ) {
             try injector.get(Rod.self)
         }
     }
@@ -366,7 +391,8 @@ struct InjectorTests {
     @Test("an ad-hoc initializer works, with and without arguments")
     func adHocInitializer() throws {
         let injector = try Injector(CarModule())
-        let custom = try injector.get(ViewController.self, initializer: "init(custom:)", arguments: ["Custom"]) { args in
+        let custom = try injector.get(ViewController.self, initializer: "init(custom:)", arguments: ["Custom"]) {
+            args in
             ViewController(name: try args.at(0), bundle: nil)
         }
         #expect(custom.name == "Custom" && custom.car != nil)
@@ -409,8 +435,11 @@ struct InjectorTests {
         let injector = try Injector(Module { $0.bind(V6Engine.self, to: Engine.Type.self) })
         let engineType = try injector.get(Engine.Type.self)
         #expect(engineType == V6Engine.self)
-        #expect(throws: InjectionError.doesNotConform(instance: String(reflecting: Engine.self),
-                                                      key: ServiceKey(Engine.Type.self))) {
+        #expect(
+            throws: InjectionError.doesNotConform(
+                instance: String(reflecting: Engine.self),
+                key: ServiceKey(Engine.Type.self))
+        ) {
             try Injector(Module { $0.bind(Engine(), to: Engine.Type.self) })
         }
     }
@@ -420,9 +449,10 @@ struct InjectorTests {
         enum Front { final class Wheel: Injectable { init() {} } }
         enum Back { final class Wheel: Injectable { init() {} } }
         #expect(ServiceKey(Front.Wheel.self) != ServiceKey(Back.Wheel.self))
-        let injector = try Injector(Module { b in
-            b.bindClass(Front.Wheel.self, inScope: .singleton)
-        })
+        let injector = try Injector(
+            Module { b in
+                b.bindClass(Front.Wheel.self, inScope: .singleton)
+            })
         #expect(try injector.get(Front.Wheel.self) === injector.get(Front.Wheel.self))
         #expect(try injector.get(Back.Wheel.self) !== injector.get(Back.Wheel.self))
     }

@@ -21,8 +21,16 @@ private final class ServiceHolder { var service: Service? }
 private final class ErrorLog: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [LocatorError] = []
-    func append(_ error: LocatorError) { lock.lock(); storage.append(error); lock.unlock() }
-    var all: [LocatorError] { lock.lock(); defer { lock.unlock() }; return storage }
+    func append(_ error: LocatorError) {
+        lock.lock()
+        storage.append(error)
+        lock.unlock()
+    }
+    var all: [LocatorError] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
     var last: LocatorError? { all.last }
 }
 
@@ -199,7 +207,9 @@ struct LocatorTests {
             return Greeter()
         }
         #expect(locator.getInstanceOf(Service.self) != nil)
-        #expect(log.all.contains(.dependencyCycle([ServiceKey(Service.self), ServiceKey(Greeter.self), ServiceKey(Service.self)])))
+        #expect(
+            log.all.contains(
+                .dependencyCycle([ServiceKey(Service.self), ServiceKey(Greeter.self), ServiceKey(Service.self)])))
     }
 
     @Test("a cycle through an injector works: the instance is cached before its injector runs")
@@ -224,8 +234,8 @@ struct LocatorTests {
         locator.registerFactory(Service.self) { l in
             builds.increment()
             let s = Service(serial: builds.value)
-            s.greeter = l.implicitGet()          // nested, same thread
-            _ = l.getInstanceOf(Greeter.self)    // and again
+            s.greeter = l.implicitGet()  // nested, same thread
+            _ = l.getInstanceOf(Greeter.self)  // and again
             return s
         }
         let results = Results()
@@ -267,15 +277,31 @@ struct LocatorTests {
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func increment() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
 }
 
 final class Results: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [ObjectIdentifier?] = []
-    func append(_ id: ObjectIdentifier?) { lock.lock(); storage.append(id); lock.unlock() }
-    var all: [ObjectIdentifier?] { lock.lock(); defer { lock.unlock() }; return storage }
+    func append(_ id: ObjectIdentifier?) {
+        lock.lock()
+        storage.append(id)
+        lock.unlock()
+    }
+    var all: [ObjectIdentifier?] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
 }
 
 @Suite("Service locator string keys")
@@ -299,6 +325,14 @@ struct LocatorKeyTests {
 final class ErrorLogBox: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [LocatorError] = []
-    func append(_ error: LocatorError) { lock.lock(); storage.append(error); lock.unlock() }
-    var last: LocatorError? { lock.lock(); defer { lock.unlock() }; return storage.last }
+    func append(_ error: LocatorError) {
+        lock.lock()
+        storage.append(error)
+        lock.unlock()
+    }
+    var last: LocatorError? {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage.last
+    }
 }

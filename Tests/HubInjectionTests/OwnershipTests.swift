@@ -33,7 +33,8 @@ struct OwnershipTests {
     @Test("revoking a plugin's module removes its bindings at once; an earlier binding of the key serves again")
     func revokeRestoresShadowed() throws {
         let injector = try Injector(Module { $0.bindClass(HostWeather.self, to: Weather.self) })
-        try injector.install(Module(owner: plugin) { $0.bindClass(PluginWeather.self, to: Weather.self, scope: .singleton) })
+        try injector.install(
+            Module(owner: plugin) { $0.bindClass(PluginWeather.self, to: Weather.self, scope: .singleton) })
         #expect(try injector.get(Weather.self).forecast == "plugin: sunny")
         var changes: [RegistrationChange] = []
         let token = injector.observe { changes.append($0) }
@@ -80,8 +81,12 @@ struct OwnershipTests {
             #expect(injector.registrations.first { $0.key == ServiceKey(Weather.self) }?.liveInstances == 2)
             let revocation = injector.revokeAll(ownedBy: plugin)
             #expect(revocation.survivors.count == 2)
-            #expect(revocation.survivors.first?.description.contains("is still alive after its owner was revoked") == true)
-            #expect(revocation.survivors.allSatisfy { $0.what == String(reflecting: PluginWeather.self) && $0.owner == plugin })
+            #expect(
+                revocation.survivors.first?.description.contains("is still alive after its owner was revoked") == true)
+            #expect(
+                revocation.survivors.allSatisfy {
+                    $0.what == String(reflecting: PluginWeather.self) && $0.owner == plugin
+                })
             #expect(kept is PluginWeather)
             kept = nil
             #expect(injector.survivors.count == 1)  // the one this closure still holds
@@ -89,13 +94,15 @@ struct OwnershipTests {
         #expect(injector.survivors.isEmpty)
     }
 
-    @Test("revocation under concurrent lookups: lookups either succeed or fail cleanly, and nothing of the owner remains")
+    @Test(
+        "revocation under concurrent lookups: lookups either succeed or fail cleanly, and nothing of the owner remains")
     func atomicRevocation() throws {
         let injector = try Injector()
-        try injector.install(Module(owner: plugin) { b in
-            b.bindClass(PluginWeather.self, to: Weather.self)
-            b.bindProvider(to: String.self, named: "city") { _, _ in "Stockholm" }
-        })
+        try injector.install(
+            Module(owner: plugin) { b in
+                b.bindClass(PluginWeather.self, to: Weather.self)
+                b.bindProvider(to: String.self, named: "city") { _, _ in "Stockholm" }
+            })
         let unexpected = Results()
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             if worker == 0 {
@@ -116,10 +123,11 @@ struct OwnershipTests {
     func installIsAllOrNothing() throws {
         let injector = try Injector(Module { $0.bindClass(HostWeather.self, to: Weather.self) })
         #expect(throws: InjectionError.eagerSingletonNotSingleton(ServiceKey(Dashboard.self, name: "x"))) {
-            try injector.install(Module(owner: plugin) { b in
-                b.bindClass(PluginWeather.self, to: Weather.self)
-                b.registerEagerSingleton(Dashboard.self, named: "x")
-            })
+            try injector.install(
+                Module(owner: plugin) { b in
+                    b.bindClass(PluginWeather.self, to: Weather.self)
+                    b.registerEagerSingleton(Dashboard.self, named: "x")
+                })
         }
         #expect(try injector.get(Weather.self) is HostWeather)
         #expect(injector.modules.count == 1)
@@ -142,10 +150,11 @@ struct OwnershipTests {
 
     @Test("every registration lists its owner and scope")
     func listing() throws {
-        let injector = try Injector(Module(owner: plugin) { b in
-            b.bindClass(PluginWeather.self, to: Weather.self, scope: .singleton)
-            b.bind("Stockholm", to: String.self, named: "city")
-        })
+        let injector = try Injector(
+            Module(owner: plugin) { b in
+                b.bindClass(PluginWeather.self, to: Weather.self, scope: .singleton)
+                b.bind("Stockholm", to: String.self, named: "city")
+            })
         let rows = Dictionary(uniqueKeysWithValues: injector.registrations.map { ($0.key.description, $0) })
         #expect(rows[ServiceKey(Weather.self).description]?.scope.hasSuffix("(singleton)") == true)
         #expect(rows[ServiceKey(String.self, name: "city").description]?.scope == "instance")

@@ -1,8 +1,9 @@
 import Foundation
 import HubCore
 import HubInjection
-@testable import HubHost
 import Testing
+
+@testable import HubHost
 
 /// The C service registry without plugins: contexts and retain/release counters are Swift-side C callbacks.
 @Suite("Service registry", .serialized)
@@ -24,8 +25,9 @@ struct ServiceRegistryTests {
     func retainRelease() throws {
         let registry = ServiceRegistry()
         let key = ServiceKey(id: "com.test.clock")
-        try registry.register(key, version: 3, owner: a, table: Self.table, context: nil,
-                              retain: Self.retain, release: Self.release)
+        try registry.register(
+            key, version: 3, owner: a, table: Self.table, context: nil,
+            retain: Self.retain, release: Self.release)
         let first = try registry.acquire(key, minVersion: 2, consumer: b).get()
         #expect(Self.retains == 1 && first.holdCount == 1)
         registry.release(first, consumer: b)
@@ -40,12 +42,16 @@ struct ServiceRegistryTests {
         #expect(Self.releases == 2)
 
         // Revoked while held: reported as a survivor; the late release is not forwarded.
-        try registry.register(key, version: 3, owner: a, table: Self.table, context: nil,
-                              retain: Self.retain, release: Self.release)
+        try registry.register(
+            key, version: 3, owner: a, table: Self.table, context: nil,
+            retain: Self.retain, release: Self.release)
         let kept = try registry.acquire(key, minVersion: 1, consumer: c).get()
         let revocation = registry.revokeAll(ownedBy: a)
         #expect(revocation.keys == [key])
-        #expect(revocation.survivors.map(\.description) == ["com.test.clock (context held 1× by com.test.c#1) from com.test.a#1 is still alive after its owner was revoked"])
+        #expect(
+            revocation.survivors.map(\.description) == [
+                "com.test.clock (context held 1× by com.test.c#1) from com.test.a#1 is still alive after its owner was revoked"
+            ])
         registry.release(kept, consumer: c)
         #expect(Self.releases == 2)
         #expect(registry.survivors.isEmpty)
@@ -59,7 +65,9 @@ struct ServiceRegistryTests {
         #expect(throws: ServiceError.tooOld(key, version: 1, wanted: 2, owner: a)) {
             try registry.acquire(key, minVersion: 2, consumer: b).get()
         }
-        #expect("\(ServiceError.tooOld(key, version: 1, wanted: 2, owner: a))" == "com.test.clock:utc is version 1 (from com.test.a#1); 2 was asked")
+        #expect(
+            "\(ServiceError.tooOld(key, version: 1, wanted: 2, owner: a))"
+                == "com.test.clock:utc is version 1 (from com.test.a#1); 2 was asked")
         // Named and default bindings are separate keys.
         #expect(throws: ServiceError.noProvider(ServiceKey(id: "com.test.clock"))) {
             try registry.acquire(ServiceKey(id: "com.test.clock"), minVersion: 1, consumer: b).get()

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import HubCore
 import HubHost
+import Testing
+
 @testable import HubRender
 
 /// Renders every view in examples/ with the shipped demo plugins (built next to the test binary) and checks the
@@ -12,13 +13,15 @@ import HubHost
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let examples = packageRoot.appendingPathComponent("examples")
-    static let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    static let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent()
     static let viewport = Size(width: 375, height: 667)
 
     /// One host for the suite: the Swift plugin image stays mapped once loaded.
     nonisolated(unsafe) static let host: PluginHost = {
-        let host = PluginHost(cacheDirectory: FileManager.default.temporaryDirectory
-            .appendingPathComponent("hubrender-tests-\(getpid())"))
+        let host = PluginHost(
+            cacheDirectory: FileManager.default.temporaryDirectory
+                .appendingPathComponent("hubrender-tests-\(getpid())"))
         for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
             _ = host.load(file: binDirectory.appendingPathComponent(name))
         }
@@ -33,13 +36,17 @@ import HubHost
 
     func render(_ name: String) throws -> Rendered {
         let loaded = Self.host.plugins.filter(\.isLoaded).compactMap(\.id)
-        try #require(loaded.count == 2, "demo plugins not loaded from \(Self.binDirectory.path): \(Self.host.plugins.map { $0.reason ?? "" })")
+        try #require(
+            loaded.count == 2,
+            "demo plugins not loaded from \(Self.binDirectory.path): \(Self.host.plugins.map { $0.reason ?? "" })")
         let decoded = try ViewModelDecoder().decode(contentsOf: Self.examples.appendingPathComponent(name))
         let pipeline = RenderPipeline(registry: Self.host.registry)
         let tree = pipeline.render(decoded.viewModel, viewport: Self.viewport)
-        let text = JSONRenderer(naming: SourceNaming { owner in
-            Self.host.plugins.first { $0.owner == owner }?.id ?? "?"
-        }).render(tree)
+        let text = JSONRenderer(
+            naming: SourceNaming { owner in
+                Self.host.plugins.first { $0.owner == owner }?.id ?? "?"
+            }
+        ).render(tree)
         pipeline.tearDown()
         let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         return Rendered(viewModel: decoded.viewModel, issues: decoded.issues, json: json)
@@ -47,8 +54,9 @@ import HubHost
 
     static func frame(_ node: [String: Any]) throws -> Rect {
         let f = try #require(node["frame"] as? [String: Double])
-        return Rect(x: try #require(f["x"]), y: try #require(f["y"]),
-                    width: try #require(f["width"]), height: try #require(f["height"]))
+        return Rect(
+            x: try #require(f["x"]), y: try #require(f["y"]),
+            width: try #require(f["width"]), height: try #require(f["height"]))
     }
 
     /// Checks one node against its model, recursively; returns how many nodes it checked.
@@ -58,7 +66,9 @@ import HubHost
         #expect(node["indexPath"] as? [Int] == model.indexPath)
         #expect(node["componentIdentifier"] as? String == model.componentIdentifier.description)
         let namespace = model.componentIdentifier.namespace
-        let names = ["demo": ["row", "header", "card", "image", "carousel"], "cdemo": ["banner", "badge", "tile", "divider"]]
+        let names = [
+            "demo": ["row", "header", "card", "image", "carousel"], "cdemo": ["banner", "badge", "tile", "divider"],
+        ]
         if let known = names[namespace], known.contains(model.componentIdentifier.name) {
             let source = node["source"] as? [String: String]
             #expect(source?["namespace"] == namespace, "\(model.identifier)")
@@ -69,7 +79,9 @@ import HubHost
         let frame = try Self.frame(node)
         #expect(frame.width >= 0 && frame.height >= 0)
         if let container {
-            #expect(frame.x >= 0 && frame.maxX <= container.width + 1e-9, "\(model.identifier) \(frame) outside \(container)")
+            #expect(
+                frame.x >= 0 && frame.maxX <= container.width + 1e-9,
+                "\(model.identifier) \(frame) outside \(container)")
         }
         var count = 1
         let children = try #require(node["children"] as? [[String: Any]])
@@ -82,8 +94,10 @@ import HubHost
     }
 
     /// Every example: every model is a node, in order.
-    @Test(arguments: ["home.json", "traits.json", "fallback.json", "carousel.json", "images.json", "custom-data.json",
-                      "problems.json", "large.json"])
+    @Test(arguments: [
+        "home.json", "traits.json", "fallback.json", "carousel.json", "images.json", "custom-data.json",
+        "problems.json", "large.json",
+    ])
     func everyComponentIsPresent(_ name: String) throws {
         let r = try render(name)
         let body = try #require(r.json["body"] as? [[String: Any]])
@@ -98,7 +112,9 @@ import HubHost
         }
         let overlays = try #require(r.json["overlays"] as? [[String: Any]])
         #expect(overlays.count == r.viewModel.overlays.count)
-        for (node, model) in zip(overlays, r.viewModel.overlays) { try check(node, against: model, within: Self.viewport) }
+        for (node, model) in zip(overlays, r.viewModel.overlays) {
+            try check(node, against: model, within: Self.viewport)
+        }
         if let header = r.viewModel.header {
             let node = try #require(r.json["header"] as? [String: Any])
             try check(node, against: header, within: nil)
@@ -121,19 +137,22 @@ import HubHost
         let body = try #require(r.json["body"] as? [[String: Any]])
         let frames = try body.map(Self.frame)
         try #require(frames.count == 7)
-        #expect(Array(frames.prefix(6)) == [
-            Rect(x: 0, y: 0, width: 375, height: 72),     // stackable: no top margin
-            Rect(x: 15, y: 87, width: 120, height: 150),  // card below a row: 72 + 15
-            Rect(x: 0, y: 252, width: 375, height: 72),   // 237 + 15
-            Rect(x: 15, y: 339, width: 120, height: 150), // 324 + 15
-            Rect(x: 0, y: 504, width: 375, height: 72),   // 489 + 15
-            Rect(x: 0, y: 576, width: 375, height: 56),   // two stackables: no margin
-        ])
+        #expect(
+            Array(frames.prefix(6)) == [
+                Rect(x: 0, y: 0, width: 375, height: 72),  // stackable: no top margin
+                Rect(x: 15, y: 87, width: 120, height: 150),  // card below a row: 72 + 15
+                Rect(x: 0, y: 252, width: 375, height: 72),  // 237 + 15
+                Rect(x: 15, y: 339, width: 120, height: 150),  // 324 + 15
+                Rect(x: 0, y: 504, width: 375, height: 72),  // 489 + 15
+                Rect(x: 0, y: 576, width: 375, height: 56),  // two stackables: no margin
+            ])
         // The demo row below a stackable fallback row: 632 + 15, full width.
         #expect(frames[6].origin == Point(x: 0, y: 647) && frames[6].width == 375)
         #expect(try #require(r.json["contentSize"] as? [String: Double])["height"] == frames[6].maxY + 15)
-        #expect(body.map { $0["componentIdentifier"] as? String } == [
-            "nowhere:row", "nowhere:card", "demo:nope", "cdemo:nope", "default:row", "default:row", "demo:row"])
+        #expect(
+            body.map { $0["componentIdentifier"] as? String } == [
+                "nowhere:row", "nowhere:card", "demo:nope", "cdemo:nope", "default:row", "default:row", "demo:row",
+            ])
     }
 
     /// traits.json ends banner, divider (fullWidth + alwaysStackUpwards), row: no margin above the divider
@@ -147,7 +166,10 @@ import HubHost
         let row = try Self.frame(body[try #require(ids.firstIndex(of: "full-3"))])
         #expect(divider == Rect(x: 0, y: banner.maxY, width: 375, height: 9))
         #expect(row.y == divider.maxY + 15)
-        #expect(body[try #require(ids.firstIndex(of: "upwards-1"))]["traits"] as? [String] == ["alwaysStackUpwards", "fullWidth"])
+        #expect(
+            body[try #require(ids.firstIndex(of: "upwards-1"))]["traits"] as? [String] == [
+                "alwaysStackUpwards", "fullWidth",
+            ])
     }
 
     @Test func carouselChildrenAreNodesInsideTheirParent() throws {

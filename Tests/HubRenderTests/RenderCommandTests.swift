@@ -3,11 +3,16 @@ import Testing
 
 /// `hubhost render` end to end: the executable next to the test binary, the demo plugins in a temporary folder.
 @Suite(.serialized) struct RenderCommandTests {
-    static let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    static let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent()
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("examples")
 
-    struct Result { var status: Int32; var stdout: String; var stderr: String }
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
 
     /// A folder with the two demo plugins and a private cache, removed afterwards.
     final class Sandbox {
@@ -17,8 +22,9 @@ import Testing
         init() throws {
             try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
             for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
-                try FileManager.default.copyItem(at: RenderCommandTests.binDirectory.appendingPathComponent(name),
-                                                 to: plugins.appendingPathComponent(name))
+                try FileManager.default.copyItem(
+                    at: RenderCommandTests.binDirectory.appendingPathComponent(name),
+                    to: plugins.appendingPathComponent(name))
             }
         }
         deinit { try? FileManager.default.removeItem(at: root) }
@@ -27,19 +33,22 @@ import Testing
     func run(_ arguments: [String], sandbox: Sandbox) throws -> Result {
         let process = Process()
         process.executableURL = Self.binDirectory.appendingPathComponent("hubhost")
-        process.arguments = ["render"] + arguments + ["--plugins", sandbox.plugins.path, "--plugin-cache", sandbox.cache.path]
+        process.arguments =
+            ["render"] + arguments + ["--plugins", sandbox.plugins.path, "--plugin-cache", sandbox.cache.path]
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CACHE_HOME"] = sandbox.cache.path
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     @Test func rendersJSONWithPluginsAndExitsZero() throws {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import HubCore
+import Testing
+
 @testable import HubRender
 
 /// A component that draws a fixed display list (and optionally creates children), for renderer tests.
@@ -10,7 +11,11 @@ final class DrawingComponent: Component, ComponentWithChildren {
     let size: Size
     let items: [DrawItem]
     var childSizes: [Size] = []
-    init(traits: Set<LayoutTrait>, size: Size, items: [DrawItem]) { self.traits = traits; self.size = size; self.items = items }
+    init(traits: Set<LayoutTrait>, size: Size, items: [DrawItem]) {
+        self.traits = traits
+        self.size = size
+        self.items = items
+    }
     var layoutTraits: Set<LayoutTrait> { traits }
     func loadView() {}
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size { size }
@@ -21,14 +26,16 @@ final class DrawingComponent: Component, ComponentWithChildren {
     func drawView(into view: ViewBuilder, size: Size) {
         for item in items { append(item, view) }
         for (index, childSize) in childSizes.enumerated() {
-            view.child(Rect(x: 5 + Double(index) * 50, y: 5, width: childSize.width, height: childSize.height), index: index)
+            view.child(
+                Rect(x: 5 + Double(index) * 50, y: 5, width: childSize.width, height: childSize.height), index: index)
         }
     }
     private func append(_ item: DrawItem, _ view: ViewBuilder) {
         switch item {
         case .rect(let r, let s): view.rect(r, s)
         case .text(let r, let t, let s): view.text(r, t, s)
-        case .image(let r, let uri, let mode, let placeholder): view.image(r, uri: uri, mode: mode, placeholder: placeholder)
+        case .image(let r, let uri, let mode, let placeholder):
+            view.image(r, uri: uri, mode: mode, placeholder: placeholder)
         case .child(let r, let i): view.child(r, index: i)
         }
     }
@@ -46,31 +53,49 @@ final class DrawingFactory: ComponentFactory {
 
     func tree(_ json: String) throws -> RenderTree {
         let registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
-        try registry.register(DrawingFactory([
-            "box": { DrawingComponent(traits: [.compactWidth], size: Size(width: 100, height: 40), items: [
-                .rect(Rect(x: 0, y: 0, width: 100, height: 40), RectStyle(fill: Color(rgba: 0xFF000080), stroke: .black, strokeWidth: 1, cornerRadius: 6)),
-                .text(Rect(x: 4, y: 4, width: 92, height: 40), "hello wide world", TextStyle(fontSize: 10, weight: 700, alignment: .center)),
-            ]) },
-            "pic": { DrawingComponent(traits: [.compactWidth], size: Size(width: 40, height: 40), items: [
-                .image(Rect(x: 0, y: 0, width: 40, height: 40), uri: nil, mode: .aspectFit, placeholder: Color(rgba: 0x00FF00FF)),
-            ]) },
-            "strip": { DrawingComponent(traits: [.fullWidth], size: Size(width: 300, height: 60), items: []) },
-        ]), forNamespace: "t", owner: owner)
+        try registry.register(
+            DrawingFactory([
+                "box": {
+                    DrawingComponent(
+                        traits: [.compactWidth], size: Size(width: 100, height: 40),
+                        items: [
+                            .rect(
+                                Rect(x: 0, y: 0, width: 100, height: 40),
+                                RectStyle(
+                                    fill: Color(rgba: 0xFF00_0080), stroke: .black, strokeWidth: 1, cornerRadius: 6)),
+                            .text(
+                                Rect(x: 4, y: 4, width: 92, height: 40), "hello wide world",
+                                TextStyle(fontSize: 10, weight: 700, alignment: .center)),
+                        ])
+                },
+                "pic": {
+                    DrawingComponent(
+                        traits: [.compactWidth], size: Size(width: 40, height: 40),
+                        items: [
+                            .image(
+                                Rect(x: 0, y: 0, width: 40, height: 40), uri: nil, mode: .aspectFit,
+                                placeholder: Color(rgba: 0x00FF_00FF))
+                        ])
+                },
+                "strip": { DrawingComponent(traits: [.fullWidth], size: Size(width: 300, height: 60), items: []) },
+            ]), forNamespace: "t", owner: owner)
         let viewModel = try ViewModelDecoder(file: "t.json").decode(json).viewModel
         return RenderPipeline(registry: registry).render(viewModel, viewport: Size(width: 300, height: 400))
     }
 
     @Test func jsonHasTheIssuesShapeWithSortedKeys() throws {
-        let t = try tree(#"{"body": [{"id": "a", "component": {"id": "t:box"}}, {"id": "b", "component": {"id": "x:y"}}]}"#)
+        let t = try tree(
+            #"{"body": [{"id": "a", "component": {"id": "t:box"}}, {"id": "b", "component": {"id": "x:y"}}]}"#)
         let json = JSONRenderer(pretty: false).render(t)
-        #expect(json == """
-        {"body":[{"children":[],"componentIdentifier":"t:box","frame":{"height":40,"width":100,"x":15,"y":15},"id":"a","indexPath":[0],\
-        "source":{"namespace":"t","plugin":"com.example.test"},"traits":["compactWidth"]},\
-        {"children":[],"componentIdentifier":"x:y","frame":{"height":56,"width":300,"x":0,"y":70},"id":"b","indexPath":[1],\
-        "source":"fallback","traits":["fullWidth","stackable"]}],"contentSize":{"height":126,"width":300},"header":null,\
-        "overlays":[],"viewport":{"height":400,"width":300}}
+        #expect(
+            json == """
+                {"body":[{"children":[],"componentIdentifier":"t:box","frame":{"height":40,"width":100,"x":15,"y":15},"id":"a","indexPath":[0],\
+                "source":{"namespace":"t","plugin":"com.example.test"},"traits":["compactWidth"]},\
+                {"children":[],"componentIdentifier":"x:y","frame":{"height":56,"width":300,"x":0,"y":70},"id":"b","indexPath":[1],\
+                "source":"fallback","traits":["fullWidth","stackable"]}],"contentSize":{"height":126,"width":300},"header":null,\
+                "overlays":[],"viewport":{"height":400,"width":300}}
 
-        """)
+                """)
         // Pretty output is the same JSON.
         let pretty = try JSONSerialization.jsonObject(with: Data(JSONRenderer().render(t).utf8))
         let compact = try JSONSerialization.jsonObject(with: Data(json.utf8))
@@ -78,8 +103,11 @@ final class DrawingFactory: ComponentFactory {
     }
 
     @Test func childrenAppearInJSONAndAreDrawnInsideTheirParent() throws {
-        let t = try tree(#"[{"id": "s", "component": {"id": "t:strip"}, "children": [{"id": "c0", "component": {"id": "t:pic"}}, {"id": "c1", "component": {"id": "t:box"}}]}]"#)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(JSONRenderer().render(t).utf8)) as? [String: Any])
+        let t = try tree(
+            #"[{"id": "s", "component": {"id": "t:strip"}, "children": [{"id": "c0", "component": {"id": "t:pic"}}, {"id": "c1", "component": {"id": "t:box"}}]}]"#
+        )
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(JSONRenderer().render(t).utf8)) as? [String: Any])
         let strip = try #require((object["body"] as? [[String: Any]])?.first)
         let children = try #require(strip["children"] as? [[String: Any]])
         try #require(children.count == 2)
@@ -97,9 +125,15 @@ final class DrawingFactory: ComponentFactory {
         let t = try tree(#"[{"id": "a", "component": {"id": "t:box"}}, {"id": "p", "component": {"id": "t:pic"}}]"#)
         let svg = SVGRenderer(showFrames: false).render(t)
         #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"400\""))
-        #expect(svg.contains(##"<rect x="0" y="0" width="100" height="40" rx="6" fill="#ff0000" fill-opacity="0.5" stroke="#000000" stroke-width="1"/>"##))
+        #expect(
+            svg.contains(
+                ##"<rect x="0" y="0" width="100" height="40" rx="6" fill="#ff0000" fill-opacity="0.5" stroke="#000000" stroke-width="1"/>"##
+            ))
         // 92 points at 6 points per bold character: 15 characters a line → "hello wide" / "world", centred.
-        #expect(svg.contains(##"<text x="50" y="13.25" font-size="10" font-weight="700" text-anchor="middle" fill="#000000" textLength="60" lengthAdjust="spacingAndGlyphs">hello wide</text>"##))
+        #expect(
+            svg.contains(
+                ##"<text x="50" y="13.25" font-size="10" font-weight="700" text-anchor="middle" fill="#000000" textLength="60" lengthAdjust="spacingAndGlyphs">hello wide</text>"##
+            ))
         #expect(svg.contains(#">world</text>"#))
         // No URI: only the placeholder.
         #expect(svg.contains(##"<rect x="0" y="0" width="40" height="40" fill="#00ff00"/>"##))
@@ -115,25 +149,29 @@ final class DrawingFactory: ComponentFactory {
         #expect(resolver.resolve("data:image/png;base64,AAAA") == "data:image/png;base64,AAAA")
         #expect(resolver.resolve("a.png") == "data:image/png;base64,iVBORw==")
         #expect(resolver.resolve("file:a.png") == "data:image/png;base64,iVBORw==")
-        #expect(resolver.resolve(folder.appendingPathComponent("a.png").absoluteString) == "data:image/png;base64,iVBORw==")
+        #expect(
+            resolver.resolve(folder.appendingPathComponent("a.png").absoluteString) == "data:image/png;base64,iVBORw==")
         #expect(resolver.resolve("https://example.com/a.png") == nil)
         #expect(resolver.resolve("missing.png") == nil)
     }
 
     @Test func textOutlineIsIndentedWithSources() throws {
-        let t = try tree(#"{"id": "v", "title": "V", "header": {"component": {"id": "t:strip"}}, "body": [{"id": "s", "component": {"id": "t:strip"}, "children": [{"id": "c0", "component": {"id": "t:pic"}}]}, {"id": "f", "text": {"title": "Fallback"}}]}"#)
+        let t = try tree(
+            #"{"id": "v", "title": "V", "header": {"component": {"id": "t:strip"}}, "body": [{"id": "s", "component": {"id": "t:strip"}, "children": [{"id": "c0", "component": {"id": "t:pic"}}]}, {"id": "f", "text": {"title": "Fallback"}}]}"#
+        )
         let text = TextRenderer().render(t)
-        #expect(text == """
-        view v "V"  viewport 300×400  content 300×206
-        header
-          [0] header  t:strip  (0, 0, 300, 60)  fullWidth  ← com.example.test
-        body (2)
-          [0] s  t:strip  (0, 75, 300, 60)  fullWidth  ← com.example.test
-            [0,0] c0  t:pic  (5, 5, 40, 40)  compactWidth  ← com.example.test
-          [1] f  default:row  (0, 150, 300, 56)  fullWidth,stackable  ← fallback(row)  "Fallback"
-        overlays (0)
+        #expect(
+            text == """
+                view v "V"  viewport 300×400  content 300×206
+                header
+                  [0] header  t:strip  (0, 0, 300, 60)  fullWidth  ← com.example.test
+                body (2)
+                  [0] s  t:strip  (0, 75, 300, 60)  fullWidth  ← com.example.test
+                    [0,0] c0  t:pic  (5, 5, 40, 40)  compactWidth  ← com.example.test
+                  [1] f  default:row  (0, 150, 300, 56)  fullWidth,stackable  ← fallback(row)  "Fallback"
+                overlays (0)
 
-        """)
+                """)
     }
 
     @Test func htmlIsAStandalonePageWithTheDrawingAndATable() throws {

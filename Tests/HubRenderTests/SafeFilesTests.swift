@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What an untrusted view can and cannot make `hubhost render` do to the user's files, on the real executable:
@@ -72,13 +72,15 @@ struct SafeFilesTests {
         stat(file.path, &status)
         #expect(status.st_mode & 0o777 == 0o640)
         // No temporary file is left next to it.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.root.path).filter { $0.contains("hubhost-") }
-            .isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: sandbox.root.path).filter { $0.contains("hubhost-") }
+                .isEmpty)
         let stdout = try render([home, "--format", "text", "-o", "-"], sandbox)
         #expect(stdout.stdout.hasPrefix("view home"))
         let missingFolder = try render([home, "-o", sandbox.root.appendingPathComponent("no/such/file").path], sandbox)
         #expect(missingFolder.status == 2)
-        #expect(missingFolder.stderr.contains("cannot write \(sandbox.root.path)/no/such/file: No such file or directory"))
+        #expect(
+            missingFolder.stderr.contains("cannot write \(sandbox.root.path)/no/such/file: No such file or directory"))
     }
 
     @Test func imagesNeverReadOutsideTheAllowedFolders() throws {
@@ -89,14 +91,17 @@ struct SafeFilesTests {
         try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
         let secret = "TOPSECRET-\(UUID().uuidString)"
         try secret.write(to: sandbox.root.appendingPathComponent("secret.svg"), atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(at: views.appendingPathComponent("escape.svg"),
-                                                   withDestinationURL: sandbox.root.appendingPathComponent("secret.svg"))
+        try FileManager.default.createSymbolicLink(
+            at: views.appendingPathComponent("escape.svg"),
+            withDestinationURL: sandbox.root.appendingPathComponent("secret.svg"))
         #expect(mkfifo(views.appendingPathComponent("fifo.png").path, 0o600) == 0)
         try Data(repeating: 7, count: 64).write(to: views.appendingPathComponent("big.png"))
         let ok = "<svg xmlns='http://www.w3.org/2000/svg'><rect width='4' height='4'/></svg>"
         try ok.write(to: assets.appendingPathComponent("ok.svg"), atomically: true, encoding: .utf8)
-        let uris = ["file:///etc/passwd", "../../../../../../etc/passwd", "escape.svg", "/proc/self/environ",
-                    "fifo.png", "big.png", "../assets/ok.svg", "https://example.com/a.png"]
+        let uris = [
+            "file:///etc/passwd", "../../../../../../etc/passwd", "escape.svg", "/proc/self/environ",
+            "fifo.png", "big.png", "../assets/ok.svg", "https://example.com/a.png",
+        ]
         let body = uris.enumerated().map { index, uri in
             #"{"id": "i\#(index)", "component": {"id": "demo:image"}, "images": {"main": {"uri": "\#(uri)"}}}"#
         }.joined(separator: ",")
@@ -116,7 +121,9 @@ struct SafeFilesTests {
             (6, "image \"../assets/ok.svg\" is outside the allowed folders"),
         ]
         for (index, message) in problems {
-            #expect(result.stderr.contains("\(view.path): $.body[\(index)].images.main.uri: \(message)"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("\(view.path): $.body[\(index)].images.main.uri: \(message)"), "\(result.stderr)"
+            )
         }
         #expect(!result.stderr.contains("$.body[7]"), "a remote URI is drawn as a placeholder, not a problem")
 

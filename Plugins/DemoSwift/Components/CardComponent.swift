@@ -48,20 +48,23 @@ final class CardComponent: HubComponent, HubComponentWithSelectionState {
     }
 
     func draw(in view: HubView, size: Size) {
-        view.rect(Rect(size: size), fill: Theme.fill(for: selectionState, normal: background), stroke: Theme.separator,
-                  strokeWidth: 1, cornerRadius: 6)
+        view.rect(
+            Rect(size: size), fill: Theme.fill(for: selectionState, normal: background), stroke: Theme.separator,
+            strokeWidth: 1, cornerRadius: 6)
         // The image is square and as wide as the card; the texts share what is left below it.
         let side = min(size.width, max(0, size.height - Self.textAreaHeight))
         view.image(imageURI, in: Rect(x: 0, y: 0, width: size.width, height: side), placeholder: Theme.imagePlaceholder)
 
         let textWidth = size.width - 2 * Theme.spacing
         let titleHeight = measureText(title, style: Self.titleStyle, maxWidth: textWidth).height
-        view.text(title, in: Rect(x: Theme.spacing, y: side + 4, width: textWidth, height: titleHeight),
-                  style: Self.titleStyle)
+        view.text(
+            title, in: Rect(x: Theme.spacing, y: side + 4, width: textWidth, height: titleHeight),
+            style: Self.titleStyle)
         if let subtitle {
             let height = measureText(subtitle, style: Self.subtitleStyle, maxWidth: textWidth).height
-            view.text(subtitle, in: Rect(x: Theme.spacing, y: side + 4 + titleHeight, width: textWidth, height: height),
-                      style: Self.subtitleStyle)
+            view.text(
+                subtitle, in: Rect(x: Theme.spacing, y: side + 4 + titleHeight, width: textWidth, height: height),
+                style: Self.subtitleStyle)
         }
     }
 }

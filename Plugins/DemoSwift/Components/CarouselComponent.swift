@@ -17,7 +17,8 @@ import HubPluginKit
 /// - view observer: a resize recomputes which children are visible;
 /// - content-offset observer: drives the optional parallax.
 final class CarouselComponent: HubComponent, HubComponentWithChildren, HubComponentWithRestorableUIState,
-    HubComponentWithSelectionState, HubComponentViewObserver, HubComponentContentOffsetObserver {
+    HubComponentWithSelectionState, HubComponentViewObserver, HubComponentContentOffsetObserver
+{
 
     var layoutTraits: Set<LayoutTrait> { [.fullWidth] }
     var childDelegate: HubChildDelegate?
@@ -68,8 +69,11 @@ final class CarouselComponent: HubComponent, HubComponentWithChildren, HubCompon
     func draw(in view: HubView, size: Size) {
         if let title {
             let height = measureText(title, style: Self.titleStyle, maxWidth: size.width - 2 * Theme.padding).height
-            view.text(title, in: Rect(x: Theme.padding, y: Theme.padding, width: size.width - 2 * Theme.padding,
-                                      height: height), style: Self.titleStyle)
+            view.text(
+                title,
+                in: Rect(
+                    x: Theme.padding, y: Theme.padding, width: size.width - 2 * Theme.padding,
+                    height: height), style: Self.titleStyle)
         }
         for index in visibleChildren.sorted() {
             view.child(index, in: childFrame(index, viewWidth: size.width))
@@ -146,16 +150,18 @@ final class CarouselComponent: HubComponent, HubComponentWithChildren, HubCompon
     }
 
     private func childFrame(_ index: Int, viewWidth: Double) -> Rect {
-        Rect(x: childX(index) - effectiveOffset, y: stripY(title: title), width: childSizes[index].width,
-             height: min(childSizes[index].height, itemHeight))
+        Rect(
+            x: childX(index) - effectiveOffset, y: stripY(title: title), width: childSizes[index].width,
+            height: min(childSizes[index].height, itemHeight))
     }
 
     /// Tells the host which children came into view and which left it.
     private func updateVisibleChildren() {
-        let visible = Set(childSizes.indices.filter { index in
-            let frame = childFrame(index, viewWidth: width)
-            return frame.maxX > 0 && frame.x < width && frame.width > 0
-        })
+        let visible = Set(
+            childSizes.indices.filter { index in
+                let frame = childFrame(index, viewWidth: width)
+                return frame.maxX > 0 && frame.x < width && frame.width > 0
+            })
         for index in visible.subtracting(visibleChildren).sorted() { childDelegate?.willDisplayChild(at: index) }
         for index in visibleChildren.subtracting(visible).sorted() { childDelegate?.didStopDisplayingChild(at: index) }
         visibleChildren = visible

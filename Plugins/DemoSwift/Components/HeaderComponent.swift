@@ -47,10 +47,12 @@ final class HeaderComponent: HubComponent {
 
         let scrimY = max(0, titleY - Theme.padding)
         view.rect(Rect(x: 0, y: scrimY, width: size.width, height: size.height - scrimY), fill: Self.scrim)
-        view.text(title, in: Rect(x: Theme.padding, y: titleY, width: width, height: titleHeight), style: Self.titleStyle)
+        view.text(
+            title, in: Rect(x: Theme.padding, y: titleY, width: width, height: titleHeight), style: Self.titleStyle)
         if let subtitle {
-            view.text(subtitle, in: Rect(x: Theme.padding, y: subtitleY, width: width, height: subtitleHeight),
-                      style: Self.subtitleStyle)
+            view.text(
+                subtitle, in: Rect(x: Theme.padding, y: subtitleY, width: width, height: subtitleHeight),
+                style: Self.subtitleStyle)
         }
     }
 }

@@ -56,9 +56,12 @@ final class ImageComponent: HubComponent, HubComponentWithImageHandling {
         if imageURI == nil && !alternativeText.isEmpty {
             let width = size.width - 2 * Theme.spacing
             let height = measureText(alternativeText, style: Self.alternativeStyle, maxWidth: width).height
-            view.text(alternativeText, in: Rect(x: Theme.spacing, y: ((size.height - height) / 2).rounded(.down),
-                                                width: width, height: height),
-                      style: Self.alternativeStyle)
+            view.text(
+                alternativeText,
+                in: Rect(
+                    x: Theme.spacing, y: ((size.height - height) / 2).rounded(.down),
+                    width: width, height: height),
+                style: Self.alternativeStyle)
         }
     }
 }

@@ -21,12 +21,14 @@ final class RowComponent: HubComponent, HubComponentWithSelectionState {
     private static let swatchSize = 24.0
 
     func preferredViewSize(for model: HubModel, containerSize: Size) -> Size {
-        let layout = Layout(width: containerSize.width, accessory: model.accessoryTitle,
-                            hasSwatch: model.customString("color").flatMap(Color.init(hex:)) != nil)
+        let layout = Layout(
+            width: containerSize.width, accessory: model.accessoryTitle,
+            hasSwatch: model.customString("color").flatMap(Color.init(hex:)) != nil)
         let titleHeight = measureText(model.title ?? "", style: Theme.title, maxWidth: layout.textWidth).height
         var height = Theme.padding + titleHeight + Theme.padding
         if let subtitle = model.subtitle {
-            height += Theme.spacing / 2 + measureText(subtitle, style: Theme.subtitle, maxWidth: layout.textWidth).height
+            height +=
+                Theme.spacing / 2 + measureText(subtitle, style: Theme.subtitle, maxWidth: layout.textWidth).height
         }
         return Size(width: containerSize.width, height: max(Self.minimumHeight, height))
     }
@@ -56,33 +58,41 @@ final class RowComponent: HubComponent, HubComponentWithSelectionState {
         let layout = Layout(width: size.width, accessory: accessory, hasSwatch: swatch != nil)
         if let swatch {
             let y = ((size.height - Self.swatchSize) / 2).rounded(.down)
-            view.rect(Rect(x: Theme.padding, y: y, width: Self.swatchSize, height: Self.swatchSize), fill: swatch,
-                      cornerRadius: 4)
+            view.rect(
+                Rect(x: Theme.padding, y: y, width: Self.swatchSize, height: Self.swatchSize), fill: swatch,
+                cornerRadius: 4)
         }
 
         // Title and subtitle as one block, centred vertically.
         let titleHeight = measureText(title, style: Theme.title, maxWidth: layout.textWidth).height
-        let subtitleHeight = subtitle.map { measureText($0, style: Theme.subtitle, maxWidth: layout.textWidth).height } ?? 0
+        let subtitleHeight =
+            subtitle.map { measureText($0, style: Theme.subtitle, maxWidth: layout.textWidth).height } ?? 0
         let blockHeight = titleHeight + (subtitle == nil ? 0 : Theme.spacing / 2 + subtitleHeight)
         var y = max(Theme.padding, ((size.height - blockHeight) / 2).rounded(.down))
-        view.text(title, in: Rect(x: layout.textX, y: y, width: layout.textWidth, height: titleHeight), style: Theme.title)
+        view.text(
+            title, in: Rect(x: layout.textX, y: y, width: layout.textWidth, height: titleHeight), style: Theme.title)
         if let subtitle {
             y += titleHeight + Theme.spacing / 2
-            view.text(subtitle, in: Rect(x: layout.textX, y: y, width: layout.textWidth, height: subtitleHeight),
-                      style: Theme.subtitle)
+            view.text(
+                subtitle, in: Rect(x: layout.textX, y: y, width: layout.textWidth, height: subtitleHeight),
+                style: Theme.subtitle)
         }
 
         if let accessory {
             let height = measureText(accessory, style: Theme.accessory, maxWidth: 0).height
-            view.text(accessory, in: Rect(x: size.width - Theme.padding - layout.accessoryWidth,
-                                          y: ((size.height - height) / 2).rounded(.down),
-                                          width: layout.accessoryWidth, height: height),
-                      style: Theme.accessory)
+            view.text(
+                accessory,
+                in: Rect(
+                    x: size.width - Theme.padding - layout.accessoryWidth,
+                    y: ((size.height - height) / 2).rounded(.down),
+                    width: layout.accessoryWidth, height: height),
+                style: Theme.accessory)
         }
 
         // A hairline separator at the bottom, inset like a table view's.
-        view.rect(Rect(x: layout.textX, y: size.height - 1, width: size.width - layout.textX, height: 1),
-                  fill: Theme.separator)
+        view.rect(
+            Rect(x: layout.textX, y: size.height - 1, width: size.width - layout.textX, height: 1),
+            fill: Theme.separator)
     }
 
     /// Where the texts go for a row of `width`: the same computation for sizing and drawing, so they agree.
@@ -94,7 +104,8 @@ final class RowComponent: HubComponent, HubComponentWithSelectionState {
         init(width: Double, accessory: String?, hasSwatch: Bool) {
             textX = Theme.padding + (hasSwatch ? RowComponent.swatchSize + Theme.padding : 0)
             // The accessory keeps its natural width, up to a third of the row.
-            accessoryWidth = accessory.map { min(measureText($0, style: Theme.accessory, maxWidth: 0).width, width / 3) } ?? 0
+            accessoryWidth =
+                accessory.map { min(measureText($0, style: Theme.accessory, maxWidth: 0).width, width / 3) } ?? 0
             let gap = accessoryWidth > 0 ? Theme.spacing : 0
             textWidth = max(0, width - textX - Theme.padding - accessoryWidth - gap)
         }

@@ -70,8 +70,14 @@ public struct LoadedImage: Sendable, Hashable {
     public var identifier: String?
     public var pixelSize: Size
     public var bytes: [UInt8]
-    public init(uri: String, kind: ImageData.Kind, identifier: String? = nil, pixelSize: Size = .zero, bytes: [UInt8] = []) {
-        self.uri = uri; self.kind = kind; self.identifier = identifier; self.pixelSize = pixelSize; self.bytes = bytes
+    public init(
+        uri: String, kind: ImageData.Kind, identifier: String? = nil, pixelSize: Size = .zero, bytes: [UInt8] = []
+    ) {
+        self.uri = uri
+        self.kind = kind
+        self.identifier = identifier
+        self.pixelSize = pixelSize
+        self.bytes = bytes
     }
 }
 
@@ -88,7 +94,9 @@ public protocol ComponentWithRestorableUIState: AnyObject {
 }
 
 public enum SelectionState: Int, Sendable, Codable, CustomStringConvertible {
-    case none = 0, highlighted = 1, selected = 2
+    case none = 0
+    case highlighted = 1
+    case selected = 2
     public var description: String { ["none", "highlighted", "selected"][rawValue] }
 }
 
@@ -116,7 +124,9 @@ public protocol ComponentActionPerformer: AnyObject {
 }
 
 public enum ActionTrigger: Int, Sendable, Codable {
-    case selection = 0, component = 1, contentOperation = 2
+    case selection = 0
+    case component = 1
+    case contentOperation = 2
 }
 
 /// What an action is performed with (Hub's HUBActionContext).
@@ -128,10 +138,16 @@ public struct ActionContext {
     public var viewURI: String?
     public var viewModel: ViewModel?
     public var componentModel: ComponentModel?
-    public init(trigger: ActionTrigger, actionIdentifier: ComponentIdentifier? = nil, customData: JSONObject? = nil,
-                viewURI: String? = nil, viewModel: ViewModel? = nil, componentModel: ComponentModel? = nil) {
-        self.trigger = trigger; self.actionIdentifier = actionIdentifier; self.customData = customData
-        self.viewURI = viewURI; self.viewModel = viewModel; self.componentModel = componentModel
+    public init(
+        trigger: ActionTrigger, actionIdentifier: ComponentIdentifier? = nil, customData: JSONObject? = nil,
+        viewURI: String? = nil, viewModel: ViewModel? = nil, componentModel: ComponentModel? = nil
+    ) {
+        self.trigger = trigger
+        self.actionIdentifier = actionIdentifier
+        self.customData = customData
+        self.viewURI = viewURI
+        self.viewModel = viewModel
+        self.componentModel = componentModel
     }
 }
 

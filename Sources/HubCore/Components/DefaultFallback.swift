@@ -19,13 +19,16 @@ public final class FallbackRowComponent: Component {
     public func prepareViewForReuse() { model = nil }
     public func configureView(with model: ComponentModel, containerSize: Size) { self.model = model }
     public func drawView(into view: ViewBuilder, size: Size) {
-        view.rect(Rect(x: 0, y: 0, width: size.width, height: size.height),
-                  RectStyle(fill: Color(rgba: 0xF4F4F4FF), stroke: Color(rgba: 0xD0D0D0FF), strokeWidth: 1))
-        view.text(Rect(x: 16, y: 10, width: max(0, size.width - 32), height: 20), model?.title ?? model?.identifier ?? "",
-                  TextStyle(fontSize: 16, weight: 600, lineLimit: 1))
+        view.rect(
+            Rect(x: 0, y: 0, width: size.width, height: size.height),
+            RectStyle(fill: Color(rgba: 0xF4F4_F4FF), stroke: Color(rgba: 0xD0D0_D0FF), strokeWidth: 1))
+        view.text(
+            Rect(x: 16, y: 10, width: max(0, size.width - 32), height: 20), model?.title ?? model?.identifier ?? "",
+            TextStyle(fontSize: 16, weight: 600, lineLimit: 1))
         if let subtitle = model?.subtitle {
-            view.text(Rect(x: 16, y: 36, width: max(0, size.width - 32), height: 18), subtitle,
-                      TextStyle(fontSize: 13, color: Color(rgba: 0x666666FF), lineLimit: 1))
+            view.text(
+                Rect(x: 16, y: 36, width: max(0, size.width - 32), height: 18), subtitle,
+                TextStyle(fontSize: 13, color: Color(rgba: 0x6666_66FF), lineLimit: 1))
         }
     }
 }
@@ -43,7 +46,8 @@ public final class FallbackCardComponent: Component {
     public func configureView(with model: ComponentModel, containerSize: Size) { self.model = model }
     public func drawView(into view: ViewBuilder, size: Size) {
         view.image(Rect(x: 0, y: 0, width: size.width, height: size.width), uri: model?.mainImage?.uri)
-        view.text(Rect(x: 0, y: size.width + 6, width: size.width, height: max(0, size.height - size.width - 6)),
-                  model?.title ?? model?.identifier ?? "", TextStyle(fontSize: 13, weight: 600, lineLimit: 2))
+        view.text(
+            Rect(x: 0, y: size.width + 6, width: size.width, height: max(0, size.height - size.width - 6)),
+            model?.title ?? model?.identifier ?? "", TextStyle(fontSize: 13, weight: 600, lineLimit: 2))
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A layout trait (Hub's HUBComponentLayoutTrait): an extensible string describing how a component wants to be
 /// laid out. The layout manager turns traits into margins.
 public struct LayoutTrait: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
@@ -22,8 +24,9 @@ public struct LayoutTrait: Hashable, Sendable, Comparable, CustomStringConvertib
 
     /// Parses a comma-separated list ("compactWidth, stackable"); empty entries are ignored.
     public static func parseList(_ list: String) -> Set<LayoutTrait> {
-        Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            .map { LayoutTrait($0) })
+        Set(
+            list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                .map { LayoutTrait($0) })
     }
 }
 
@@ -31,5 +34,3 @@ extension Set where Element == LayoutTrait {
     /// Sorted names, for stable output.
     public var sortedNames: [String] { map(\.rawValue).sorted() }
 }
-
-import Foundation

@@ -18,13 +18,21 @@ public enum TextMetrics {
             for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
                 var word = Substring(word)
                 while word.count > perLine {  // a word longer than a line is cut
-                    if !current.isEmpty { lines.append(current); current = "" }
+                    if !current.isEmpty {
+                        lines.append(current)
+                        current = ""
+                    }
                     lines.append(String(word.prefix(perLine)))
                     word = word.dropFirst(perLine)
                 }
-                if current.isEmpty { current = String(word) }
-                else if current.count + 1 + word.count <= perLine { current += " " + word }
-                else { lines.append(current); current = String(word) }
+                if current.isEmpty {
+                    current = String(word)
+                } else if current.count + 1 + word.count <= perLine {
+                    current += " " + word
+                } else {
+                    lines.append(current)
+                    current = String(word)
+                }
             }
             lines.append(current)
         }
@@ -40,7 +48,8 @@ public enum TextMetrics {
     /// The size `text` takes drawn with `style` and wrapped to `maxWidth`.
     public static func measure(_ text: String, style: TextStyle, maxWidth: Double) -> Size {
         // Counting on the UTF-8 bytes gives the same size without building the lines (see measure(utf8:)).
-        if let size = text.utf8.withContiguousStorageIfAvailable({ measure(utf8: $0, style: style, maxWidth: maxWidth) }) {
+        if let size = text.utf8.withContiguousStorageIfAvailable({ measure(utf8: $0, style: style, maxWidth: maxWidth) }
+        ) {
             return size
         }
         return measureByLines(text, style: style, maxWidth: maxWidth)
@@ -65,29 +74,43 @@ public enum TextMetrics {
         // length of the last kept one (the line limit may cut it and add "…").
         let perLine = maxWidth > 0 ? max(1, Int(saturating: (maxWidth / advance(for: style)).rounded(.down))) : Int.max
         let limit = style.lineLimit > 0 ? style.lineLimit : Int.max
-        var count = 0, widestBeforeLast = 0, lastKept = 0
+        var count = 0
+        var widestBeforeLast = 0
+        var lastKept = 0
         func emit(_ length: Int) {
             if count < limit - 1 { widestBeforeLast = max(widestBeforeLast, length) }
             if count == limit - 1 || limit == Int.max { lastKept = length }
             count += 1
         }
-        var current = 0, word = 0
+        var current = 0
+        var word = 0
         func endWord() {
             guard word > 0 else { return }
             while word > perLine {
-                if current > 0 { emit(current); current = 0 }
+                if current > 0 {
+                    emit(current)
+                    current = 0
+                }
                 emit(perLine)
                 word -= perLine
             }
-            if current == 0 { current = word }
-            else if current + 1 + word <= perLine { current += 1 + word }
-            else { emit(current); current = word }
+            if current == 0 {
+                current = word
+            } else if current + 1 + word <= perLine {
+                current += 1 + word
+            } else {
+                emit(current)
+                current = word
+            }
             word = 0
         }
         for byte in bytes {
             switch byte {
             case 0x20: endWord()
-            case 0x0A: endWord(); emit(current); current = 0
+            case 0x0A:
+                endWord()
+                emit(current)
+                current = 0
             default: word += 1
             }
         }

@@ -8,10 +8,14 @@ public final class ActionRegistry {
     /// Opens a target URI for the default selection action; returns true when it was opened.
     public var uriOpener: (String) -> Bool
 
-    public init(factories: OwnedRegistry<ActionFactory> = OwnedRegistry(kind: "action namespace"),
-                handlers: @escaping () -> [ActionHandler] = { [] },
-                uriOpener: @escaping (String) -> Bool = { _ in false }) {
-        self.factories = factories; self.handlers = handlers; self.uriOpener = uriOpener
+    public init(
+        factories: OwnedRegistry<ActionFactory> = OwnedRegistry(kind: "action namespace"),
+        handlers: @escaping () -> [ActionHandler] = { [] },
+        uriOpener: @escaping (String) -> Bool = { _ in false }
+    ) {
+        self.factories = factories
+        self.handlers = handlers
+        self.uriOpener = uriOpener
     }
 
     /// Why a custom action could not be created.
@@ -28,8 +32,12 @@ public final class ActionRegistry {
 
     /// Hub's createCustomActionForIdentifier: the namespace's factory makes the action for the name.
     public func createCustomAction(_ identifier: ComponentIdentifier) -> Result<Action, LookupFailure> {
-        guard let factory = factories[identifier.namespace] else { return .failure(.unknownNamespace(identifier.namespace)) }
-        guard let action = factory.createAction(forName: identifier.name) else { return .failure(.unknownName(identifier)) }
+        guard let factory = factories[identifier.namespace] else {
+            return .failure(.unknownNamespace(identifier.namespace))
+        }
+        guard let action = factory.createAction(forName: identifier.name) else {
+            return .failure(.unknownName(identifier))
+        }
         return .success(action)
     }
 }
@@ -92,7 +100,10 @@ public final class ActionDispatcher {
         let action: Action
         let context: ActionContext
         var finished = false
-        init(action: Action, context: ActionContext) { self.action = action; self.context = context }
+        init(action: Action, context: ActionContext) {
+            self.action = action
+            self.context = context
+        }
     }
     /// Asynchronous actions still running, by token: retained here until they finish.
     private var running: [Int: Running] = [:]
@@ -117,12 +128,14 @@ public final class ActionDispatcher {
             made = registry.createCustomAction(identifier)
         } else {
             let open = registry.uriOpener
-            made = .success(SelectionAction { [weak self] uri in
-                let opened = open(uri)
-                self?.didOpenURI?(uri, opened)
-                return opened
-            })
-            if let target = context.componentModel?.target, let uri = target.uri, let initial = target.initialViewModel {
+            made = .success(
+                SelectionAction { [weak self] uri in
+                    let opened = open(uri)
+                    self?.didOpenURI?(uri, opened)
+                    return opened
+                })
+            if let target = context.componentModel?.target, let uri = target.uri, let initial = target.initialViewModel
+            {
                 initialViewModels[uri] = initial
                 registeredURI = uri
             }
@@ -160,10 +173,16 @@ public final class ActionDispatcher {
             if !state.finished { running[token] = state }  // it may have finished inside perform
             return .pending
         case .performed:
-            if !state.finished { state.finished = true; action.destroy() }
+            if !state.finished {
+                state.finished = true
+                action.destroy()
+            }
             return .performed
         case .notPerformed:
-            if !state.finished { state.finished = true; action.destroy() }
+            if !state.finished {
+                state.finished = true
+                action.destroy()
+            }
             return .notPerformed
         }
     }

@@ -21,7 +21,12 @@ public protocol EventClock: AnyObject {
 /// # Thread safety
 /// Not thread-safe: the host's main thread only.
 public final class ManualClock: EventClock {
-    private struct Timer { let id: Int; let due: Double; let owner: Owner; let fire: () -> Void }
+    private struct Timer {
+        let id: Int
+        let due: Double
+        let owner: Owner
+        let fire: () -> Void
+    }
     /// Seconds since the clock was created.
     public private(set) var now: Double = 0
     private var timers: [Timer] = []
@@ -49,7 +54,8 @@ public final class ManualClock: EventClock {
     public func advance(by seconds: Double) {
         let target = now + max(0, seconds)
         while let next = timers.indices.min(by: { (timers[$0].due, timers[$0].id) < (timers[$1].due, timers[$1].id) }),
-              timers[next].due <= target {
+            timers[next].due <= target
+        {
             let timer = timers.remove(at: next)
             now = max(now, timer.due)
             timer.fire()

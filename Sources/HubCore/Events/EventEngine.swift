@@ -60,9 +60,11 @@ public final class EventEngine: ComponentWrapperDelegate {
     private var prefixMaxY: [Double] = []
     private var suffixMinY: [Double] = []
 
-    public init(pipeline: RenderPipeline, viewModel: ViewModel, viewport: Size, clock: EventClock,
-                actions: ActionRegistry, imageSource: ImageSource = ImageSource(),
-                imageDelivery: ComponentImageLoader.Delivery = .endOfEvent) {
+    public init(
+        pipeline: RenderPipeline, viewModel: ViewModel, viewport: Size, clock: EventClock,
+        actions: ActionRegistry, imageSource: ImageSource = ImageSource(),
+        imageDelivery: ComponentImageLoader.Delivery = .endOfEvent
+    ) {
         self.pipeline = pipeline
         self.viewModel = viewModel
         self.viewport = viewport
@@ -70,21 +72,30 @@ public final class EventEngine: ComponentWrapperDelegate {
         self.actions = ActionDispatcher(registry: actions)
         self.images = ComponentImageLoader(source: imageSource, delivery: imageDelivery, clock: clock)
         self.actions.didOpenURI = { [weak self] uri, opened in
-            self?.trace?.add(.open, "\(uri): \(opened ? "opened" : "not opened")", [("uri", .string(uri)), ("opened", .bool(opened))])
+            self?.trace?.add(
+                .open, "\(uri): \(opened ? "opened" : "not opened")",
+                [("uri", .string(uri)), ("opened", .bool(opened))])
         }
         self.actions.didHandle = { [weak self] context, outcome in
             let name = context.actionIdentifier?.description ?? "default selection"
             let model = context.componentModel.map { " for [\($0.identifier)]" } ?? ""
-            self?.trace?.add(.action, "\(name) (\(context.trigger))\(model): \(outcome)",
-                             [("action", .optional(context.actionIdentifier?.description)),
-                              ("trigger", .string("\(context.trigger)")), ("model", .optional(context.componentModel?.identifier)),
-                              ("outcome", .string(outcome.description)), ("succeeded", .bool(outcome.succeeded))])
+            self?.trace?.add(
+                .action, "\(name) (\(context.trigger))\(model): \(outcome)",
+                [
+                    ("action", .optional(context.actionIdentifier?.description)),
+                    ("trigger", .string("\(context.trigger)")),
+                    ("model", .optional(context.componentModel?.identifier)),
+                    ("outcome", .string(outcome.description)), ("succeeded", .bool(outcome.succeeded)),
+                ])
         }
         self.actions.didFinish = { [weak self] context, chain in
             let name = context.actionIdentifier?.description ?? "default selection"
-            self?.trace?.add(.action, "\(name) finished" + (chain.map { ", chains to \($0)" } ?? ""),
-                             [("action", .optional(context.actionIdentifier?.description)), ("finished", .bool(true)),
-                              ("chain", .optional(chain?.description))])
+            self?.trace?.add(
+                .action, "\(name) finished" + (chain.map { ", chains to \($0)" } ?? ""),
+                [
+                    ("action", .optional(context.actionIdentifier?.description)), ("finished", .bool(true)),
+                    ("chain", .optional(chain?.description)),
+                ])
         }
     }
 
@@ -103,7 +114,12 @@ public final class EventEngine: ComponentWrapperDelegate {
             images.loadImages(for: wrapper, containerSize: viewport)
         }
         for wrapper in chromeWrappers { display(wrapper, force: true) }
-        for index in onScreenIndexes() { if let w = pipeline.bodyWrappers[index] { displayedBody[index] = w; display(w, force: true) } }
+        for index in onScreenIndexes() {
+            if let w = pipeline.bodyWrappers[index] {
+                displayedBody[index] = w
+                display(w, force: true)
+            }
+        }
         peakLiveBodyCount = max(peakLiveBodyCount, pipeline.bodyWrappers.count)
         images.flush()
     }
@@ -111,14 +127,19 @@ public final class EventEngine: ComponentWrapperDelegate {
     /// Hub's controller viewWillAppear (the view comes back on screen): will-appear again for the header, the
     /// overlays and every displayed body component, whatever appeared before.
     public func viewWillAppear() {
-        if !isLoaded { load(); return }
+        if !isLoaded {
+            load()
+            return
+        }
         for wrapper in chromeWrappers { display(wrapper, force: true) }
         for index in displayedBody.keys.sorted() { display(displayedBody[index]!, force: true) }
         images.flush()
     }
 
     /// The header and the overlays.
-    private var chromeWrappers: [ComponentWrapper] { (pipeline.headerWrapper.map { [$0] } ?? []) + pipeline.overlayWrappers }
+    private var chromeWrappers: [ComponentWrapper] {
+        (pipeline.headerWrapper.map { [$0] } ?? []) + pipeline.overlayWrappers
+    }
 
     // MARK: Events
 
@@ -134,7 +155,8 @@ public final class EventEngine: ComponentWrapperDelegate {
         case .scroll(let y): scroll(to: Point(x: 0, y: y))
         case .resize(let size): resize(to: size)
         case .advance(let seconds): clock.advance(by: seconds)
-        case .action(let target, let identifier, let custom): performAction(at: target, identifier: identifier, customData: custom)
+        case .action(let target, let identifier, let custom):
+            performAction(at: target, identifier: identifier, customData: custom)
         case .image(let uri, let ok):
             if images.complete(uri: uri, ok: ok) == nil { info("no component is waiting for \(uri)") }
         }
@@ -165,7 +187,11 @@ public final class EventEngine: ComponentWrapperDelegate {
         case .wrapper(let wrapper):
             if gestureWrapper == nil { beginGesture(on: wrapper) }
             guard let active = gestureWrapper, active === wrapper else {
-                if gestureWrapper != nil { info("tap on [\(wrapper.model?.identifier ?? "?")] ignored: another touch is active (one gesture at a time)") }
+                if gestureWrapper != nil {
+                    info(
+                        "tap on [\(wrapper.model?.identifier ?? "?")] ignored: another touch is active (one gesture at a time)"
+                    )
+                }
                 return
             }
             // Gesture Ended: Selected, then the view controller selects the model.
@@ -184,7 +210,11 @@ public final class EventEngine: ComponentWrapperDelegate {
         let contentHeight = pipeline.layout?.contentSize.height ?? 0
         let limit = max(0, contentHeight - viewport.height)
         let y = min(max(0, offset.y), limit)
-        if y != offset.y { info("scroll clamped to y \(y.compact) (content height \(contentHeight.compact), viewport \(viewport.height.compact))") }
+        if y != offset.y {
+            info(
+                "scroll clamped to y \(y.compact) (content height \(contentHeight.compact), viewport \(viewport.height.compact))"
+            )
+        }
         resetHighlight()
         contentOffset = Point(x: 0, y: y)
         if programmatic { lastProgrammaticOffset = contentOffset }
@@ -199,7 +229,10 @@ public final class EventEngine: ComponentWrapperDelegate {
     /// A new container size: Hub's rotation (layout again, reconfigure with the new container, resize callbacks
     /// only for sizes that changed).
     public func resize(to size: Size) {
-        guard size != viewport else { info("resize: the viewport is already \(size)"); return }
+        guard size != viewport else {
+            info("resize: the viewport is already \(size)")
+            return
+        }
         resetHighlight()
         viewport = size
         let before = displayedBody
@@ -234,17 +267,22 @@ public final class EventEngine: ComponentWrapperDelegate {
 
     private func beginGesture(on wrapper: ComponentWrapper) {
         if let active = gestureWrapper {
-            info("touch on [\(wrapper.model?.identifier ?? "?")] ignored: a touch on [\(active.model?.identifier ?? "?")] is active (one gesture at a time)")
+            info(
+                "touch on [\(wrapper.model?.identifier ?? "?")] ignored: a touch on [\(active.model?.identifier ?? "?")] is active (one gesture at a time)"
+            )
             return
         }
         gestureWrapper = wrapper
         nextToken += 1
         let token = nextToken
         pendingHighlight = (wrapper, token)
-        trace?.add(.state, "[\(wrapper.model?.identifier ?? "?")] will highlight in \(Self.highlightDelay)s",
-                   [("model", .optional(wrapper.model?.identifier)), ("pending", .string("highlighted"))])
+        trace?.add(
+            .state, "[\(wrapper.model?.identifier ?? "?")] will highlight in \(Self.highlightDelay)s",
+            [("model", .optional(wrapper.model?.identifier)), ("pending", .string("highlighted"))])
         clock.schedule(after: Self.highlightDelay) { [weak self, weak wrapper] in
-            guard let self, let wrapper, let pending = self.pendingHighlight, pending.token == token, pending.wrapper === wrapper else { return }
+            guard let self, let wrapper, let pending = self.pendingHighlight, pending.token == token,
+                pending.wrapper === wrapper
+            else { return }
             self.setSelectionState(.highlighted, of: wrapper)
         }
     }
@@ -256,8 +294,9 @@ public final class EventEngine: ComponentWrapperDelegate {
         if state == .none, gestureWrapper === wrapper { gestureWrapper = nil }
         guard wrapper.selectionState != state, !wrapper.isDestroyed else { return }
         wrapper.selectionState = state
-        trace?.add(.state, "[\(wrapper.model?.identifier ?? "?")] \(state)",
-                   [("model", .optional(wrapper.model?.identifier)), ("state", .string(state.description))])
+        trace?.add(
+            .state, "[\(wrapper.model?.identifier ?? "?")] \(state)",
+            [("model", .optional(wrapper.model?.identifier)), ("state", .string(state.description))])
         wrapper.component.selectionStateHandling?.updateViewForSelectionState(state)
     }
 
@@ -277,25 +316,34 @@ public final class EventEngine: ComponentWrapperDelegate {
         if let wrapper {
             setSelectionState(.selected, of: wrapper)
             clock.schedule(after: Self.deselectDelay) { [weak self, weak wrapper] in
-                guard let self, let wrapper, wrapper.model === model, wrapper.selectionState == .selected else { return }
+                guard let self, let wrapper, wrapper.model === model, wrapper.selectionState == .selected else {
+                    return
+                }
                 self.setSelectionState(.none, of: wrapper)
             }
         }
         for identifier in model.target?.actions ?? [] {
-            if perform(trigger: .selection, identifier: identifier, customData: customData, model: model).succeeded { return true }
+            if perform(trigger: .selection, identifier: identifier, customData: customData, model: model).succeeded {
+                return true
+            }
         }
         let handled = perform(trigger: .selection, identifier: nil, customData: customData, model: model).succeeded
-        if !handled { trace?.add(.note, "[\(model.identifier)] selected: nothing handled it (no target URI or actions)") }
+        if !handled {
+            trace?.add(.note, "[\(model.identifier)] selected: nothing handled it (no target URI or actions)")
+        }
         return handled
     }
 
     /// Hub's view-controller perform: build the context, run the handler chain and the action, then tell every
     /// displayed action observer.
     @discardableResult
-    public func perform(trigger: ActionTrigger, identifier: ComponentIdentifier?, customData: JSONObject?,
-                        model: ComponentModel?) -> ActionOutcome {
-        let context = ActionContext(trigger: trigger, actionIdentifier: identifier, customData: customData,
-                                    viewURI: viewURI, viewModel: viewModel, componentModel: model)
+    public func perform(
+        trigger: ActionTrigger, identifier: ComponentIdentifier?, customData: JSONObject?,
+        model: ComponentModel?
+    ) -> ActionOutcome {
+        let context = ActionContext(
+            trigger: trigger, actionIdentifier: identifier, customData: customData,
+            viewURI: viewURI, viewModel: viewModel, componentModel: model)
         let outcome = actions.handle(context)
         for wrapper in registeredWrappers where wrapper.component.actionObserver != nil {
             wrapper.component.actionObserver?.actionPerformed(with: context)
@@ -305,8 +353,10 @@ public final class EventEngine: ComponentWrapperDelegate {
 
     // MARK: ComponentWrapperDelegate
 
-    public func componentWrapper(_ wrapper: ComponentWrapper, performAction identifier: ComponentIdentifier,
-                                 customData: JSONObject?) -> Bool {
+    public func componentWrapper(
+        _ wrapper: ComponentWrapper, performAction identifier: ComponentIdentifier,
+        customData: JSONObject?
+    ) -> Bool {
         perform(trigger: .component, identifier: identifier, customData: customData, model: wrapper.model).succeeded
     }
 
@@ -314,7 +364,8 @@ public final class EventEngine: ComponentWrapperDelegate {
         // Children appear with their parent: nothing happens while the parent is not displayed (its own
         // will-appear runs them).
         guard registered[wrapper.id] != nil, let child = wrapper.children[index],
-              index < (wrapper.model?.children.count ?? 0) else { return }
+            index < (wrapper.model?.children.count ?? 0)
+        else { return }
         appear(child)
         childDidAppear(child)
     }
@@ -352,8 +403,9 @@ public final class EventEngine: ComponentWrapperDelegate {
     /// controller then treats as appearing.
     private func appear(_ wrapper: ComponentWrapper) {
         wrapper.appearanceCount += 1
-        trace?.add(.appear, "[\(wrapper.model?.identifier ?? "?")] will appear (\(wrapper.appearanceCount))",
-                   [("model", .optional(wrapper.model?.identifier)), ("appearance", .int(wrapper.appearanceCount))])
+        trace?.add(
+            .appear, "[\(wrapper.model?.identifier ?? "?")] will appear (\(wrapper.appearanceCount))",
+            [("model", .optional(wrapper.model?.identifier)), ("appearance", .int(wrapper.appearanceCount))])
         wrapper.component.viewObserver?.viewWillAppear()
         for index in wrapper.visibleChildIndexes.sorted() {
             guard let child = wrapper.children[index] else { continue }
@@ -394,13 +446,17 @@ public final class EventEngine: ComponentWrapperDelegate {
     private func endDisplay(_ wrapper: ComponentWrapper) {
         guard registered.removeValue(forKey: wrapper.id) != nil else { return }
         registeredOrder = nil
-        trace?.add(.disappear, "[\(wrapper.model?.identifier ?? "?")] did disappear", [("model", .optional(wrapper.model?.identifier))])
+        trace?.add(
+            .disappear, "[\(wrapper.model?.identifier ?? "?")] did disappear",
+            [("model", .optional(wrapper.model?.identifier))])
         for index in wrapper.children.keys.sorted() { endDisplay(wrapper.children[index]!) }
     }
 
     /// The displayed wrappers in a stable order (by id); destroyed ones are dropped.
     private var registeredWrappers: [ComponentWrapper] {
-        if let registeredOrder, !registeredOrder.contains(where: { $0.isDestroyed || $0.isInPool }) { return registeredOrder }
+        if let registeredOrder, !registeredOrder.contains(where: { $0.isDestroyed || $0.isInPool }) {
+            return registeredOrder
+        }
         registered = registered.filter { !$0.value.isDestroyed && !$0.value.isInPool }
         let order = registered.keys.sorted().map { registered[$0]! }
         registeredOrder = order
@@ -428,21 +484,35 @@ public final class EventEngine: ComponentWrapperDelegate {
         prefixMaxY = []
         prefixMaxY.reserveCapacity(frames.count)
         var running = -Double.infinity
-        for frame in frames { running = max(running, frame.maxY); prefixMaxY.append(running) }
+        for frame in frames {
+            running = max(running, frame.maxY)
+            prefixMaxY.append(running)
+        }
         suffixMinY = Array(repeating: 0, count: frames.count)
         running = .infinity
-        for i in frames.indices.reversed() { running = min(running, frames[i].minY); suffixMinY[i] = running }
+        for i in frames.indices.reversed() {
+            running = min(running, frames[i].minY)
+            suffixMinY[i] = running
+        }
     }
 
     /// Body indexes whose frames intersect `rect`, ascending; O(log n + k).
     public func bodyIndexes(intersecting rect: Rect) -> [Int] {
         guard let frames = pipeline.layout?.frames, !frames.isEmpty else { return [] }
         // First index whose running max of maxY passes the top; last whose running min of minY is above the bottom.
-        var lo = 0, hi = frames.count
-        while lo < hi { let mid = (lo + hi) / 2; if prefixMaxY[mid] > rect.minY { hi = mid } else { lo = mid + 1 } }
+        var lo = 0
+        var hi = frames.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if prefixMaxY[mid] > rect.minY { hi = mid } else { lo = mid + 1 }
+        }
         let first = lo
-        lo = first; hi = frames.count
-        while lo < hi { let mid = (lo + hi) / 2; if suffixMinY[mid] < rect.maxY { lo = mid + 1 } else { hi = mid } }
+        lo = first
+        hi = frames.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if suffixMinY[mid] < rect.maxY { lo = mid + 1 } else { hi = mid }
+        }
         guard first < lo else { return [] }
         return (first..<lo).filter { frames[$0].intersects(rect) }
     }
@@ -455,7 +525,8 @@ public final class EventEngine: ComponentWrapperDelegate {
         let wanted = Set(bodyIndexes(intersecting: liveRect))
         let onScreen = Set(onScreenIndexes())
         // Leaving the viewport.
-        for index in displayedBody.keys.sorted() where !onScreen.contains(index) || pipeline.bodyWrappers[index] !== displayedBody[index] {
+        for index in displayedBody.keys.sorted()
+        where !onScreen.contains(index) || pipeline.bodyWrappers[index] !== displayedBody[index] {
             endDisplay(displayedBody.removeValue(forKey: index)!)
         }
         // Leaving the live band: the UI state is saved for the model it showed, the instance goes to the pool.
@@ -488,7 +559,11 @@ public final class EventEngine: ComponentWrapperDelegate {
 
     // MARK: Targets and hit testing
 
-    enum Resolved { case wrapper(ComponentWrapper), drawnChild(ComponentWrapper, Int), none }
+    enum Resolved {
+        case wrapper(ComponentWrapper)
+        case drawnChild(ComponentWrapper, Int)
+        case none
+    }
 
     private func resolve(_ target: EventTarget, for event: String) -> Resolved {
         switch target {
@@ -503,32 +578,46 @@ public final class EventEngine: ComponentWrapperDelegate {
             var rest = path[...]
             switch section {
             case .header:
-                guard let header = pipeline.headerWrapper else { note("\(event): the view has no header"); return .none }
+                guard let header = pipeline.headerWrapper else {
+                    note("\(event): the view has no header")
+                    return .none
+                }
                 wrapper = header
             case .overlay:
                 guard let first = rest.popFirst(), first >= 0, first < pipeline.overlayWrappers.count else {
-                    note("\(event) at overlay \(path): the view has \(pipeline.overlayWrappers.count) overlay(s)"); return .none
+                    note("\(event) at overlay \(path): the view has \(pipeline.overlayWrappers.count) overlay(s)")
+                    return .none
                 }
                 wrapper = pipeline.overlayWrappers[first]
             case .body:
-                guard let first = rest.popFirst() else { note("\(event): an empty index path names no body component"); return .none }
+                guard let first = rest.popFirst() else {
+                    note("\(event): an empty index path names no body component")
+                    return .none
+                }
                 guard first >= 0, first < viewModel.body.count else {
-                    note("\(event) at \(target): the body has \(viewModel.body.count) component(s)"); return .none
+                    note("\(event) at \(target): the body has \(viewModel.body.count) component(s)")
+                    return .none
                 }
                 guard let live = displayedBody[first] else {
                     let y = pipeline.layout?.frames[first].minY ?? 0
-                    note("\(event) at \(target): [\(viewModel.body[first].identifier)] is not on screen (its frame starts at y \(y.compact); scroll first)")
+                    note(
+                        "\(event) at \(target): [\(viewModel.body[first].identifier)] is not on screen (its frame starts at y \(y.compact); scroll first)"
+                    )
                     return .none
                 }
                 wrapper = live
             }
             for index in rest {
                 guard let model = wrapper.model, index >= 0, index < model.children.count else {
-                    note("\(event) at \(target): [\(wrapper.model?.identifier ?? "?")] has no child \(index)"); return .none
+                    note("\(event) at \(target): [\(wrapper.model?.identifier ?? "?")] has no child \(index)")
+                    return .none
                 }
                 guard let child = wrapper.children[index] else {
                     if index == path.last { return .drawnChild(wrapper, index) }
-                    note("\(event) at \(target): child \(index) of [\(model.identifier)] is drawn by its parent, not a component"); return .none
+                    note(
+                        "\(event) at \(target): child \(index) of [\(model.identifier)] is drawn by its parent, not a component"
+                    )
+                    return .none
                 }
                 wrapper = child
             }
@@ -562,7 +651,8 @@ public final class EventEngine: ComponentWrapperDelegate {
         // The latest drawing says where each child is; the last drawn is on top.
         for item in wrapper.draw().reversed() {
             guard case .child(let rect, let index) = item, let child = wrapper.children[index],
-                  rect.contains(point), bounds.contains(point) else { continue }
+                rect.contains(point), bounds.contains(point)
+            else { continue }
             child.setFrame(rect)
             return descend(child, point: Point(x: point.x - rect.x, y: point.y - rect.y))
         }
@@ -581,14 +671,20 @@ public final class EventEngine: ComponentWrapperDelegate {
         var body: [RenderNode] = []
         body.reserveCapacity(viewModel.body.count)
         for (index, model) in viewModel.body.enumerated() {
-            if let wrapper = pipeline.bodyWrappers[index], let n = node(wrapper) { body.append(n); continue }
+            if let wrapper = pipeline.bodyWrappers[index], let n = node(wrapper) {
+                body.append(n)
+                continue
+            }
             let entry = pipeline.sizing.entry(for: model)
-            body.append(RenderNode(model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
-                                   traits: entry.traits, frame: index < frames.count ? frames[index] : .zero))
+            body.append(
+                RenderNode(
+                    model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
+                    traits: entry.traits, frame: index < frames.count ? frames[index] : .zero))
         }
-        return RenderTree(viewID: viewModel.identifier, title: viewModel.title, viewport: viewport,
-                          contentSize: pipeline.layout?.contentSize ?? .zero, header: pipeline.headerWrapper.flatMap(node),
-                          body: body, overlays: pipeline.overlayWrappers.compactMap(node))
+        return RenderTree(
+            viewID: viewModel.identifier, title: viewModel.title, viewport: viewport,
+            contentSize: pipeline.layout?.contentSize ?? .zero, header: pipeline.headerWrapper.flatMap(node),
+            body: body, overlays: pipeline.overlayWrappers.compactMap(node))
     }
 
     // MARK: Trace helpers

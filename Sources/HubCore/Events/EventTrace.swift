@@ -13,12 +13,16 @@ public struct TraceRecord: CustomStringConvertible {
     public var fields: JSONObject
 
     public init(kind: Kind, step: Int, message: String, fields: JSONObject = JSONObject()) {
-        self.kind = kind; self.step = step; self.message = message; self.fields = fields
+        self.kind = kind
+        self.step = step
+        self.message = message
+        self.fields = fields
     }
 
     /// Events flush left, everything they cause indented under them.
     public var description: String {
-        kind == .event ? "#\(step) \(message)" : "  \(kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(message)"
+        kind == .event
+            ? "#\(step) \(message)" : "  \(kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(message)"
     }
 
     /// One JSON object: {"step", "kind", "message", …fields}.
@@ -57,7 +61,11 @@ public final class EventTrace {
 extension JSONValue {
     static func int(_ value: Int) -> JSONValue { .number(Double(value)) }
     static func path(_ indexPath: [Int]) -> JSONValue { .array(indexPath.map { .number(Double($0)) }) }
-    static func size(_ size: Size) -> JSONValue { .object(JSONObject([("width", .number(size.width)), ("height", .number(size.height))])) }
-    static func point(_ point: Point) -> JSONValue { .object(JSONObject([("x", .number(point.x)), ("y", .number(point.y))])) }
+    static func size(_ size: Size) -> JSONValue {
+        .object(JSONObject([("width", .number(size.width)), ("height", .number(size.height))]))
+    }
+    static func point(_ point: Point) -> JSONValue {
+        .object(JSONObject([("x", .number(point.x)), ("y", .number(point.y))]))
+    }
     static func optional(_ string: String?) -> JSONValue { string.map { .string($0) } ?? .null }
 }

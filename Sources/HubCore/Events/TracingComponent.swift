@@ -7,7 +7,8 @@ public final class ComponentTracer {
 
     public init(trace: EventTrace) { self.trace = trace }
 
-    public func decorate(_ component: Component, source: ComponentSource, identifier: ComponentIdentifier) -> Component {
+    public func decorate(_ component: Component, source: ComponentSource, identifier: ComponentIdentifier) -> Component
+    {
         nextInstance += 1
         let name = "\(identifier)#\(nextInstance)"
         let origin: String
@@ -19,19 +20,25 @@ public final class ComponentTracer {
         return TracingComponent(component, name: name, tracer: self)
     }
 
-    fileprivate func call(_ instance: TracingComponent, _ method: String, _ detail: String = "",
-                          _ fields: [(String, JSONValue)] = []) {
+    fileprivate func call(
+        _ instance: TracingComponent, _ method: String, _ detail: String = "",
+        _ fields: [(String, JSONValue)] = []
+    ) {
         let model = instance.modelID.map { " [\($0)]" } ?? ""
-        trace.add(.call, "\(instance.name)\(model) \(method)\(detail.isEmpty ? "" : " " + detail)",
-                  [("instance", .string(instance.name)), ("model", .optional(instance.modelID)), ("method", .string(method))] + fields)
+        trace.add(
+            .call, "\(instance.name)\(model) \(method)\(detail.isEmpty ? "" : " " + detail)",
+            [("instance", .string(instance.name)), ("model", .optional(instance.modelID)), ("method", .string(method))]
+                + fields)
     }
 }
 
 /// A component that forwards everything to the component it wraps and traces each call. It offers exactly the
 /// extensions the wrapped component offers.
-final class TracingComponent: Component, ComponentWithChildren, ComponentWithImageHandling, ComponentWithRestorableUIState,
+final class TracingComponent: Component, ComponentWithChildren, ComponentWithImageHandling,
+    ComponentWithRestorableUIState,
     ComponentWithSelectionState, ComponentContentOffsetObserver, ComponentViewObserver, ComponentActionPerformer,
-    ComponentActionObserver {
+    ComponentActionObserver
+{
     let inner: Component
     let name: String
     /// Strong: the tracer holds no components, and an instance may be destroyed after the tracer is dropped.
@@ -40,7 +47,9 @@ final class TracingComponent: Component, ComponentWithChildren, ComponentWithIma
     private(set) var modelID: String?
 
     init(_ inner: Component, name: String, tracer: ComponentTracer) {
-        self.inner = inner; self.name = name; self.tracer = tracer
+        self.inner = inner
+        self.name = name
+        self.tracer = tracer
     }
 
     var layoutTraits: Set<LayoutTrait> {
@@ -49,16 +58,23 @@ final class TracingComponent: Component, ComponentWithChildren, ComponentWithIma
         return traits
     }
 
-    func loadView() { tracer.call(self, "loadView"); inner.loadView() }
+    func loadView() {
+        tracer.call(self, "loadView")
+        inner.loadView()
+    }
 
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
         let size = inner.preferredViewSize(for: model, containerSize: containerSize)
-        tracer.call(self, "preferredViewSize", "(\(model.identifier), container \(containerSize)) → \(size)",
-                    [("for", .string(model.identifier)), ("container", .size(containerSize)), ("result", .size(size))])
+        tracer.call(
+            self, "preferredViewSize", "(\(model.identifier), container \(containerSize)) → \(size)",
+            [("for", .string(model.identifier)), ("container", .size(containerSize)), ("result", .size(size))])
         return size
     }
 
-    func prepareViewForReuse() { tracer.call(self, "prepareViewForReuse"); inner.prepareViewForReuse() }
+    func prepareViewForReuse() {
+        tracer.call(self, "prepareViewForReuse")
+        inner.prepareViewForReuse()
+    }
 
     func configureView(with model: ComponentModel, containerSize: Size) {
         modelID = model.identifier
@@ -72,7 +88,10 @@ final class TracingComponent: Component, ComponentWithChildren, ComponentWithIma
         tracer.call(self, "drawView", "(\(size)) → \(view.items.count - before) items", [("size", .size(size))])
     }
 
-    func destroy() { tracer.call(self, "destroy"); inner.destroy() }
+    func destroy() {
+        tracer.call(self, "destroy")
+        inner.destroy()
+    }
 
     // MARK: Extensions: offered when the wrapped component offers them
 
@@ -87,19 +106,26 @@ final class TracingComponent: Component, ComponentWithChildren, ComponentWithIma
 
     var childDelegate: ChildDelegate? {
         get { inner.childrenSupport?.childDelegate }
-        set { tracer.call(self, "setChildDelegate"); inner.childrenSupport?.childDelegate = newValue }
+        set {
+            tracer.call(self, "setChildDelegate")
+            inner.childrenSupport?.childDelegate = newValue
+        }
     }
 
     func preferredSizeForImage(_ image: ImageData, model: ComponentModel, containerSize: Size) -> Size {
-        let size = inner.imageHandling?.preferredSizeForImage(image, model: model, containerSize: containerSize) ?? .zero
-        tracer.call(self, "preferredSizeForImage", "(\(image.kind)\(image.identifier.map { " " + $0 } ?? ""), \(image.uri ?? "no uri")) → \(size)",
-                    [("image", .string("\(image.kind)")), ("uri", .optional(image.uri)), ("result", .size(size))])
+        let size =
+            inner.imageHandling?.preferredSizeForImage(image, model: model, containerSize: containerSize) ?? .zero
+        tracer.call(
+            self, "preferredSizeForImage",
+            "(\(image.kind)\(image.identifier.map { " " + $0 } ?? ""), \(image.uri ?? "no uri")) → \(size)",
+            [("image", .string("\(image.kind)")), ("uri", .optional(image.uri)), ("result", .size(size))])
         return size
     }
 
     func updateView(forLoadedImage image: LoadedImage, from data: ImageData, model: ComponentModel, animated: Bool) {
-        tracer.call(self, "imageLoaded", "(\(image.kind), \(image.uri), \(image.bytes.count) bytes, animated \(animated))",
-                    [("uri", .string(image.uri)), ("bytes", .int(image.bytes.count)), ("animated", .bool(animated))])
+        tracer.call(
+            self, "imageLoaded", "(\(image.kind), \(image.uri), \(image.bytes.count) bytes, animated \(animated))",
+            [("uri", .string(image.uri)), ("bytes", .int(image.bytes.count)), ("animated", .bool(animated))])
         inner.imageHandling?.updateView(forLoadedImage: image, from: data, model: model, animated: animated)
     }
 
@@ -129,16 +155,24 @@ final class TracingComponent: Component, ComponentWithChildren, ComponentWithIma
         inner.viewObserver?.viewDidResize(size)
     }
 
-    func viewWillAppear() { tracer.call(self, "viewWillAppear"); inner.viewObserver?.viewWillAppear() }
+    func viewWillAppear() {
+        tracer.call(self, "viewWillAppear")
+        inner.viewObserver?.viewWillAppear()
+    }
 
     var actionPerformer: ActionPerformer? {
         get { inner.actionPerformerSupport?.actionPerformer }
-        set { tracer.call(self, "setActionPerformer"); inner.actionPerformerSupport?.actionPerformer = newValue }
+        set {
+            tracer.call(self, "setActionPerformer")
+            inner.actionPerformerSupport?.actionPerformer = newValue
+        }
     }
 
     func actionPerformed(with context: ActionContext) {
-        tracer.call(self, "actionPerformed", "(\(context.actionIdentifier?.description ?? "default selection"), \(context.trigger))",
-                    [("action", .optional(context.actionIdentifier?.description))])
+        tracer.call(
+            self, "actionPerformed",
+            "(\(context.actionIdentifier?.description ?? "default selection"), \(context.trigger))",
+            [("action", .optional(context.actionIdentifier?.description))])
         inner.actionObserver?.actionPerformed(with: context)
     }
 }

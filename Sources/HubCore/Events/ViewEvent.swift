@@ -12,7 +12,8 @@ public enum EventTarget: Equatable, CustomStringConvertible {
         switch self {
         case .point(let p): return "point \(p)"
         case .indexPath(let path, let section):
-            return (section == .body ? "" : "\(section) ") + "indexPath [\(path.map(String.init).joined(separator: ", "))]"
+            return (section == .body ? "" : "\(section) ")
+                + "indexPath [\(path.map(String.init).joined(separator: ", "))]"
         }
     }
 }
@@ -37,7 +38,11 @@ public struct EventScriptError: Error, CustomStringConvertible, Equatable {
     public var file: String
     public var line: Int
     public var reason: String
-    public init(file: String, line: Int, reason: String) { self.file = file; self.line = line; self.reason = reason }
+    public init(file: String, line: Int, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
     public var description: String { "\(file):\(line): \(TerminalText.line(reason))" }
 }
 
@@ -90,16 +95,26 @@ public enum EventScript {
 
     /// Parses one line. The error names the file, the line and what is wrong.
     public static func parse(_ line: String, file: String, number lineNumber: Int) throws -> ViewEvent {
-        func fail(_ reason: String) -> EventScriptError { EventScriptError(file: file, line: lineNumber, reason: reason) }
+        func fail(_ reason: String) -> EventScriptError {
+            EventScriptError(file: file, line: lineNumber, reason: reason)
+        }
         let value: JSONValue
-        do { value = try JSONValue.parse(line) } catch { throw fail("not JSON: \(TerminalText.escaped(line, limit: 60))") }
-        guard let object = value.objectValue else { throw fail("expected a JSON object, found \(value.typeDescription)") }
+        do { value = try JSONValue.parse(line) } catch {
+            throw fail("not JSON: \(TerminalText.escaped(line, limit: 60))")
+        }
+        guard let object = value.objectValue else {
+            throw fail("expected a JSON object, found \(value.typeDescription)")
+        }
         guard let kind = object["event"] else { throw fail("missing \"event\"") }
-        guard let name = kind.stringValue else { throw fail("\"event\": expected a string, found \(kind.typeDescription)") }
+        guard let name = kind.stringValue else {
+            throw fail("\"event\": expected a string, found \(kind.typeDescription)")
+        }
 
         func number(_ key: String, in range: ClosedRange<Double>, excludingLowerBound: Bool = false) throws -> Double {
             guard let v = object[key] else { throw fail("\(name): missing \"\(key)\"") }
-            guard case .number(let n) = v else { throw fail("\(name): \"\(key)\": expected a number, found \(v.typeDescription)") }
+            guard case .number(let n) = v else {
+                throw fail("\(name): \"\(key)\": expected a number, found \(v.typeDescription)")
+            }
             if let problem = InputLimits.problem(n, in: range, excludingLowerBound: excludingLowerBound) {
                 throw fail("\(name): \"\(key)\": \(problem)")
             }
@@ -113,18 +128,25 @@ public enum EventScript {
                 case "body": section = .body
                 case "header": section = .header
                 case "overlays", "overlay": section = .overlay
-                default: throw fail("\(name): \"section\": expected \"body\", \"header\" or \"overlays\", found \(s.typeDescription)")
+                default:
+                    throw fail(
+                        "\(name): \"section\": expected \"body\", \"header\" or \"overlays\", found \(s.typeDescription)"
+                    )
                 }
             }
             if let path = object["indexPath"] {
-                guard let items = path.arrayValue else { throw fail("\(name): \"indexPath\": expected an array of indexes, found \(path.typeDescription)") }
+                guard let items = path.arrayValue else {
+                    throw fail("\(name): \"indexPath\": expected an array of indexes, found \(path.typeDescription)")
+                }
                 guard items.count <= InputLimits.indexPathDepth else {
                     throw fail("\(name): \"indexPath\": \(items.count) levels, more than \(InputLimits.indexPathDepth)")
                 }
                 var indexes: [Int] = []
                 for (i, item) in items.enumerated() {
                     guard case .number(let n) = item, n >= 0, n == n.rounded(), n < Double(InputLimits.index) else {
-                        throw fail("\(name): \"indexPath\"[\(i)]: expected a non-negative integer, found \(item.typeDescription)")
+                        throw fail(
+                            "\(name): \"indexPath\"[\(i)]: expected a non-negative integer, found \(item.typeDescription)"
+                        )
                     }
                     indexes.append(Int(n))
                 }
@@ -132,12 +154,16 @@ public enum EventScript {
                 return .indexPath(indexes, section: section)
             }
             if let point = object["point"] {
-                guard let p = point.objectValue else { throw fail("\(name): \"point\": expected {\"x\", \"y\"}, found \(point.typeDescription)") }
+                guard let p = point.objectValue else {
+                    throw fail("\(name): \"point\": expected {\"x\", \"y\"}, found \(point.typeDescription)")
+                }
                 guard case .number(let x)? = p["x"], case .number(let y)? = p["y"] else {
                     throw fail("\(name): \"point\": expected numbers \"x\" and \"y\"")
                 }
                 for (key, value) in [("x", x), ("y", y)] {
-                    if let problem = InputLimits.problem(value, in: coordinates) { throw fail("\(name): \"point\".\(key): \(problem)") }
+                    if let problem = InputLimits.problem(value, in: coordinates) {
+                        throw fail("\(name): \"point\".\(key): \(problem)")
+                    }
                 }
                 return .point(Point(x: x, y: y))
             }
@@ -161,27 +187,38 @@ public enum EventScript {
         case "action":
             let t = try target()
             guard let a = object["action"] else { throw fail("action: missing \"action\"") }
-            guard let text = a.stringValue else { throw fail("action: \"action\": expected \"namespace:name\", found \(a.typeDescription)") }
+            guard let text = a.stringValue else {
+                throw fail("action: \"action\": expected \"namespace:name\", found \(a.typeDescription)")
+            }
             guard let id = ComponentIdentifier(strict: text), !id.namespace.isEmpty, !id.name.isEmpty else {
-                throw fail("action: \"action\": expected \"namespace:name\", found \(TerminalText.quoted(text, limit: 60))")
+                throw fail(
+                    "action: \"action\": expected \"namespace:name\", found \(TerminalText.quoted(text, limit: 60))")
             }
             var custom: JSONObject?
             if let c = object["custom"] {
-                guard let o = c.objectValue else { throw fail("action: \"custom\": expected an object, found \(c.typeDescription)") }
+                guard let o = c.objectValue else {
+                    throw fail("action: \"custom\": expected an object, found \(c.typeDescription)")
+                }
                 custom = o
             }
             return .action(t, identifier: id, custom: custom)
         case "image":
             guard let u = object["uri"] else { throw fail("image: missing \"uri\"") }
-            guard let uri = u.stringValue, !uri.isEmpty else { throw fail("image: \"uri\": expected a string, found \(u.typeDescription)") }
+            guard let uri = u.stringValue, !uri.isEmpty else {
+                throw fail("image: \"uri\": expected a string, found \(u.typeDescription)")
+            }
             var ok = true
             if let o = object["ok"] {
-                guard let b = o.boolValue else { throw fail("image: \"ok\": expected true or false, found \(o.typeDescription)") }
+                guard let b = o.boolValue else {
+                    throw fail("image: \"ok\": expected true or false, found \(o.typeDescription)")
+                }
                 ok = b
             }
             return .image(uri: uri, ok: ok)
         default:
-            throw fail("unknown event \(TerminalText.quoted(name, limit: 60)) (expected tap, highlight, unhighlight, scroll, resize, advance, action or image)")
+            throw fail(
+                "unknown event \(TerminalText.quoted(name, limit: 60)) (expected tap, highlight, unhighlight, scroll, resize, advance, action or image)"
+            )
         }
     }
 }

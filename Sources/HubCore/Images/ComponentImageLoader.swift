@@ -7,7 +7,11 @@
 /// Loads finish asynchronously, as in Hub: at the end of the event that asked (`.endOfEvent`), after a latency on
 /// the event clock (`.after`), or only when told (`.manual`: `complete(uri:ok:)`, the script's `image` event).
 public final class ComponentImageLoader {
-    public enum Delivery: Equatable { case endOfEvent, after(seconds: Double), manual }
+    public enum Delivery: Equatable {
+        case endOfEvent
+        case after(seconds: Double)
+        case manual
+    }
 
     public let source: ImageSource
     public var delivery: Delivery
@@ -25,7 +29,9 @@ public final class ComponentImageLoader {
     private var inFlight: [String] = []
 
     public init(source: ImageSource, delivery: Delivery = .endOfEvent, clock: EventClock) {
-        self.source = source; self.delivery = delivery; self.clock = clock
+        self.source = source
+        self.delivery = delivery
+        self.clock = clock
     }
 
     /// URLs whose load has not finished, in the order they started.
@@ -41,26 +47,32 @@ public final class ComponentImageLoader {
         for key in model.customImages.keys.sorted() { images.append(model.customImages[key]!) }
         for data in images {
             if let local = data.local, case .success(let image) = source.load(local) {
-                handling.updateView(forLoadedImage: LoadedImage(uri: local, kind: data.kind, identifier: data.identifier,
-                                                                pixelSize: image.pixelSize, bytes: image.bytes),
-                                    from: data, model: model, animated: false)
+                handling.updateView(
+                    forLoadedImage: LoadedImage(
+                        uri: local, kind: data.kind, identifier: data.identifier,
+                        pixelSize: image.pixelSize, bytes: image.bytes),
+                    from: data, model: model, animated: false)
             }
             guard let uri = data.uri, !uri.isEmpty else { continue }
             let size = handling.preferredSizeForImage(data, model: model, containerSize: containerSize)
             guard size.width > 0 || size.height > 0 else { continue }  // zero: the component does not want it
             let first = waiting[uri] == nil
-            waiting[uri, default: []].append(Request(kind: data.kind, identifier: data.identifier, wrapper: wrapper,
-                                                     requestedAt: clock.now))
+            waiting[uri, default: []].append(
+                Request(
+                    kind: data.kind, identifier: data.identifier, wrapper: wrapper,
+                    requestedAt: clock.now))
             if first {
                 inFlight.append(uri)
-                trace?.add(.image, "load \(uri) started (\(data.kind), wanted \(size), for [\(model.identifier)])",
-                           [("uri", .string(uri)), ("status", .string("started"))])
+                trace?.add(
+                    .image, "load \(uri) started (\(data.kind), wanted \(size), for [\(model.identifier)])",
+                    [("uri", .string(uri)), ("status", .string("started"))])
                 if case .after(let seconds) = delivery {
                     clock.schedule(after: seconds) { [weak self] in self?.complete(uri: uri, ok: true) }
                 }
             } else {
-                trace?.add(.image, "\(uri) already loading: [\(model.identifier)] waits for it (\(data.kind))",
-                           [("uri", .string(uri)), ("status", .string("shared"))])
+                trace?.add(
+                    .image, "\(uri) already loading: [\(model.identifier)] waits for it (\(data.kind))",
+                    [("uri", .string(uri)), ("status", .string("shared"))])
             }
         }
     }
@@ -70,7 +82,8 @@ public final class ComponentImageLoader {
     @discardableResult
     public func complete(uri: String, ok: Bool) -> Int? {
         guard waiting[uri] != nil else { return nil }
-        let result = ok ? source.load(uri) : .failure(ImageLoadError(uri: uri, reason: "the load failed (as the script says)"))
+        let result =
+            ok ? source.load(uri) : .failure(ImageLoadError(uri: uri, reason: "the load failed (as the script says)"))
         return finish(uri: uri, result: result)
     }
 
@@ -88,29 +101,39 @@ public final class ComponentImageLoader {
         inFlight.removeAll { $0 == uri }
         switch result {
         case .failure(let error):
-            trace?.add(.image, "\(uri) failed: \(error.reason); dropped \(requests.count) waiting",
-                       [("uri", .string(uri)), ("status", .string("failed")), ("reason", .string(error.reason))])
+            trace?.add(
+                .image, "\(uri) failed: \(error.reason); dropped \(requests.count) waiting",
+                [("uri", .string(uri)), ("status", .string("failed")), ("reason", .string(error.reason))])
             return 0
         case .success(let image):
-            var delivered = 0, stale = 0
+            var delivered = 0
+            var stale = 0
             for request in requests {
                 // Hub re-reads the wrapper's current model: a wrapper now showing another URL gets nothing.
                 guard let wrapper = request.wrapper, !wrapper.isDestroyed, let model = wrapper.model,
-                      model.imageData(request.kind, identifier: request.identifier)?.uri == uri,
-                      let handling = wrapper.component.imageHandling,
-                      let data = model.imageData(request.kind, identifier: request.identifier) else {
+                    model.imageData(request.kind, identifier: request.identifier)?.uri == uri,
+                    let handling = wrapper.component.imageHandling,
+                    let data = model.imageData(request.kind, identifier: request.identifier)
+                else {
                     stale += 1
                     continue
                 }
-                let loaded = LoadedImage(uri: uri, kind: request.kind, identifier: request.identifier,
-                                         pixelSize: image.pixelSize, bytes: image.bytes)
-                handling.updateView(forLoadedImage: loaded, from: data, model: model,
-                                    animated: clock.now - request.requestedAt > 0.07)
+                let loaded = LoadedImage(
+                    uri: uri, kind: request.kind, identifier: request.identifier,
+                    pixelSize: image.pixelSize, bytes: image.bytes)
+                handling.updateView(
+                    forLoadedImage: loaded, from: data, model: model,
+                    animated: clock.now - request.requestedAt > 0.07)
                 delivered += 1
             }
-            trace?.add(.image, "\(uri) loaded (\(image.bytes.count) bytes, \(image.pixelSize)): delivered to \(delivered)"
-                       + (stale > 0 ? ", dropped \(stale) stale" : ""),
-                       [("uri", .string(uri)), ("status", .string("loaded")), ("delivered", .int(delivered)), ("stale", .int(stale))])
+            trace?.add(
+                .image,
+                "\(uri) loaded (\(image.bytes.count) bytes, \(image.pixelSize)): delivered to \(delivered)"
+                    + (stale > 0 ? ", dropped \(stale) stale" : ""),
+                [
+                    ("uri", .string(uri)), ("status", .string("loaded")), ("delivered", .int(delivered)),
+                    ("stale", .int(stale)),
+                ])
             return delivered
         }
     }

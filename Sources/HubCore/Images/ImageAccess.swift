@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which image URIs a view may use, and the only code that reads a local image file.
@@ -46,7 +46,8 @@ public struct ImageAccess: Sendable {
         case "file"?:
             let path: String
             if uri.hasPrefix("file://") {
-                guard let parsed = URL(string: uri), parsed.host == nil || parsed.host == "" || parsed.host == "localhost"
+                guard let parsed = URL(string: uri),
+                    parsed.host == nil || parsed.host == "" || parsed.host == "localhost"
                 else { return .failure(refusal(uri, "names a file on another host")) }
                 path = parsed.path
             } else {
@@ -91,11 +92,16 @@ public struct ImageAccess: Sendable {
 
     private func checkFile(_ path: String, uri: String) -> Result<Target, ImageLoadError> {
         guard !path.isEmpty, !path.utf8.contains(0) else { return .failure(refusal(uri, "is not a usable path")) }
-        let joined = path.hasPrefix("/") ? path
+        let joined =
+            path.hasPrefix("/")
+            ? path
             : (baseFolder ?? FileManager.default.currentDirectoryPath) + "/" + path
         guard let real = Self.realPath(joined) ?? Self.missingPath(joined) else {
-            return .failure(ImageLoadError(uri: uri, reason: "image \(TerminalText.quoted(uri)) cannot be read: "
-                                           + String(cString: strerror(errno))))
+            return .failure(
+                ImageLoadError(
+                    uri: uri,
+                    reason: "image \(TerminalText.quoted(uri)) cannot be read: "
+                        + String(cString: strerror(errno))))
         }
         for system in ["/proc", "/sys", "/dev"] where real == system || real.hasPrefix(system + "/") {
             return .failure(refusal(uri, "is a system file (\(system))"))
@@ -119,8 +125,11 @@ public struct ImageAccess: Sendable {
         // O_NONBLOCK: a FIFO that slipped past the checks must not block the open.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
-            return .failure(ImageLoadError(uri: uri, reason: "image \(TerminalText.quoted(uri)) cannot be read: "
-                                           + String(cString: strerror(errno))))
+            return .failure(
+                ImageLoadError(
+                    uri: uri,
+                    reason: "image \(TerminalText.quoted(uri)) cannot be read: "
+                        + String(cString: strerror(errno))))
         }
         defer { close(fd) }
         var status = stat()
@@ -153,7 +162,8 @@ public struct ImageAccess: Sendable {
             rest.insert((ancestor as NSString).lastPathComponent, at: 0)
             ancestor = (ancestor as NSString).deletingLastPathComponent
             if let real = realPath(ancestor) {
-                return ((real as NSString).appendingPathComponent(rest.joined(separator: "/")) as NSString).standardizingPath
+                return ((real as NSString).appendingPathComponent(rest.joined(separator: "/")) as NSString)
+                    .standardizingPath
             }
         }
         return nil

@@ -13,7 +13,10 @@ public struct ImageBytes: Equatable, Sendable {
 public struct ImageLoadError: Error, Equatable, CustomStringConvertible {
     public var uri: String
     public var reason: String
-    public init(uri: String, reason: String) { self.uri = uri; self.reason = reason }
+    public init(uri: String, reason: String) {
+        self.uri = uri
+        self.reason = reason
+    }
     public var description: String { "\(TerminalText.escaped(uri)): \(reason)" }
 }
 
@@ -39,7 +42,8 @@ public final class ImageSource {
         guard let colon = uri.firstIndex(of: ":") else { return nil }
         let scheme = uri[..<colon]
         guard let first = scheme.first, first.isASCII, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
         return scheme.lowercased()
     }
 
@@ -68,7 +72,8 @@ public final class ImageSource {
             return .success(ImageBytes(bytes: Array(data)))
         }
         guard let text = payload.removingPercentEncoding else {
-            return .failure(ImageLoadError(uri: String(uri.prefix(40)), reason: "malformed percent-encoding in data: URI"))
+            return .failure(
+                ImageLoadError(uri: String(uri.prefix(40)), reason: "malformed percent-encoding in data: URI"))
         }
         return .success(ImageBytes(bytes: Array(text.utf8)))
     }
@@ -77,7 +82,9 @@ public final class ImageSource {
 /// Pixel sizes from image headers, so components learn the size without decoding.
 public enum ImageHeader {
     public static func pixelSize(of b: [UInt8]) -> Size? {
-        func be32(_ i: Int) -> Double { Double(UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])) }
+        func be32(_ i: Int) -> Double {
+            Double(UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3]))
+        }
         func be16(_ i: Int) -> Double { Double(UInt16(b[i]) << 8 | UInt16(b[i + 1])) }
         func le16(_ i: Int) -> Double { Double(UInt16(b[i + 1]) << 8 | UInt16(b[i])) }
         // PNG: signature, then the IHDR chunk with width and height.

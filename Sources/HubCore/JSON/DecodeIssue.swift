@@ -7,7 +7,9 @@ public struct DecodeIssue: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
 
     public init(file: String?, path: String, message: String) {
-        self.file = file; self.path = path; self.message = message
+        self.file = file
+        self.path = path
+        self.message = message
     }
 
     public var description: String {
@@ -37,7 +39,10 @@ public struct DecodeResult {
 
 /// A JSON path being walked, formatted only when an issue is reported.
 struct JSONPath {
-    enum Step { case key(String), index(Int) }
+    enum Step {
+        case key(String)
+        case index(Int)
+    }
     private(set) var steps: [Step] = []
 
     mutating func push(_ step: Step) { steps.append(step) }
@@ -50,7 +55,10 @@ struct JSONPath {
             case .index(let i): out += "[\(i)]"
             case .key(let k):
                 if let first = k.unicodeScalars.first, !("0"..."9").contains(first),
-                   k.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) {
+                    k.unicodeScalars.allSatisfy({
+                        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+                    })
+                {
                     out += "." + k
                 } else {
                     var quoted = ""

@@ -27,8 +27,16 @@ struct JSONScanner {
 
     func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
         let offset = min(offset ?? position, bytes.count)
-        var line = 1, column = 1
-        for b in bytes[0..<offset] { if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 } }
+        var line = 1
+        var column = 1
+        for b in bytes[0..<offset] {
+            if b == 0x0A {
+                line += 1
+                column = 1
+            } else if b & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
         return JSONSyntaxError(line: line, column: column, message: message)
     }
 
@@ -50,7 +58,12 @@ struct JSONScanner {
         }
     }
 
-    var isAtEnd: Bool { mutating get { skipWhitespace(); return position >= bytes.count } }
+    var isAtEnd: Bool {
+        mutating get {
+            skipWhitespace()
+            return position >= bytes.count
+        }
+    }
 
     mutating func peekKind() throws -> Kind {
         skipWhitespace()
@@ -68,7 +81,9 @@ struct JSONScanner {
 
     private mutating func expect(_ byte: UInt8, _ what: String) throws {
         skipWhitespace()
-        guard position < bytes.count, bytes[position] == byte else { throw error("expected \(what), found \(describeByte())") }
+        guard position < bytes.count, bytes[position] == byte else {
+            throw error("expected \(what), found \(describeByte())")
+        }
         position += 1
     }
 
@@ -80,7 +95,10 @@ struct JSONScanner {
         defer { depth -= 1 }
         guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth) levels") }
         skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") { position += 1; return }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return
+        }
         while true {
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
@@ -91,8 +109,14 @@ struct JSONScanner {
             try body(&self, key)
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input, expected ',' or '}'") }
-            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            if bytes[position] == UInt8(ascii: "}") { position += 1; return }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                return
+            }
             throw error("expected ',' or '}', found \(describeByte())")
         }
     }
@@ -104,15 +128,24 @@ struct JSONScanner {
         defer { depth -= 1 }
         guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth) levels") }
         skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") { position += 1; return }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return
+        }
         var index = 0
         while true {
             try body(&self, index)
             index += 1
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input, expected ',' or ']'") }
-            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            if bytes[position] == UInt8(ascii: "]") { position += 1; return }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            if bytes[position] == UInt8(ascii: "]") {
+                position += 1
+                return
+            }
             throw error("expected ',' or ']', found \(describeByte())")
         }
     }
@@ -156,7 +189,8 @@ struct JSONScanner {
                 case UInt8(ascii: "u"):
                     var scalar = try readHex4()
                     if (0xD800..<0xDC00).contains(scalar), position + 1 < bytes.count,
-                       bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
+                        bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u")
+                    {
                         position += 2
                         let low = try readHex4()
                         if (0xDC00..<0xE000).contains(low) {
@@ -197,22 +231,33 @@ struct JSONScanner {
         let start = position
         if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
         var digits = 0
-        while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1; digits += 1 }
+        while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+            position += 1
+            digits += 1
+        }
         guard digits > 0 else { throw error("invalid number", at: start) }
         var isInteger = true
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
             isInteger = false
             position += 1
             var fraction = 0
-            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1; fraction += 1 }
+            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+                position += 1
+                fraction += 1
+            }
             guard fraction > 0 else { throw error("invalid number", at: start) }
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             isInteger = false
             position += 1
-            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                position += 1
+            }
             var exponent = 0
-            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1; exponent += 1 }
+            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+                position += 1
+                exponent += 1
+            }
             guard exponent > 0 else { throw error("invalid number", at: start) }
         }
         if isInteger, digits <= 15 {
@@ -220,7 +265,10 @@ struct JSONScanner {
             var i = start
             let negative = bytes[i] == UInt8(ascii: "-")
             if negative { i += 1 }
-            while i < position { v = v * 10 + Int(bytes[i] - UInt8(ascii: "0")); i += 1 }
+            while i < position {
+                v = v * 10 + Int(bytes[i] - UInt8(ascii: "0"))
+                i += 1
+            }
             return Double(negative ? -v : v)
         }
         let text = bytes.withUnsafeBufferPointer { String(decoding: $0[start..<position], as: UTF8.self) }
@@ -249,9 +297,15 @@ struct JSONScanner {
         case .string: return .string(try readString())
         case .number: return .number(try readNumber())
         case .bool:
-            if bytes[position] == UInt8(ascii: "t") { try readLiteral("true"); return .bool(true) }
-            try readLiteral("false"); return .bool(false)
-        case .null: try readLiteral("null"); return .null
+            if bytes[position] == UInt8(ascii: "t") {
+                try readLiteral("true")
+                return .bool(true)
+            }
+            try readLiteral("false")
+            return .bool(false)
+        case .null:
+            try readLiteral("null")
+            return .null
         }
     }
 }

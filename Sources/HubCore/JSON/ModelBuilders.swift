@@ -8,7 +8,12 @@ final class ImageDataBuilder {
     var custom: JSONObject?
 
     init() {}
-    init(_ data: ImageData) { uri = data.uri; placeholder = data.placeholder; local = data.local; custom = data.custom }
+    init(_ data: ImageData) {
+        uri = data.uri
+        placeholder = data.placeholder
+        local = data.local
+        custom = data.custom
+    }
 
     func merge(_ other: ImageDataBuilder) {
         if let v = other.uri { uri = v }
@@ -20,7 +25,8 @@ final class ImageDataBuilder {
     /// nil when nothing is set (Hub builds no image data then).
     func build(kind: ImageData.Kind, identifier: String?) -> ImageData? {
         if uri == nil, placeholder == nil, local == nil, custom == nil { return nil }
-        return ImageData(kind: kind, identifier: identifier, uri: uri, placeholder: placeholder, local: local, custom: custom)
+        return ImageData(
+            kind: kind, identifier: identifier, uri: uri, placeholder: placeholder, local: local, custom: custom)
     }
 }
 
@@ -32,7 +38,12 @@ final class TargetBuilder {
     var custom: JSONObject?
 
     init() {}
-    init(_ target: Target) { uri = target.uri; actions = target.actions; view = target.initialViewModel; custom = target.custom }
+    init(_ target: Target) {
+        uri = target.uri
+        actions = target.actions
+        view = target.initialViewModel
+        custom = target.custom
+    }
 
     func addAction(_ action: ComponentIdentifier) { if !actions.contains(action) { actions.append(action) } }
 
@@ -81,7 +92,9 @@ final class ComponentModelBuilder {
         descriptionText = model.descriptionText
         mainImage = model.mainImage.map(ImageDataBuilder.init)
         backgroundImage = model.backgroundImage.map(ImageDataBuilder.init)
-        for key in model.customImages.keys.sorted() { customImage(key).merge(ImageDataBuilder(model.customImages[key]!)) }
+        for key in model.customImages.keys.sorted() {
+            customImage(key).merge(ImageDataBuilder(model.customImages[key]!))
+        }
         target = model.target.map(TargetBuilder.init)
         metadata = model.metadata
         logging = model.logging
@@ -111,12 +124,28 @@ final class ComponentModelBuilder {
         if let v = other.subtitle { subtitle = v }
         if let v = other.accessory { accessory = v }
         if let v = other.descriptionText { descriptionText = v }
-        if let v = other.mainImage { (mainImage ?? { mainImage = ImageDataBuilder(); return mainImage! }()).merge(v) }
+        if let v = other.mainImage {
+            (mainImage
+                ?? {
+                    mainImage = ImageDataBuilder()
+                    return mainImage!
+                }()).merge(v)
+        }
         if let v = other.backgroundImage {
-            (backgroundImage ?? { backgroundImage = ImageDataBuilder(); return backgroundImage! }()).merge(v)
+            (backgroundImage
+                ?? {
+                    backgroundImage = ImageDataBuilder()
+                    return backgroundImage!
+                }()).merge(v)
         }
         for key in other.customImageKeys { customImage(key).merge(other.customImages[key]!) }
-        if let v = other.target { (target ?? { target = TargetBuilder(); return target! }()).merge(v) }
+        if let v = other.target {
+            (target
+                ?? {
+                    target = TargetBuilder()
+                    return target!
+                }()).merge(v)
+        }
         mergeObject(&metadata, other.metadata)
         mergeObject(&logging, other.logging)
         mergeObject(&custom, other.custom)
@@ -127,8 +156,11 @@ final class ComponentModelBuilder {
         }
     }
 
-    func build(type: ComponentType, index: Int, indexPath: [Int], defaults: (namespace: String, name: String, category: String))
-        -> ComponentModel {
+    func build(
+        type: ComponentType, index: Int, indexPath: [Int], defaults: (namespace: String, name: String, category: String)
+    )
+        -> ComponentModel
+    {
         var images: [String: ImageData] = [:]
         for key in customImageKeys {
             if let data = customImages[key]!.build(kind: .custom, identifier: key) { images[key] = data }
@@ -142,8 +174,10 @@ final class ComponentModelBuilder {
         }
         return ComponentModel(
             identifier: id, type: type, index: index, indexPath: indexPath, groupIdentifier: group,
-            componentIdentifier: ComponentIdentifier(namespace: namespace ?? defaults.namespace, name: name ?? defaults.name),
-            componentCategory: category ?? defaults.category, title: title, subtitle: subtitle, accessoryTitle: accessory,
+            componentIdentifier: ComponentIdentifier(
+                namespace: namespace ?? defaults.namespace, name: name ?? defaults.name),
+            componentCategory: category ?? defaults.category, title: title, subtitle: subtitle,
+            accessoryTitle: accessory,
             descriptionText: descriptionText, mainImage: mainImage?.build(kind: .main, identifier: nil),
             backgroundImage: backgroundImage?.build(kind: .background, identifier: nil), customImages: images,
             target: target?.build(), metadata: metadata, logging: logging, custom: custom, children: childModels)
@@ -160,7 +194,8 @@ final class RootModelListBuilder {
     private var positions: [String: Int] = [:]
 
     init(type: ComponentType, defaults: (namespace: String, name: String, category: String)) {
-        self.type = type; self.defaults = defaults
+        self.type = type
+        self.defaults = defaults
     }
 
     func add(_ builder: ComponentModelBuilder) {

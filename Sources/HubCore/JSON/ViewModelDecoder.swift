@@ -18,7 +18,10 @@ public struct ViewModelDecoder {
     public var defaultName = ComponentDefaults.name
     public var defaultCategory = ComponentDefaults.category
 
-    public init(file: String? = nil, maxIssues: Int = 100) { self.file = file; self.maxIssues = maxIssues }
+    public init(file: String? = nil, maxIssues: Int = 100) {
+        self.file = file
+        self.maxIssues = maxIssues
+    }
 
     /// - Throws: `DecodeFailure` when the data is not JSON or its root is neither an object nor an array.
     public func decode(_ data: Data) throws -> DecodeResult { try decode(bytes: [UInt8](data)) }
@@ -32,8 +35,9 @@ public struct ViewModelDecoder {
     }
 
     public func decode(bytes: [UInt8]) throws -> DecodeResult {
-        let context = DecodeContext(file: file, maxIssues: maxIssues,
-                                    defaults: (defaultNamespace, defaultName, defaultCategory))
+        let context = DecodeContext(
+            file: file, maxIssues: maxIssues,
+            defaults: (defaultNamespace, defaultName, defaultCategory))
         var scanner = JSONScanner(bytes)
         do {
             // JSON is UTF-8 (RFC 8259); a file that is not is refused where its first bad byte is, rather than
@@ -60,8 +64,8 @@ extension ViewModelDecoder {
     }
 }
 
-private extension UInt8 {
-    var isHexDigit: Bool {
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }
@@ -79,22 +83,29 @@ private final class DecodeContext {
     var unknownCount = 0
 
     init(file: String?, maxIssues: Int, defaults: Defaults) {
-        self.file = file; self.maxIssues = maxIssues; self.defaults = defaults
+        self.file = file
+        self.maxIssues = maxIssues
+        self.defaults = defaults
     }
 
     func report(_ message: String) {
-        if issues.count < maxIssues { issues.append(DecodeIssue(file: file, path: path.text, message: message)) }
-        else { suppressed += 1 }
+        if issues.count < maxIssues {
+            issues.append(DecodeIssue(file: file, path: path.text, message: message))
+        } else {
+            suppressed += 1
+        }
     }
 
     /// Runs `body` with `key` pushed on the path.
     func at<T>(_ key: String, _ body: () throws -> T) rethrows -> T {
-        path.push(.key(key)); defer { path.pop() }
+        path.push(.key(key))
+        defer { path.pop() }
         return try body()
     }
 
     func at<T>(_ index: Int, _ body: () throws -> T) rethrows -> T {
-        path.push(.index(index)); defer { path.pop() }
+        path.push(.index(index))
+        defer { path.pop() }
         return try body()
     }
 
@@ -120,20 +131,29 @@ private final class DecodeContext {
     /// Reads an object key by key when the value is one; reports and skips it otherwise. Returns whether it was.
     @discardableResult
     func forEachKey(_ s: inout JSONScanner, _ body: (inout JSONScanner, String) throws -> Void) throws -> Bool {
-        guard try s.peekKind() == .object else { try mismatch(&s, expected: "an object"); return false }
+        guard try s.peekKind() == .object else {
+            try mismatch(&s, expected: "an object")
+            return false
+        }
         try s.readObject { s, key in try at(key) { try body(&s, key) } }
         return true
     }
 
     func forEachElement(_ s: inout JSONScanner, _ body: (inout JSONScanner, Int) throws -> Void) throws {
-        guard try s.peekKind() == .array else { try mismatch(&s, expected: "an array"); return }
+        guard try s.peekKind() == .array else {
+            try mismatch(&s, expected: "an array")
+            return
+        }
         try s.readArray { s, index in try at(index) { try body(&s, index) } }
     }
 
     /// A string that must parse as a URL (Hub ignores one that does not).
     func uri(_ s: inout JSONScanner) throws -> String? {
         guard let text = try string(&s) else { return nil }
-        guard Self.isValidURI(text) else { report("\"\(text)\" is not a valid URI"); return nil }
+        guard Self.isValidURI(text) else {
+            report("\"\(text)\" is not a valid URI")
+            return nil
+        }
         return text
     }
 
@@ -148,7 +168,7 @@ private final class DecodeContext {
             guard b > 0x20, b < 0x7F else { return false }
             switch b {
             case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
-                 UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+                UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
                 return false
             case UInt8(ascii: "%"):
                 guard i + 2 < utf8.count, utf8[i + 1].isHexDigit, utf8[i + 2].isHexDigit else { return false }
@@ -172,13 +192,17 @@ private final class DecodeContext {
             return ViewModel(body: body.models)
         default:
             let value = try s.readValue()
-            throw DecodeFailure(issue: DecodeIssue(file: file, path: "$",
-                                                   message: "expected an object (a view) or an array (its body), found \(value.typeDescription)"))
+            throw DecodeFailure(
+                issue: DecodeIssue(
+                    file: file, path: "$",
+                    message: "expected an object (a view) or an array (its body), found \(value.typeDescription)"))
         }
     }
 
     func decodeView(_ s: inout JSONScanner) throws -> ViewModel {
-        var id: String?, title: String?, custom: JSONObject?
+        var id: String?
+        var title: String?
+        var custom: JSONObject?
         var header: ComponentModelBuilder?
         let body = RootModelListBuilder(type: .body, defaults: defaults)
         let overlays = RootModelListBuilder(type: .overlay, defaults: defaults)
@@ -197,9 +221,10 @@ private final class DecodeContext {
             default: _ = try s.readValue()  // unknown keys are allowed, as in Hub
             }
         }
-        return ViewModel(identifier: id, title: title,
-                         header: header?.build(type: .header, index: 0, indexPath: [0], defaults: defaults),
-                         body: body.models, overlays: overlays.models, custom: custom)
+        return ViewModel(
+            identifier: id, title: title,
+            header: header?.build(type: .header, index: 0, indexPath: [0], defaults: defaults),
+            body: body.models, overlays: overlays.models, custom: custom)
     }
 
     func decodeList(_ s: inout JSONScanner, add: (ComponentModelBuilder) -> Void) throws {
@@ -223,8 +248,12 @@ private final class DecodeContext {
                         // Lenient, as Hub: "ns:name[:…]" sets both, a bare name sets only the name.
                         if let v = try string(&s) {
                             let parts = v.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-                            if parts.count >= 2 { b.namespace = String(parts[0]); b.name = String(parts[1]) }
-                            else { b.name = v }
+                            if parts.count >= 2 {
+                                b.namespace = String(parts[0])
+                                b.name = String(parts[1])
+                            } else {
+                                b.name = v
+                            }
                         }
                     case "category": if let v = try string(&s) { b.category = v }
                     default: _ = try s.readValue()
@@ -266,8 +295,11 @@ private final class DecodeContext {
                     case "actions":
                         try forEachElement(&s) { s, _ in
                             guard let v = try string(&s) else { return }
-                            if let action = ComponentIdentifier(strict: v) { target.addAction(action) }
-                            else { report("\"\(v)\" is not an action identifier (\"namespace:name\")") }
+                            if let action = ComponentIdentifier(strict: v) {
+                                target.addAction(action)
+                            } else {
+                                report("\"\(v)\" is not an action identifier (\"namespace:name\")")
+                            }
                         }
                     case "view": if let v = try object(&s) { target.view = v }
                     case "custom": mergeObject(&target.custom, try object(&s))
@@ -286,9 +318,14 @@ private final class DecodeContext {
             }
         }
         guard isObject else { return nil }
-        if let id { b.id = id }
-        else if let defaultID { b.id = defaultID }
-        else { b.id = "UnknownComponent:\(unknownCount)"; unknownCount += 1 }
+        if let id {
+            b.id = id
+        } else if let defaultID {
+            b.id = defaultID
+        } else {
+            b.id = "UnknownComponent:\(unknownCount)"
+            unknownCount += 1
+        }
         return b
     }
 

@@ -11,8 +11,11 @@ public enum LayoutManagerChoice {
 
     /// The manager registered under `id`, or the default with `margin` when `id` is nil.
     /// - Throws: `UnknownID` listing the registered ids.
-    public static func resolve(id: String?, in registry: OwnedRegistry<LayoutManager>, defaultMargin margin: Double = 15)
-        throws -> LayoutManager {
+    public static func resolve(
+        id: String?, in registry: OwnedRegistry<LayoutManager>, defaultMargin margin: Double = 15
+    )
+        throws -> LayoutManager
+    {
         guard let id else { return DefaultLayoutManager(margin: margin) }
         guard let manager = registry[id] else { throw UnknownID(id: id, registered: registry.allEntries.map(\.key)) }
         return manager

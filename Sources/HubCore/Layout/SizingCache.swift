@@ -21,12 +21,17 @@ public final class SizingCache {
         registry.didUnregister.append { [weak self] entry in self?.purge(namespace: entry.namespace) }
     }
 
-    public func entry(for model: ComponentModel) -> Entry { entry(for: model.componentIdentifier, category: model.componentCategory) }
+    public func entry(for model: ComponentModel) -> Entry {
+        entry(for: model.componentIdentifier, category: model.componentCategory)
+    }
 
     public func entry(for identifier: ComponentIdentifier, category: String) -> Entry {
         // Neighbouring models often share a component: comparing with the last one is cheaper than hashing.
         if let last = lastEntry, last.identifier == identifier { return last.entry }
-        if let entry = entries[identifier] { lastEntry = (identifier, entry); return entry }
+        if let entry = entries[identifier] {
+            lastEntry = (identifier, entry)
+            return entry
+        }
         let (component, source) = registry.createComponent(identifier: identifier, category: category)
         component.childrenSupport?.childDelegate = childDelegate
         let entry = Entry(component: component, source: source, traits: component.layoutTraits)
@@ -72,7 +77,10 @@ public final class SizingCache {
         // A fallback entry is stale once its namespace has a factory.
         lastEntry = nil
         for (identifier, entry) in entries where registry.entry(forNamespace: identifier.namespace) != nil {
-            if case .fallback = entry.source { entries[identifier] = nil; entry.component.destroy() }
+            if case .fallback = entry.source {
+                entries[identifier] = nil
+                entry.component.destroy()
+            }
         }
     }
 

@@ -1,8 +1,10 @@
 /// What a wrapper tells its owner (the render pipeline now, the event engine later). Every method has a default.
 public protocol ComponentWrapperDelegate: AnyObject {
     /// The component asked to perform an action (it has the action-performer extension).
-    func componentWrapper(_ wrapper: ComponentWrapper, performAction identifier: ComponentIdentifier,
-                          customData: JSONObject?) -> Bool
+    func componentWrapper(
+        _ wrapper: ComponentWrapper, performAction identifier: ComponentIdentifier,
+        customData: JSONObject?
+    ) -> Bool
     /// The component says child `index` became visible / stopped being visible inside it.
     func componentWrapper(_ wrapper: ComponentWrapper, willDisplayChildAt index: Int)
     func componentWrapper(_ wrapper: ComponentWrapper, didStopDisplayingChildAt index: Int)
@@ -11,8 +13,10 @@ public protocol ComponentWrapperDelegate: AnyObject {
 }
 
 extension ComponentWrapperDelegate {
-    public func componentWrapper(_ wrapper: ComponentWrapper, performAction identifier: ComponentIdentifier,
-                                 customData: JSONObject?) -> Bool { false }
+    public func componentWrapper(
+        _ wrapper: ComponentWrapper, performAction identifier: ComponentIdentifier,
+        customData: JSONObject?
+    ) -> Bool { false }
     public func componentWrapper(_ wrapper: ComponentWrapper, willDisplayChildAt index: Int) {}
     public func componentWrapper(_ wrapper: ComponentWrapper, didStopDisplayingChildAt index: Int) {}
     public func componentWrapper(_ wrapper: ComponentWrapper, childSelectedAt index: Int, customData: JSONObject?) {}
@@ -72,8 +76,10 @@ public final class ComponentWrapper {
     private lazy var childDelegateProxy = WrapperChildDelegate(wrapper: self)
     private lazy var actionPerformerProxy = WrapperActionPerformer(wrapper: self)
 
-    init(id: Int, component: Component, componentIdentifier: ComponentIdentifier, source: ComponentSource,
-         layoutTraits: Set<LayoutTrait>, pool: ReusePool) {
+    init(
+        id: Int, component: Component, componentIdentifier: ComponentIdentifier, source: ComponentSource,
+        layoutTraits: Set<LayoutTrait>, pool: ReusePool
+    ) {
         self.id = id
         self.component = component
         self.componentIdentifier = componentIdentifier
@@ -115,7 +121,8 @@ public final class ComponentWrapper {
         pool.trace?(.configure, self)
         component.configureView(with: model, containerSize: containerSize)
         if let state = pool.uiStates.restoreState(forModelIdentifier: model.identifier),
-           let restorable = component.restorableUIState {
+            let restorable = component.restorableUIState
+        {
             pool.trace?(.restoreUIState, self)
             restorable.restoreUIState(state)
         }
@@ -180,7 +187,8 @@ public final class ComponentWrapper {
         let container = frame.size
         let child: ComponentWrapper
         if let existing = children[index], existing.componentIdentifier == childModel.componentIdentifier,
-           !existing.isDestroyed {
+            !existing.isDestroyed
+        {
             child = existing
         } else {
             children[index]?.enqueueForReuse()
@@ -211,7 +219,10 @@ public final class ComponentWrapper {
 
     func detachFromParent() {
         if let parent {
-            for (index, wrapper) in parent.children where wrapper === self { parent.children[index] = nil; parent.visibleChildIndexes.remove(index) }
+            for (index, wrapper) in parent.children where wrapper === self {
+                parent.children[index] = nil
+                parent.visibleChildIndexes.remove(index)
+            }
         }
         parent = nil
     }
@@ -225,8 +236,11 @@ public final class ComponentWrapper {
 
     fileprivate func childDisplayed(_ index: Int, visible: Bool) {
         if visible { visibleChildIndexes.insert(index) } else { visibleChildIndexes.remove(index) }
-        if visible { delegate?.componentWrapper(self, willDisplayChildAt: index) }
-        else { delegate?.componentWrapper(self, didStopDisplayingChildAt: index) }
+        if visible {
+            delegate?.componentWrapper(self, willDisplayChildAt: index)
+        } else {
+            delegate?.componentWrapper(self, didStopDisplayingChildAt: index)
+        }
     }
 
     fileprivate func childSelected(_ index: Int, customData: JSONObject?) {

@@ -10,7 +10,9 @@
 ///
 /// Not thread-safe: main thread only.
 public final class ReusePool {
-    public enum Event: String, Sendable { case create, loadView, configure, prepareForReuse, restoreUIState, enqueue, dequeue, destroy }
+    public enum Event: String, Sendable {
+        case create, loadView, configure, prepareForReuse, restoreUIState, enqueue, dequeue, destroy
+    }
 
     public let registry: ComponentRegistry
     public let uiStates: UIStateManager
@@ -61,7 +63,8 @@ public final class ReusePool {
 
     private func dequeue(_ model: ComponentModel) -> ComponentWrapper? {
         if prefersSameModel, let preferred = idleByModel[model.identifier], preferred.isInPool,
-           preferred.componentIdentifier == model.componentIdentifier {
+            preferred.componentIdentifier == model.componentIdentifier
+        {
             return take(preferred)
         }
         guard let candidate = idle[model.componentIdentifier]?.last else { return nil }
@@ -92,8 +95,9 @@ public final class ReusePool {
         let (component, source) = registry.createComponent(for: model)
         let traits = traitsByIdentifier[model.componentIdentifier] ?? component.layoutTraits
         traitsByIdentifier[model.componentIdentifier] = traits
-        let wrapper = ComponentWrapper(id: nextID, component: component, componentIdentifier: model.componentIdentifier,
-                                       source: source, layoutTraits: traits, pool: self)
+        let wrapper = ComponentWrapper(
+            id: nextID, component: component, componentIdentifier: model.componentIdentifier,
+            source: source, layoutTraits: traits, pool: self)
         nextID += 1
         wrappers[wrapper.id] = wrapper
         trace?(.create, wrapper)

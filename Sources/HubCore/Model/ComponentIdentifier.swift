@@ -3,7 +3,10 @@ public struct ComponentIdentifier: Hashable, Sendable, CustomStringConvertible {
     public var namespace: String
     public var name: String
 
-    public init(namespace: String, name: String) { self.namespace = namespace; self.name = name }
+    public init(namespace: String, name: String) {
+        self.namespace = namespace
+        self.name = name
+    }
 
     /// Strict parse: exactly one colon. `"a:b:c"`, `""` and `"noColon"` give nil (action identifiers use this).
     public init?(strict string: String) {

@@ -5,7 +5,11 @@ public enum ComponentType: String, Sendable, Codable {
 
 /// Image data of a component model (Hub's HUBComponentImageData).
 public struct ImageData: Hashable, Sendable {
-    public enum Kind: Int, Sendable, Codable { case main = 0, background = 1, custom = 2 }
+    public enum Kind: Int, Sendable, Codable {
+        case main = 0
+        case background = 1
+        case custom = 2
+    }
     public var kind: Kind
     /// The key in `images.custom` for custom images.
     public var identifier: String?
@@ -14,10 +18,16 @@ public struct ImageData: Hashable, Sendable {
     public var local: String?
     public var custom: JSONObject?
 
-    public init(kind: Kind, identifier: String? = nil, uri: String? = nil, placeholder: String? = nil,
-                local: String? = nil, custom: JSONObject? = nil) {
-        self.kind = kind; self.identifier = identifier; self.uri = uri
-        self.placeholder = placeholder; self.local = local; self.custom = custom
+    public init(
+        kind: Kind, identifier: String? = nil, uri: String? = nil, placeholder: String? = nil,
+        local: String? = nil, custom: JSONObject? = nil
+    ) {
+        self.kind = kind
+        self.identifier = identifier
+        self.uri = uri
+        self.placeholder = placeholder
+        self.local = local
+        self.custom = custom
     }
 }
 
@@ -30,9 +40,14 @@ public struct Target: Hashable, Sendable {
     public var initialViewModel: JSONObject?
     public var custom: JSONObject?
 
-    public init(uri: String? = nil, actions: [ComponentIdentifier] = [], initialViewModel: JSONObject? = nil,
-                custom: JSONObject? = nil) {
-        self.uri = uri; self.actions = actions; self.initialViewModel = initialViewModel; self.custom = custom
+    public init(
+        uri: String? = nil, actions: [ComponentIdentifier] = [], initialViewModel: JSONObject? = nil,
+        custom: JSONObject? = nil
+    ) {
+        self.uri = uri
+        self.actions = actions
+        self.initialViewModel = initialViewModel
+        self.custom = custom
     }
 }
 
@@ -75,12 +90,20 @@ public final class ComponentModel: @unchecked Sendable {
         let metadata: JSONObject?
         let logging: JSONObject?
 
-        init(groupIdentifier: String?, accessoryTitle: String?, descriptionText: String?, mainImage: ImageData?,
-             backgroundImage: ImageData?, customImages: [String: ImageData], target: Target?, metadata: JSONObject?,
-             logging: JSONObject?) {
-            self.groupIdentifier = groupIdentifier; self.accessoryTitle = accessoryTitle
-            self.descriptionText = descriptionText; self.mainImage = mainImage; self.backgroundImage = backgroundImage
-            self.customImages = customImages; self.target = target; self.metadata = metadata; self.logging = logging
+        init(
+            groupIdentifier: String?, accessoryTitle: String?, descriptionText: String?, mainImage: ImageData?,
+            backgroundImage: ImageData?, customImages: [String: ImageData], target: Target?, metadata: JSONObject?,
+            logging: JSONObject?
+        ) {
+            self.groupIdentifier = groupIdentifier
+            self.accessoryTitle = accessoryTitle
+            self.descriptionText = descriptionText
+            self.mainImage = mainImage
+            self.backgroundImage = backgroundImage
+            self.customImages = customImages
+            self.target = target
+            self.metadata = metadata
+            self.logging = logging
         }
     }
 
@@ -97,26 +120,35 @@ public final class ComponentModel: @unchecked Sendable {
     public var metadata: JSONObject? { extras?.metadata }
     public var logging: JSONObject? { extras?.logging }
 
-    public init(identifier: String, type: ComponentType = .body, index: Int = 0, indexPath: [Int]? = nil,
-                groupIdentifier: String? = nil,
-                componentIdentifier: ComponentIdentifier = ComponentIdentifier(namespace: ComponentDefaults.namespace,
-                                                                               name: ComponentDefaults.name),
-                componentCategory: String = ComponentDefaults.category,
-                title: String? = nil, subtitle: String? = nil, accessoryTitle: String? = nil,
-                descriptionText: String? = nil, mainImage: ImageData? = nil, backgroundImage: ImageData? = nil,
-                customImages: [String: ImageData] = [:], target: Target? = nil, metadata: JSONObject? = nil,
-                logging: JSONObject? = nil, custom: JSONObject? = nil, children: [ComponentModel] = []) {
-        self.identifier = identifier; self.type = type; self.index = index
+    public init(
+        identifier: String, type: ComponentType = .body, index: Int = 0, indexPath: [Int]? = nil,
+        groupIdentifier: String? = nil,
+        componentIdentifier: ComponentIdentifier = ComponentIdentifier(
+            namespace: ComponentDefaults.namespace,
+            name: ComponentDefaults.name),
+        componentCategory: String = ComponentDefaults.category,
+        title: String? = nil, subtitle: String? = nil, accessoryTitle: String? = nil,
+        descriptionText: String? = nil, mainImage: ImageData? = nil, backgroundImage: ImageData? = nil,
+        customImages: [String: ImageData] = [:], target: Target? = nil, metadata: JSONObject? = nil,
+        logging: JSONObject? = nil, custom: JSONObject? = nil, children: [ComponentModel] = []
+    ) {
+        self.identifier = identifier
+        self.type = type
+        self.index = index
         self.explicitIndexPath = indexPath == nil || indexPath! == [index] ? nil : indexPath
         self.componentIdentifier = componentIdentifier
-        self.componentCategory = componentCategory; self.title = title; self.subtitle = subtitle
+        self.componentCategory = componentCategory
+        self.title = title
+        self.subtitle = subtitle
         self.custom = custom
         self.children = children
         if groupIdentifier != nil || accessoryTitle != nil || descriptionText != nil || mainImage != nil
-            || backgroundImage != nil || !customImages.isEmpty || target != nil || metadata != nil || logging != nil {
-            extras = Extras(groupIdentifier: groupIdentifier, accessoryTitle: accessoryTitle,
-                            descriptionText: descriptionText, mainImage: mainImage, backgroundImage: backgroundImage,
-                            customImages: customImages, target: target, metadata: metadata, logging: logging)
+            || backgroundImage != nil || !customImages.isEmpty || target != nil || metadata != nil || logging != nil
+        {
+            extras = Extras(
+                groupIdentifier: groupIdentifier, accessoryTitle: accessoryTitle,
+                descriptionText: descriptionText, mainImage: mainImage, backgroundImage: backgroundImage,
+                customImages: customImages, target: target, metadata: metadata, logging: logging)
         } else {
             extras = nil
         }
@@ -157,9 +189,15 @@ public final class ViewModel: @unchecked Sendable {
     public let overlays: [ComponentModel]
     public let custom: JSONObject?
 
-    public init(identifier: String? = nil, title: String? = nil, header: ComponentModel? = nil,
-                body: [ComponentModel] = [], overlays: [ComponentModel] = [], custom: JSONObject? = nil) {
-        self.identifier = identifier; self.title = title; self.header = header; self.body = body
-        self.overlays = overlays; self.custom = custom
+    public init(
+        identifier: String? = nil, title: String? = nil, header: ComponentModel? = nil,
+        body: [ComponentModel] = [], overlays: [ComponentModel] = [], custom: JSONObject? = nil
+    ) {
+        self.identifier = identifier
+        self.title = title
+        self.header = header
+        self.body = body
+        self.overlays = overlays
+        self.custom = custom
     }
 }

@@ -9,7 +9,10 @@ public enum JSONValue: Hashable, Sendable {
     case array([JSONValue])
     case object(JSONObject)
 
-    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
     public var numberValue: Double? {
         switch self {
         case .number(let n): return n
@@ -17,9 +20,18 @@ public enum JSONValue: Hashable, Sendable {
         default: return nil
         }
     }
-    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
-    public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
-    public var objectValue: JSONObject? { if case .object(let o) = self { return o }; return nil }
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+    public var objectValue: JSONObject? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
 
     /// The JSON type name used in error messages ("a string", "an object").
     public var typeDescription: String {
@@ -108,16 +120,31 @@ extension JSONValue {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .number(let n):
-            if n.isFinite, n == n.rounded(), abs(n) < 1e15 { out += String(Int64(n)) } else if n.isFinite { out += String(n) } else { out += "null" }
+            if n.isFinite, n == n.rounded(), abs(n) < 1e15 {
+                out += String(Int64(n))
+            } else if n.isFinite {
+                out += String(n)
+            } else {
+                out += "null"
+            }
         case .string(let s): JSONValue.writeEscaped(s, to: &out)
         case .array(let a):
             out += "["
-            for (i, v) in a.enumerated() { if i > 0 { out += "," }; v.write(to: &out) }
+            for (i, v) in a.enumerated() {
+                if i > 0 { out += "," }
+                v.write(to: &out)
+            }
             out += "]"
         case .object(let o):
             out += "{"
             var first = true
-            for (k, v) in o { if !first { out += "," }; first = false; JSONValue.writeEscaped(k, to: &out); out += ":"; v.write(to: &out) }
+            for (k, v) in o {
+                if !first { out += "," }
+                first = false
+                JSONValue.writeEscaped(k, to: &out)
+                out += ":"
+                v.write(to: &out)
+            }
             out += "}"
         }
     }

@@ -23,10 +23,11 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .namespaceTaken(namespace, owner, claimant):
+        case .namespaceTaken(let namespace, let owner, let claimant):
             return "namespace '\(namespace)' is already registered by \(owner); \(claimant) cannot claim it"
-        case let .invalidNamespace(namespace, claimant):
-            return "\(claimant) tried to register the invalid namespace '\(namespace)' (it must be non-empty and contain no ':')"
+        case .invalidNamespace(let namespace, let claimant):
+            return
+                "\(claimant) tried to register the invalid namespace '\(namespace)' (it must be non-empty and contain no ':')"
         }
     }
 }
@@ -92,9 +93,12 @@ public final class ComponentRegistry {
     }
 
     public func createComponent(identifier: ComponentIdentifier, category: String)
-        -> (component: Component, source: ComponentSource) {
+        -> (component: Component, source: ComponentSource)
+    {
         let made: (component: Component, source: ComponentSource)
-        if let entry = entries[identifier.namespace], let component = entry.factory.createComponent(forName: identifier.name) {
+        if let entry = entries[identifier.namespace],
+            let component = entry.factory.createComponent(forName: identifier.name)
+        {
             made = (component, .factory(namespace: entry.namespace, owner: entry.owner))
         } else {
             made = (fallbackHandler.createFallbackComponent(forCategory: category), .fallback(category: category))

@@ -15,7 +15,7 @@ public final class OwnedRegistry<Value> {
         case taken(kind: String, key: String, owner: Owner, claimant: Owner)
         public var description: String {
             switch self {
-            case let .taken(kind, key, owner, claimant):
+            case .taken(let kind, let key, let owner, let claimant):
                 return "\(kind) '\(key)' is already registered by \(owner); \(claimant) cannot claim it"
             }
         }

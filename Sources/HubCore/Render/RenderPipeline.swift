@@ -27,7 +27,8 @@ public final class RenderPipeline {
         /// Keep display lists in the nodes (SVG and HTML draw them; JSON and text outputs do not need them).
         public var keepDisplayLists = true
         public init(retainBodyInstances: Bool = true, keepDisplayLists: Bool = true) {
-            self.retainBodyInstances = retainBodyInstances; self.keepDisplayLists = keepDisplayLists
+            self.retainBodyInstances = retainBodyInstances
+            self.keepDisplayLists = keepDisplayLists
         }
     }
     public var options = Options()
@@ -41,8 +42,10 @@ public final class RenderPipeline {
     public private(set) var layout: CollectionLayoutResult?
     public private(set) var lastTree: RenderTree?
 
-    public init(registry: ComponentRegistry, layoutManager: LayoutManager = DefaultLayoutManager(),
-                uiStates: UIStateManager = UIStateManager()) {
+    public init(
+        registry: ComponentRegistry, layoutManager: LayoutManager = DefaultLayoutManager(),
+        uiStates: UIStateManager = UIStateManager()
+    ) {
         self.registry = registry
         self.layoutManager = layoutManager
         self.pool = ReusePool(registry: registry, uiStates: uiStates)
@@ -57,14 +60,18 @@ public final class RenderPipeline {
         items.reserveCapacity(viewModel.body.count)
         for model in viewModel.body {
             let entry = sizing.entry(for: model)
-            items.append(LayoutItem(traits: entry.traits,
-                                    preferredSize: sizing.preferredSize(for: model, entry: entry, containerSize: viewport)))
+            items.append(
+                LayoutItem(
+                    traits: entry.traits,
+                    preferredSize: sizing.preferredSize(for: model, entry: entry, containerSize: viewport)))
         }
         let header = viewModel.header.map {
-            HeaderLayoutItem(height: sizing.preferredSize(for: $0, containerSize: viewport).height, traits: sizing.traits(for: $0))
+            HeaderLayoutItem(
+                height: sizing.preferredSize(for: $0, containerSize: viewport).height, traits: sizing.traits(for: $0))
         }
-        return CollectionLayout.compute(items: items, width: viewport.width, header: header,
-                                        addHeaderMargin: addHeaderMargin, layoutManager: layoutManager)
+        return CollectionLayout.compute(
+            items: items, width: viewport.width, header: header,
+            addHeaderMargin: addHeaderMargin, layoutManager: layoutManager)
     }
 
     // MARK: Rendering
@@ -100,8 +107,10 @@ public final class RenderPipeline {
             let frame = layout.frames[index]
             if let visibleRect, !frame.intersects(visibleRect) {
                 let entry = sizing.entry(for: model)
-                body.append(RenderNode(model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
-                                       traits: entry.traits, frame: frame))
+                body.append(
+                    RenderNode(
+                        model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
+                        traits: entry.traits, frame: frame))
                 continue
             }
             let wrapper = pool.wrapper(for: model, parent: nil)
@@ -113,8 +122,9 @@ public final class RenderPipeline {
             if options.retainBodyInstances { bodyWrappers[index] = wrapper } else { wrapper.enqueueForReuse() }
         }
 
-        let tree = RenderTree(viewID: viewModel.identifier, title: viewModel.title, viewport: viewport,
-                              contentSize: layout.contentSize, header: header, body: body, overlays: overlays)
+        let tree = RenderTree(
+            viewID: viewModel.identifier, title: viewModel.title, viewport: viewport,
+            contentSize: layout.contentSize, header: header, body: body, overlays: overlays)
         lastTree = tree
         return tree
     }
@@ -124,7 +134,8 @@ public final class RenderPipeline {
         func withChildren(_ w: ComponentWrapper) -> [ComponentWrapper] {
             [w] + w.children.keys.sorted().flatMap { withChildren(w.children[$0]!) }
         }
-        return (headerWrapper.map(withChildren) ?? []) + bodyWrappers.keys.sorted().flatMap { withChildren(bodyWrappers[$0]!) }
+        return (headerWrapper.map(withChildren) ?? [])
+            + bodyWrappers.keys.sorted().flatMap { withChildren(bodyWrappers[$0]!) }
             + overlayWrappers.flatMap(withChildren)
     }
 
@@ -147,7 +158,8 @@ public final class RenderPipeline {
         }
         let wrapper = reuseOrTake(headerWrapper, for: model)
         headerWrapper = wrapper
-        let frame = ViewChromeLayout.headerFrame(preferredSize: wrapper.preferredSize(for: model, containerSize: viewport))
+        let frame = ViewChromeLayout.headerFrame(
+            preferredSize: wrapper.preferredSize(for: model, containerSize: viewport))
         wrapper.loadView()
         wrapper.setFrame(frame)
         wrapper.configure(with: model, containerSize: viewport)
@@ -162,8 +174,9 @@ public final class RenderPipeline {
             let wrapper = reuseOrTake(index < old.count ? old[index] : nil, for: model)
             if index < old.count { old[index] = wrapper }
             overlayWrappers.append(wrapper)
-            let frame = ViewChromeLayout.overlayFrame(preferredSize: wrapper.preferredSize(for: model, containerSize: viewport),
-                                                      viewport: viewport)
+            let frame = ViewChromeLayout.overlayFrame(
+                preferredSize: wrapper.preferredSize(for: model, containerSize: viewport),
+                viewport: viewport)
             wrapper.loadView()
             wrapper.setFrame(frame)
             wrapper.configure(with: model, containerSize: viewport)
@@ -214,9 +227,10 @@ public final class RenderPipeline {
                 children.append(node(for: child, model: childModel, frame: child.frame))
             }
         }
-        return RenderNode(model: model, componentIdentifier: model.componentIdentifier, source: wrapper.source,
-                          traits: wrapper.layoutTraits, frame: frame,
-                          displayList: options.keepDisplayLists ? displayList : [], children: children,
-                          wrapperID: wrapper.id)
+        return RenderNode(
+            model: model, componentIdentifier: model.componentIdentifier, source: wrapper.source,
+            traits: wrapper.layoutTraits, frame: frame,
+            displayList: options.keepDisplayLists ? displayList : [], children: children,
+            wrapperID: wrapper.id)
     }
 }

@@ -17,11 +17,18 @@ public struct RenderNode {
     /// The live wrapper's id, nil when the component was only laid out.
     public var wrapperID: Int?
 
-    public init(model: ComponentModel, componentIdentifier: ComponentIdentifier, source: ComponentSource,
-                traits: Set<LayoutTrait>, frame: Rect, displayList: [DrawItem] = [], children: [RenderNode] = [],
-                wrapperID: Int? = nil) {
-        self.model = model; self.componentIdentifier = componentIdentifier; self.source = source
-        self.traits = traits; self.frame = frame; self.displayList = displayList; self.children = children
+    public init(
+        model: ComponentModel, componentIdentifier: ComponentIdentifier, source: ComponentSource,
+        traits: Set<LayoutTrait>, frame: Rect, displayList: [DrawItem] = [], children: [RenderNode] = [],
+        wrapperID: Int? = nil
+    ) {
+        self.model = model
+        self.componentIdentifier = componentIdentifier
+        self.source = source
+        self.traits = traits
+        self.frame = frame
+        self.displayList = displayList
+        self.children = children
         self.wrapperID = wrapperID
     }
 
@@ -44,10 +51,17 @@ public struct RenderTree {
     public var body: [RenderNode]
     public var overlays: [RenderNode]
 
-    public init(viewID: String? = nil, title: String? = nil, viewport: Size, contentSize: Size, header: RenderNode? = nil,
-                body: [RenderNode] = [], overlays: [RenderNode] = []) {
-        self.viewID = viewID; self.title = title; self.viewport = viewport; self.contentSize = contentSize
-        self.header = header; self.body = body; self.overlays = overlays
+    public init(
+        viewID: String? = nil, title: String? = nil, viewport: Size, contentSize: Size, header: RenderNode? = nil,
+        body: [RenderNode] = [], overlays: [RenderNode] = []
+    ) {
+        self.viewID = viewID
+        self.title = title
+        self.viewport = viewport
+        self.contentSize = contentSize
+        self.header = header
+        self.body = body
+        self.overlays = overlays
     }
 
     /// Every node of the tree, children included.
@@ -57,7 +71,8 @@ public struct RenderTree {
 
     /// The size a drawing of the whole view needs: the content, at least the viewport, and the header.
     public var canvasSize: Size {
-        Size(width: max(viewport.width, contentSize.width),
-             height: max(viewport.height, contentSize.height, header?.frame.maxY ?? 0))
+        Size(
+            width: max(viewport.width, contentSize.width),
+            height: max(viewport.height, contentSize.height, header?.frame.maxY ?? 0))
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file a command writes because the user named it (`-o FILE`), opened as every Unix tool opens one.

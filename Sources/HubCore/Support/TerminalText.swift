@@ -45,10 +45,13 @@ public enum TerminalText {
 
     /// A dictionary key as a step of a JSON path: `name` when it is a plain identifier, else `["…"]`.
     public static func jsonKey(_ key: String) -> String {
-        let plain = !key.isEmpty && key.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_"
-                || scalar == "-")
-        }
+        let plain =
+            !key.isEmpty
+            && key.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_"
+                        || scalar == "-")
+            }
         return plain ? key : "[\(quoted(key, limit: 60))]"
     }
 

@@ -26,7 +26,8 @@ enum CInterop {
     /// does not cover zeroed (NULL functions): read once, then called without per-call size checks.
     static func copyTable<T>(_ table: UnsafePointer<T>) -> T {
         let declared = Int(UnsafeRawPointer(table).load(as: UInt32.self))
-        let copy = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<T>.size, alignment: MemoryLayout<T>.alignment)
+        let copy = UnsafeMutableRawPointer.allocate(
+            byteCount: MemoryLayout<T>.size, alignment: MemoryLayout<T>.alignment)
         defer { copy.deallocate() }
         copy.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<T>.size)
         copy.copyMemory(from: table, byteCount: min(declared, MemoryLayout<T>.size))
@@ -62,30 +63,34 @@ enum CInterop {
         guard let style else { return TextStyle() }
         let s = style.pointee
         if Int(s.struct_size) >= MemoryLayout<hub_text_style>.size {  // every member there (the usual case)
-            return TextStyle(fontSize: s.font_size, weight: Int(s.weight), color: Color(rgba: s.color),
-                             alignment: TextAlignment(rawValue: Int(s.alignment.rawValue)) ?? .left,
-                             lineLimit: Int(s.line_limit))
+            return TextStyle(
+                fontSize: s.font_size, weight: Int(s.weight), color: Color(rgba: s.color),
+                alignment: TextAlignment(rawValue: Int(s.alignment.rawValue)) ?? .left,
+                lineLimit: Int(s.line_limit))
         }
         func has<U>(_ keyPath: KeyPath<hub_text_style, U>) -> Bool { covers(s.struct_size, keyPath) }
-        return TextStyle(fontSize: has(\.font_size) ? s.font_size : 14,
-                         weight: has(\.weight) ? Int(s.weight) : 400,
-                         color: has(\.color) ? Color(rgba: s.color) : .black,
-                         alignment: has(\.alignment) ? TextAlignment(rawValue: Int(s.alignment.rawValue)) ?? .left : .left,
-                         lineLimit: has(\.line_limit) ? Int(s.line_limit) : 0)
+        return TextStyle(
+            fontSize: has(\.font_size) ? s.font_size : 14,
+            weight: has(\.weight) ? Int(s.weight) : 400,
+            color: has(\.color) ? Color(rgba: s.color) : .black,
+            alignment: has(\.alignment) ? TextAlignment(rawValue: Int(s.alignment.rawValue)) ?? .left : .left,
+            lineLimit: has(\.line_limit) ? Int(s.line_limit) : 0)
     }
 
     static func rectStyle(_ style: UnsafePointer<hub_rect_style>?) -> RectStyle {
         guard let style else { return RectStyle() }
         let s = style.pointee
         if Int(s.struct_size) >= MemoryLayout<hub_rect_style>.size {  // every member there (the usual case)
-            return RectStyle(fill: Color(rgba: s.fill_color), stroke: Color(rgba: s.stroke_color),
-                             strokeWidth: s.stroke_width, cornerRadius: s.corner_radius)
+            return RectStyle(
+                fill: Color(rgba: s.fill_color), stroke: Color(rgba: s.stroke_color),
+                strokeWidth: s.stroke_width, cornerRadius: s.corner_radius)
         }
         func has<U>(_ keyPath: KeyPath<hub_rect_style, U>) -> Bool { covers(s.struct_size, keyPath) }
-        return RectStyle(fill: has(\.fill_color) ? Color(rgba: s.fill_color) : .clear,
-                         stroke: has(\.stroke_color) ? Color(rgba: s.stroke_color) : .clear,
-                         strokeWidth: has(\.stroke_width) ? s.stroke_width : 0,
-                         cornerRadius: has(\.corner_radius) ? s.corner_radius : 0)
+        return RectStyle(
+            fill: has(\.fill_color) ? Color(rgba: s.fill_color) : .clear,
+            stroke: has(\.stroke_color) ? Color(rgba: s.stroke_color) : .clear,
+            strokeWidth: has(\.stroke_width) ? s.stroke_width : 0,
+            cornerRadius: has(\.corner_radius) ? s.corner_radius : 0)
     }
 
     /// Parses optional JSON object text from a plugin; anything but an object gives nil.
@@ -125,8 +130,9 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
 
     static func of(_ model: ComponentModel) -> ModelCStrings {
         if let existing = model.bridgeStorage { return unsafeDowncast(existing, to: ModelCStrings.self) }
-        let storage = unsafeDowncast(ModelCStrings.create(minimumCapacity: slotCount) { _ in Header() },
-                                     to: ModelCStrings.self)
+        let storage = unsafeDowncast(
+            ModelCStrings.create(minimumCapacity: slotCount) { _ in Header() },
+            to: ModelCStrings.self)
         storage.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: slotCount) }
         model.bridgeStorage = storage
         return storage
@@ -158,8 +164,10 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         other(kind, 0, key, make)
     }
 
-    private func other(_ kind: Other.Kind, _ index: UInt8, _ key: UnsafePointer<CChar>?,
-                       _ make: (String) -> String?) -> UnsafePointer<CChar>? {
+    private func other(
+        _ kind: Other.Kind, _ index: UInt8, _ key: UnsafePointer<CChar>?,
+        _ make: (String) -> String?
+    ) -> UnsafePointer<CChar>? {
         for entry in header.others where entry.kind == kind && entry.index == index {
             if let key, entry.key.withCString({ strcmp($0, key) }) != 0 { continue }
             return entry.value.map { UnsafePointer($0) }
@@ -206,7 +214,10 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
     /// Frees `model`'s strings (and its unheld descendants') when no instance holds it or an ancestor.
     static func releaseIfUnused(_ model: ComponentModel) {
         guard model.bridgeStorage != nil else { return }
-        if borrowDepth > 0 { pendingReleases.append(model); return }
+        if borrowDepth > 0 {
+            pendingReleases.append(model)
+            return
+        }
         if isHeld(model) { return }
         var ancestor = model.parent
         while let current = ancestor {

@@ -109,20 +109,24 @@ final class UIStateAdapter: ExtensionAdapter<hub_ui_state_ext>, ComponentWithRes
 /// hub.selection-state/1.
 final class SelectionStateAdapter: ExtensionAdapter<hub_selection_state_ext>, ComponentWithSelectionState {
     func updateViewForSelectionState(_ state: SelectionState) {
-        (component.isAlive ? methods.update_selection_state : nil)?(component.instance, hub_selection_state(rawValue: UInt32(state.rawValue)))
+        (component.isAlive ? methods.update_selection_state : nil)?(
+            component.instance, hub_selection_state(rawValue: UInt32(state.rawValue)))
     }
 }
 
 /// hub.content-offset-observer/1.
 final class ContentOffsetAdapter: ExtensionAdapter<hub_content_offset_observer_ext>, ComponentContentOffsetObserver {
     func updateViewForChangedContentOffset(_ offset: Point) {
-        (component.isAlive ? methods.content_offset_changed : nil)?(component.instance, hub_point(x: offset.x, y: offset.y))
+        (component.isAlive ? methods.content_offset_changed : nil)?(
+            component.instance, hub_point(x: offset.x, y: offset.y))
     }
 }
 
 /// hub.view-observer/1.
 final class ViewObserverAdapter: ExtensionAdapter<hub_view_observer_ext>, ComponentViewObserver {
-    func viewDidResize(_ size: Size) { (component.isAlive ? methods.view_did_resize : nil)?(component.instance, CInterop.size(size)) }
+    func viewDidResize(_ size: Size) {
+        (component.isAlive ? methods.view_did_resize : nil)?(component.instance, CInterop.size(size))
+    }
     func viewWillAppear() { (component.isAlive ? methods.view_will_appear : nil)?(component.instance) }
 }
 
@@ -148,7 +152,8 @@ final class ActionPerformerAdapter: ExtensionAdapter<hub_action_performer_ext>, 
             guard let data = p?.pointee.performer_data else { return false }
             let adapter = Unmanaged<ActionPerformerAdapter>.fromOpaque(data).takeUnretainedValue()
             guard adapter.component.isAlive, let performer = adapter.actionPerformer,
-                  let id = CInterop.string(actionID).flatMap(ComponentIdentifier.init(strict:)) else { return false }
+                let id = CInterop.string(actionID).flatMap(ComponentIdentifier.init(strict:))
+            else { return false }
             return performer.performAction(id, customData: CInterop.jsonObject(json))
         }
         cPerformer.initialize(to: p)

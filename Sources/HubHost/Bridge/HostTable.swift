@@ -19,13 +19,18 @@ enum HostTable {
         table.host_version = hostVersion
 
         table.register_component_factory = { host, namespace, factory, errorBuffer, capacity in
-            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace), let factory else {
-                CInterop.writeError("register_component_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
+            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace),
+                let factory
+            else {
+                CInterop.writeError(
+                    "register_component_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
             // Hot reload: a new version loading beside the old one gets the old one's namespace after the swap.
-            if HotSwap.hold(record, "namespace \(namespace)", takenBy: pluginHost.registry.entry(forNamespace: namespace)?.owner,
-                            apply: { try pluginHost.registerComponentFactory(factory, namespace: namespace, for: record) }) {
+            if HotSwap.hold(
+                record, "namespace \(namespace)", takenBy: pluginHost.registry.entry(forNamespace: namespace)?.owner,
+                apply: { try pluginHost.registerComponentFactory(factory, namespace: namespace, for: record) })
+            {
                 return true
             }
             do {
@@ -41,7 +46,9 @@ enum HostTable {
             }
         }
         table.unregister_component_factory = { host, namespace in
-            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace) else { return }
+            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace) else {
+                return
+            }
             pluginHost.registry.unregister(namespace: namespace, owner: record.owner)
         }
         table.log = { host, level, message in
@@ -57,15 +64,23 @@ enum HostTable {
 
         table.register_layout_manager = { host, id, manager, errorBuffer, capacity in
             guard let (record, pluginHost) = HostTable.resolve(host), let id = CInterop.string(id), let manager else {
-                CInterop.writeError("register_layout_manager: NULL argument or plugin not loaded", errorBuffer, capacity)
+                CInterop.writeError(
+                    "register_layout_manager: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
-            if HotSwap.hold(record, "layout manager \(id)", takenBy: pluginHost.layoutManagers.entry(forKey: id)?.owner, apply: {
-                try pluginHost.layoutManagers.register(PluginLayoutManager(manager, record: record), forKey: id, owner: record.owner)
-            }) { return true }
+            if HotSwap.hold(
+                record, "layout manager \(id)", takenBy: pluginHost.layoutManagers.entry(forKey: id)?.owner,
+                apply: {
+                    try pluginHost.layoutManagers.register(
+                        PluginLayoutManager(manager, record: record), forKey: id, owner: record.owner)
+                })
+            {
+                return true
+            }
             do {
-                try pluginHost.layoutManagers.register(PluginLayoutManager(manager, record: record), forKey: id,
-                                                       owner: record.owner)
+                try pluginHost.layoutManagers.register(
+                    PluginLayoutManager(manager, record: record), forKey: id,
+                    owner: record.owner)
                 return true
             } catch {
                 record.warnings.append("\(error)")
@@ -74,17 +89,28 @@ enum HostTable {
             }
         }
         table.register_action_factory = { host, namespace, factory, errorBuffer, capacity in
-            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace), let factory else {
-                CInterop.writeError("register_action_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
+            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace),
+                let factory
+            else {
+                CInterop.writeError(
+                    "register_action_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
-            if HotSwap.hold(record, "action namespace \(namespace)", takenBy: pluginHost.actionFactories.entry(forKey: namespace)?.owner, apply: {
-                try pluginHost.actionFactories.register(PluginActionFactory(factory, record: record), forKey: namespace,
-                                                        owner: record.owner)
-            }) { return true }
+            if HotSwap.hold(
+                record, "action namespace \(namespace)",
+                takenBy: pluginHost.actionFactories.entry(forKey: namespace)?.owner,
+                apply: {
+                    try pluginHost.actionFactories.register(
+                        PluginActionFactory(factory, record: record), forKey: namespace,
+                        owner: record.owner)
+                })
+            {
+                return true
+            }
             do {
-                try pluginHost.actionFactories.register(PluginActionFactory(factory, record: record),
-                                                        forKey: namespace, owner: record.owner)
+                try pluginHost.actionFactories.register(
+                    PluginActionFactory(factory, record: record),
+                    forKey: namespace, owner: record.owner)
                 return true
             } catch {
                 if let holder = pluginHost.actionFactories.entry(forKey: namespace)?.owner, holder != record.owner {
@@ -96,12 +122,15 @@ enum HostTable {
             }
         }
         table.unregister_action_factory = { host, namespace in
-            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace) else { return }
+            guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace) else {
+                return
+            }
             pluginHost.actionFactories.unregister(key: namespace, owner: record.owner)
         }
         table.register_action_handler = { host, handler, errorBuffer, capacity in
             guard let (record, pluginHost) = HostTable.resolve(host), let handler else {
-                CInterop.writeError("register_action_handler: NULL argument or plugin not loaded", errorBuffer, capacity)
+                CInterop.writeError(
+                    "register_action_handler: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
             pluginHost.addActionHandler(PluginActionHandler(handler, record: record), owner: record.owner)

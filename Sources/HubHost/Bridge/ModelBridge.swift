@@ -32,18 +32,23 @@ enum ModelBridge {
         }
         table.model_custom_number = { _, handle, key, out in
             guard let model = CInterop.model(handle), let key = CInterop.string(key),
-                  let value = model.custom?[key]?.numberValue, let out else { return false }
+                let value = model.custom?[key]?.numberValue, let out
+            else { return false }
             out.pointee = value
             return true
         }
         table.model_image_uri = { _, handle, kind, customID in
-            guard let model = CInterop.model(handle), let kind = ImageData.Kind(rawValue: Int(kind.rawValue)) else { return nil }
+            guard let model = CInterop.model(handle), let kind = ImageData.Kind(rawValue: Int(kind.rawValue)) else {
+                return nil
+            }
             switch kind {
             case .main, .background:
                 return ModelCStrings.of(model).image(kind) { model.imageData(kind)?.uri }
             case .custom:
                 guard let customID else { return nil }  // a custom image needs its id
-                return ModelCStrings.of(model).keyed(.customImage, customID) { model.imageData(.custom, identifier: $0)?.uri }
+                return ModelCStrings.of(model).keyed(.customImage, customID) {
+                    model.imageData(.custom, identifier: $0)?.uri
+                }
             }
         }
         table.model_child_count = { _, handle in CInterop.model(handle)?.children.count ?? 0 }
@@ -55,7 +60,8 @@ enum ModelBridge {
         table.measure_text = { _, text, style, maxWidth in
             let style = CInterop.textStyle(style)
             guard let text else { return CInterop.size(TextMetrics.measure("", style: style, maxWidth: maxWidth)) }
-            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text))
+            let bytes = UnsafeBufferPointer(
+                start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text))
             return CInterop.size(TextMetrics.measure(utf8: bytes, style: style, maxWidth: maxWidth))
         }
     }

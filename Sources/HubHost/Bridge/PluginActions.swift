@@ -50,11 +50,17 @@ final class PluginAction: Action {
     func perform(with context: ActionContext, completion: @escaping AsyncActionCompletion) -> ActionResult {
         guard !destroyed, record?.codeCallable == true, let perform = methods.perform else { return .notPerformed }
         let finish = AsyncCompletion.make(completion)
-        let result = ModelCStrings.borrowing { ActionContextBridge.withCContext(context) { perform(instance, $0, finish) } }
+        let result = ModelCStrings.borrowing {
+            ActionContextBridge.withCContext(context) { perform(instance, $0, finish) }
+        }
         switch result {
-        case HUB_ACTION_PERFORMED: AsyncCompletion.discard(finish); return .performed
+        case HUB_ACTION_PERFORMED:
+            AsyncCompletion.discard(finish)
+            return .performed
         case HUB_ACTION_PENDING: return .pending  // the plugin calls `finish` later, which frees it
-        default: AsyncCompletion.discard(finish); return .notPerformed
+        default:
+            AsyncCompletion.discard(finish)
+            return .notPerformed
         }
     }
 
@@ -86,7 +92,8 @@ enum AsyncCompletion {
                 slot.completion = nil
                 slot.finished = true
                 // A finished completion is not reused: the plugin still has its address.
-                body?(CInterop.string(chainID).flatMap(ComponentIdentifier.init(strict:)), CInterop.jsonObject(chainJSON))
+                body?(
+                    CInterop.string(chainID).flatMap(ComponentIdentifier.init(strict:)), CInterop.jsonObject(chainJSON))
             }
             pointer.initialize(to: c)
         }

@@ -31,8 +31,10 @@ final class PluginComponent: Component {
     /// static for the instance's life), so a call checks neither the size nor a key path.
     private let methods: hub_component_class
 
-    init(klass: UnsafePointer<hub_component_class>, instance: UnsafeMutableRawPointer?, factory: PluginComponentFactory,
-         record: PluginRecord) {
+    init(
+        klass: UnsafePointer<hub_component_class>, instance: UnsafeMutableRawPointer?, factory: PluginComponentFactory,
+        record: PluginRecord
+    ) {
         self.klass = klass
         self.instance = instance
         self.factory = factory
@@ -55,9 +57,10 @@ final class PluginComponent: Component {
 
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
         guard isAlive, let size = methods.preferred_view_size else { return .zero }
-        var result = CInterop.size(ModelCStrings.borrowing {
-            size(instance, CInterop.handle(model), CInterop.size(containerSize))
-        })
+        var result = CInterop.size(
+            ModelCStrings.borrowing {
+                size(instance, CInterop.handle(model), CInterop.size(containerSize))
+            })
         // Borrowed for the call only: unless an instance shows it, its strings can go.
         ModelCStrings.releaseIfUnused(model)
         result.width = min(result.width, containerSize.width)  // the host clamps the width to the container
@@ -133,22 +136,30 @@ final class PluginComponent: Component {
     }
 
     var childrenSupport: ComponentWithChildren? {
-        if firstLookup(1) { children = extensionTable(HUB_EXT_CHILDREN, as: hub_children_ext.self).map { ChildrenAdapter(self, $0) } }
+        if firstLookup(1) {
+            children = extensionTable(HUB_EXT_CHILDREN, as: hub_children_ext.self).map { ChildrenAdapter(self, $0) }
+        }
         return children
     }
     var imageHandling: ComponentWithImageHandling? {
         if firstLookup(2) {
-            images = extensionTable(HUB_EXT_IMAGE_HANDLING, as: hub_image_handling_ext.self).map { ImageHandlingAdapter(self, $0) }
+            images = extensionTable(HUB_EXT_IMAGE_HANDLING, as: hub_image_handling_ext.self).map {
+                ImageHandlingAdapter(self, $0)
+            }
         }
         return images
     }
     var restorableUIState: ComponentWithRestorableUIState? {
-        if firstLookup(4) { uiState = extensionTable(HUB_EXT_UI_STATE, as: hub_ui_state_ext.self).map { UIStateAdapter(self, $0) } }
+        if firstLookup(4) {
+            uiState = extensionTable(HUB_EXT_UI_STATE, as: hub_ui_state_ext.self).map { UIStateAdapter(self, $0) }
+        }
         return uiState
     }
     var selectionStateHandling: ComponentWithSelectionState? {
         if firstLookup(8) {
-            selection = extensionTable(HUB_EXT_SELECTION_STATE, as: hub_selection_state_ext.self).map { SelectionStateAdapter(self, $0) }
+            selection = extensionTable(HUB_EXT_SELECTION_STATE, as: hub_selection_state_ext.self).map {
+                SelectionStateAdapter(self, $0)
+            }
         }
         return selection
     }
@@ -161,19 +172,25 @@ final class PluginComponent: Component {
     }
     var viewObserver: ComponentViewObserver? {
         if firstLookup(32) {
-            viewObserving = extensionTable(HUB_EXT_VIEW_OBSERVER, as: hub_view_observer_ext.self).map { ViewObserverAdapter(self, $0) }
+            viewObserving = extensionTable(HUB_EXT_VIEW_OBSERVER, as: hub_view_observer_ext.self).map {
+                ViewObserverAdapter(self, $0)
+            }
         }
         return viewObserving
     }
     var actionPerformerSupport: ComponentActionPerformer? {
         if firstLookup(64) {
-            performer = extensionTable(HUB_EXT_ACTION_PERFORMER, as: hub_action_performer_ext.self).map { ActionPerformerAdapter(self, $0) }
+            performer = extensionTable(HUB_EXT_ACTION_PERFORMER, as: hub_action_performer_ext.self).map {
+                ActionPerformerAdapter(self, $0)
+            }
         }
         return performer
     }
     var actionObserver: ComponentActionObserver? {
         if firstLookup(128) {
-            observer = extensionTable(HUB_EXT_ACTION_OBSERVER, as: hub_action_observer_ext.self).map { ActionObserverAdapter(self, $0) }
+            observer = extensionTable(HUB_EXT_ACTION_OBSERVER, as: hub_action_observer_ext.self).map {
+                ActionObserverAdapter(self, $0)
+            }
         }
         return observer
     }

@@ -16,17 +16,22 @@ final class PluginComponentFactory: ComponentFactory {
         self.record = record
         var names: [String] = []
         if CInterop.covers(factory.pointee.struct_size, \hub_component_factory.component_names),
-           let list = factory.pointee.component_names?(factory) {
+            let list = factory.pointee.component_names?(factory)
+        {
             var i = 0
-            while let name = list[i] { names.append(String(cString: name)); i += 1 }
+            while let name = list[i] {
+                names.append(String(cString: name))
+                i += 1
+            }
         }
         self.componentNames = names
     }
 
     func createComponent(forName name: String) -> Component? {
         guard !isRetired, let record, record.codeCallable,
-              CInterop.covers(factory.pointee.struct_size, \hub_component_factory.create_component),
-              let create = factory.pointee.create_component else { return nil }
+            CInterop.covers(factory.pointee.struct_size, \hub_component_factory.create_component),
+            let create = factory.pointee.create_component
+        else { return nil }
         var made = hub_component()
         let created = name.withCString { create(factory, $0, &made) }
         guard created, let klass = made.klass else { return nil }

@@ -28,13 +28,16 @@ final class PluginLayoutManager: LayoutManager {
         return Self.withTraits(traits) { margin(manager, $0, hub_content_edge(rawValue: UInt32(edge.rawValue))) }
     }
 
-    func verticalMarginBetweenComponent(withTraits traits: Set<LayoutTrait>,
-                                        andHeaderWithTraits headerTraits: Set<LayoutTrait>) -> Double {
+    func verticalMarginBetweenComponent(
+        withTraits traits: Set<LayoutTrait>,
+        andHeaderWithTraits headerTraits: Set<LayoutTrait>
+    ) -> Double {
         guard let margin = function(\.vertical_margin_to_header) else { return 0 }
         return Self.withTraits(traits) { t in Self.withTraits(headerTraits) { h in margin(manager, t, h) } }
     }
 
-    func horizontalMarginForComponent(withTraits traits: Set<LayoutTrait>, precedingTraits: Set<LayoutTrait>) -> Double {
+    func horizontalMarginForComponent(withTraits traits: Set<LayoutTrait>, precedingTraits: Set<LayoutTrait>) -> Double
+    {
         guard let margin = function(\.horizontal_margin) else { return 0 }
         let value = Self.withTraits(traits) { t in Self.withTraits(precedingTraits) { p in margin(manager, t, p) } }
         // HUB_MARGIN_NEW_ROW is DBL_MAX, HubCore's `.greatestFiniteMagnitude`: the same value, passed through.
@@ -46,8 +49,10 @@ final class PluginLayoutManager: LayoutManager {
         return Self.withTraits(traits) { t in Self.withTraits(precedingTraits) { p in margin(manager, t, p) } }
     }
 
-    func horizontalOffsetForComponents(withTraits row: [Set<LayoutTrait>], firstComponentLeadingOffset: Double,
-                                       lastComponentTrailingOffset: Double) -> Double {
+    func horizontalOffsetForComponents(
+        withTraits row: [Set<LayoutTrait>], firstComponentLeadingOffset: Double,
+        lastComponentTrailingOffset: Double
+    ) -> Double {
         guard let offset = function(\.horizontal_offset) else { return 0 }
         // Every trait name of the row in one C-string array, sliced per component.
         let names = row.map(\.sortedNames)

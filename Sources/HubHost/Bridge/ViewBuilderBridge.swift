@@ -12,14 +12,18 @@ enum ViewBuilderBridge {
             ViewBuilderBridge.builder(table)?.rect(CInterop.rect(frame), CInterop.rectStyle(style))
         }
         table.text = { table, frame, text, style in
-            ViewBuilderBridge.builder(table)?.text(CInterop.rect(frame), CInterop.string(text) ?? "", CInterop.textStyle(style))
+            ViewBuilderBridge.builder(table)?.text(
+                CInterop.rect(frame), CInterop.string(text) ?? "", CInterop.textStyle(style))
         }
         table.image = { table, frame, uri, mode, placeholder in
-            ViewBuilderBridge.builder(table)?.image(CInterop.rect(frame), uri: CInterop.string(uri),
-                                  mode: ContentMode(rawValue: Int(mode.rawValue)) ?? .aspectFill,
-                                  placeholder: Color(rgba: placeholder))
+            ViewBuilderBridge.builder(table)?.image(
+                CInterop.rect(frame), uri: CInterop.string(uri),
+                mode: ContentMode(rawValue: Int(mode.rawValue)) ?? .aspectFill,
+                placeholder: Color(rgba: placeholder))
         }
-        table.child = { table, frame, index in ViewBuilderBridge.builder(table)?.child(CInterop.rect(frame), index: Int(index)) }
+        table.child = { table, frame, index in
+            ViewBuilderBridge.builder(table)?.child(CInterop.rect(frame), index: Int(index))
+        }
         return withUnsafePointer(to: &table) { body($0) }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The only place hubhost reads its environment.
@@ -27,8 +27,9 @@ public struct HostEnvironment: Sendable {
 
     /// This process's environment.
     public static var current: HostEnvironment {
-        HostEnvironment(variables: ProcessInfo.processInfo.environment,
-                        isPrivileged: getuid() != geteuid() || getgid() != getegid())
+        HostEnvironment(
+            variables: ProcessInfo.processInfo.environment,
+            isPrivileged: getuid() != geteuid() || getgid() != getegid())
     }
 
     /// An override's value; nil when unset, empty, or the process is privileged.

@@ -26,7 +26,8 @@ public enum PluginFolders {
         for folder in folders {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue,
-                  let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
+                let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+            else {
                 missing.append(folder)
                 continue
             }

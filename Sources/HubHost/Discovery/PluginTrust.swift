@@ -2,7 +2,7 @@ import CCrypto
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which discovered files may be loaded at all, decided before any of their code runs (before the probe too).
@@ -85,8 +85,9 @@ public struct TrustedDigests: Sendable {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let digest = String(line.prefix { !$0.isWhitespace }).lowercased()
             guard digest.count == 64, digest.allSatisfy(\.isHexDigit) else {
-                throw Malformed(description: "\(source):\(offset + 1): expected a SHA-256 digest (64 hex digits) "
-                                + "and a name, as sha256sum prints them")
+                throw Malformed(
+                    description: "\(source):\(offset + 1): expected a SHA-256 digest (64 hex digits) "
+                        + "and a name, as sha256sum prints them")
             }
             digests.insert(digest)
         }

@@ -9,10 +9,12 @@ extension PluginHost {
     /// the URI-opener service (the host's records them in `services.openedURIs`), images from files inside the folders
     /// `imageAccess` allows (default: `viewFile`'s folder) and `data:` URIs, other schemes through a plugin's image-loader service if one is loaded.
     /// Call `load()` (or apply an event) to render it.
-    public func makeEventEngine(viewModel: ViewModel, viewport: Size, viewFile: URL? = nil,
-                                layoutManager: LayoutManager = DefaultLayoutManager(),
-                                imageDelivery: ComponentImageLoader.Delivery = .endOfEvent,
-                                imageAccess: ImageAccess? = nil) -> EventEngine {
+    public func makeEventEngine(
+        viewModel: ViewModel, viewport: Size, viewFile: URL? = nil,
+        layoutManager: LayoutManager = DefaultLayoutManager(),
+        imageDelivery: ComponentImageLoader.Delivery = .endOfEvent,
+        imageAccess: ImageAccess? = nil
+    ) -> EventEngine {
         let pipeline = RenderPipeline(registry: registry, layoutManager: layoutManager)
         let actions = ActionRegistry(
             factories: actionFactories,
@@ -23,8 +25,9 @@ extension PluginHost {
             })
         let source = ImageSource(access: imageAccess ?? ImageAccess(viewFile: viewFile))
         source.otherSchemes = { [weak self] uri in self?.loadImageThroughPlugin(uri) ?? Self.noLoader(uri) }
-        let engine = EventEngine(pipeline: pipeline, viewModel: viewModel, viewport: viewport, clock: scheduler,
-                                 actions: actions, imageSource: source, imageDelivery: imageDelivery)
+        let engine = EventEngine(
+            pipeline: pipeline, viewModel: viewModel, viewport: viewport, clock: scheduler,
+            actions: actions, imageSource: source, imageDelivery: imageDelivery)
         engine.viewURI = viewFile.map { $0.standardizedFileURL.absoluteString }
         return engine
     }
@@ -33,7 +36,8 @@ extension PluginHost {
     /// files, which `ImageSource` already does).
     func loadImageThroughPlugin(_ uri: String) -> Result<ImageBytes, ImageLoadError> {
         guard let provider = services.registry.provider(of: ServiceKey(id: HUB_SERVICE_IMAGE_LOADER)),
-              provider.owner != .host else { return Self.noLoader(uri) }
+            provider.owner != .host
+        else { return Self.noLoader(uri) }
         switch services.loadImage(uri) {
         case .success(let image):
             return .success(ImageBytes(bytes: image.bytes, pixelSize: image.size == .zero ? nil : image.size))

@@ -10,11 +10,13 @@ public enum ExportCaller {
     }
 
     /// Parses `signature`, converts each word of `arguments` to its type, and calls `symbol` of `plugin`.
-    public static func call(plugin: URL, symbol: String, signature text: String, arguments: [String]) throws -> FFIValue {
+    public static func call(plugin: URL, symbol: String, signature text: String, arguments: [String]) throws -> FFIValue
+    {
         let signature: FFISignature
         do { signature = try FFISignature(text) } catch { throw Failure(message: "\(error)") }
         guard arguments.count == signature.arguments.count else {
-            throw Failure(message: "\(symbol)\(signature) takes \(signature.arguments.count) argument(s), got \(arguments.count)")
+            throw Failure(
+                message: "\(symbol)\(signature) takes \(signature.arguments.count) argument(s), got \(arguments.count)")
         }
         var values: [FFIValue] = []
         for (index, (word, type)) in zip(arguments, signature.arguments).enumerated() {
@@ -36,11 +38,15 @@ public enum ExportCaller {
         do { image = try ELFInspector.inspect(plugin) } catch { throw Failure(message: "\(error)") }
         let flags = RTLD_NOW | RTLD_LOCAL | (image.isSwiftImage ? RTLD_NODELETE : 0)
         guard let handle = dlopen(copy.path, flags) else {
-            throw Failure(message: "\(plugin.path): dlopen failed: \(dlerror().map { String(cString: $0) } ?? "unknown error")")
+            throw Failure(
+                message: "\(plugin.path): dlopen failed: \(dlerror().map { String(cString: $0) } ?? "unknown error")")
         }
         defer { if !image.isSwiftImage { dlclose(handle) } }
         guard let function = dlsym(handle, symbol) else {
-            throw Failure(message: "\(plugin.path): symbol \(symbol) not found (plugins linked with the version script export only hub_plugin_entry)")
+            throw Failure(
+                message:
+                    "\(plugin.path): symbol \(symbol) not found (plugins linked with the version script export only hub_plugin_entry)"
+            )
         }
         do {
             return try FFICall(function: UnsafeRawPointer(function), signature: signature).call(values: values)

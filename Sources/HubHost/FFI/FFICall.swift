@@ -28,8 +28,9 @@ public final class FFICall: @unchecked Sendable {
         cif = .allocate(capacity: 1)
         argumentTypes = .allocate(capacity: max(signature.arguments.count, 1))
         for (index, type) in signature.arguments.enumerated() { argumentTypes[index] = FFITypes.pointer(for: type) }
-        let status = ffi_prep_cif(cif, FFI_DEFAULT_ABI, UInt32(signature.arguments.count),
-                                  FFITypes.pointer(for: signature.result), argumentTypes)
+        let status = ffi_prep_cif(
+            cif, FFI_DEFAULT_ABI, UInt32(signature.arguments.count),
+            FFITypes.pointer(for: signature.result), argumentTypes)
         guard status == FFI_OK else {
             cif.deallocate()
             argumentTypes.deallocate()
@@ -48,8 +49,8 @@ public final class FFICall: @unchecked Sendable {
         case argument(index: Int, FFIValue.Mismatch)
         public var description: String {
             switch self {
-            case let .argumentCount(expected, got): return "takes \(expected) argument(s), got \(got)"
-            case let .argument(index, mismatch): return "argument \(index + 1) \(mismatch)"
+            case .argumentCount(let expected, let got): return "takes \(expected) argument(s), got \(got)"
+            case .argument(let index, let mismatch): return "argument \(index + 1) \(mismatch)"
             }
         }
     }
@@ -78,7 +79,7 @@ public final class FFICall: @unchecked Sendable {
         // the callee for the call.
         var stringBytes = 0
         if hasStrings {
-            for value in values { if case let .string(s?) = value { stringBytes += s.utf8.count + 1 } }
+            for value in values { if case .string(let s?) = value { stringBytes += s.utf8.count + 1 } }
         }
         let slotBytes = count * 8
         let needed = max(slotBytes * 2 + stringBytes, 8)
@@ -112,7 +113,7 @@ public final class FFICall: @unchecked Sendable {
         init(values: [FFIValue], types: [FFISignature.CType]) throws {
             let count = types.count
             var stringBytes = 0
-            for value in values { if case let .string(s?) = value { stringBytes += s.utf8.count + 1 } }
+            for value in values { if case .string(let s?) = value { stringBytes += s.utf8.count + 1 } }
             block = .allocate(byteCount: max(count * 16 + stringBytes, 8), alignment: 8)
             let pointerBase = (block + count * 8).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
             pointers = count == 0 ? nil : pointerBase
@@ -120,7 +121,8 @@ public final class FFICall: @unchecked Sendable {
             for index in 0..<count {
                 pointerBase[index] = block + index * 8
                 do {
-                    try FFICall.store(values[index], as: types[index], into: block + index * 8, index: index, strings: &strings)
+                    try FFICall.store(
+                        values[index], as: types[index], into: block + index * 8, index: index, strings: &strings)
                 } catch {
                     block.deallocate()
                     throw error
@@ -147,14 +149,17 @@ public final class FFICall: @unchecked Sendable {
         // Small integer returns are widened to ffi_arg by libffi, so the result slot is ffi_arg-sized.
         var result: UInt64 = 0
         withUnsafeMutableBytes(of: &result) { resultBytes in
-            ffi_call(cif, unsafeBitCast(function, to: (@convention(c) () -> Void).self), resultBytes.baseAddress, arguments)
+            ffi_call(
+                cif, unsafeBitCast(function, to: (@convention(c) () -> Void).self), resultBytes.baseAddress, arguments)
         }
         return Self.decode(result, as: signature.result)
     }
 
     @inline(__always)
-    private static func store(_ value: FFIValue, as type: FFISignature.CType, into slot: UnsafeMutableRawPointer,
-                              index: Int, strings: inout UnsafeMutableRawPointer) throws {
+    private static func store(
+        _ value: FFIValue, as type: FFISignature.CType, into slot: UnsafeMutableRawPointer,
+        index: Int, strings: inout UnsafeMutableRawPointer
+    ) throws {
         func mismatch() -> CallError { .argument(index: index, FFIValue.Mismatch(type: type, got: "\(value)")) }
         switch (type, value) {
         case (.i8, .int(let v)): slot.storeBytes(of: Int8(truncatingIfNeeded: v), as: Int8.self)

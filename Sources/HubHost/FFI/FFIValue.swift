@@ -12,11 +12,11 @@ public enum FFIValue: Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .int(v): return "\(v)"
-        case let .uint(v): return "\(v)"
-        case let .double(v): return "\(v)"
-        case let .string(v): return v.map { "\"\($0)\"" } ?? "NULL"
-        case let .pointer(p): return p.map { "0x" + String(UInt(bitPattern: $0), radix: 16) } ?? "NULL"
+        case .int(let v): return "\(v)"
+        case .uint(let v): return "\(v)"
+        case .double(let v): return "\(v)"
+        case .string(let v): return v.map { "\"\($0)\"" } ?? "NULL"
+        case .pointer(let p): return p.map { "0x" + String(UInt(bitPattern: $0), radix: 16) } ?? "NULL"
         case .void: return "void"
         }
     }
@@ -24,11 +24,11 @@ public enum FFIValue: Equatable, CustomStringConvertible {
     /// The value as Swift callers want it: Int64, UInt64, Double, String?, UnsafeMutableRawPointer? or ().
     public var swiftValue: Any {
         switch self {
-        case let .int(v): return v
-        case let .uint(v): return v
-        case let .double(v): return v
-        case let .string(v): return v as Any
-        case let .pointer(p): return p as Any
+        case .int(let v): return v
+        case .uint(let v): return v
+        case .double(let v): return v
+        case .string(let v): return v as Any
+        case .pointer(let p): return p as Any
         case .void: return ()
         }
     }
@@ -84,13 +84,13 @@ public enum FFIValue: Equatable, CustomStringConvertible {
     /// Converts a JSON value from a module file.
     public static func from(json value: JSONValue, as type: FFISignature.CType) throws -> FFIValue {
         switch value {
-        case let .number(n):
+        case .number(let n):
             if type.isInteger {
                 guard n.rounded() == n, abs(n) < 9.3e18 else { throw Mismatch(type: type, got: "\(n), not an integer") }
                 return try from(n < 0 ? Int64(n) as Any : UInt64(n) as Any, as: type)
             }
             return try from(n, as: type)
-        case let .string(s): return try from(s, as: type)
+        case .string(let s): return try from(s, as: type)
         case .bool(let b) where type.isInteger: return try from(b ? 1 : 0, as: type)
         case .null: return try from(Optional<String>.none as Any, as: type)
         default: throw Mismatch(type: type, got: "JSON \(value.jsonText)")
@@ -119,7 +119,9 @@ public enum FFIValue: Equatable, CustomStringConvertible {
             let magnitude = body.hasPrefix("0x") ? UInt64(body.dropFirst(2), radix: 16) : UInt64(body)
             guard let magnitude else { throw Mismatch(type: type, got: "'\(text)'") }
             if negative {
-                guard magnitude <= UInt64(Int64.max) + 1 else { throw Mismatch(type: type, got: "'\(text)', out of range") }
+                guard magnitude <= UInt64(Int64.max) + 1 else {
+                    throw Mismatch(type: type, got: "'\(text)', out of range")
+                }
                 return try from(Int64(bitPattern: 0 &- magnitude), as: type)
             }
             return try from(magnitude, as: type)
@@ -150,6 +152,6 @@ public enum FFIValue: Equatable, CustomStringConvertible {
     }
 }
 
-private extension UInt {
-    var toU64: UInt64 { UInt64(self) }
+extension UInt {
+    fileprivate var toU64: UInt64 { UInt64(self) }
 }

@@ -52,7 +52,9 @@ public struct ModuleFile: Sendable {
     public init(contentsOf url: URL) throws {
         self.url = url
         let file = url.path
-        func fail(_ reason: String, _ binding: String? = nil) -> Failure { Failure(file: file, binding: binding, reason: reason) }
+        func fail(_ reason: String, _ binding: String? = nil) -> Failure {
+            Failure(file: file, binding: binding, reason: reason)
+        }
         let data: Data
         do { data = try Data(contentsOf: url) } catch { throw fail("cannot read: \(error.localizedDescription)") }
         let root: JSONValue
@@ -82,11 +84,17 @@ public struct ModuleFile: Sendable {
 
     /// Reads one entry of the "bindings" array.
     private static func binding(_ item: JSONValue, path: String, file: String) throws -> Binding {
-        func fail(_ reason: String, _ binding: String? = nil) -> Failure { Failure(file: file, binding: binding, reason: reason) }
-        guard let object = item.objectValue else { throw fail("\(path) must be an object, found \(item.typeDescription)") }
+        func fail(_ reason: String, _ binding: String? = nil) -> Failure {
+            Failure(file: file, binding: binding, reason: reason)
+        }
+        guard let object = item.objectValue else {
+            throw fail("\(path) must be an object, found \(item.typeDescription)")
+        }
         func string(_ field: String) throws -> String {
             guard let value = object[field]?.stringValue, !value.isEmpty else {
-                throw fail("\(path).\(field) must be a non-empty string", object["key"]?.stringValue.map { "'\($0)' (\(path))" })
+                throw fail(
+                    "\(path).\(field) must be a non-empty string",
+                    object["key"]?.stringValue.map { "'\($0)' (\(path))" })
             }
             return value
         }
@@ -112,8 +120,9 @@ public struct ModuleFile: Sendable {
         guard let scope = Scope(rawValue: scopeText) else {
             throw fail("\(path).scope must be \"normal\" or \"singleton\", found \"\(scopeText)\"", label)
         }
-        return Binding(key: key, plugin: try string("plugin"), symbol: try string("symbol"), signature: signature,
-                       defaults: defaults, scope: scope, path: path)
+        return Binding(
+            key: key, plugin: try string("plugin"), symbol: try string("symbol"), signature: signature,
+            defaults: defaults, scope: scope, path: path)
     }
 
     /// The module files in `folders` (sorted by name).
@@ -171,7 +180,9 @@ public final class BoundFunction: @unchecked Sendable {
             if position < values.count { values[position] = value } else { values.append(value) }
         }
         guard values.count == types.count else {
-            throw fail("\(binding.symbol)\(binding.signature) takes \(types.count) argument(s), got \(values.count) (\(defaults.count) default(s), \(arguments.count) given)")
+            throw fail(
+                "\(binding.symbol)\(binding.signature) takes \(types.count) argument(s), got \(values.count) (\(defaults.count) default(s), \(arguments.count) given)"
+            )
         }
         return try call.call(values: values)
     }

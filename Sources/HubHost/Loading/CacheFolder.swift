@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The folder for private image copies and the probe cache, checked once before anything uses it.
@@ -21,8 +21,11 @@ public enum CacheFolder {
                 return (directory, "cache folder \(target.path) is not writable (\(reason)), nor is a temporary one")
             }
             let fallback = URL(fileURLWithPath: String(cString: made))
-            return (fallback, "cache folder \(target.path) is not writable (\(reason)); using \(fallback.path) "
-                    + "for this run (no probe results or image copies are kept)")
+            return (
+                fallback,
+                "cache folder \(target.path) is not writable (\(reason)); using \(fallback.path) "
+                    + "for this run (no probe results or image copies are kept)"
+            )
         }
         return (directory, nil)
     }

@@ -29,13 +29,15 @@ extension PluginHost {
             if preferred.count == 1, let winner = preferred.first {
                 if !winners.contains(where: { $0 === winner }) { winners.append(winner) }
                 for record in records where record !== winner {
-                    losers[record] = "\(record.file.lastPathComponent): refused: namespace \"\(namespace)\" is also "
+                    losers[record] =
+                        "\(record.file.lastPathComponent): refused: namespace \"\(namespace)\" is also "
                         + "claimed by \(Self.describe(winner)), preferred with --prefer"
                 }
             } else {
                 let choices = records.compactMap(\.id).map { "--prefer \($0)" }.joined(separator: " or ")
                 for record in records {
-                    losers[record] = "\(record.file.lastPathComponent): refused: namespace \"\(namespace)\" is claimed "
+                    losers[record] =
+                        "\(record.file.lastPathComponent): refused: namespace \"\(namespace)\" is claimed "
                         + "by \(names); neither is loaded; choose with \(choices)"
                 }
             }

@@ -121,8 +121,9 @@ public final class PluginHost {
 
     /// A record for a file that is not loaded, with the reason in its state.
     private func notLoaded(_ file: URL, _ state: PluginRecord.State) -> PluginRecord {
-        let record = PluginRecord(file: file, owner: Owner(id: file.path, displayName: file.lastPathComponent),
-                                  logger: logger)
+        let record = PluginRecord(
+            file: file, owner: Owner(id: file.path, displayName: file.lastPathComponent),
+            logger: logger)
         record.state = state
         plugins.append(record)
         return record
@@ -131,8 +132,9 @@ public final class PluginHost {
     /// Validates and loads one plugin file. Never throws: failures are in the record's state and reason.
     @discardableResult
     public func load(file: URL) -> PluginRecord {
-        let record = PluginRecord(file: file, owner: Owner(id: file.path, displayName: file.lastPathComponent),
-                                  logger: logger)
+        let record = PluginRecord(
+            file: file, owner: Owner(id: file.path, displayName: file.lastPathComponent),
+            logger: logger)
         record.host = self
         plugins.append(record)
         do {
@@ -193,8 +195,9 @@ public final class PluginHost {
         record.abi = "\(d.abi.major).\(d.abi.minor)"
         record.logger[metadataKey: "plugin"] = "\(record.id!)"
         loadCounter += 1
-        record.owner = Owner(id: "\(record.id!)@\(record.version!)#\(loadCounter)",
-                             displayName: "\(record.id!) \(record.version!) (\(name))")
+        record.owner = Owner(
+            id: "\(record.id!)@\(record.version!)#\(loadCounter)",
+            displayName: "\(record.id!) \(record.version!) (\(name))")
 
         // 4. init, with the plugin's own host table.
         let table = HostTable.make(for: record)
@@ -214,16 +217,22 @@ public final class PluginHost {
 
     /// Reads and checks the descriptor, touching only the bytes its `struct_size` says exist.
     private func readDescriptor(_ handle: UnsafeMutableRawPointer, name: String) throws(LoadFailure)
-        -> UnsafePointer<hub_plugin_descriptor> {
+        -> UnsafePointer<hub_plugin_descriptor>
+    {
         guard let symbol = dlsym(handle, ELFInspector.entrySymbol) else {
             throw LoadFailure(reason: "no entry point [\(ELFInspector.entrySymbol)] in [\(name)] (dlsym found none)")
         }
         let entry = unsafeBitCast(symbol, to: hub_plugin_entry_fn.self)
-        guard let descriptor = entry() else { throw LoadFailure(reason: "\(name): \(ELFInspector.entrySymbol) returned NULL") }
+        guard let descriptor = entry() else {
+            throw LoadFailure(reason: "\(name): \(ELFInspector.entrySymbol) returned NULL")
+        }
         let raw = UnsafeRawPointer(descriptor)
         let magic = raw.load(as: UInt32.self)
         guard magic == HUB_PLUGIN_MAGIC else {
-            throw LoadFailure(reason: "\(name): bad magic 0x\(String(format: "%08x", magic)), not a hub plugin descriptor (expected 0x\(String(format: "%08x", HUB_PLUGIN_MAGIC)))")
+            throw LoadFailure(
+                reason:
+                    "\(name): bad magic 0x\(String(format: "%08x", magic)), not a hub plugin descriptor (expected 0x\(String(format: "%08x", HUB_PLUGIN_MAGIC)))"
+            )
         }
         let structSize = raw.load(fromByteOffset: 4, as: UInt32.self)
         guard CInterop.covers(structSize, \hub_plugin_descriptor.abi) else {
@@ -232,13 +241,19 @@ public final class PluginHost {
         let abi = raw.load(fromByteOffset: MemoryLayout<hub_plugin_descriptor>.offset(of: \.abi)!, as: hub_version.self)
         let host = hub_version(major: HUB_ABI_MAJOR, minor: HUB_ABI_MINOR)
         guard hub_version_is_compatible(host, abi) else {
-            throw LoadFailure(reason: "\(name) was built for hub plugin ABI \(abi.major).\(abi.minor); this host speaks \(host.major).\(host.minor)")
+            throw LoadFailure(
+                reason:
+                    "\(name) was built for hub plugin ABI \(abi.major).\(abi.minor); this host speaks \(host.major).\(host.minor)"
+            )
         }
         guard CInterop.covers(structSize, \hub_plugin_descriptor.`init`) else {
-            throw LoadFailure(reason: "\(name): descriptor is \(structSize) bytes, too small for ABI \(abi.major).\(abi.minor) (no init)")
+            throw LoadFailure(
+                reason:
+                    "\(name): descriptor is \(structSize) bytes, too small for ABI \(abi.major).\(abi.minor) (no init)")
         }
         let d = descriptor.pointee
-        for (field, value) in [("id", d.id), ("name", d.name), ("version", d.version)] where value == nil || value!.pointee == 0 {
+        for (field, value) in [("id", d.id), ("name", d.name), ("version", d.version)]
+        where value == nil || value!.pointee == 0 {
             throw LoadFailure(reason: "\(name): descriptor has no \(field) (mandatory)")
         }
         guard d.`init` != nil else { throw LoadFailure(reason: "\(name): descriptor has no init function (mandatory)") }
@@ -247,8 +262,10 @@ public final class PluginHost {
 
     // MARK: Registration entry points (called from the host table)
 
-    func registerComponentFactory(_ factory: UnsafePointer<hub_component_factory>, namespace: String,
-                                  for record: PluginRecord) throws {
+    func registerComponentFactory(
+        _ factory: UnsafePointer<hub_component_factory>, namespace: String,
+        for record: PluginRecord
+    ) throws {
         let bridge = PluginComponentFactory(factory, namespace: namespace, record: record)
         try registry.register(bridge, forNamespace: namespace, owner: record.owner)
         record.componentFactories[namespace] = bridge
@@ -277,11 +294,15 @@ public final class PluginHost {
     func unload(_ records: [PluginRecord]) -> [UnloadReport] {
         var pending: [(record: PluginRecord, wasLoaded: Bool, destroyed: Int, revoked: [String])] = []
         for record in records {
-            guard record.isLoaded else { pending.append((record, false, 0, [])); continue }
+            guard record.isLoaded else {
+                pending.append((record, false, 0, []))
+                continue
+            }
             let destroyed = record.revokeLiveComponents()
             let revoked = revokeRegistrations(of: record)
             if let descriptor = record.descriptor,
-               CInterop.covers(descriptor.pointee.struct_size, \hub_plugin_descriptor.deinit) {
+                CInterop.covers(descriptor.pointee.struct_size, \hub_plugin_descriptor.deinit)
+            {
                 descriptor.pointee.deinit?()
             }
             record.codeCallable = false

@@ -124,7 +124,10 @@ public final class PluginRecord {
     func revokeLiveComponents(of factory: PluginComponentFactory? = nil) -> Int {
         var count = 0
         for (key, box) in liveComponents {
-            guard let component = box.component else { liveComponents[key] = nil; continue }
+            guard let component = box.component else {
+                liveComponents[key] = nil
+                continue
+            }
             if factory == nil || component.factory === factory {
                 component.revoke()
                 liveComponents[key] = nil

@@ -29,7 +29,8 @@ final class PrivateCopies {
         var attempt = 0
         var target: URL
         repeat {
-            target = directory.appendingPathComponent(attempt == 0 ? "\(stem)-\(prefix).so" : "\(stem)-\(prefix)-\(attempt).so")
+            target = directory.appendingPathComponent(
+                attempt == 0 ? "\(stem)-\(prefix).so" : "\(stem)-\(prefix)-\(attempt).so")
             attempt += 1
         } while inUse.contains(target.path)
 
@@ -42,7 +43,8 @@ final class PrivateCopies {
         guard rename(temporary.path, target.path) == 0 else {
             let why = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "rename to \(target.path): \(why)"])
+            throw CocoaError(
+                .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "rename to \(target.path): \(why)"])
         }
         return target
     }
@@ -53,14 +55,17 @@ extension PrivateCopies {
     /// `inUse`. Every build of a plugin leaves a copy, so without this the cache only grows. Deleting a file
     /// another process has mapped is safe on Linux: its mapping keeps the inode. Returns what was deleted.
     @discardableResult
-    func prune(olderThan age: Double, keeping inUse: Set<String>, now: Double = Date().timeIntervalSince1970) -> [String] {
+    func prune(olderThan age: Double, keeping inUse: Set<String>, now: Double = Date().timeIntervalSince1970)
+        -> [String]
+    {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
         var deleted: [String] = []
         for name in names where name.hasSuffix(".so") || name.hasSuffix(".tmp") {
             let path = directory.appendingPathComponent(name).path
             var info = stat()
             guard !inUse.contains(path), lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-                  now - Double(info.st_mtim.tv_sec) > age else { continue }
+                now - Double(info.st_mtim.tv_sec) > age
+            else { continue }
             if unlink(path) == 0 { deleted.append(name) }
         }
         return deleted.sorted()
@@ -110,7 +115,8 @@ extension PrivateCopies {
     }
 
     private static func failure(_ what: String) -> Error {
-        CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(what): \(String(cString: strerror(errno)))"])
+        CocoaError(
+            .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(what): \(String(cString: strerror(errno)))"])
     }
 }
 

@@ -83,8 +83,9 @@ public final class HostServices {
         let bindings = injector.revokeAll(ownedBy: owner)
         for function in boundFunctions where function.owner == owner { function.isRevoked = true }
         boundFunctions.removeAll { $0.owner == owner }
-        var combined = Revocation(owner: owner, keys: (services.keys + bindings.keys).sorted(),
-                                  survivors: services.survivors + bindings.survivors)
+        var combined = Revocation(
+            owner: owner, keys: (services.keys + bindings.keys).sorted(),
+            survivors: services.survivors + bindings.survivors)
         combined.keys = Array(Set(combined.keys)).sorted()
         if !combined.isEmpty { revocations.append(combined) }
         for survivor in combined.survivors { logger.warning("\(survivor)") }
@@ -141,21 +142,28 @@ public final class HostServices {
         let folder = file.url.deletingLastPathComponent().standardizedFileURL.path
         var byOwner: [Owner: [BoundFunction]] = [:]
         for binding in file.bindings where onlyPlugin == nil || binding.plugin == onlyPlugin {
-            func fail(_ reason: String) { problems.append(.init(file: file.url.path, binding: binding.label, reason: reason)) }
-            guard let record = pluginHost?.loadedPlugins.last(where: {
-                $0.file.lastPathComponent == binding.plugin
-                    && $0.file.deletingLastPathComponent().standardizedFileURL.path == folder
-            }), let handle = record.handle else {
+            func fail(_ reason: String) {
+                problems.append(.init(file: file.url.path, binding: binding.label, reason: reason))
+            }
+            guard
+                let record = pluginHost?.loadedPlugins.last(where: {
+                    $0.file.lastPathComponent == binding.plugin
+                        && $0.file.deletingLastPathComponent().standardizedFileURL.path == folder
+                }), let handle = record.handle
+            else {
                 fail("plugin \(binding.plugin) is not loaded from \(folder)")
                 continue
             }
             guard let symbol = dlsym(handle, binding.symbol) else {
-                fail("symbol \(binding.symbol) not found in \(binding.plugin) (is it exported? plugins linked with the version script export only hub_plugin_entry)")
+                fail(
+                    "symbol \(binding.symbol) not found in \(binding.plugin) (is it exported? plugins linked with the version script export only hub_plugin_entry)"
+                )
                 continue
             }
             do {
-                let bound = try BoundFunction(file: file.url.path, binding: binding, owner: record.owner,
-                                              function: UnsafeRawPointer(symbol))
+                let bound = try BoundFunction(
+                    file: file.url.path, binding: binding, owner: record.owner,
+                    function: UnsafeRawPointer(symbol))
                 byOwner[record.owner, default: []].append(bound)
             } catch let failure as ModuleFile.Failure {
                 problems.append(failure)
@@ -217,21 +225,26 @@ public final class HostServices {
     public func loadImage(_ uri: String) -> Result<LoadedImage, ServiceError> {
         let result: Result<Result<LoadedImage, ServiceError>, ServiceError> =
             withService(HUB_SERVICE_IMAGE_LOADER, as: hub_image_loader_service.self) { table, context in
-                guard let load = table.pointee.load else { return .failure(.malformed("the image loader has no load function")) }
+                guard let load = table.pointee.load else {
+                    return .failure(.malformed("the image loader has no load function"))
+                }
                 var image = hub_loaded_image()
                 image.struct_size = UInt32(MemoryLayout<hub_loaded_image>.size)
                 var error = [CChar](repeating: 0, count: 512)
                 let ok = uri.withCString { load(context, $0, &image, &error, error.count) }
                 guard ok else { return .failure(.malformed("cannot load \(uri): \(String(cString: error))")) }
                 let bytes = image.bytes.map { Array(UnsafeBufferPointer(start: $0, count: image.length)) } ?? []
-                return .success(LoadedImage(bytes: bytes, size: Size(width: image.size.width, height: image.size.height)))
+                return .success(
+                    LoadedImage(bytes: bytes, size: Size(width: image.size.width, height: image.size.height)))
             }
         return result.flatMap { $0 }
     }
 
     /// Acquires `id` for the host, calls `body` with its table, releases it.
-    private func withService<Table, R>(_ id: String, as table: Table.Type,
-                                       _ body: (UnsafePointer<Table>, UnsafeMutableRawPointer?) -> R) -> Result<R, ServiceError> {
+    private func withService<Table, R>(
+        _ id: String, as table: Table.Type,
+        _ body: (UnsafePointer<Table>, UnsafeMutableRawPointer?) -> R
+    ) -> Result<R, ServiceError> {
         registry.acquire(ServiceKey(id: id), minVersion: 1, consumer: .host).map { entry in
             defer { registry.release(entry, consumer: .host) }
             return body(entry.table!.assumingMemoryBound(to: Table.self), entry.context)
@@ -242,8 +255,9 @@ public final class HostServices {
     private func registerHostServices() {
         let context = Unmanaged.passUnretained(self).toOpaque()
         func register(_ id: String, _ table: UnsafeRawPointer) {
-            _ = try? registry.register(ServiceKey(id: id), version: 1, owner: .host, table: table, context: context,
-                                       shadowable: true)
+            _ = try? registry.register(
+                ServiceKey(id: id), version: 1, owner: .host, table: table, context: context,
+                shadowable: true)
         }
         register(HUB_SERVICE_URI_OPENER, UnsafeRawPointer(HostServiceTables.uriOpener))
         register(HUB_SERVICE_IMAGE_LOADER, UnsafeRawPointer(HostServiceTables.imageLoader))
@@ -271,10 +285,16 @@ public final class HostServices {
     /// The default image loader: `file://` URIs and plain paths, read from disk.
     static func loadImageFromDisk(_ uri: String) throws -> LoadedImage {
         let path: String
-        if uri.hasPrefix("file://") { path = URL(string: uri)?.path ?? String(uri.dropFirst(7)) }
-        else if uri.hasPrefix("/") { path = uri }
-        else { throw ServiceError.malformed("the host image loader reads only file URIs, not \(uri)") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw ServiceError.malformed("cannot read \(path)") }
+        if uri.hasPrefix("file://") {
+            path = URL(string: uri)?.path ?? String(uri.dropFirst(7))
+        } else if uri.hasPrefix("/") {
+            path = uri
+        } else {
+            throw ServiceError.malformed("the host image loader reads only file URIs, not \(uri)")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ServiceError.malformed("cannot read \(path)")
+        }
         return LoadedImage(bytes: Array(data))
     }
 }
@@ -288,44 +308,47 @@ extension PluginHost {
 enum HostServiceTables {
     static let uriOpener: UnsafeMutablePointer<hub_uri_opener_service> = {
         let table = UnsafeMutablePointer<hub_uri_opener_service>.allocate(capacity: 1)
-        table.initialize(to: hub_uri_opener_service(
-            struct_size: UInt32(MemoryLayout<hub_uri_opener_service>.size),
-            open: { context, uri in HostServices.from(context).open(uri.map { String(cString: $0) } ?? "") }))
+        table.initialize(
+            to: hub_uri_opener_service(
+                struct_size: UInt32(MemoryLayout<hub_uri_opener_service>.size),
+                open: { context, uri in HostServices.from(context).open(uri.map { String(cString: $0) } ?? "") }))
         return table
     }()
 
     static let imageLoader: UnsafeMutablePointer<hub_image_loader_service> = {
         let table = UnsafeMutablePointer<hub_image_loader_service>.allocate(capacity: 1)
-        table.initialize(to: hub_image_loader_service(
-            struct_size: UInt32(MemoryLayout<hub_image_loader_service>.size),
-            load: { context, uri, out, errorBuffer, capacity in
-                let services = HostServices.from(context)
-                switch services.load(uri.map { String(cString: $0) } ?? "") {
-                case let .success(image):
-                    // The bytes stay valid until the next load on this context (the header's rule).
-                    services.lastImage = image.bytes
-                    guard let out else { return true }
-                    services.lastImage.withUnsafeBufferPointer { buffer in
-                        out.pointee.bytes = buffer.baseAddress
-                        out.pointee.length = buffer.count
+        table.initialize(
+            to: hub_image_loader_service(
+                struct_size: UInt32(MemoryLayout<hub_image_loader_service>.size),
+                load: { context, uri, out, errorBuffer, capacity in
+                    let services = HostServices.from(context)
+                    switch services.load(uri.map { String(cString: $0) } ?? "") {
+                    case .success(let image):
+                        // The bytes stay valid until the next load on this context (the header's rule).
+                        services.lastImage = image.bytes
+                        guard let out else { return true }
+                        services.lastImage.withUnsafeBufferPointer { buffer in
+                            out.pointee.bytes = buffer.baseAddress
+                            out.pointee.length = buffer.count
+                        }
+                        out.pointee.size = hub_size(width: image.size.width, height: image.size.height)
+                        return true
+                    case .failure(let reason):
+                        CInterop.writeError("\(reason)", errorBuffer, capacity)
+                        return false
                     }
-                    out.pointee.size = hub_size(width: image.size.width, height: image.size.height)
-                    return true
-                case let .failure(reason):
-                    CInterop.writeError("\(reason)", errorBuffer, capacity)
-                    return false
-                }
-            }))
+                }))
         return table
     }()
 
     static let logger: UnsafeMutablePointer<hub_logger_service> = {
         let table = UnsafeMutablePointer<hub_logger_service>.allocate(capacity: 1)
-        table.initialize(to: hub_logger_service(
-            struct_size: UInt32(MemoryLayout<hub_logger_service>.size),
-            log: { context, level, message in
-                HostServices.from(context).log(level, message.map { String(cString: $0) } ?? "")
-            }))
+        table.initialize(
+            to: hub_logger_service(
+                struct_size: UInt32(MemoryLayout<hub_logger_service>.size),
+                log: { context, level, message in
+                    HostServices.from(context).log(level, message.map { String(cString: $0) } ?? "")
+                }))
         return table
     }()
 }

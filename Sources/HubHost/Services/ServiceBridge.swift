@@ -9,7 +9,8 @@ import HubInjection
 /// are settled by `HostServices.revokeAll(ownedBy:)` in the unload transaction.
 enum ServiceBridge {
     /// Size of the v1 `hub_service`, through `release`: a smaller struct is refused, never over-read.
-    static let minimumServiceSize = MemoryLayout<hub_service>.offset(of: \hub_service.release)!
+    static let minimumServiceSize =
+        MemoryLayout<hub_service>.offset(of: \hub_service.release)!
         + MemoryLayout<UnsafeRawPointer?>.size
 
     static func install(into table: inout hub_host) {
@@ -24,8 +25,9 @@ enum ServiceBridge {
                 let registry = pluginHost.services.registry
                 let owner = record.owner
                 let register = {
-                    _ = try registry.register(key, version: s.version, owner: owner, table: s.table, context: s.context,
-                                              retain: s.retain, release: s.release)
+                    _ = try registry.register(
+                        key, version: s.version, owner: owner, table: s.table, context: s.context,
+                        retain: s.retain, release: s.release)
                 }
                 // A new version loading beside the old one (hot reload): held until the old one is unloaded.
                 if HotSwap.hold(record, "service \(key)", takenBy: registry.provider(of: key)?.owner, apply: register) {
@@ -41,8 +43,11 @@ enum ServiceBridge {
         }
 
         table.unregister_service = { host, interfaceID, name in
-            guard let (record, pluginHost) = HostTable.resolve(host), let id = CInterop.string(interfaceID) else { return }
-            pluginHost.services.registry.unregister(ServiceKey(id: id, name: CInterop.string(name)), owner: record.owner)
+            guard let (record, pluginHost) = HostTable.resolve(host), let id = CInterop.string(interfaceID) else {
+                return
+            }
+            pluginHost.services.registry.unregister(
+                ServiceKey(id: id, name: CInterop.string(name)), owner: record.owner)
         }
 
         table.acquire_service = { host, interfaceID, name, minVersion, out, errorBuffer, capacity in
@@ -51,18 +56,19 @@ enum ServiceBridge {
                 return false
             }
             guard let id = CInterop.string(interfaceID), !id.isEmpty, let out else {
-                CInterop.writeError("acquire_service: interface_id and out_service must not be NULL", errorBuffer, capacity)
+                CInterop.writeError(
+                    "acquire_service: interface_id and out_service must not be NULL", errorBuffer, capacity)
                 return false
             }
             let key = ServiceKey(id: id, name: CInterop.string(name))
             switch pluginHost.services.registry.acquire(key, minVersion: minVersion, consumer: record.owner) {
-            case let .success(entry):
+            case .success(let entry):
                 out.pointee = hub_service(
                     struct_size: UInt32(MemoryLayout<hub_service>.size), interface_id: UnsafePointer(entry.idCString),
                     version: entry.version, name: entry.nameCString.map { UnsafePointer($0) }, table: entry.table,
                     context: entry.context, retain: nil, release: nil)
                 return true
-            case let .failure(error):
+            case .failure(let error):
                 CInterop.writeError("\(error)", errorBuffer, capacity)
                 return false
             }
@@ -78,8 +84,9 @@ enum ServiceBridge {
         table.set_service_observer = { host, function, userData in
             guard let (record, pluginHost) = HostTable.resolve(host) else { return }
             let observer = function.map { function in
-                ServiceRegistry.PluginObserver(function: function, userData: userData,
-                                               isCallable: { [weak record] in record?.codeCallable ?? false })
+                ServiceRegistry.PluginObserver(
+                    function: function, userData: userData,
+                    isCallable: { [weak record] in record?.codeCallable ?? false })
             }
             pluginHost.services.registry.setPluginObserver(observer, for: record.owner)
         }
@@ -90,7 +97,8 @@ enum ServiceBridge {
         guard let service else { throw ServiceError.malformed("register_service: service is NULL") }
         let size = UnsafeRawPointer(service).load(as: UInt32.self)
         guard Int(size) >= minimumServiceSize else {
-            throw ServiceError.malformed("register_service: hub_service is \(size) bytes; ABI 1.0 needs \(minimumServiceSize)")
+            throw ServiceError.malformed(
+                "register_service: hub_service is \(size) bytes; ABI 1.0 needs \(minimumServiceSize)")
         }
         let s = service.pointee
         guard let id = s.interface_id, id.pointee != 0 else {

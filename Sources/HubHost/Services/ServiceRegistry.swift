@@ -12,13 +12,13 @@ public enum ServiceError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .taken(key, owner, claimant):
+        case .taken(let key, let owner, let claimant):
             return "service \(key) is already provided by \(owner); \(claimant) cannot provide it too"
-        case let .noProvider(key):
+        case .noProvider(let key):
             return "no provider for \(key)"
-        case let .tooOld(key, version, wanted, owner):
+        case .tooOld(let key, let version, let wanted, let owner):
             return "\(key) is version \(version) (from \(owner)); \(wanted) was asked"
-        case let .malformed(why):
+        case .malformed(let why):
             return why
         }
     }
@@ -56,9 +56,11 @@ public final class ServiceEntry: @unchecked Sendable {
     /// Outstanding acquisitions by consumer.
     public internal(set) var holders: [Owner: Int] = [:]
 
-    init(key: ServiceKey, version: UInt32, owner: Owner, table: UnsafeRawPointer?, context: UnsafeMutableRawPointer?,
-         retain: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
-         release: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, shadowable: Bool, keepAlive: AnyObject?) {
+    init(
+        key: ServiceKey, version: UInt32, owner: Owner, table: UnsafeRawPointer?, context: UnsafeMutableRawPointer?,
+        retain: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+        release: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, shadowable: Bool, keepAlive: AnyObject?
+    ) {
         self.key = key
         self.version = version
         self.owner = owner
@@ -115,14 +117,17 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
 
     /// Registers a service. - Throws: `ServiceError.taken` naming the provider that holds the key.
     @discardableResult
-    public func register(_ key: ServiceKey, version: UInt32, owner: Owner, table: UnsafeRawPointer?,
-                         context: UnsafeMutableRawPointer?,
-                         retain: (@convention(c) (UnsafeMutableRawPointer?) -> Void)? = nil,
-                         release: (@convention(c) (UnsafeMutableRawPointer?) -> Void)? = nil,
-                         shadowable: Bool = false, keepAlive: AnyObject? = nil) throws -> ServiceEntry {
+    public func register(
+        _ key: ServiceKey, version: UInt32, owner: Owner, table: UnsafeRawPointer?,
+        context: UnsafeMutableRawPointer?,
+        retain: (@convention(c) (UnsafeMutableRawPointer?) -> Void)? = nil,
+        release: (@convention(c) (UnsafeMutableRawPointer?) -> Void)? = nil,
+        shadowable: Bool = false, keepAlive: AnyObject? = nil
+    ) throws -> ServiceEntry {
         guard !key.id.isEmpty else { throw ServiceError.malformed("a service needs a non-empty interface id") }
-        let entry = ServiceEntry(key: key, version: version, owner: owner, table: table, context: context,
-                                 retain: retain, release: release, shadowable: shadowable, keepAlive: keepAlive)
+        let entry = ServiceEntry(
+            key: key, version: version, owner: owner, table: table, context: context,
+            retain: retain, release: release, shadowable: shadowable, keepAlive: keepAlive)
         let replaced: ServiceEntry? = try lock.withLock {
             let current = providers[key]?.last
             if let current {
@@ -144,7 +149,9 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
     /// Withdraws `owner`'s provider of `key`; not providing it is a no-op.
     public func unregister(_ key: ServiceKey, owner: Owner) {
         let restored: Bool? = lock.withLock {
-            guard var stack = providers[key], let index = stack.lastIndex(where: { $0.owner == owner }) else { return nil }
+            guard var stack = providers[key], let index = stack.lastIndex(where: { $0.owner == owner }) else {
+                return nil
+            }
             let entry = stack.remove(at: index)
             let wasServing = index == stack.count
             entry.state = .withdrawn
@@ -256,9 +263,10 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
     public var registrations: [RegistrationInfo] {
         lock.withLock {
             providers.values.flatMap { $0 }.map { entry in
-                RegistrationInfo(key: entry.key, owner: entry.owner,
-                                 scope: entry.state == .active ? "service" : "service (\(entry.state.rawValue))",
-                                 liveInstances: entry.holdCount, version: entry.version)
+                RegistrationInfo(
+                    key: entry.key, owner: entry.owner,
+                    scope: entry.state == .active ? "service" : "service (\(entry.state.rawValue))",
+                    liveInstances: entry.holdCount, version: entry.version)
             }.sorted { ($0.key, $0.owner.id) < ($1.key, $1.owner.id) }
         }
     }
@@ -268,11 +276,11 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
         lock.withLock {
             handedOut.values.filter { $0.state == .revoked && $0.holdCount > 0 }.flatMap { entry in
                 entry.holders.sorted { $0.key.id < $1.key.id }.map { consumer, count in
-                    Survivor(key: entry.key, owner: entry.owner,
-                             what: "context held \(count)× by \(consumer)")
+                    Survivor(
+                        key: entry.key, owner: entry.owner,
+                        what: "context held \(count)× by \(consumer)")
                 }
             }.sorted { $0.description < $1.description }
         }
     }
 }
-

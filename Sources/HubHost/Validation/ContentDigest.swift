@@ -18,8 +18,9 @@ enum ContentDigest {
         let blocks = bytes.count / 16
         if let base = bytes.baseAddress {
             for i in 0..<blocks {
-                absorb(base.loadUnaligned(fromByteOffset: i * 16, as: UInt64.self),
-                       base.loadUnaligned(fromByteOffset: i * 16 + 8, as: UInt64.self))
+                absorb(
+                    base.loadUnaligned(fromByteOffset: i * 16, as: UInt64.self),
+                    base.loadUnaligned(fromByteOffset: i * 16 + 8, as: UInt64.self))
             }
         }
         // The last partial block, zero-padded (the length is already mixed in).
@@ -31,8 +32,10 @@ enum ContentDigest {
         // Cross the lanes and finish each with a full-avalanche mix.
         func finish(_ x: UInt64) -> UInt64 {
             var x = x
-            x ^= x >> 33; x = x &* 0xFF51_AFD7_ED55_8CCD
-            x ^= x >> 33; x = x &* 0xC4CE_B9FE_1A85_EC53
+            x ^= x >> 33
+            x = x &* 0xFF51_AFD7_ED55_8CCD
+            x ^= x >> 33
+            x = x &* 0xC4CE_B9FE_1A85_EC53
             x ^= x >> 33
             return x
         }

@@ -20,14 +20,14 @@ public struct PluginImageInfo: Sendable {
 public enum ELFInspector {
     /// The ELF machine of this host (EM_X86_64 / EM_AARCH64).
     #if arch(x86_64)
-    static let hostMachine: UInt16 = 62
-    static let hostMachineName = "x86-64"
+        static let hostMachine: UInt16 = 62
+        static let hostMachineName = "x86-64"
     #elseif arch(arm64)
-    static let hostMachine: UInt16 = 183
-    static let hostMachineName = "aarch64"
+        static let hostMachine: UInt16 = 183
+        static let hostMachineName = "aarch64"
     #else
-    static let hostMachine: UInt16 = 0
-    static let hostMachineName = "unknown"
+        static let hostMachine: UInt16 = 0
+        static let hostMachineName = "unknown"
     #endif
 
     public static let entrySymbol = "hub_plugin_entry"
@@ -74,8 +74,9 @@ public enum ELFInspector {
                 // The message names the file itself, in the form plugin authors search for.
                 throw Rejection(reason: "no entry point [\(entrySymbol)] in [\(name)] (not exported in .dynsym)")
             }
-            return PluginImageInfo(contentHash: ContentDigest.hex(bytes), size: bytes.count,
-                                   isSwiftImage: sections.hasSwiftMetadata, contents: data)
+            return PluginImageInfo(
+                contentHash: ContentDigest.hex(bytes), size: bytes.count,
+                isSwiftImage: sections.hasSwiftMetadata, contents: data)
         }
     }
 
@@ -93,7 +94,8 @@ public enum ELFInspector {
         }
         guard r.bytes[5] == 1 else { throw reject("big-endian ELF, this host needs little-endian") }
         guard r.count >= 64 else { throw reject("truncated ELF header (\(r.count) of 64 bytes)") }
-        let type = r.u16(16), machine = r.u16(18)
+        let type = r.u16(16)
+        let machine = r.u16(18)
         guard machine == hostMachine else {
             throw reject("built for ELF machine \(machineName(machine)), this host is \(hostMachineName)")
         }
@@ -106,11 +108,17 @@ public enum ELFInspector {
         }
     }
 
-    private struct SectionFacts { var hasDynsym = false; var exportsEntry = false; var hasSwiftMetadata = false }
+    private struct SectionFacts {
+        var hasDynsym = false
+        var exportsEntry = false
+        var hasSwiftMetadata = false
+    }
 
     /// Walks the section headers: finds `.dynsym` and its string table, and any `swift5_*` section.
     private static func sectionFacts(_ r: Reader, _ reject: (String) -> Rejection) throws -> SectionFacts {
-        let shoff = Int(clamping: r.u64(0x28)), shentsize = Int(r.u16(0x3A)), shnum = Int(r.u16(0x3C))
+        let shoff = Int(clamping: r.u64(0x28))
+        let shentsize = Int(r.u16(0x3A))
+        let shnum = Int(r.u16(0x3C))
         let shstrndx = Int(r.u16(0x3E))
         guard shoff > 0, shnum > 0 else { throw reject("no section headers (stripped of sections?)") }
         guard shentsize >= 64, shoff <= r.count, shnum <= (r.count - shoff) / shentsize else {
@@ -118,10 +126,14 @@ public enum ELFInspector {
         }
         func header(_ i: Int) -> (name: UInt32, type: UInt32, offset: Int, size: Int, link: Int, entsize: Int) {
             let at = shoff + i * shentsize
-            return (r.u32(at), r.u32(at + 4), Int(clamping: r.u64(at + 0x18)), Int(clamping: r.u64(at + 0x20)),
-                    Int(r.u32(at + 0x28)), Int(clamping: r.u64(at + 0x38)))
+            return (
+                r.u32(at), r.u32(at + 4), Int(clamping: r.u64(at + 0x18)), Int(clamping: r.u64(at + 0x20)),
+                Int(r.u32(at + 0x28)), Int(clamping: r.u64(at + 0x38))
+            )
         }
-        func inFile(_ offset: Int, _ size: Int) -> Bool { offset >= 0 && size >= 0 && offset <= r.count && size <= r.count - offset }
+        func inFile(_ offset: Int, _ size: Int) -> Bool {
+            offset >= 0 && size >= 0 && offset <= r.count && size <= r.count - offset
+        }
 
         var facts = SectionFacts()
         if shstrndx < shnum {
@@ -130,7 +142,8 @@ public enum ELFInspector {
                 for i in 0..<shnum {
                     let h = header(i)
                     if let sectionName = r.cString(at: names.offset + Int(h.name), limit: names.offset + names.size),
-                       sectionName.hasPrefix("swift5_") {
+                        sectionName.hasPrefix("swift5_")
+                    {
                         facts.hasSwiftMetadata = true
                     }
                 }
@@ -144,12 +157,16 @@ public enum ELFInspector {
                 throw reject("truncated ELF: .dynsym runs past the end of the file")
             }
             let strings = header(dynsym.link)
-            guard inFile(strings.offset, strings.size) else { throw reject("truncated ELF: .dynstr runs past the end of the file") }
+            guard inFile(strings.offset, strings.size) else {
+                throw reject("truncated ELF: .dynstr runs past the end of the file")
+            }
             let entsize = dynsym.entsize >= 24 ? dynsym.entsize : 24
             for s in 0..<(dynsym.size / entsize) {
                 let at = dynsym.offset + s * entsize
-                let info = r.bytes[at + 4], shndx = r.u16(at + 6)
-                let binding = info >> 4, symbolType = info & 0xF
+                let info = r.bytes[at + 4]
+                let shndx = r.u16(at + 6)
+                let binding = info >> 4
+                let symbolType = info & 0xF
                 // A defined (shndx != 0), global or weak function.
                 guard shndx != 0, binding == 1 || binding == 2, symbolType == 2 else { continue }
                 if r.cString(at: strings.offset + Int(r.u32(at)), limit: strings.offset + strings.size) == entrySymbol {

@@ -58,8 +58,10 @@ public struct Composition {
 
     /// Declares the composition of `C`. With `inheriting`, the superclass's dependencies, hooks and initializer
     /// come first; on a property declared by both, the superclass's wins (motion-objection's merge order).
-    public init<C: AnyObject>(_ type: C.Type, inheriting parent: Composition? = nil,
-                              _ build: (inout Builder<C>) -> Void) {
+    public init<C: AnyObject>(
+        _ type: C.Type, inheriting parent: Composition? = nil,
+        _ build: (inout Builder<C>) -> Void
+    ) {
         var builder = Builder<C>()
         build(&builder)
         self = builder.composition
@@ -78,40 +80,49 @@ public struct Composition {
 
         /// Declares a dependency set after construction, keyed by the property's type (and `name`).
         /// `compose_with` replaces an earlier declaration of the same property.
-        public mutating func requires<V>(_ path: ReferenceWritableKeyPath<C, V?>, named name: String? = nil,
-                                         property: String? = nil) {
+        public mutating func requires<V>(
+            _ path: ReferenceWritableKeyPath<C, V?>, named name: String? = nil,
+            property: String? = nil
+        ) {
             add(path, key: ServiceKey(V.self, name: name), property: property, buildable: nil)
         }
 
         /// The same for a dependency that is itself `Injectable`: built on demand when nothing is bound to it.
-        public mutating func requires<V: Injectable>(_ path: ReferenceWritableKeyPath<C, V?>,
-                                                     named name: String? = nil, property: String? = nil) {
+        public mutating func requires<V: Injectable>(
+            _ path: ReferenceWritableKeyPath<C, V?>,
+            named name: String? = nil, property: String? = nil
+        ) {
             add(path, key: ServiceKey(V.self, name: name), property: property, buildable: name == nil ? V.self : nil)
         }
 
         /// A dependency bound under a string key (a plugin's interface id, a module-file binding).
-        public mutating func requires<V>(_ path: ReferenceWritableKeyPath<C, V?>, key: ServiceKey,
-                                         property: String? = nil) {
+        public mutating func requires<V>(
+            _ path: ReferenceWritableKeyPath<C, V?>, key: ServiceKey,
+            property: String? = nil
+        ) {
             add(path, key: key, property: property, buildable: nil)
         }
 
-        private mutating func add<V>(_ path: ReferenceWritableKeyPath<C, V?>, key: ServiceKey, property: String?,
-                                     buildable: Injectable.Type?) {
+        private mutating func add<V>(
+            _ path: ReferenceWritableKeyPath<C, V?>, key: ServiceKey, property: String?,
+            buildable: Injectable.Type?
+        ) {
             let propertyName = property ?? Builder.propertyName(path)
             composition.dependencies.removeAll { $0.property == propertyName }
-            composition.dependencies.append(Dependency(
-                property: propertyName, key: key, buildable: buildable,
-                assign: { object, value in
-                    guard let target = object as? C else { return false }
-                    guard let value else {
-                        target[keyPath: path] = nil
+            composition.dependencies.append(
+                Dependency(
+                    property: propertyName, key: key, buildable: buildable,
+                    assign: { object, value in
+                        guard let target = object as? C else { return false }
+                        guard let value else {
+                            target[keyPath: path] = nil
+                            return true
+                        }
+                        guard let typed = value as? V else { return false }
+                        target[keyPath: path] = typed
                         return true
-                    }
-                    guard let typed = value as? V else { return false }
-                    target[keyPath: path] = typed
-                    return true
-                },
-                expectedType: String(reflecting: V.self)))
+                    },
+                    expectedType: String(reflecting: V.self)))
         }
 
         /// motion-objection's `singleton`: one instance per injector.
@@ -128,8 +139,10 @@ public struct Composition {
 
         /// Objection's `objection_initializer(sel, defaults…)`: builds instances with `defaults`, each replaced by
         /// the caller's argument at the same position.
-        public mutating func initializer(_ name: String, defaults: [Any] = [],
-                                         _ make: @escaping (Arguments) throws -> C) {
+        public mutating func initializer(
+            _ name: String, defaults: [Any] = [],
+            _ make: @escaping (Arguments) throws -> C
+        ) {
             composition.initializer = Initializer(name: name, defaults: defaults) { try make($0) }
         }
 
@@ -169,8 +182,9 @@ public struct Arguments {
             throw InjectionError.wrongArgumentCount(initializer: initializer, expected: index + 1, got: values.count)
         }
         guard let value = values[index] as? T else {
-            throw InjectionError.badArgument(initializer: initializer, index: index, expected: String(reflecting: T.self),
-                                             got: String(reflecting: Swift.type(of: values[index])))
+            throw InjectionError.badArgument(
+                initializer: initializer, index: index, expected: String(reflecting: T.self),
+                got: String(reflecting: Swift.type(of: values[index])))
         }
         return value
     }

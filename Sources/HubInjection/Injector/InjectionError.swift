@@ -23,25 +23,26 @@ public enum InjectionError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .noBinding(key):
+        case .noBinding(let key):
             return "no binding for \(key)"
-        case let .unboundDependency(property, key, type):
-            return "Cannot find an instance that is bound to '\(key)' to assign to the property '\(property)' of \(type)"
-        case let .wrongType(key, expected, got):
+        case .unboundDependency(let property, let key, let type):
+            return
+                "Cannot find an instance that is bound to '\(key)' to assign to the property '\(property)' of \(type)"
+        case .wrongType(let key, let expected, let got):
             return "\(key) produced \(got), which is not \(expected)"
-        case let .doesNotConform(instance, key):
+        case .doesNotConform(let instance, let key):
             return "Instance \(instance) does not conform to the \(key) protocol"
-        case let .eagerSingletonNotSingleton(key):
+        case .eagerSingletonNotSingleton(let key):
             return "Unable to initialize eager singleton for '\(key)' because it was never registered as a singleton"
-        case let .cycle(path):
+        case .cycle(let path):
             return "dependency cycle not broken by a singleton: " + path.map(\.description).joined(separator: " -> ")
-        case let .badArgument(initializer, index, expected, got):
+        case .badArgument(let initializer, let index, let expected, let got):
             return "argument \(index) of \(initializer) must be \(expected), got \(got)"
-        case let .wrongArgumentCount(initializer, expected, got):
+        case .wrongArgumentCount(let initializer, let expected, let got):
             return "\(initializer) takes \(expected) argument(s), got \(got)"
-        case let .noInitializer(type, arguments):
+        case .noInitializer(let type, let arguments):
             return "\(type) has no custom initializer, so it cannot take \(arguments) argument(s)"
-        case let .providerFailed(key, message):
+        case .providerFailed(let key, let message):
             return "\(key): \(message)"
         }
     }

@@ -76,9 +76,11 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
                 }
             }
             if bindings[ServiceKey(ObjectFactory.self)] == nil {
-                bindings[ServiceKey(ObjectFactory.self)] = [Binding(
-                    key: ServiceKey(ObjectFactory.self), owner: .host,
-                    kind: .provider(.singleton) { injector, _ in ObjectFactory(injector: injector) })]
+                bindings[ServiceKey(ObjectFactory.self)] = [
+                    Binding(
+                        key: ServiceKey(ObjectFactory.self), owner: .host,
+                        kind: .provider(.singleton) { injector, _ in ObjectFactory(injector: injector) })
+                ]
             }
             do {
                 for key in binders.flatMap(\.eagerSingletons) {
@@ -90,11 +92,11 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
                 let installed = Set(modules.map { ObjectIdentifier($0) })
                 moduleList.removeAll { installed.contains(ObjectIdentifier($0)) }
                 for change in added {
-                    guard case let .registered(key, _) = change else { continue }
+                    guard case .registered(let key, _) = change else { continue }
                     bindings[key]?.removeLast()
                     if bindings[key]?.isEmpty == true { bindings[key] = nil }
                 }
-                invalidate(added.compactMap { if case let .registered(key, _) = $0 { return key } else { return nil } })
+                invalidate(added.compactMap { if case .registered(let key, _) = $0 { return key } else { return nil } })
                 throw error
             }
         }
@@ -147,11 +149,13 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     func getUncached<T>(_ type: T.Type, named name: String?, arguments: [Any]) throws -> T {
         try lock.withLock {
             let key = ServiceKey(T.self, name: name)
-            let value = try resolve(key, arguments: arguments, buildable: name == nil ? T.self as? Injectable.Type : nil)
+            let value = try resolve(
+                key, arguments: arguments, buildable: name == nil ? T.self as? Injectable.Type : nil)
             guard let value else { throw InjectionError.providerFailed(key, message: "the provider returned nil") }
             guard let typed = value as? T else {
-                throw InjectionError.wrongType(key: key, expected: String(reflecting: T.self),
-                                               got: String(reflecting: Swift.type(of: value)))
+                throw InjectionError.wrongType(
+                    key: key, expected: String(reflecting: T.self),
+                    got: String(reflecting: Swift.type(of: value)))
             }
             if name == nil, arguments.isEmpty, isCached(key) { fast[ObjectIdentifier(T.self)] = Box(typed) }
             return typed
@@ -169,13 +173,16 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     }
 
     /// Builds `T` with an ad-hoc initializer (`getObject:initializer:argumentList:`), ignoring its declared one.
-    public func get<T: Injectable>(_ type: T.Type, initializer name: String, arguments: [Any] = [],
-                                   _ make: @escaping (Arguments) throws -> T) throws -> T {
+    public func get<T: Injectable>(
+        _ type: T.Type, initializer name: String, arguments: [Any] = [],
+        _ make: @escaping (Arguments) throws -> T
+    ) throws -> T {
         try lock.withLock {
             let key = ServiceKey(T.self)
             let adHoc = Composition.Initializer(name: name, defaults: []) { try make($0) }
-            let object = try build(key: key, type: T.self, owner: .host, scopeOverride: .normal, check: nil,
-                                   arguments: arguments, initializer: adHoc)
+            let object = try build(
+                key: key, type: T.self, owner: .host, scopeOverride: .normal, check: nil,
+                arguments: arguments, initializer: adHoc)
             return object as! T
         }
     }
@@ -228,8 +235,9 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
             return all.map { binding in
                 // Class instances are counted by the ledger; a cached value-type singleton counts once here.
                 let cached = singletons[binding.key].map { SurvivorLedger.reference($0) == nil ? 1 : 0 } ?? 0
-                return RegistrationInfo(key: binding.key, owner: binding.owner, scope: binding.scopeDescription,
-                                        liveInstances: cached + ledger.liveCount(key: binding.key, owner: binding.owner))
+                return RegistrationInfo(
+                    key: binding.key, owner: binding.owner, scope: binding.scopeDescription,
+                    liveInstances: cached + ledger.liveCount(key: binding.key, owner: binding.owner))
             }.sorted { $0.key < $1.key }
         }
     }
@@ -259,8 +267,8 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
         guard let binding = bindings[key]?.last ?? automatic[key] else { return nil }
         switch binding.kind {
         case .instance: return .singleton
-        case let .provider(scope, _): return scope
-        case let .type(scope, type, _): return scope ?? type.composition.scope ?? .normal
+        case .provider(let scope, _): return scope
+        case .type(let scope, let type, _): return scope ?? type.composition.scope ?? .normal
         }
     }
 
@@ -275,9 +283,9 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
         if let cached = singletons[key] { return cached }
         guard let binding = binding(for: key, buildable: buildable) else { throw InjectionError.noBinding(key) }
         switch binding.kind {
-        case let .instance(value):
+        case .instance(let value):
             return value
-        case let .provider(scope, provider):
+        case .provider(let scope, let provider):
             try enter(key)
             defer { leave(singleton: scope == .singleton) }
             let value = try provider(self, arguments)
@@ -286,15 +294,18 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
                 ledger.watch(value, key: key, owner: binding.owner)
             }
             return value
-        case let .type(scopeOverride, type, check):
-            return try build(key: key, type: type, owner: binding.owner, scopeOverride: scopeOverride, check: check,
-                             arguments: arguments, initializer: nil)
+        case .type(let scopeOverride, let type, let check):
+            return try build(
+                key: key, type: type, owner: binding.owner, scopeOverride: scopeOverride, check: check,
+                arguments: arguments, initializer: nil)
         }
     }
 
-    private func build(key: ServiceKey, type: Injectable.Type, owner: Owner, scopeOverride: Scope?,
-                       check: ((Any) -> Bool)?, arguments: [Any],
-                       initializer adHoc: Composition.Initializer?) throws -> AnyObject {
+    private func build(
+        key: ServiceKey, type: Injectable.Type, owner: Owner, scopeOverride: Scope?,
+        check: ((Any) -> Bool)?, arguments: [Any],
+        initializer adHoc: Composition.Initializer?
+    ) throws -> AnyObject {
         let composition = type.composition
         let scope = scopeOverride ?? composition.scope ?? .normal
         try enter(key)
@@ -302,8 +313,10 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
         let object: AnyObject
         if let initializer = adHoc ?? composition.initializer {
             let merged = Arguments.merge(defaults: initializer.defaults, caller: arguments)
-            object = try initializer.make(Arguments(initializer: "\(String(reflecting: type)).\(initializer.name)",
-                                                    values: merged))
+            object = try initializer.make(
+                Arguments(
+                    initializer: "\(String(reflecting: type)).\(initializer.name)",
+                    values: merged))
         } else {
             guard arguments.isEmpty else {
                 throw InjectionError.noInitializer(type: String(reflecting: type), arguments: arguments.count)
@@ -338,8 +351,9 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
                 throw InjectionError.unboundDependency(property: dependency.property, key: key, in: typeName)
             }
             guard dependency.assign(object, value) else {
-                throw InjectionError.wrongType(key: dependency.key, expected: dependency.expectedType,
-                                               got: value.map { String(reflecting: Swift.type(of: $0)) } ?? "nil")
+                throw InjectionError.wrongType(
+                    key: dependency.key, expected: dependency.expectedType,
+                    got: value.map { String(reflecting: Swift.type(of: $0)) } ?? "nil")
             }
         }
         for hook in composition.awokenHooks { try hook(object) }
@@ -348,7 +362,8 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     /// Pushes `key`; refuses a cycle that no cached singleton on the way breaks (it would never end).
     private func enter(_ key: ServiceKey) throws {
         if let start = stack.lastIndex(where: { $0.key == key }),
-           !stack[start...].contains(where: \.cachedSingleton) {
+            !stack[start...].contains(where: \.cachedSingleton)
+        {
             throw InjectionError.cycle(stack[start...].map(\.key) + [key])
         }
         stack.append(Frame(key: key))

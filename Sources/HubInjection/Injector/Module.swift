@@ -32,8 +32,9 @@ struct Binding {
     var scopeDescription: String {
         switch kind {
         case .instance: return "instance"
-        case let .provider(scope, _): return "provider (\(scope.rawValue))"
-        case let .type(scope, type, _): return "class \(String(reflecting: type)) (\((scope ?? type.composition.scope ?? .normal).rawValue))"
+        case .provider(let scope, _): return "provider (\(scope.rawValue))"
+        case .type(let scope, let type, _):
+            return "class \(String(reflecting: type)) (\((scope ?? type.composition.scope ?? .normal).rawValue))"
         }
     }
 }
@@ -68,27 +69,35 @@ public final class Binder {
     public func bind(_ instance: Any, toKey key: ServiceKey) { add(key, .instance(instance)) }
 
     /// Binds a block (`bindBlock:`): it receives the injector but not the arguments, and may return nil.
-    public func bindBlock<T>(to type: T.Type, named name: String? = nil, scope: Scope = .normal,
-                             _ block: @escaping (Injector) throws -> T?) {
+    public func bindBlock<T>(
+        to type: T.Type, named name: String? = nil, scope: Scope = .normal,
+        _ block: @escaping (Injector) throws -> T?
+    ) {
         add(ServiceKey(T.self, name: name), .provider(scope) { injector, _ in try block(injector) })
     }
 
     /// Binds a provider (`bindProvider:`): it receives the injector and the caller's arguments.
-    public func bindProvider<T>(to type: T.Type, named name: String? = nil, scope: Scope = .normal,
-                                _ provider: @escaping (Injector, [Any]) throws -> T?) {
+    public func bindProvider<T>(
+        to type: T.Type, named name: String? = nil, scope: Scope = .normal,
+        _ provider: @escaping (Injector, [Any]) throws -> T?
+    ) {
         add(ServiceKey(T.self, name: name), .provider(scope) { try provider($0, $1) })
     }
 
     /// Binds a provider under a string key (used for module-file bindings called through libffi).
-    public func bindProvider(toKey key: ServiceKey, scope: Scope = .normal,
-                             _ provider: @escaping (Injector, [Any]) throws -> Any?) {
+    public func bindProvider(
+        toKey key: ServiceKey, scope: Scope = .normal,
+        _ provider: @escaping (Injector, [Any]) throws -> Any?
+    ) {
         add(key, .provider(scope, provider))
     }
 
     /// Binds an implementation class to an interface (`bindClass:toProtocol:`/`bindClass:toClass:`). The
     /// implementation is built, injected and awoken; `scope` overrides the class's own.
-    public func bindClass<Impl: Injectable, T>(_ implementation: Impl.Type, to type: T.Type,
-                                               named name: String? = nil, scope: Scope? = nil) {
+    public func bindClass<Impl: Injectable, T>(
+        _ implementation: Impl.Type, to type: T.Type,
+        named name: String? = nil, scope: Scope? = nil
+    ) {
         add(ServiceKey(T.self, name: name), .type(scope, implementation, check: { $0 is T }))
     }
 

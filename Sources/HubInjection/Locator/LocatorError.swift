@@ -17,20 +17,21 @@ public enum LocatorError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .noDependencyRegistered(key):
+        case .noDependencyRegistered(let key):
             return "no dependency registered for \(key)"
-        case let .factoryDidNotReturnExpectedType(key, expected, got):
+        case .factoryDidNotReturnExpectedType(let key, let expected, let got):
             return "the factory for \(key) returned \(got), not the expected \(expected)"
-        case let .sharedInstanceWasNotOfExpectedType(key, released):
-            return released ? "the shared instance for \(key) was released by its owner"
-                            : "the shared instance for \(key) is not of the expected type"
-        case let .storedDependencyWasNotOfExpectedType(key, expected, got):
+        case .sharedInstanceWasNotOfExpectedType(let key, let released):
+            return released
+                ? "the shared instance for \(key) was released by its owner"
+                : "the shared instance for \(key) is not of the expected type"
+        case .storedDependencyWasNotOfExpectedType(let key, let expected, let got):
             return "the instance stored for \(key) is \(got), not the expected \(expected)"
-        case let .triedToRegisterTooManyFactories(key, owner, claimant):
+        case .triedToRegisterTooManyFactories(let key, let owner, let claimant):
             return "\(key) is already registered by \(owner); \(claimant) cannot register it again"
-        case let .triedToRegisterTooManyInjectors(key, owner, claimant):
+        case .triedToRegisterTooManyInjectors(let key, let owner, let claimant):
             return "an injector for \(key) is already registered by \(owner); \(claimant) cannot register another"
-        case let .dependencyCycle(path):
+        case .dependencyCycle(let path):
             return "dependency cycle: " + path.map(\.description).joined(separator: " -> ")
         }
     }

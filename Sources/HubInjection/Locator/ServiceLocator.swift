@@ -43,8 +43,10 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     }
 
     /// Runs `assemblyBlock` right after initialisation.
-    public convenience init(errorCallback: @escaping ErrorCallback = { _ in },
-                            assemblyBlock: (ServiceLocator) -> Void) {
+    public convenience init(
+        errorCallback: @escaping ErrorCallback = { _ in },
+        assemblyBlock: (ServiceLocator) -> Void
+    ) {
         self.init(errorCallback: errorCallback)
         assemblyBlock(self)
     }
@@ -54,23 +56,29 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     /// Registers a lazy factory for `key`. Returns false, reporting `triedToRegisterTooManyFactories`, when the
     /// key is taken by a factory or a shared instance.
     @discardableResult
-    public func registerFactory<T>(_ key: T.Type, name: String? = nil, owner: Owner? = nil,
-                                   factory: @escaping (ServiceLocator) -> T) -> Bool {
+    public func registerFactory<T>(
+        _ key: T.Type, name: String? = nil, owner: Owner? = nil,
+        factory: @escaping (ServiceLocator) -> T
+    ) -> Bool {
         let entry = Slot<T>(key: ServiceKey(T.self, name: name), owner: owner ?? currentOwner, factory: factory)
         return insert(entry, typedAs: name == nil ? ObjectIdentifier(T.self) : nil)
     }
 
     /// Registers a lazy factory under a string key (for keys that are not Swift types, e.g. plugin interface ids).
     @discardableResult
-    public func registerFactory(forKey key: ServiceKey, owner: Owner? = nil,
-                                factory: @escaping (ServiceLocator) -> Any) -> Bool {
+    public func registerFactory(
+        forKey key: ServiceKey, owner: Owner? = nil,
+        factory: @escaping (ServiceLocator) -> Any
+    ) -> Bool {
         insert(Slot<Any>(key: key, owner: owner ?? currentOwner, factory: factory), typedAs: nil)
     }
 
     /// Registers an existing instance, held weakly: its owner keeps it alive. Same duplicate rule as factories.
     @discardableResult
-    public func register<T: AnyObject>(_ key: T.Type, name: String? = nil, sharedInstance: T,
-                                       owner: Owner? = nil) -> Bool {
+    public func register<T: AnyObject>(
+        _ key: T.Type, name: String? = nil, sharedInstance: T,
+        owner: Owner? = nil
+    ) -> Bool {
         let entry = Slot<T>(key: ServiceKey(T.self, name: name), owner: owner ?? currentOwner, shared: sharedInstance)
         guard insert(entry, typedAs: name == nil ? ObjectIdentifier(T.self) : nil) else { return false }
         ledger.watch(sharedInstance, key: entry.key, owner: entry.owner)
@@ -80,8 +88,10 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     /// Registers the injector for instances of `key`: it runs once on each instance this locator creates for
     /// that key, and on outside instances passed to `applyInjector`. A second injector is refused.
     @discardableResult
-    public func injectInstancesOf<T>(_ key: T.Type, owner: Owner? = nil,
-                                     injector: @escaping (ServiceLocator, T) -> Void) -> Bool {
+    public func injectInstancesOf<T>(
+        _ key: T.Type, owner: Owner? = nil,
+        injector: @escaping (ServiceLocator, T) -> Void
+    ) -> Bool {
         let serviceKey = ServiceKey(T.self)
         let claimant = owner ?? currentOwner
         let refused: LocatorError? = lock.withLock {
@@ -143,8 +153,9 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
             guard let entry = entries[key] else { return .failure(.noDependencyRegistered(key)) }
             return entry.resolveAny(in: self).flatMap { value in
                 if let typedValue = value as? T { return .success(typedValue) }
-                return .failure(.storedDependencyWasNotOfExpectedType(
-                    key, expected: String(reflecting: T.self), got: String(reflecting: Swift.type(of: value))))
+                return .failure(
+                    .storedDependencyWasNotOfExpectedType(
+                        key, expected: String(reflecting: T.self), got: String(reflecting: Swift.type(of: value))))
             }
         }.mapError { error in
             report(error)
@@ -216,11 +227,13 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     public var registrations: [RegistrationInfo] {
         lock.withLock {
             entries.values.map { entry in
-                RegistrationInfo(key: entry.key, owner: entry.owner, scope: entry.scopeDescription,
-                                 liveInstances: entry.cachedValue == nil ? 0 : 1)
-            } + injectors.map { key, injector in
-                RegistrationInfo(key: key, owner: injector.owner, scope: "injector", liveInstances: 0)
+                RegistrationInfo(
+                    key: entry.key, owner: entry.owner, scope: entry.scopeDescription,
+                    liveInstances: entry.cachedValue == nil ? 0 : 1)
             }
+                + injectors.map { key, injector in
+                    RegistrationInfo(key: key, owner: injector.owner, scope: "injector", liveInstances: 0)
+                }
         }.sorted { ($0.key, $0.scope) < ($1.key, $1.scope) }
     }
 
@@ -261,8 +274,9 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     private func resolveSlow<T>(_ slot: Slot<T>) -> Result<T, LocatorError> {
         slot.resolveAny(in: self).flatMap { value in
             if let typedValue = slot.value ?? (value as? T) { return .success(typedValue) }
-            return .failure(.factoryDidNotReturnExpectedType(
-                slot.key, expected: String(reflecting: T.self), got: String(reflecting: Swift.type(of: value))))
+            return .failure(
+                .factoryDidNotReturnExpectedType(
+                    slot.key, expected: String(reflecting: T.self), got: String(reflecting: Swift.type(of: value))))
         }
     }
 
@@ -352,7 +366,9 @@ final class Slot<T>: LocatorEntry {
         value = nil
         factory = nil
     }
-    override var scopeDescription: String { isShared ? "shared (weak)" : (value == nil ? "factory (lazy)" : "factory (cached)") }
+    override var scopeDescription: String {
+        isShared ? "shared (weak)" : (value == nil ? "factory (lazy)" : "factory (cached)")
+    }
 }
 
 struct InjectorEntry {

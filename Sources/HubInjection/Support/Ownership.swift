@@ -139,7 +139,8 @@ final class SurvivorLedger: @unchecked Sendable {
             }
             // A dead entry at the same address belonged to an earlier object: replace it.
             if let existing = entries[slot], existing.object === reference { return }
-            entries[slot] = Entry(key: key, owner: owner, what: String(reflecting: type(of: reference)), object: reference)
+            entries[slot] = Entry(
+                key: key, owner: owner, what: String(reflecting: type(of: reference)), object: reference)
         }
     }
 

@@ -17,25 +17,29 @@ final class FactoryBox {
 enum FactoryBridge {
     static func make(_ factory: HubComponentFactory) -> UnsafePointer<hub_component_factory> {
         let table = UnsafeMutablePointer<hub_component_factory>.allocate(capacity: 1)
-        table.initialize(to: hub_component_factory(
-            struct_size: structSize(hub_component_factory.self),
-            factory_data: Unmanaged.passRetained(FactoryBox(factory)).toOpaque(),
-            create_component: { table, name, out in
-                guard let table, let name, let out else { return false }
-                let box = Unmanaged<FactoryBox>.fromOpaque(table.pointee.factory_data).takeUnretainedValue()
-                guard let component = box.factory.createComponent(forName: String(cString: name)) else { return false }
-                out.pointee = ComponentBridge.make(component)
-                return true
-            },
-            component_names: { table in
-                guard let table else { return nil }
-                return UnsafePointer(Unmanaged<FactoryBox>.fromOpaque(table.pointee.factory_data).takeUnretainedValue().names)
-            },
-            destroy: { table in
-                guard let table else { return }
-                FactoryBridge.free(table)
-            }
-        ))
+        table.initialize(
+            to: hub_component_factory(
+                struct_size: structSize(hub_component_factory.self),
+                factory_data: Unmanaged.passRetained(FactoryBox(factory)).toOpaque(),
+                create_component: { table, name, out in
+                    guard let table, let name, let out else { return false }
+                    let box = Unmanaged<FactoryBox>.fromOpaque(table.pointee.factory_data).takeUnretainedValue()
+                    guard let component = box.factory.createComponent(forName: String(cString: name)) else {
+                        return false
+                    }
+                    out.pointee = ComponentBridge.make(component)
+                    return true
+                },
+                component_names: { table in
+                    guard let table else { return nil }
+                    return UnsafePointer(
+                        Unmanaged<FactoryBox>.fromOpaque(table.pointee.factory_data).takeUnretainedValue().names)
+                },
+                destroy: { table in
+                    guard let table else { return }
+                    FactoryBridge.free(table)
+                }
+            ))
         return UnsafePointer(table)
     }
 

@@ -19,10 +19,13 @@ public struct HubView {
     }
 
     /// Appends a rectangle. A `.clear` fill or stroke is not drawn.
-    public func rect(_ frame: Rect, fill: Color, stroke: Color = .clear, strokeWidth: Double = 0,
-                     cornerRadius: Double = 0) {
-        var style = hub_rect_style(struct_size: structSize(hub_rect_style.self), fill_color: fill.rgba,
-                                   stroke_color: stroke.rgba, stroke_width: strokeWidth, corner_radius: cornerRadius)
+    public func rect(
+        _ frame: Rect, fill: Color, stroke: Color = .clear, strokeWidth: Double = 0,
+        cornerRadius: Double = 0
+    ) {
+        var style = hub_rect_style(
+            struct_size: structSize(hub_rect_style.self), fill_color: fill.rgba,
+            stroke_color: stroke.rgba, stroke_width: strokeWidth, corner_radius: cornerRadius)
         builder.pointee.rect?(builder, frame.c, &style)
     }
 
@@ -35,8 +38,10 @@ public struct HubView {
 
     /// Appends an image by URI (for example ``HubModel/mainImageURI``). The host draws the loaded image when it
     /// has one, else `placeholder`. A nil URI draws only the placeholder.
-    public func image(_ uri: String?, in frame: Rect, contentMode: ContentMode = .aspectFill,
-                      placeholder: Color = .lightGray) {
+    public func image(
+        _ uri: String?, in frame: Rect, contentMode: ContentMode = .aspectFill,
+        placeholder: Color = .lightGray
+    ) {
         let mode: hub_content_mode
         switch contentMode {
         case .scaleToFill: mode = HUB_CONTENT_SCALE_TO_FILL

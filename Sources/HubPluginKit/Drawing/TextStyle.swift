@@ -16,8 +16,10 @@ public struct TextStyle: Hashable, Sendable {
     /// The maximum number of lines; 0 means unlimited. Cut text ends with "…".
     public var lineLimit: Int
 
-    public init(fontSize: Double = 14, weight: Int = 400, color: Color = .black, alignment: Alignment = .left,
-                lineLimit: Int = 0) {
+    public init(
+        fontSize: Double = 14, weight: Int = 400, color: Color = .black, alignment: Alignment = .left,
+        lineLimit: Int = 0
+    ) {
         self.fontSize = fontSize
         self.weight = weight
         self.color = color
@@ -35,10 +37,13 @@ public struct TextStyle: Hashable, Sendable {
     public static let largeTitle = TextStyle(fontSize: 28, weight: 700)
 
     /// A copy with some fields changed, for one-off variations: `TextStyle.body.with(color: .white)`.
-    public func with(fontSize: Double? = nil, weight: Int? = nil, color: Color? = nil,
-                     alignment: Alignment? = nil, lineLimit: Int? = nil) -> TextStyle {
-        TextStyle(fontSize: fontSize ?? self.fontSize, weight: weight ?? self.weight, color: color ?? self.color,
-                  alignment: alignment ?? self.alignment, lineLimit: lineLimit ?? self.lineLimit)
+    public func with(
+        fontSize: Double? = nil, weight: Int? = nil, color: Color? = nil,
+        alignment: Alignment? = nil, lineLimit: Int? = nil
+    ) -> TextStyle {
+        TextStyle(
+            fontSize: fontSize ?? self.fontSize, weight: weight ?? self.weight, color: color ?? self.color,
+            alignment: alignment ?? self.alignment, lineLimit: lineLimit ?? self.lineLimit)
     }
 }
 
@@ -52,8 +57,9 @@ extension TextStyle {
         case .center: cAlignment = HUB_TEXT_CENTER
         case .right: cAlignment = HUB_TEXT_RIGHT
         }
-        return hub_text_style(struct_size: structSize(hub_text_style.self), font_size: fontSize,
-                              weight: UInt32(clamping: weight), color: color.rgba, alignment: cAlignment,
-                              line_limit: UInt32(clamping: lineLimit))
+        return hub_text_style(
+            struct_size: structSize(hub_text_style.self), font_size: fontSize,
+            weight: UInt32(clamping: weight), color: color.rgba, alignment: cAlignment,
+            line_limit: UInt32(clamping: lineLimit))
     }
 }

@@ -51,10 +51,12 @@ public struct HubHost {
     public func schedule(after seconds: Double, _ body: @escaping () -> Void) {
         guard let schedule = table.pointee.schedule else { return }
         let box = Unmanaged.passRetained(ClosureBox(body)).toOpaque()
-        schedule(table, seconds, { data in
-            let box = Unmanaged<ClosureBox>.fromOpaque(data!).takeRetainedValue()
-            box.body()
-        }, box)
+        schedule(
+            table, seconds,
+            { data in
+                let box = Unmanaged<ClosureBox>.fromOpaque(data!).takeRetainedValue()
+                box.body()
+            }, box)
     }
 }
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The host's main thread, as seen by the plugin: the thread that called `init`.
@@ -31,13 +31,13 @@ public enum HubMainThread {
     @inline(__always)
     static func check(_ entryPoint: StaticString) {
         #if DEBUG
-        if !isCurrent {
-            let name = "\(entryPoint)"
-            // `log` is [any-thread]; the set is only a best-effort de-duplication.
-            if warned.insert(name).inserted {
-                HubLog.warning("\(name) was called off the host's main thread; plugins are not thread-safe")
+            if !isCurrent {
+                let name = "\(entryPoint)"
+                // `log` is [any-thread]; the set is only a best-effort de-duplication.
+                if warned.insert(name).inserted {
+                    HubLog.warning("\(name) was called off the host's main thread; plugins are not thread-safe")
+                }
             }
-        }
         #endif
     }
 }

@@ -27,33 +27,33 @@ public enum HubJSON: Hashable, Sendable {
 
     /// The member `key` of an object; nil for other values or a missing key.
     public subscript(key: String) -> HubJSON? {
-        guard case let .object(members) = self else { return nil }
+        guard case .object(let members) = self else { return nil }
         return members.last { $0.key == key }?.value
     }
 
     /// Element `index` of an array; nil for other values or out of range.
     public subscript(index: Int) -> HubJSON? {
-        guard case let .array(elements) = self, elements.indices.contains(index) else { return nil }
+        guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
         return elements[index]
     }
 
-    public var string: String? { if case let .string(value) = self { return value } else { return nil } }
-    public var number: Double? { if case let .number(value) = self { return value } else { return nil } }
-    public var bool: Bool? { if case let .bool(value) = self { return value } else { return nil } }
-    public var array: [HubJSON]? { if case let .array(value) = self { return value } else { return nil } }
+    public var string: String? { if case .string(let value) = self { return value } else { return nil } }
+    public var number: Double? { if case .number(let value) = self { return value } else { return nil } }
+    public var bool: Bool? { if case .bool(let value) = self { return value } else { return nil } }
+    public var array: [HubJSON]? { if case .array(let value) = self { return value } else { return nil } }
     /// The members of an object, in document order.
     public var members: [(key: String, value: HubJSON)]? {
-        if case let .object(value) = self { return value } else { return nil }
+        if case .object(let value) = self { return value } else { return nil }
     }
 
     public static func == (lhs: HubJSON, rhs: HubJSON) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
-        case let (.bool(a), .bool(b)): return a == b
-        case let (.number(a), .number(b)): return a == b
-        case let (.string(a), .string(b)): return a == b
-        case let (.array(a), .array(b)): return a == b
-        case let (.object(a), .object(b)):
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.number(let a), .number(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.array(let a), .array(let b)): return a == b
+        case (.object(let a), .object(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
         default: return false
         }
@@ -62,12 +62,15 @@ public enum HubJSON: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
-        case let .bool(value): hasher.combine(value)
-        case let .number(value): hasher.combine(value)
-        case let .string(value): hasher.combine(value)
-        case let .array(value): hasher.combine(value)
-        case let .object(members):
-            for member in members { hasher.combine(member.key); hasher.combine(member.value) }
+        case .bool(let value): hasher.combine(value)
+        case .number(let value): hasher.combine(value)
+        case .string(let value): hasher.combine(value)
+        case .array(let value): hasher.combine(value)
+        case .object(let members):
+            for member in members {
+                hasher.combine(member.key)
+                hasher.combine(member.value)
+            }
         }
     }
 }
@@ -115,7 +118,10 @@ private struct Parser {
         index += 1  // {
         var members: [(key: String, value: HubJSON)] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = parseString() else { return nil }
@@ -126,8 +132,14 @@ private struct Parser {
             members.append((key, value))
             skipWhitespace()
             guard index < bytes.count else { return nil }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
             return nil
         }
     }
@@ -136,14 +148,23 @@ private struct Parser {
         index += 1  // [
         var elements: [HubJSON] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
         while true {
             guard let value = parseValue(depth: depth + 1) else { return nil }
             elements.append(value)
             skipWhitespace()
             guard index < bytes.count else { return nil }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
             return nil
         }
     }
@@ -173,7 +194,8 @@ private struct Parser {
                     // A high surrogate must be followed by an escaped low surrogate.
                     if (0xD800...0xDBFF).contains(scalar) {
                         guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
-                              bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else { return nil }
                         index += 2
                         guard let low = parseHex4(), (0xDC00...0xDFFF).contains(low) else { return nil }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
@@ -218,7 +240,11 @@ private struct Parser {
         let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         // int: 0 or a non-zero digit followed by digits
         guard index < bytes.count, isDigit(bytes[index]) else { return nil }
-        if bytes[index] == UInt8(ascii: "0") { index += 1 } else { while index < bytes.count, isDigit(bytes[index]) { index += 1 } }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             guard index < bytes.count, isDigit(bytes[index]) else { return nil }
@@ -226,7 +252,9 @@ private struct Parser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, isDigit(bytes[index]) else { return nil }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }

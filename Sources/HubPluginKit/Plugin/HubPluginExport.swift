@@ -1,8 +1,9 @@
 import CHubPlugin
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Builds the C descriptor of a plugin and bridges the host's `init`/`deinit` to ``HubPlugin``.
@@ -11,7 +12,8 @@ import Darwin
 public enum HubPluginExport {
     /// The exported plugin type and its descriptor. One plugin per shared object: the SDK is linked statically
     /// into each plugin, so each image has its own copy of this state.
-    nonisolated(unsafe) private static var exported: (type: any HubPlugin.Type, descriptor: UnsafePointer<hub_plugin_descriptor>)?
+    nonisolated(unsafe) private static var exported:
+        (type: any HubPlugin.Type, descriptor: UnsafePointer<hub_plugin_descriptor>)?
     /// The live plugin between `init` and `deinit`.
     nonisolated(unsafe) private static var live: (plugin: any HubPlugin, registrar: HubRegistrar)?
 
@@ -20,31 +22,36 @@ public enum HubPluginExport {
     /// - Precondition: One shared object exports one plugin type.
     public static func descriptor<P: HubPlugin>(for plugin: P.Type) -> UnsafePointer<hub_plugin_descriptor> {
         if let exported {
-            precondition(ObjectIdentifier(exported.type) == ObjectIdentifier(plugin), "HubPluginKit: one plugin type per shared object")
+            precondition(
+                ObjectIdentifier(exported.type) == ObjectIdentifier(plugin),
+                "HubPluginKit: one plugin type per shared object")
             return exported.descriptor
         }
         // The strings and the struct live as long as the image: the host reads them while the plugin is loaded.
         let descriptor = UnsafeMutablePointer<hub_plugin_descriptor>.allocate(capacity: 1)
-        descriptor.initialize(to: hub_plugin_descriptor(
-            magic: HUB_PLUGIN_MAGIC,
-            struct_size: structSize(hub_plugin_descriptor.self),
-            abi: hub_version(major: HUB_ABI_MAJOR, minor: HUB_ABI_MINOR),
-            id: UnsafePointer(makeCString(plugin.id)),
-            name: UnsafePointer(makeCString(plugin.name)),
-            version: UnsafePointer(makeCString(plugin.version)),
-            description: UnsafePointer(makeCString(plugin.description)),
-            vendor: UnsafePointer(makeCString(plugin.vendor)),
-            init: { host, error, capacity in HubPluginExport.initialize(host, error, capacity) },
-            deinit: { HubPluginExport.deinitialize() }
-        ))
+        descriptor.initialize(
+            to: hub_plugin_descriptor(
+                magic: HUB_PLUGIN_MAGIC,
+                struct_size: structSize(hub_plugin_descriptor.self),
+                abi: hub_version(major: HUB_ABI_MAJOR, minor: HUB_ABI_MINOR),
+                id: UnsafePointer(makeCString(plugin.id)),
+                name: UnsafePointer(makeCString(plugin.name)),
+                version: UnsafePointer(makeCString(plugin.version)),
+                description: UnsafePointer(makeCString(plugin.description)),
+                vendor: UnsafePointer(makeCString(plugin.vendor)),
+                init: { host, error, capacity in HubPluginExport.initialize(host, error, capacity) },
+                deinit: { HubPluginExport.deinitialize() }
+            ))
         exported = (plugin, UnsafePointer(descriptor))
         return UnsafePointer(descriptor)
     }
 
     // MARK: - Internals
 
-    private static func initialize(_ table: UnsafePointer<hub_host>?, _ error: UnsafeMutablePointer<CChar>?,
-                                   _ capacity: Int) -> Bool {
+    private static func initialize(
+        _ table: UnsafePointer<hub_host>?, _ error: UnsafeMutablePointer<CChar>?,
+        _ capacity: Int
+    ) -> Bool {
         func fail(_ message: String) -> Bool {
             writeError(message, into: error, capacity: capacity)
             return false
@@ -53,12 +60,14 @@ public enum HubPluginExport {
         guard let table else { return fail("the host table is NULL") }
         let ours = hub_version(major: HUB_ABI_MAJOR, minor: HUB_ABI_MINOR)
         guard hub_version_is_compatible(table.pointee.abi, ours) else {
-            return fail("built for hub plugin ABI \(ours.major).\(ours.minor); the host speaks "
-                        + "\(table.pointee.abi.major).\(table.pointee.abi.minor)")
+            return fail(
+                "built for hub plugin ABI \(ours.major).\(ours.minor); the host speaks "
+                    + "\(table.pointee.abi.major).\(table.pointee.abi.minor)")
         }
         guard table.pointee.struct_size >= structSize(hub_host.self) else {
-            return fail("the host table is \(table.pointee.struct_size) bytes; ABI \(ours.major).\(ours.minor) "
-                        + "needs \(structSize(hub_host.self))")
+            return fail(
+                "the host table is \(table.pointee.struct_size) bytes; ABI \(ours.major).\(ours.minor) "
+                    + "needs \(structSize(hub_host.self))")
         }
         guard live == nil else { return fail("init called twice without deinit") }
 

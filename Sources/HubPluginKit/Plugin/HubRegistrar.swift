@@ -44,7 +44,9 @@ public final class HubRegistrar {
         let cFactory = FactoryBridge.make(factory)
         do {
             try check("component namespace '\(namespace)'") { error, capacity in
-                namespace.withCString { table.pointee.register_component_factory?(table, $0, cFactory, error, capacity) ?? false }
+                namespace.withCString {
+                    table.pointee.register_component_factory?(table, $0, cFactory, error, capacity) ?? false
+                }
             }
         } catch {
             FactoryBridge.free(cFactory)  // the host keeps nothing on failure and never calls destroy
@@ -67,7 +69,9 @@ public final class HubRegistrar {
         let cFactory = ActionBridge.makeFactory(factory)
         do {
             try check("action namespace '\(namespace)'") { error, capacity in
-                namespace.withCString { table.pointee.register_action_factory?(table, $0, cFactory, error, capacity) ?? false }
+                namespace.withCString {
+                    table.pointee.register_action_factory?(table, $0, cFactory, error, capacity) ?? false
+                }
             }
         } catch {
             ActionBridge.freeFactory(cFactory)
@@ -121,8 +125,10 @@ public final class HubRegistrar {
     /// the service is unregistered or the plugin unloads; consumers' retains are counted on top.
     ///
     /// - Throws: ``HubPluginError`` when another provider holds the same interface id and name.
-    public func registerService(_ interfaceID: String, version: UInt32, name: String? = nil,
-                                table serviceTable: UnsafeRawPointer, context: AnyObject) throws {
+    public func registerService(
+        _ interfaceID: String, version: UInt32, name: String? = nil,
+        table serviceTable: UnsafeRawPointer, context: AnyObject
+    ) throws {
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         try check("service '\(interfaceID)'") { error, capacity in
             interfaceID.withCString { id in
@@ -150,8 +156,10 @@ public final class HubRegistrar {
     /// Looks up a service with at least `minimumVersion`; see ``HubAcquiredService``.
     ///
     /// - Throws: ``HubPluginError`` with the host's reason ("no provider for com.x", "com.x is version 1; 2 was asked").
-    public func acquireService(_ interfaceID: String, name: String? = nil,
-                               minimumVersion: UInt32 = 1) throws -> HubAcquiredService {
+    public func acquireService(
+        _ interfaceID: String, name: String? = nil,
+        minimumVersion: UInt32 = 1
+    ) throws -> HubAcquiredService {
         var service = hub_service()
         service.struct_size = structSize(hub_service.self)
         try check("service '\(interfaceID)'") { error, capacity in
@@ -174,9 +182,12 @@ public final class HubRegistrar {
         }
         let box = ServiceObserverBox(observer)
         retained["service-observer"] = Retained(object: box) {}
-        table.pointee.set_service_observer?(table, { data, id, available in
-            Unmanaged<ServiceObserverBox>.fromOpaque(data!).takeUnretainedValue().body(swiftString(id) ?? "", available)
-        }, Unmanaged.passUnretained(box).toOpaque())
+        table.pointee.set_service_observer?(
+            table,
+            { data, id, available in
+                Unmanaged<ServiceObserverBox>.fromOpaque(data!).takeUnretainedValue().body(
+                    swiftString(id) ?? "", available)
+            }, Unmanaged.passUnretained(box).toOpaque())
     }
 
     // MARK: - Internals

@@ -1,9 +1,10 @@
 // C string helpers shared by the bridges. Everything here is internal: plugin authors only see Swift strings.
 import CHubPlugin
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads a borrowed C string, nil for NULL.

@@ -27,8 +27,9 @@ struct Call: ParsableCommand {
 
     func run() throws {
         do {
-            let result = try ExportCaller.call(plugin: URL(fileURLWithPath: plugin), symbol: symbol,
-                                               signature: signature, arguments: arguments)
+            let result = try ExportCaller.call(
+                plugin: URL(fileURLWithPath: plugin), symbol: symbol,
+                signature: signature, arguments: arguments)
             print(result.description)
         } catch {
             Diagnostics.print("hubhost call: \(error)")

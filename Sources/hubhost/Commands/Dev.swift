@@ -11,14 +11,14 @@ struct Dev: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Watch plugins and a view file, hot-reload changed plugins, and serve a live preview.",
         discussion: """
-        Serves the rendered view at http://HOST:PORT/ (loopback only unless --host says otherwise). The page \
-        updates itself over server-sent events after every plugin reload or edit of the view file; a click on a \
-        component taps it; quarantined plugins and JSON errors show as an overlay. Every new or changed plugin \
-        build is first exercised in a child process (`hubhost probe`): a crash, hang or failure quarantines that \
-        version and the previous one keeps serving. One line per reload: plugin, version, result, latency.
-        GET /frame returns the current frame as JSON; GET /events is the event stream.
-        Runs until interrupted. Exit status: 1 when the view file or the port cannot be used.
-        """
+            Serves the rendered view at http://HOST:PORT/ (loopback only unless --host says otherwise). The page \
+            updates itself over server-sent events after every plugin reload or edit of the view file; a click on a \
+            component taps it; quarantined plugins and JSON errors show as an overlay. Every new or changed plugin \
+            build is first exercised in a child process (`hubhost probe`): a crash, hang or failure quarantines that \
+            version and the previous one keeps serving. One line per reload: plugin, version, result, latency.
+            GET /frame returns the current frame as JSON; GET /events is the event stream.
+            Runs until interrupted. Exit status: 1 when the view file or the port cannot be used.
+            """
     )
 
     @Argument(help: "The view model (Hub JSON).")
@@ -87,7 +87,8 @@ struct Dev: ParsableCommand {
         Task {
             do {
                 let port = try await server.start()
-                preview.printLine("hubhost dev: serving http://\(host):\(port)/ — view \(viewFile.path), plugins \(folders)")
+                preview.printLine(
+                    "hubhost dev: serving http://\(host):\(port)/ — view \(viewFile.path), plugins \(folders)")
             } catch {
                 Diagnostics.print("hubhost dev: cannot serve on \(host):\(port): \(error)")
                 Foundation.exit(1)

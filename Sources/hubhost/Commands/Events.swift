@@ -8,7 +8,8 @@ import HubRender
 struct Events: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
-        abstract: "Replay an event script (taps, highlights, scrolls, resizes, time, actions, images) against a view and trace every call into a plugin.",
+        abstract:
+            "Replay an event script (taps, highlights, scrolls, resizes, time, actions, images) against a view and trace every call into a plugin.",
         discussion: """
             The script has one JSON object a line (blank lines and lines starting with # or // are skipped):
               {"event": "tap"|"highlight"|"unhighlight", "indexPath": [i, child…]}  or  "point": {"x": X, "y": Y}
@@ -55,7 +56,9 @@ struct Events: ParsableCommand {
     @Option(help: "Also render the final state: json, svg, html or text.")
     var format: Render.Format?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the final rendering (--format) to this file.", valueName: "file"))
+    @Option(
+        name: .shortAndLong, help: ArgumentHelp("Write the final rendering (--format) to this file.", valueName: "file")
+    )
     var output: String?
 
     @Flag(name: .customLong("keep-going"), help: "Skip bad script lines (reported) instead of stopping at the first.")
@@ -64,7 +67,10 @@ struct Events: ParsableCommand {
     @Flag(name: .customLong("manual-images"), help: "Image loads finish only when an \"image\" event says so.")
     var manualImages = false
 
-    @Option(name: .customLong("image-latency"), help: ArgumentHelp("Seconds (on the event clock) an image load takes; 0: at the end of the event.", valueName: "seconds"))
+    @Option(
+        name: .customLong("image-latency"),
+        help: ArgumentHelp(
+            "Seconds (on the event clock) an image load takes; 0: at the end of the event.", valueName: "seconds"))
     var imageLatency: Double = 0
 
     @Flag(name: .customLong("no-calls"), help: "Leave calls into components out of the trace.")
@@ -77,7 +83,9 @@ struct Events: ParsableCommand {
         if let problem = InputLimits.problem(imageLatency, in: 0...InputLimits.seconds) {
             throw ValidationError("--image-latency: \(problem)")
         }
-        if let problem = InputLimits.problem(margin, in: 0...InputLimits.margin) { throw ValidationError("--margin: \(problem)") }
+        if let problem = InputLimits.problem(margin, in: 0...InputLimits.margin) {
+            throw ValidationError("--margin: \(problem)")
+        }
         if output != nil && format == nil { throw ValidationError("-o needs --format") }
     }
 
@@ -114,10 +122,12 @@ struct Events: ParsableCommand {
         trace.keepRecords = false
         if !noCalls { host.registry.componentDecorator = ComponentTracer(trace: trace).decorate }
 
-        let delivery: ComponentImageLoader.Delivery = manualImages ? .manual : imageLatency > 0 ? .after(seconds: imageLatency) : .endOfEvent
-        let engine = host.makeEventEngine(viewModel: decoded.viewModel, viewport: viewport.size,
-                                          viewFile: viewURL, layoutManager: DefaultLayoutManager(margin: margin),
-                                          imageDelivery: delivery, imageAccess: access)
+        let delivery: ComponentImageLoader.Delivery =
+            manualImages ? .manual : imageLatency > 0 ? .after(seconds: imageLatency) : .endOfEvent
+        let engine = host.makeEventEngine(
+            viewModel: decoded.viewModel, viewport: viewport.size,
+            viewFile: viewURL, layoutManager: DefaultLayoutManager(margin: margin),
+            imageDelivery: delivery, imageAccess: access)
         engine.trace = trace
         trace.add(.note, "load \(view) (\(decoded.viewModel.body.count) body components) at \(viewport.size)")
         engine.load()
@@ -128,14 +138,18 @@ struct Events: ParsableCommand {
             let event: ViewEvent
             do {
                 if let byte = invalidUTF8At {
-                    throw EventScriptError(file: script, line: number, reason: "invalid UTF-8 at byte \(byte) of the line")
+                    throw EventScriptError(
+                        file: script, line: number, reason: "invalid UTF-8 at byte \(byte) of the line")
                 }
                 event = try EventScript.parse(line, file: script, number: number)
             } catch let error as EventScriptError {
                 Diagnostics.print("hubhost: \(error)")
                 trace.step = number
                 trace.add(.error, "bad script line: \(error.reason)", [("line", .number(Double(number)))])
-                if keepGoing { skipped += 1; continue }
+                if keepGoing {
+                    skipped += 1
+                    continue
+                }
                 stoppedAt = error
                 break
             }
@@ -144,15 +158,19 @@ struct Events: ParsableCommand {
 
         let pool = engine.pipeline.pool
         trace.step = 0
-        trace.add(.note, "done: \(pool.wrapperCount) component instance(s), \(engine.pipeline.bodyWrappers.count) live in the body "
-                  + "(at most \(engine.peakLiveBodyCount)), \(engine.images.pendingURIs.count) image load(s) pending, "
-                  + "\(engine.actions.pendingCount) asynchronous action(s) running; URIs opened: "
-                  + (host.services.openedURIs.isEmpty ? "none" : host.services.openedURIs.joined(separator: ", ")))
+        trace.add(
+            .note,
+            "done: \(pool.wrapperCount) component instance(s), \(engine.pipeline.bodyWrappers.count) live in the body "
+                + "(at most \(engine.peakLiveBodyCount)), \(engine.images.pendingURIs.count) image load(s) pending, "
+                + "\(engine.actions.pendingCount) asynchronous action(s) running; URIs opened: "
+                + (host.services.openedURIs.isEmpty ? "none" : host.services.openedURIs.joined(separator: ", ")))
         // Rendering the final state draws every live component again; those calls are not part of the replay.
         trace.sink = nil
 
         if let format {
-            let naming = SourceNaming { owner in host.plugins.first { $0.owner == owner }?.id ?? SourceNaming.idBeforeVersion(owner) }
+            let naming = SourceNaming { owner in
+                host.plugins.first { $0.owner == owner }?.id ?? SourceNaming.idBeforeVersion(owner)
+            }
             let tree = engine.renderTree()
             let resolver = ImageResolver(access: access)
             let text: String
@@ -179,7 +197,8 @@ struct Events: ParsableCommand {
         engine.pipeline.tearDown()
 
         if let stoppedAt {
-            Diagnostics.print("hubhost: replay stopped at \(stoppedAt.file):\(stoppedAt.line) (use --keep-going to skip bad lines)")
+            Diagnostics.print(
+                "hubhost: replay stopped at \(stoppedAt.file):\(stoppedAt.line) (use --keep-going to skip bad lines)")
             throw ExitCode(2)
         }
         if skipped > 0 || !engine.problems.isEmpty {

@@ -34,7 +34,8 @@ struct ListNamespaces: ParsableCommand {
         plugins.reportProblems(of: host, includingRejections: json)
         if plugins.isSafeMode { return }  // said on stderr: nothing is loaded on purpose
         if host.plugins.isEmpty {
-            Diagnostics.print("hubhost: no plugin files (*.so) in \(plugins.folders.map(\.path).joined(separator: ", "))")
+            Diagnostics.print(
+                "hubhost: no plugin files (*.so) in \(plugins.folders.map(\.path).joined(separator: ", "))")
             throw ExitCode(2)
         }
         if host.plugins.contains(where: { $0.reason != nil }) { throw ExitCode(1) }
@@ -50,14 +51,17 @@ struct ListNamespaces: ParsableCommand {
             "reason": record.reason ?? NSNull(),
             "swift": record.isSwiftImage,
             "warnings": record.warnings,
-            "namespaces": record.namespaces.map { ["namespace": $0.namespace, "components": $0.components] as [String: Any] },
+            "namespaces": record.namespaces.map {
+                ["namespace": $0.namespace, "components": $0.components] as [String: Any]
+            },
         ]
     }
 
     static func jsonText(_ records: [PluginRecord]) throws -> String {
         let object: [String: Any] = ["plugins": records.map(jsonObject)]
-        let data = try JSONSerialization.data(withJSONObject: object,
-                                              options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let data = try JSONSerialization.data(
+            withJSONObject: object,
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -65,8 +69,10 @@ struct ListNamespaces: ParsableCommand {
     static func table(_ records: [PluginRecord]) -> String {
         var rows: [[String]] = [["NAMESPACE", "COMPONENTS", "PLUGIN", "VERSION", "FILE", "ABI", "STATE"]]
         for record in records where record.reason == nil {
-            let common = [record.id ?? "-", record.version ?? "-", record.file.lastPathComponent, record.abi ?? "-",
-                          record.state.name]
+            let common = [
+                record.id ?? "-", record.version ?? "-", record.file.lastPathComponent, record.abi ?? "-",
+                record.state.name,
+            ]
             if record.namespaces.isEmpty { rows.append(["-", "-"] + common) }
             for namespace in record.namespaces {
                 rows.append([namespace.namespace, namespace.components.joined(separator: ",")] + common)
@@ -86,7 +92,8 @@ struct ListNamespaces: ParsableCommand {
             out += "\nnot loaded (\(notLoaded.count)):\n"
             let width = notLoaded.map(\.state.name.count).max() ?? 0
             for record in notLoaded {
-                out += "  \(record.state.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(record.reason!)\n"
+                out +=
+                    "  \(record.state.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(record.reason!)\n"
             }
         }
         return out

@@ -24,8 +24,11 @@ struct ListServices: ParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
-    @Option(name: .customLong("unload"), help: ArgumentHelp("Unload this plugin (file name or id) before listing.",
-                                                            valueName: "plugin"))
+    @Option(
+        name: .customLong("unload"),
+        help: ArgumentHelp(
+            "Unload this plugin (file name or id) before listing.",
+            valueName: "plugin"))
     var unload: [String] = []
 
     @Flag(name: .customLong("json"), help: "Print JSON for scripts instead of a table.")
@@ -36,7 +39,8 @@ struct ListServices: ParsableCommand {
         var problems = host.services.loadModuleFiles(in: plugins.folders).map(\.description)
         problems += host.plugins.compactMap(\.reason)
         for name in unload {
-            guard let record = host.loadedPlugins.first(where: { $0.file.lastPathComponent == name || $0.id == name }) else {
+            guard let record = host.loadedPlugins.first(where: { $0.file.lastPathComponent == name || $0.id == name })
+            else {
                 Diagnostics.print("hubhost list-services: no loaded plugin \(name) to unload")
                 throw ExitCode(64)
             }
@@ -47,19 +51,26 @@ struct ListServices: ParsableCommand {
         if json {
             let object: [String: Any] = [
                 "services": registrations.map { r -> [String: Any] in
-                    ["key": r.key.description, "id": r.key.id, "name": r.key.name ?? NSNull(), "version": r.version,
-                     "owner": r.owner.description, "scope": r.scope, "live": r.liveInstances]
+                    [
+                        "key": r.key.description, "id": r.key.id, "name": r.key.name ?? NSNull(), "version": r.version,
+                        "owner": r.owner.description, "scope": r.scope, "live": r.liveInstances,
+                    ]
                 },
-                "survivors": survivors.map { ["key": $0.key.description, "owner": $0.owner.description, "what": $0.what] },
+                "survivors": survivors.map {
+                    ["key": $0.key.description, "owner": $0.owner.description, "what": $0.what]
+                },
                 "problems": problems,
             ]
-            let data = try JSONSerialization.data(withJSONObject: object,
-                                                  options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            let data = try JSONSerialization.data(
+                withJSONObject: object,
+                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))
         } else {
             print(Self.table(registrations), terminator: "")
-            print(survivors.isEmpty ? "alive after revocation: none"
-                                    : "alive after revocation:\n" + survivors.map { "  \($0)" }.joined(separator: "\n"))
+            print(
+                survivors.isEmpty
+                    ? "alive after revocation: none"
+                    : "alive after revocation:\n" + survivors.map { "  \($0)" }.joined(separator: "\n"))
         }
         plugins.reportProblems(of: host)
         for problem in problems where !host.plugins.contains(where: { $0.reason == problem }) {
@@ -72,8 +83,10 @@ struct ListServices: ParsableCommand {
     static func table(_ registrations: [RegistrationInfo]) -> String {
         var rows: [[String]] = [["KEY", "VERSION", "OWNER", "SCOPE", "LIVE"]]
         for r in registrations {
-            rows.append([r.key.description, r.version == 0 ? "-" : "\(r.version)", r.owner.description, r.scope,
-                         "\(r.liveInstances)"])
+            rows.append([
+                r.key.description, r.version == 0 ? "-" : "\(r.version)", r.owner.description, r.scope,
+                "\(r.liveInstances)",
+            ])
         }
         let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in

@@ -6,14 +6,18 @@ import Logging
 
 /// The plugin options every command shares.
 struct PluginOptions: ParsableArguments {
-    @Option(name: .customLong("plugins"), help: ArgumentHelp(
-        "A folder of plugins (*.so); repeatable. Default: HUBHOST_PLUGIN_PATH (colon-separated), else ./plugins.",
-        valueName: "dir"))
+    @Option(
+        name: .customLong("plugins"),
+        help: ArgumentHelp(
+            "A folder of plugins (*.so); repeatable. Default: HUBHOST_PLUGIN_PATH (colon-separated), else ./plugins.",
+            valueName: "dir"))
     var pluginFolders: [String] = []
 
-    @Option(name: .customLong("plugin-cache"), help: ArgumentHelp(
-        "Where private copies of plugin images go. Default: $XDG_CACHE_HOME/hubhost/images or ~/.cache/hubhost/images.",
-        valueName: "dir"))
+    @Option(
+        name: .customLong("plugin-cache"),
+        help: ArgumentHelp(
+            "Where private copies of plugin images go. Default: $XDG_CACHE_HOME/hubhost/images or ~/.cache/hubhost/images.",
+            valueName: "dir"))
     var cacheDirectory: String?
 
     @Flag(name: .customLong("verbose"), help: "Log what the plugin host does (to stderr).")
@@ -22,23 +26,31 @@ struct PluginOptions: ParsableArguments {
     @Flag(name: .customLong("safe-mode"), help: "Load no plugins at all (also HUBHOST_SAFE_MODE=1).")
     var safeMode = false
 
-    @Option(name: .customLong("trusted-hashes"), help: ArgumentHelp(
-        "Load only plugins whose SHA-256 is listed in this file (sha256sum output).", valueName: "file"))
+    @Option(
+        name: .customLong("trusted-hashes"),
+        help: ArgumentHelp(
+            "Load only plugins whose SHA-256 is listed in this file (sha256sum output).", valueName: "file"))
     var trustedHashes: String?
 
-    @Option(name: .customLong("prefer"), help: ArgumentHelp(
-        "When two plugins claim one namespace, load this one (by plugin id); repeatable. Without it, neither loads.",
-        valueName: "plugin-id"))
+    @Option(
+        name: .customLong("prefer"),
+        help: ArgumentHelp(
+            "When two plugins claim one namespace, load this one (by plugin id); repeatable. Without it, neither loads.",
+            valueName: "plugin-id"))
     var preferred: [String] = []
 
-    @Flag(name: .customLong("allow-unsafe-permissions"), help: """
-        Load plugin files even when others can write them or their folder, or another user owns them.
-        """)
+    @Flag(
+        name: .customLong("allow-unsafe-permissions"),
+        help: """
+            Load plugin files even when others can write them or their folder, or another user owns them.
+            """)
     var allowUnsafePermissions = false
 
     func validate() throws {
         if let trustedHashes {
-            do { _ = try TrustedDigests(contentsOf: trustedHashes) } catch { throw ValidationError("--trusted-hashes \(error)") }
+            do { _ = try TrustedDigests(contentsOf: trustedHashes) } catch {
+                throw ValidationError("--trusted-hashes \(error)")
+            }
         }
     }
 
@@ -47,8 +59,9 @@ struct PluginOptions: ParsableArguments {
 
     /// Which plugin files may load (`validate()` already checked that --trusted-hashes reads).
     var trust: PluginTrust {
-        PluginTrust(allowUnsafePermissions: allowUnsafePermissions,
-                    trustedDigests: trustedHashes.flatMap { try? TrustedDigests(contentsOf: $0) }, safeMode: isSafeMode)
+        PluginTrust(
+            allowUnsafePermissions: allowUnsafePermissions,
+            trustedDigests: trustedHashes.flatMap { try? TrustedDigests(contentsOf: $0) }, safeMode: isSafeMode)
     }
 
     /// The folders to load from, resolved as documented.
@@ -90,7 +103,9 @@ struct PluginOptions: ParsableArguments {
                 if includingRejections { Diagnostics.print("hubhost: \(record.state.name) \(reason)") }
                 continue
             }
-            for warning in record.warnings { Diagnostics.print("hubhost: \(record.file.lastPathComponent): \(warning)") }
+            for warning in record.warnings {
+                Diagnostics.print("hubhost: \(record.file.lastPathComponent): \(warning)")
+            }
         }
     }
 }

@@ -10,9 +10,9 @@ struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load one plugin and exercise it (run in a child process by the host; prints JSON lines).",
         discussion: """
-        Exit status: 0 when the plugin may be loaded, 1 when a fatal check failed. A crash or hang shows as the \
-        child's signal or timeout to the parent.
-        """
+            Exit status: 0 when the plugin may be loaded, 1 when a fatal check failed. A crash or hang shows as the \
+            child's signal or timeout to the parent.
+            """
     )
 
     @Argument(help: "The plugin file.")
@@ -28,7 +28,8 @@ struct Probe: ParsableCommand {
         if serve { ProbeServer.serve() }
         guard let plugin else { throw ValidationError("give a plugin file (or --serve)") }
         let file = URL(fileURLWithPath: plugin).standardizedFileURL
-        let cacheDirectory = cache.map { URL(fileURLWithPath: $0) }
+        let cacheDirectory =
+            cache.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-probe-\(getpid())")
         if !ConformanceSuite.runPrinting(file: file, cacheDirectory: cacheDirectory) { throw ExitCode(1) }
     }

@@ -9,7 +9,8 @@ import HubRender
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a Hub JSON view model with the loaded plugins: frames as JSON, a drawing as SVG or HTML, or an outline.",
+        abstract:
+            "Render a Hub JSON view model with the loaded plugins: frames as JSON, a drawing as SVG or HTML, or an outline.",
         discussion: """
             The view is decoded with Hub's schema (a root array is the body). Every value of the wrong type is \
             reported on stderr as FILE: JSON-PATH: problem, left out, and rendering goes on (unless --strict). \
@@ -43,26 +44,35 @@ struct Render: ParsableCommand {
     @Option(help: "Output format: json, svg, html or text.")
     var format: Format = .json
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (- for stdout; a device, FIFO or symlink is written through, never replaced).", valueName: "file"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "Write to this file (- for stdout; a device, FIFO or symlink is written through, never replaced).",
+            valueName: "file"))
     var output: String?
 
     @Flag(help: "Treat any problem in the view as an error: render nothing, exit 2.")
     var strict = false
 
-    @Option(name: .customLong("layout-manager"), help: ArgumentHelp(
-        "Use the layout manager a plugin registered under this id instead of the host default.", valueName: "id"))
+    @Option(
+        name: .customLong("layout-manager"),
+        help: ArgumentHelp(
+            "Use the layout manager a plugin registered under this id instead of the host default.", valueName: "id"))
     var layoutManager: String?
 
     @Option(help: "The margin of the host's default layout manager (Hub's componentMargin).")
     var margin: Double = 15
 
-    @Option(name: .customLong("max-errors"), help: "Report at most this many problems of the view (the rest are counted).")
+    @Option(
+        name: .customLong("max-errors"), help: "Report at most this many problems of the view (the rest are counted).")
     var maxErrors: Int = 100
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case json, svg, html, text }
 
     func validate() throws {
-        if let problem = InputLimits.problem(margin, in: 0...InputLimits.margin) { throw ValidationError("--margin: \(problem)") }
+        if let problem = InputLimits.problem(margin, in: 0...InputLimits.margin) {
+            throw ValidationError("--margin: \(problem)")
+        }
         guard maxErrors > 0 else { throw ValidationError("--max-errors must be at least 1") }
     }
 
@@ -87,7 +97,8 @@ struct Render: ParsableCommand {
         var problems = decoded.issues.map(\.description)
         problems += access.problems(in: decoded.viewModel, file: fileName).map(\.description)
         if decoded.suppressedIssueCount > 0 {
-            problems.append("\(fileName): … and \(decoded.suppressedIssueCount) more problems (--max-errors \(maxErrors))")
+            problems.append(
+                "\(fileName): … and \(decoded.suppressedIssueCount) more problems (--max-errors \(maxErrors))")
         }
         for line in problems { Diagnostics.print(line) }
         if strict && !problems.isEmpty {
@@ -108,8 +119,9 @@ struct Render: ParsableCommand {
 
         let pipeline = RenderPipeline(registry: host.registry, layoutManager: manager)
         // A one-shot render: instances are reused as they are drawn; only drawings keep display lists.
-        pipeline.options = RenderPipeline.Options(retainBodyInstances: false,
-                                                  keepDisplayLists: format == .svg || format == .html)
+        pipeline.options = RenderPipeline.Options(
+            retainBodyInstances: false,
+            keepDisplayLists: format == .svg || format == .html)
         let tree = pipeline.render(decoded.viewModel, viewport: viewport.size)
 
         let naming = SourceNaming { owner in
@@ -127,7 +139,9 @@ struct Render: ParsableCommand {
         switch format {
         case .json: JSONRenderer(naming: naming).render(tree) { sink.write($0) }
         case .svg: sink.write(SVGRenderer(images: resolver).render(tree))
-        case .html: sink.write(HTMLRenderer(svg: SVGRenderer(images: resolver), naming: naming).render(tree, diagnostics: problems))
+        case .html:
+            sink.write(
+                HTMLRenderer(svg: SVGRenderer(images: resolver), naming: naming).render(tree, diagnostics: problems))
         case .text: sink.write(TextRenderer(naming: naming).render(tree))
         }
         do { try sink.commit() } catch {

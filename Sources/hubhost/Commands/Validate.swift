@@ -8,12 +8,12 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check plugins against the hub plugin ABI, each in a child process.",
         discussion: """
-        Checks: ELF image, descriptor and ABI, init; for every component: created by its factory, layout traits, \
-        extension tables complete (no NULL functions), preferred size finite and non-negative for every sample \
-        model and container, load view, configure and draw every sample model, reuse with another model, \
-        selection state, UI state round trip, destroy; unload clean.
-        Exit status: 0 when every plugin passes every check, 1 otherwise.
-        """
+            Checks: ELF image, descriptor and ABI, init; for every component: created by its factory, layout traits, \
+            extension tables complete (no NULL functions), preferred size finite and non-negative for every sample \
+            model and container, load view, configure and draw every sample model, reuse with another model, \
+            selection state, UI state round trip, destroy; unload clean.
+            Exit status: 0 when every plugin passes every check, 1 otherwise.
+            """
     )
 
     @Argument(help: "Plugin files.")
@@ -44,13 +44,18 @@ struct Validate: ParsableCommand {
         for path in plugins {
             let file = URL(fileURLWithPath: path).standardizedFileURL
             let (report, failure) = runner.validate(file)
-            results.append(Result(file: file.path, passed: failure == nil && (report?.conforms ?? false),
-                                  failure: failure, report: report))
+            results.append(
+                Result(
+                    file: file.path, passed: failure == nil && (report?.conforms ?? false),
+                    failure: failure, report: report))
         }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            struct Output: Encodable { var passed: Bool; var plugins: [Result] }
+            struct Output: Encodable {
+                var passed: Bool
+                var plugins: [Result]
+            }
             let data = try encoder.encode(Output(passed: results.allSatisfy(\.passed), plugins: results))
             print(String(decoding: data, as: UTF8.self))
         } else {

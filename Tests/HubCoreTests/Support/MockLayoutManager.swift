@@ -16,17 +16,22 @@ final class MockLayoutManager: LayoutManager {
     func marginBetweenComponent(withTraits traits: Set<LayoutTrait>, andContentEdge edge: ContentEdge) -> Double {
         edgeMargins[traits]?[edge] ?? 0
     }
-    func verticalMarginBetweenComponent(withTraits traits: Set<LayoutTrait>, andHeaderWithTraits headerTraits: Set<LayoutTrait>) -> Double {
+    func verticalMarginBetweenComponent(
+        withTraits traits: Set<LayoutTrait>, andHeaderWithTraits headerTraits: Set<LayoutTrait>
+    ) -> Double {
         headerMargins[traits] ?? 0
     }
-    func horizontalMarginForComponent(withTraits traits: Set<LayoutTrait>, precedingTraits: Set<LayoutTrait>) -> Double {
+    func horizontalMarginForComponent(withTraits traits: Set<LayoutTrait>, precedingTraits: Set<LayoutTrait>) -> Double
+    {
         horizontalMargins[traits] ?? 0
     }
     func verticalMarginForComponent(withTraits traits: Set<LayoutTrait>, precedingTraits: Set<LayoutTrait>) -> Double {
         verticalMargins[traits] ?? 0
     }
-    func horizontalOffsetForComponents(withTraits row: [Set<LayoutTrait>], firstComponentLeadingOffset: Double,
-                                       lastComponentTrailingOffset: Double) -> Double {
+    func horizontalOffsetForComponents(
+        withTraits row: [Set<LayoutTrait>], firstComponentLeadingOffset: Double,
+        lastComponentTrailingOffset: Double
+    ) -> Double {
         row.isEmpty ? 0 : rowOffset
     }
 }

@@ -5,7 +5,10 @@ final class CallLog {
     var entries: [String] = []
     var created = 0
     func add(_ s: String) { entries.append(s) }
-    func take() -> [String] { defer { entries = [] }; return entries }
+    func take() -> [String] {
+        defer { entries = [] }
+        return entries
+    }
 }
 
 /// Records every lifecycle call as "<call>#<instance>[:<model id>]"; keeps a restorable UI state.
@@ -19,7 +22,9 @@ final class RecordingComponent: Component, ComponentWithRestorableUIState, Compo
     var resizes: [Size] = []
 
     init(log: CallLog, traits: Set<LayoutTrait> = [.fullWidth], size: Size = Size(width: 320, height: 50)) {
-        self.log = log; self.traits = traits; self.size = size
+        self.log = log
+        self.traits = traits
+        self.size = size
         number = log.created
         log.created += 1
     }
@@ -27,7 +32,10 @@ final class RecordingComponent: Component, ComponentWithRestorableUIState, Compo
     var layoutTraits: Set<LayoutTrait> { traits }
     func loadView() { log.add("load#\(number)") }
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size { size }
-    func prepareViewForReuse() { log.add("prepare#\(number)"); uiState = nil }
+    func prepareViewForReuse() {
+        log.add("prepare#\(number)")
+        uiState = nil
+    }
     func configureView(with model: ComponentModel, containerSize: Size) {
         self.model = model
         log.add("configure#\(number):\(model.identifier)")
@@ -37,7 +45,10 @@ final class RecordingComponent: Component, ComponentWithRestorableUIState, Compo
         view.text(Rect(x: 0, y: 0, width: size.width, height: 20), model?.title ?? "", TextStyle())
     }
     var currentUIState: String? { uiState }
-    func restoreUIState(_ state: String) { log.add("restore#\(number):\(state)"); uiState = state }
+    func restoreUIState(_ state: String) {
+        log.add("restore#\(number):\(state)")
+        uiState = state
+    }
     func viewDidResize(_ size: Size) { resizes.append(size) }
     func viewWillAppear() {}
     func destroy() { log.add("destroy#\(number)") }
@@ -56,7 +67,9 @@ final class TestCarousel: Component, ComponentWithChildren {
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
         // Sizing: as tall as the tallest child plus padding (children sized through the delegate).
         var tallest = 0.0
-        for index in model.children.indices { tallest = max(tallest, childDelegate?.createChild(at: index).height ?? 0) }
+        for index in model.children.indices {
+            tallest = max(tallest, childDelegate?.createChild(at: index).height ?? 0)
+        }
         return Size(width: containerSize.width, height: tallest + 20)
     }
     func prepareViewForReuse() { childSizes = [] }
@@ -79,7 +92,11 @@ final class TestTile: Component {
     let log: CallLog
     let number: Int
     var container: Size = .zero
-    init(log: CallLog) { self.log = log; number = log.created; log.created += 1 }
+    init(log: CallLog) {
+        self.log = log
+        number = log.created
+        log.created += 1
+    }
     var layoutTraits: Set<LayoutTrait> { [.compactWidth] }
     func loadView() { log.add("tile-load#\(number)") }
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
@@ -104,11 +121,14 @@ final class TestFactory: ComponentFactory {
     var componentNames: [String] { makers.keys.sorted() }
 }
 
-func model(_ id: String, _ component: String, index: Int = 0, indexPath: [Int]? = nil, title: String? = nil,
-           children: [ComponentModel] = [], category: String = "row", type: ComponentType = .body) -> ComponentModel {
-    ComponentModel(identifier: id, type: type, index: index, indexPath: indexPath,
-                   componentIdentifier: ComponentIdentifier(lenient: component, defaultNamespace: "default"),
-                   componentCategory: category, title: title, children: children)
+func model(
+    _ id: String, _ component: String, index: Int = 0, indexPath: [Int]? = nil, title: String? = nil,
+    children: [ComponentModel] = [], category: String = "row", type: ComponentType = .body
+) -> ComponentModel {
+    ComponentModel(
+        identifier: id, type: type, index: index, indexPath: indexPath,
+        componentIdentifier: ComponentIdentifier(lenient: component, defaultNamespace: "default"),
+        componentCategory: category, title: title, children: children)
 }
 
 func view(_ body: [ComponentModel], header: ComponentModel? = nil, overlays: [ComponentModel] = []) -> ViewModel {

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real `hubhost dev` process on a temp folder, and an HTTP client for its preview server.
@@ -15,16 +16,20 @@ final class DevProcess {
         try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = TestSupport.hubhost
-        process.arguments = ["dev", view.path, "--plugins", plugins.path, "--port", "0", "--plugin-cache", cache.path,
-                             "--quiet-ms", "100"] + extra
+        process.arguments =
+            [
+                "dev", view.path, "--plugins", plugins.path, "--port", "0", "--plugin-cache", cache.path,
+                "--quiet-ms", "100",
+            ] + extra
         let handle = try FileHandle(forWritingTo: output)
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
         let served = TestSupport.waitUntil(timeout: 60) {
             guard let line = self.lines.first(where: { $0.contains("serving http://127.0.0.1:") }),
-                  let at = line.range(of: "127.0.0.1:"),
-                  let port = UInt16(line[at.upperBound...].prefix(while: \.isNumber)) else { return !self.process.isRunning }
+                let at = line.range(of: "127.0.0.1:"),
+                let port = UInt16(line[at.upperBound...].prefix(while: \.isNumber))
+            else { return !self.process.isRunning }
             self.port = port
             return true
         }
@@ -73,8 +78,15 @@ final class DevProcess {
 
     /// The part of `PreviewFrame` the tests read.
     struct Frame: Decodable {
-        struct Problem: Decodable { var kind: String; var message: String }
-        struct Box: Decodable { var indexPath: [Int]; var id: String; var component: String }
+        struct Problem: Decodable {
+            var kind: String
+            var message: String
+        }
+        struct Box: Decodable {
+            var indexPath: [Int]
+            var id: String
+            var component: String
+        }
         var sequence: Int
         var html: String
         var cause: String
@@ -95,9 +107,14 @@ enum HTTP {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        guard result == 0 else { close(fd); throw TestFailure("connect to port \(port) failed") }
+        guard result == 0 else {
+            close(fd)
+            throw TestFailure("connect to port \(port) failed")
+        }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return fd
@@ -117,19 +134,23 @@ enum HTTP {
     /// One request with `Connection: close`, as the preview's own page makes it (its Host, and for a body a JSON
     /// content type and its Origin) unless `headers` says otherwise (a nil value leaves a header out); returns the
     /// status and the (de-chunked) body.
-    static func request(port: UInt16, _ method: String, _ path: String, body: Data = Data(),
-                        headers: [String: String?] = [:]) throws -> (Int, Data) {
+    static func request(
+        port: UInt16, _ method: String, _ path: String, body: Data = Data(),
+        headers: [String: String?] = [:]
+    ) throws -> (Int, Data) {
         var fields: [(String, String?)] = [("Host", "127.0.0.1:\(port)"), ("Connection", "close")]
         if !body.isEmpty {
-            fields += [("Content-Type", "application/json"), ("Origin", "http://127.0.0.1:\(port)"),
-                       ("Content-Length", "\(body.count)")]
+            fields += [
+                ("Content-Type", "application/json"), ("Origin", "http://127.0.0.1:\(port)"),
+                ("Content-Length", "\(body.count)"),
+            ]
         }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             fields.removeAll { $0.0.lowercased() == name.lowercased() }
             fields.append((name, value))
         }
         var head = "\(method) \(path) HTTP/1.1\r\n"
-        for case let (name, value?) in fields { head += "\(name): \(value)\r\n" }
+        for case (let name, let value?) in fields { head += "\(name): \(value)\r\n" }
         return try exchange(port: port, Data((head + "\r\n").utf8) + body, path: path)
     }
 
@@ -157,7 +178,8 @@ enum HTTP {
         let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
         let body = response[split.upperBound...]
         if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-           let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) {
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        {
             return body.count >= length ? (status, Data(body.prefix(length))) : nil
         }
         if head.contains("transfer-encoding: chunked") {
@@ -206,7 +228,11 @@ final class EventStreamReader: @unchecked Sendable {
     }
 
     /// The `data:` payloads of the `render` events received so far.
-    var renderEvents: [String] { lock.lock(); defer { lock.unlock() }; return events }
+    var renderEvents: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return events
+    }
 
     func close() { shutdown(fd, Int32(SHUT_RDWR)) }
 
@@ -232,8 +258,12 @@ final class EventStreamReader: @unchecked Sendable {
             while let end = text.range(of: "\n\n") {
                 let event = String(text[..<end.lowerBound])
                 text = String(text[end.upperBound...])
-                if event.contains("event: render"), let data = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) {
-                    lock.lock(); events.append(String(data.dropFirst(6))); lock.unlock()
+                if event.contains("event: render"),
+                    let data = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") })
+                {
+                    lock.lock()
+                    events.append(String(data.dropFirst(6)))
+                    lock.unlock()
                 }
             }
         }

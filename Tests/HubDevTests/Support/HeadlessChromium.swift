@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Debian's Chromium, headless, driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`: the
@@ -26,7 +27,8 @@ final class HeadlessChromium: @unchecked Sendable {
     private var session: String?
 
     init(executable: String) throws {
-        var toBrowser: [Int32] = [0, 0], fromBrowser: [Int32] = [0, 0]
+        var toBrowser: [Int32] = [0, 0]
+        var fromBrowser: [Int32] = [0, 0]
         guard pipe(&toBrowser) == 0, pipe(&fromBrowser) == 0 else { throw TestFailure("pipe failed") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -35,12 +37,15 @@ final class HeadlessChromium: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, fromBrowser[1], 4)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let arguments = [executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--no-first-run", "--remote-debugging-pipe", "--user-data-dir=\(profile.path)", "about:blank"]
+        let arguments = [
+            executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--no-first-run", "--remote-debugging-pipe", "--user-data-dir=\(profile.path)", "about:blank",
+        ]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for arg in argv { free(arg) } }
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        close(toBrowser[0]); close(fromBrowser[1])
+        close(toBrowser[0])
+        close(fromBrowser[1])
         guard spawned == 0 else { throw TestFailure("cannot start \(executable): \(spawned)") }
         commands = toBrowser[1]
         responses = fromBrowser[0]
@@ -70,12 +75,15 @@ final class HeadlessChromium: @unchecked Sendable {
     /// Evaluates a JavaScript expression in the page; returns its value as a string.
     func evaluate(_ expression: String) throws -> String {
         // String(…) in the page: JSON booleans would come back as NSNumber 1/0.
-        let result = try send("Runtime.evaluate", ["expression": "String(\(expression))", "returnByValue": true], inPage: true)
+        let result = try send(
+            "Runtime.evaluate", ["expression": "String(\(expression))", "returnByValue": true], inPage: true)
         let value = (result["result"] as? [String: Any])?["value"]
         return value.map { "\($0)" } ?? ""
     }
 
-    func send(_ method: String, _ params: [String: Any], inPage: Bool = false, timeout: Double = 20) throws -> [String: Any] {
+    func send(_ method: String, _ params: [String: Any], inPage: Bool = false, timeout: Double = 20) throws -> [String:
+        Any]
+    {
         lock.lock()
         nextID += 1
         let id = nextID
@@ -87,7 +95,8 @@ final class HeadlessChromium: @unchecked Sendable {
         data.withUnsafeBytes { _ = write(commands, $0.baseAddress, $0.count) }
         var reply: [String: Any]?
         _ = TestSupport.waitUntil(timeout: timeout) {
-            lock.lock(); defer { lock.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             reply = replies.removeValue(forKey: id)
             return reply != nil
         }
@@ -106,8 +115,12 @@ final class HeadlessChromium: @unchecked Sendable {
             while let end = pending.firstIndex(of: 0) {
                 let message = pending[pending.startIndex..<end]
                 pending = Data(pending[(end + 1)...])
-                if let json = try? JSONSerialization.jsonObject(with: message) as? [String: Any], let id = json["id"] as? Int {
-                    lock.lock(); replies[id] = json; lock.unlock()
+                if let json = try? JSONSerialization.jsonObject(with: message) as? [String: Any],
+                    let id = json["id"] as? Int
+                {
+                    lock.lock()
+                    replies[id] = json
+                    lock.unlock()
                 }
             }
         }

@@ -10,8 +10,10 @@ enum TestSupport {
 
     /// The build's bin directory: the running test binary lives in it (or in a bundle inside it).
     static var binDirectory: URL {
-        var dir = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-                      ?? CommandLine.arguments[0]).deletingLastPathComponent()
+        var dir = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
+        ).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("hubhost").path), dir.path != "/" {
             dir = dir.deletingLastPathComponent()
         }
@@ -28,27 +30,35 @@ enum TestSupport {
         defer { try? FileManager.default.removeItem(at: work) }
         try "module CHubPlugin {\n  header \"\(header.appendingPathComponent("hub_plugin.h").path)\"\n  export *\n}\n"
             .write(to: work.appendingPathComponent("module.modulemap"), atomically: true, encoding: .utf8)
-        let template = try String(contentsOf: packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures/SwiftFixturePlugin.swift"),
-                                  encoding: .utf8)
+        let template = try String(
+            contentsOf: packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures/SwiftFixturePlugin.swift"),
+            encoding: .utf8)
         let source = work.appendingPathComponent("Plugin.swift")
-        try template.replacingOccurrences(of: "__FIXTURE_VERSION__", with: version).write(to: source, atomically: true, encoding: .utf8)
+        try template.replacingOccurrences(of: "__FIXTURE_VERSION__", with: version).write(
+            to: source, atomically: true, encoding: .utf8)
         let output = work.appendingPathComponent("out.so")
-        try run("/usr/bin/env", ["swiftc", "-emit-library", "-parse-as-library",
-                                 "-module-name", "DevSwift" + version.filter { $0.isNumber }, "-I", work.path,
-                                 source.path, "-o", output.path])
+        try run(
+            "/usr/bin/env",
+            [
+                "swiftc", "-emit-library", "-parse-as-library",
+                "-module-name", "DevSwift" + version.filter { $0.isNumber }, "-I", work.path,
+                source.path, "-o", output.path,
+            ])
         guard rename(output.path, destination.path) == 0 else { throw TestFailure("rename failed") }
     }
 
     /// Runs a tool to completion; returns its exit status, stdout and stderr.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String], expectSuccess: Bool = true)
-        throws -> (status: Int32, stdout: String, stderr: String) {
+        throws -> (status: Int32, stdout: String, stderr: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         let dir = temporaryDirectory("run")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let out = dir.appendingPathComponent("out"), err = dir.appendingPathComponent("err")
+        let out = dir.appendingPathComponent("out")
+        let err = dir.appendingPathComponent("err")
         FileManager.default.createFile(atPath: out.path, contents: nil)
         FileManager.default.createFile(atPath: err.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: out)
@@ -58,7 +68,8 @@ enum TestSupport {
         let stdout = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
         let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
         if expectSuccess && process.terminationStatus != 0 {
-            throw TestFailure("\(arguments.prefix(2).joined(separator: " ")) failed (\(process.terminationStatus)): \(stderr)")
+            throw TestFailure(
+                "\(arguments.prefix(2).joined(separator: " ")) failed (\(process.terminationStatus)): \(stderr)")
         }
         return (process.terminationStatus, stdout, stderr)
     }
@@ -76,7 +87,8 @@ enum TestSupport {
     static func compilePlugin(_ source: String, to output: URL, defines: [String] = []) throws -> URL {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["cc", "-shared", "-fPIC", "-O1", "-I", header.path]
+        process.arguments =
+            ["cc", "-shared", "-fPIC", "-O1", "-I", header.path]
             + defines.map { "-D\($0)" }
             + ["-o", output.path, fixtures.appendingPathComponent(source).path]
         let errors = Pipe()
@@ -118,6 +130,14 @@ struct TestFailure: Error, CustomStringConvertible {
 final class Collector<T>: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [T] = []
-    func append(_ items: [T]) { lock.lock(); storage += items; lock.unlock() }
-    var items: [T] { lock.lock(); defer { lock.unlock() }; return storage }
+    func append(_ items: [T]) {
+        lock.lock()
+        storage += items
+        lock.unlock()
+    }
+    var items: [T] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
 }

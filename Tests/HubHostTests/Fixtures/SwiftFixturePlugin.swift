@@ -3,8 +3,9 @@
 // after replacing __FIXTURE_VERSION__, so "a changed copy" is the same source with another version string.
 // It uses Swift classes, generics and protocol casts so its image carries real Swift metadata (swift5_* sections).
 import CHubPlugin
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let fixtureVersion = "__FIXTURE_VERSION__"

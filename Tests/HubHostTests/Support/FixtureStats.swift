@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import HubHost
 
 /// The fixture plugin's `fixture_stats_t`: what the host called in it.

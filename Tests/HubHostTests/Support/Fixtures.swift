@@ -9,8 +9,10 @@ struct FixtureBuilder {
     static let includeDir = packageRoot.appendingPathComponent("Sources/CHubPlugin/include")
     static let fixtures = packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures")
     /// The build's bin dir: the directory of the running test binary.
-    static let binDir = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        ?? CommandLine.arguments[0]).deletingLastPathComponent()
+    static let binDir = URL(
+        fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+    ).deletingLastPathComponent()
 
     /// A fresh folder for one test's plugins, and one for the host's private copies.
     let root: URL
@@ -19,19 +21,24 @@ struct FixtureBuilder {
 
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("plugins"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("plugins"), withIntermediateDirectories: true)
     }
 
     func cleanUp() { try? FileManager.default.removeItem(at: root) }
 
     /// Compiles `Fixtures/fixture_plugin.c` with `defines` into `plugins/<name>` and returns its URL.
     @discardableResult
-    func cPlugin(_ name: String, _ defines: [String: String] = [:], extraFlags: [String] = [],
-                 into folder: URL? = nil) throws -> URL {
+    func cPlugin(
+        _ name: String, _ defines: [String: String] = [:], extraFlags: [String] = [],
+        into folder: URL? = nil
+    ) throws -> URL {
         let output = (folder ?? plugins).appendingPathComponent(name)
         let defineFlags = defines.sorted { $0.key < $1.key }.map { "-D\($0.key)=\($0.value)" }
-        try Self.run("/usr/bin/env", ["cc", "-shared", "-fPIC", "-I", Self.includeDir.path] + defineFlags + extraFlags
-                     + [Self.fixtures.appendingPathComponent("fixture_plugin.c").path, "-o", output.path])
+        try Self.run(
+            "/usr/bin/env",
+            ["cc", "-shared", "-fPIC", "-I", Self.includeDir.path] + defineFlags + extraFlags
+                + [Self.fixtures.appendingPathComponent("fixture_plugin.c").path, "-o", output.path])
         return output
     }
 
@@ -50,25 +57,33 @@ struct FixtureBuilder {
         let moduleMaps = work.appendingPathComponent("modulemap")
         try FileManager.default.createDirectory(at: moduleMaps, withIntermediateDirectories: true)
         try """
-            module CHubPlugin {
-              header "\(Self.includeDir.appendingPathComponent("hub_plugin.h").path)"
-              export *
-            }
-            """.write(to: moduleMaps.appendingPathComponent("module.modulemap"), atomically: true, encoding: .utf8)
-        let template = try String(contentsOf: Self.fixtures.appendingPathComponent("SwiftFixturePlugin.swift"), encoding: .utf8)
+        module CHubPlugin {
+          header "\(Self.includeDir.appendingPathComponent("hub_plugin.h").path)"
+          export *
+        }
+        """.write(to: moduleMaps.appendingPathComponent("module.modulemap"), atomically: true, encoding: .utf8)
+        let template = try String(
+            contentsOf: Self.fixtures.appendingPathComponent("SwiftFixturePlugin.swift"), encoding: .utf8)
         let source = work.appendingPathComponent("Plugin.swift")
         try template.replacingOccurrences(of: "__FIXTURE_VERSION__", with: version)
             .write(to: source, atomically: true, encoding: .utf8)
         let temporary = work.appendingPathComponent("out.so")
         let module = "SwiftFixture" + version.filter { $0.isLetter || $0.isNumber }
-        try Self.run("/usr/bin/env", ["swiftc", "-emit-library", "-parse-as-library", "-module-name", module,
-                                      "-I", moduleMaps.path, source.path, "-o", temporary.path], in: work)
+        try Self.run(
+            "/usr/bin/env",
+            [
+                "swiftc", "-emit-library", "-parse-as-library", "-module-name", module,
+                "-I", moduleMaps.path, source.path, "-o", temporary.path,
+            ], in: work)
         guard rename(temporary.path, path.path) == 0 else { throw FixtureError.failed("rename to \(path.path)") }
     }
 
     enum FixtureError: Error, CustomStringConvertible {
         case failed(String)
-        var description: String { if case .failed(let s) = self { return s }; return "" }
+        var description: String {
+            if case .failed(let s) = self { return s }
+            return ""
+        }
     }
 
     /// Runs a tool, throwing its stderr when it fails.

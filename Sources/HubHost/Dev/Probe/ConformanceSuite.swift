@@ -42,10 +42,14 @@ public struct ConformanceSuite {
     public func run() -> ProbeReport {
         var report = ProbeReport(file: file.path, hash: ContentHash.of(file: file))
         func check(_ name: String, _ component: String? = nil, fatal: Bool, _ failure: String?, note: String? = nil) {
-            report.checks.append(.init(name: name, component: component, passed: failure == nil, fatal: fatal,
-                                       message: failure ?? note))
+            report.checks.append(
+                .init(
+                    name: name, component: component, passed: failure == nil, fatal: fatal,
+                    message: failure ?? note))
         }
-        func phase(_ name: String, _ component: String? = nil) { progress(ProbePhase(phase: name, component: component)) }
+        func phase(_ name: String, _ component: String? = nil) {
+            progress(ProbePhase(phase: name, component: component))
+        }
 
         phase("validate")
         do {
@@ -63,23 +67,28 @@ public struct ConformanceSuite {
             check("descriptor and init", fatal: true, record.reason ?? "not loaded (\(record.state))")
             return report
         }
-        report.plugin = .init(id: record.id ?? "", name: record.name, version: record.version ?? "",
-                              abi: record.abi ?? "", swift: record.isSwiftImage)
+        report.plugin = .init(
+            id: record.id ?? "", name: record.name, version: record.version ?? "",
+            abi: record.abi ?? "", swift: record.isSwiftImage)
         var descriptorProblems: [String] = []
         if (record.id ?? "").isEmpty { descriptorProblems.append("empty id") }
         if (record.version ?? "").isEmpty { descriptorProblems.append("empty version") }
         if (record.name ?? "").isEmpty { descriptorProblems.append("empty name") }
-        check("descriptor and init", fatal: false, descriptorProblems.isEmpty ? nil : descriptorProblems.joined(separator: ", "),
-              note: "\(record.id ?? "?") \(record.version ?? "?"), ABI \(record.abi ?? "?")")
+        check(
+            "descriptor and init", fatal: false,
+            descriptorProblems.isEmpty ? nil : descriptorProblems.joined(separator: ", "),
+            note: "\(record.id ?? "?") \(record.version ?? "?"), ABI \(record.abi ?? "?")")
 
         report.namespaces = record.namespaces.map { .init(namespace: $0.namespace, components: $0.components) }
-        check("registers components", fatal: false, nil,
-              note: report.namespaces.isEmpty ? "registers no component factory" : nil)
+        check(
+            "registers components", fatal: false, nil,
+            note: report.namespaces.isEmpty ? "registers no component factory" : nil)
 
         for namespace in report.namespaces {
             for name in namespace.components {
-                exercise(ComponentIdentifier(namespace: namespace.namespace, name: name), host: host,
-                         check: check, phase: phase)
+                exercise(
+                    ComponentIdentifier(namespace: namespace.namespace, name: name), host: host,
+                    check: check, phase: phase)
             }
         }
 
@@ -97,9 +106,11 @@ public struct ConformanceSuite {
     }
 
     /// Runs every component check on one component identifier.
-    private func exercise(_ identifier: ComponentIdentifier, host: PluginHost,
-                          check: (String, String?, Bool, String?, String?) -> Void,
-                          phase: (String, String?) -> Void) {
+    private func exercise(
+        _ identifier: ComponentIdentifier, host: PluginHost,
+        check: (String, String?, Bool, String?, String?) -> Void,
+        phase: (String, String?) -> Void
+    ) {
         let id = identifier.description
         let models = SampleModels.models(for: identifier)
         func make() -> PluginComponent? {
@@ -140,8 +151,9 @@ public struct ConformanceSuite {
         } else {
             badSizes.append("preferred_view_size is NULL")
         }
-        check("preferred size finite and non-negative", id, false,
-              badSizes.isEmpty ? nil : badSizes.prefix(3).joined(separator: "; "), nil)
+        check(
+            "preferred size finite and non-negative", id, false,
+            badSizes.isEmpty ? nil : badSizes.prefix(3).joined(separator: "; "), nil)
 
         phase("loadView", id)
         component.loadView()
@@ -159,13 +171,15 @@ public struct ConformanceSuite {
             }
             if model !== models.last { component.prepareViewForReuse() }
         }
-        check("configure and draw every sample model", id, false,
-              drawProblems.isEmpty ? nil : drawProblems.prefix(3).joined(separator: "; "), "\(models.count) models")
+        check(
+            "configure and draw every sample model", id, false,
+            drawProblems.isEmpty ? nil : drawProblems.prefix(3).joined(separator: "; "), "\(models.count) models")
 
         phase("reuse", id)
         component.prepareViewForReuse()
         component.configureView(with: models[0], containerSize: container)
-        component.drawView(into: ViewBuilder(), size: component.preferredViewSize(for: models[0], containerSize: container))
+        component.drawView(
+            into: ViewBuilder(), size: component.preferredViewSize(for: models[0], containerSize: container))
         check("reuse with another model", id, false, nil, nil)
 
         if let selection = component.selectionStateHandling {
@@ -184,7 +198,8 @@ public struct ConformanceSuite {
                 other.restorableUIState?.restoreUIState(saved)
                 let restored = other.restorableUIState?.currentUIState
                 if restored != saved {
-                    failure = "saved \(saved.debugDescription), a new instance restored from it reports "
+                    failure =
+                        "saved \(saved.debugDescription), a new instance restored from it reports "
                         + "\(restored.debugDescription)"
                 }
                 other.destroy()

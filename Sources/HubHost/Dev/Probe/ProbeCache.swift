@@ -35,7 +35,8 @@ public final class ProbeCache: @unchecked Sendable {
         self.file = file
         self.hostIdentity = hostIdentity
         if let data = try? Data(contentsOf: file),
-           let stored = try? JSONDecoder().decode(Storage.self, from: data), stored.host == hostIdentity {
+            let stored = try? JSONDecoder().decode(Storage.self, from: data), stored.host == hostIdentity
+        {
             entries = stored.entries
         }
     }
@@ -70,7 +71,8 @@ public final class ProbeCache: @unchecked Sendable {
 
     /// Every quarantined file version the cache knows.
     public var quarantined: [QuarantineRecord] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return entries.values.compactMap(\.quarantine).sorted { $0.file < $1.file }
     }
 
@@ -82,7 +84,8 @@ public final class ProbeCache: @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(storage) else { return }
-        try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         // Atomic like any output hubhost writes: a link or device at the path is written through, never replaced.
         guard let output = try? OutputFile(path: file.path) else { return }
         output.write(data)

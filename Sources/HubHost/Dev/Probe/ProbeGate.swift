@@ -32,15 +32,20 @@ public final class ProbeGate: @unchecked Sendable {
     public static func standard(cacheDirectory: URL, timeout: Double = 5, warm: Bool = false) -> ProbeGate? {
         let environment = HostEnvironment.current
         guard environment[HostEnvironment.probe] != "0", environment[HostEnvironment.probeChild] == nil,
-              let executable = ProbeRunner.defaultExecutable() else { return nil }
-        return ProbeGate(cacheDirectory: cacheDirectory,
-                         runner: ProbeRunner(executable: executable, timeout: timeout,
-                                             workDirectory: cacheDirectory.appendingPathComponent("probe-work"), warm: warm))
+            let executable = ProbeRunner.defaultExecutable()
+        else { return nil }
+        return ProbeGate(
+            cacheDirectory: cacheDirectory,
+            runner: ProbeRunner(
+                executable: executable, timeout: timeout,
+                workDirectory: cacheDirectory.appendingPathComponent("probe-work"), warm: warm))
     }
 
     /// The probe cache's folder: next to the private image copies (`…/hubhost/probe` beside `…/hubhost/images`).
     public static func defaultCacheDirectory(imagesDirectory: URL?) -> URL {
-        guard let imagesDirectory else { return PrivateCopies.defaultDirectory().deletingLastPathComponent().appendingPathComponent("probe") }
+        guard let imagesDirectory else {
+            return PrivateCopies.defaultDirectory().deletingLastPathComponent().appendingPathComponent("probe")
+        }
         return imagesDirectory.appendingPathComponent("probe")
     }
 
@@ -84,7 +89,9 @@ public final class ProbeGate: @unchecked Sendable {
             var i = worker
             while i < files.count {
                 let verdict = check(files[i])
-                lock.lock(); verdicts[i] = verdict; lock.unlock()
+                lock.lock()
+                verdicts[i] = verdict
+                lock.unlock()
                 i += width
             }
         }

@@ -42,7 +42,10 @@ public struct ProbeReport: Codable, Sendable {
     /// The first fatal failure.
     public var firstFatal: Check? { checks.first { !$0.passed && $0.fatal } }
 
-    public init(file: String, hash: String?) { self.file = file; self.hash = hash }
+    public init(file: String, hash: String?) {
+        self.file = file
+        self.hash = hash
+    }
 }
 
 /// A progress line of the probe child, printed (and flushed) before each phase, so that when the child dies the

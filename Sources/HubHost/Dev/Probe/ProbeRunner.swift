@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs `hubhost probe FILE` (or `validate`) in a child process with a time limit and turns what happened into
@@ -58,15 +59,20 @@ public struct ProbeRunner: Sendable {
         let child = runChild(file)
         let lines = child.stdout.split(separator: "\n")
         let decoder = JSONDecoder()
-        let lastPhase = lines.reversed().lazy.compactMap { try? decoder.decode(ProbePhase.self, from: Data($0.utf8)) }.first
+        let lastPhase = lines.reversed().lazy.compactMap { try? decoder.decode(ProbePhase.self, from: Data($0.utf8)) }
+            .first
         let report = lines.last.flatMap { try? decoder.decode(ProbeReportLine.self, from: Data($0.utf8)) }?.report
 
-        func quarantine(_ kind: QuarantineRecord.Kind, phase: ProbePhase?, signal: String? = nil,
-                        message: String) -> Verdict {
-            .quarantined(QuarantineRecord(file: file.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: hash,
-                                          kind: kind, phase: phase?.phase ?? "start", component: phase?.component,
-                                          signal: signal, message: message, stderrTail: child.stderrTail,
-                                          date: Date()), report: report)
+        func quarantine(
+            _ kind: QuarantineRecord.Kind, phase: ProbePhase?, signal: String? = nil,
+            message: String
+        ) -> Verdict {
+            .quarantined(
+                QuarantineRecord(
+                    file: file.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: hash,
+                    kind: kind, phase: phase?.phase ?? "start", component: phase?.component,
+                    signal: signal, message: message, stderrTail: child.stderrTail,
+                    date: Date()), report: report)
         }
         if child.timedOut {
             return quarantine(.hang, phase: lastPhase, message: "no answer after \(timeout.compactSeconds); killed")
@@ -75,12 +81,14 @@ public struct ProbeRunner: Sendable {
             return quarantine(.crash, phase: lastPhase, signal: Self.signalName(signal), message: "")
         }
         guard let report else {
-            return quarantine(.failure, phase: lastPhase,
-                              message: "the probe exited with status \(child.exitStatus ?? -1) without a report")
+            return quarantine(
+                .failure, phase: lastPhase,
+                message: "the probe exited with status \(child.exitStatus ?? -1) without a report")
         }
         if let fatal = report.firstFatal {
-            return quarantine(.failure, phase: ProbePhase(phase: fatal.name, component: fatal.component),
-                              message: fatal.message ?? "failed")
+            return quarantine(
+                .failure, phase: ProbePhase(phase: fatal.name, component: fatal.component),
+                message: fatal.message ?? "failed")
         }
         return .passed(report)
     }
@@ -91,8 +99,13 @@ public struct ProbeRunner: Sendable {
         switch probe(file, stamp: stamp, hash: ContentHash.of(file: file) ?? "") {
         case .passed(let report): return (report, nil)
         case .quarantined(let record, let report):
-            return (report, record.kind == .failure && report != nil ? nil : record.reason
-                        + (record.stderrTail.isEmpty ? "" : "\n  stderr: " + record.stderrTail.suffix(400)))
+            return (
+                report,
+                record.kind == .failure && report != nil
+                    ? nil
+                    : record.reason
+                        + (record.stderrTail.isEmpty ? "" : "\n  stderr: " + record.stderrTail.suffix(400))
+            )
         }
     }
 
@@ -130,7 +143,8 @@ public struct ProbeRunner: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
-        let argv = ([executable.path] + arguments + ["--cache", scratch.appendingPathComponent("cache").path])
+        let argv =
+            ([executable.path] + arguments + ["--cache", scratch.appendingPathComponent("cache").path])
             .map { strdup($0) } + [nil]
         defer { for arg in argv { free(arg) } }
         var environment = ProcessInfo.processInfo.environment
@@ -163,12 +177,16 @@ public struct ProbeRunner: Sendable {
                 break
             }
             usleep(pause)
-            pause = min(pause * 2, 1_000) // a probe takes tens of ms: poll finely, it is on the reload's critical path
+            pause = min(pause * 2, 1_000)  // a probe takes tens of ms: poll finely, it is on the reload's critical path
         }
         if !result.timedOut {
             // WIFEXITED / WIFSIGNALED, spelled out (the macros are not imported).
             let termSignal = status & 0x7F
-            if termSignal == 0 { result.exitStatus = (status >> 8) & 0xFF } else if termSignal != 0x7F { result.signal = termSignal }
+            if termSignal == 0 {
+                result.exitStatus = (status >> 8) & 0xFF
+            } else if termSignal != 0x7F {
+                result.signal = termSignal
+            }
         }
         result.stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
@@ -177,9 +195,11 @@ public struct ProbeRunner: Sendable {
     }
 
     static func signalName(_ signal: Int32) -> String {
-        let names: [Int32: String] = [SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGABRT: "SIGABRT", SIGILL: "SIGILL",
-                                      SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGTRAP: "SIGTRAP",
-                                      SIGPIPE: "SIGPIPE", SIGSYS: "SIGSYS"]
+        let names: [Int32: String] = [
+            SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGABRT: "SIGABRT", SIGILL: "SIGILL",
+            SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGTRAP: "SIGTRAP",
+            SIGPIPE: "SIGPIPE", SIGSYS: "SIGSYS",
+        ]
         return names[signal] ?? "signal \(signal)"
     }
 }
@@ -198,6 +218,14 @@ extension Double {
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func increment() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A warm probe process: `hubhost probe --serve` starts once, then forks a fresh child for every probe request.
@@ -17,20 +18,30 @@ public enum ProbeServer {
     public static func serve() -> Never {
         while let line = readLine(strippingNewline: true) {
             let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2 else { reply("error bad request"); continue }
+            guard parts.count == 2 else {
+                reply("error bad request")
+                continue
+            }
             let pid = fork()
             if pid == 0 {
                 let scratch = URL(fileURLWithPath: parts[1])
                 let out = open(scratch.appendingPathComponent("stdout").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
                 let err = open(scratch.appendingPathComponent("stderr").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-                dup2(out, 1); dup2(err, 2); close(out); close(err)
+                dup2(out, 1)
+                dup2(err, 2)
+                close(out)
+                close(err)
                 let devNull = open("/dev/null", O_RDONLY)
                 dup2(devNull, 0)
-                let loadable = ConformanceSuite.runPrinting(file: URL(fileURLWithPath: parts[0]),
-                                                            cacheDirectory: scratch.appendingPathComponent("cache"))
-                _exit(loadable ? 0 : 1) // no atexit handlers or stdio flushes of the server's state
+                let loadable = ConformanceSuite.runPrinting(
+                    file: URL(fileURLWithPath: parts[0]),
+                    cacheDirectory: scratch.appendingPathComponent("cache"))
+                _exit(loadable ? 0 : 1)  // no atexit handlers or stdio flushes of the server's state
             }
-            guard pid > 0 else { reply("error fork failed: \(String(cString: strerror(errno)))"); continue }
+            guard pid > 0 else {
+                reply("error fork failed: \(String(cString: strerror(errno)))")
+                continue
+            }
             reply("\(pid)")
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -59,16 +70,21 @@ final class ProbeServerClient: @unchecked Sendable {
     deinit {
         if requests >= 0 { close(requests) }  // EOF: the server exits
         if answers >= 0 { close(answers) }
-        if pid > 0 { var status: Int32 = 0; waitpid(pid, &status, 0) }
+        if pid > 0 {
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
     }
 
     /// Runs one probe; nil when the server cannot be used (the caller then spawns a child itself).
     func run(file: URL, scratch: URL, timeout: Double) -> ProbeRunner.ChildResult? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard ensureStarted() else { return nil }
         let request = Array("\(file.path)\t\(scratch.path)\n".utf8)
         guard request.withUnsafeBytes({ write(requests, $0.baseAddress, $0.count) }) == request.count,
-              let first = readLine(timeout: 10), let child = pid_t(first) else {
+            let first = readLine(timeout: 10), let child = pid_t(first)
+        else {
             shutDown()
             return nil
         }
@@ -92,7 +108,8 @@ final class ProbeServerClient: @unchecked Sendable {
 
     private func ensureStarted() -> Bool {
         if pid > 0 { return true }
-        var toServer: [Int32] = [0, 0], fromServer: [Int32] = [0, 0]
+        var toServer: [Int32] = [0, 0]
+        var fromServer: [Int32] = [0, 0]
         guard pipe(&toServer) == 0, pipe(&fromServer) == 0 else { return false }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -112,8 +129,13 @@ final class ProbeServerClient: @unchecked Sendable {
         defer { for entry in envp { free(entry) } }
         var child: pid_t = 0
         let spawned = posix_spawn(&child, executable.path, &actions, nil, argv, envp)
-        close(toServer[0]); close(fromServer[1])
-        guard spawned == 0 else { close(toServer[1]); close(fromServer[0]); return false }
+        close(toServer[0])
+        close(fromServer[1])
+        guard spawned == 0 else {
+            close(toServer[1])
+            close(fromServer[0])
+            return false
+        }
         _ = fcntl(toServer[1], F_SETFD, FD_CLOEXEC)
         _ = fcntl(fromServer[0], F_SETFD, FD_CLOEXEC)
         pid = child
@@ -124,10 +146,17 @@ final class ProbeServerClient: @unchecked Sendable {
     }
 
     private func shutDown() {
-        if pid > 0 { kill(pid, SIGKILL); var status: Int32 = 0; waitpid(pid, &status, 0) }
+        if pid > 0 {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
         if requests >= 0 { close(requests) }
         if answers >= 0 { close(answers) }
-        pid = 0; requests = -1; answers = -1; pending = []
+        pid = 0
+        requests = -1
+        answers = -1
+        pending = []
     }
 
     /// One line from the server, or nil after `timeout` seconds (or when it is gone).

@@ -45,8 +45,11 @@ public final class DevLoop {
     /// What one reload did, as the terminal prints it: plugin, version, result, latency.
     public struct Reload: Sendable, CustomStringConvertible {
         public enum Result: String, Sendable {
-            case initial, loaded, swapped, quarantined, rejected, unloaded, viewUpdated = "view updated",
-                 viewError = "view error", tapped
+            case initial, loaded, swapped, quarantined, rejected, unloaded
+            case viewUpdated = "view updated"
+            case
+                viewError = "view error"
+            case tapped
         }
         public var file: String
         public var version: String?
@@ -106,12 +109,12 @@ public final class DevLoop {
     /// A registry per engine: the engine wraps its URI opener, so sharing one would chain every old engine.
     private func makeActions() -> ActionRegistry {
         ActionRegistry(
-        factories: host.actionFactories,
-        handlers: { [weak self] in self?.host.actionHandlers.map(\.handler) ?? [] },
-        uriOpener: { [weak self] uri in
-            guard let self, case .success(let opened) = self.host.services.openURI(uri) else { return false }
-            return opened
-        })
+            factories: host.actionFactories,
+            handlers: { [weak self] in self?.host.actionHandlers.map(\.handler) ?? [] },
+            uriOpener: { [weak self] uri in
+                guard let self, case .success(let opened) = self.host.services.openURI(uri) else { return false }
+                return opened
+            })
     }
 
     public init(options: Options, logger: Logger = Logger(label: "hubhost.dev")) {
@@ -121,9 +124,11 @@ public final class DevLoop {
         host.trust = options.trust
         host.preferredPluginIDs = options.preferredPluginIDs
         self.pipeline = RenderPipeline(registry: host.registry)
-        self.gate = options.probe
-            ? ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: options.imageCacheDirectory),
-                                 timeout: options.probeTimeout, warm: true)
+        self.gate =
+            options.probe
+            ? ProbeGate.standard(
+                cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: options.imageCacheDirectory),
+                timeout: options.probeTimeout, warm: true)
             : nil
     }
 
@@ -133,25 +138,31 @@ public final class DevLoop {
         host.loadPlugins(in: options.pluginFolders)
         for record in host.plugins {
             if record.isLoaded { loaded[record.file.path] = record }
-            if case .quarantined = record.state, let q = gate?.cache.quarantined.first(where: { $0.file == record.file.path }) {
+            if case .quarantined = record.state,
+                let q = gate?.cache.quarantined.first(where: { $0.file == record.file.path })
+            {
                 quarantines[record.file.path] = q
             }
         }
         loadView()
-        render(Reload(file: options.viewFile.lastPathComponent, result: .initial,
-                      detail: "\(loaded.count) plugin(s) loaded, \(quarantines.count) quarantined"))
+        render(
+            Reload(
+                file: options.viewFile.lastPathComponent, result: .initial,
+                detail: "\(loaded.count) plugin(s) loaded, \(quarantines.count) quarantined"))
 
         guard options.watch else { return }
         let queue = options.queue
         let target = WeakLoop(self)
-        let plugins = FileWatcher(directories: options.pluginFolders, quietPeriod: options.quietPeriod,
-                                  accepts: { $0.pathExtension == "so" && !$0.lastPathComponent.hasPrefix(".") },
-                                  onChange: { changes in queue.async { target.loop?.handle(changes) } })
+        let plugins = FileWatcher(
+            directories: options.pluginFolders, quietPeriod: options.quietPeriod,
+            accepts: { $0.pathExtension == "so" && !$0.lastPathComponent.hasPrefix(".") },
+            onChange: { changes in queue.async { target.loop?.handle(changes) } })
         plugins.seed(PluginFolders.pluginFiles(in: options.pluginFolders).files)
         let viewPath = options.viewFile.standardizedFileURL.path
-        let view = FileWatcher(directories: [options.viewFile.deletingLastPathComponent()], quietPeriod: options.quietPeriod,
-                               accepts: { $0.standardizedFileURL.path == viewPath }, isReady: { _ in .complete },
-                               onChange: { changes in queue.async { target.loop?.handle(changes) } })
+        let view = FileWatcher(
+            directories: [options.viewFile.deletingLastPathComponent()], quietPeriod: options.quietPeriod,
+            accepts: { $0.standardizedFileURL.path == viewPath }, isReady: { _ in .complete },
+            onChange: { changes in queue.async { target.loop?.handle(changes) } })
         view.seed([options.viewFile])
         try plugins.start()
         try view.start()
@@ -180,16 +191,18 @@ public final class DevLoop {
 
     private func viewChanged(_ change: FileChange) {
         let ok = loadView()
-        var reload = Reload(file: change.url.lastPathComponent, result: ok ? .viewUpdated : .viewError,
-                            detail: viewIssues.first, lastEventAt: change.lastEventAt, settledAt: change.settledAt)
+        var reload = Reload(
+            file: change.url.lastPathComponent, result: ok ? .viewUpdated : .viewError,
+            detail: viewIssues.first, lastEventAt: change.lastEventAt, settledAt: change.settledAt)
         if ok && viewIssues.count > 0 { reload.detail = "\(viewIssues.count) issue(s): \(viewIssues[0])" }
         render(reload)
     }
 
     private func pluginChanged(_ change: FileChange) {
         let path = change.url.path
-        var reload = Reload(file: change.url.lastPathComponent, result: .loaded,
-                            lastEventAt: change.lastEventAt, settledAt: change.settledAt)
+        var reload = Reload(
+            file: change.url.lastPathComponent, result: .loaded,
+            lastEventAt: change.lastEventAt, settledAt: change.settledAt)
         let old = loaded[path]
         reload.previousVersion = old?.version
 
@@ -206,7 +219,8 @@ public final class DevLoop {
             if !record.loaderRejectsItself {
                 quarantines[path] = record
                 reload.result = .quarantined
-                reload.detail = record.reason + (old != nil ? "; \(old!.version ?? "the old version") keeps serving" : "")
+                reload.detail =
+                    record.reason + (old != nil ? "; \(old!.version ?? "the old version") keeps serving" : "")
                 return render(reload)
             }
         }
@@ -229,7 +243,8 @@ public final class DevLoop {
         reload.version = successor.record.version
         guard successor.record.isLoaded else {
             reload.result = .rejected
-            reload.detail = (successor.record.reason ?? "not loaded") + "; \(old.version ?? "the old version") keeps serving"
+            reload.detail =
+                (successor.record.reason ?? "not loaded") + "; \(old.version ?? "the old version") keeps serving"
             return render(reload)
         }
         let states = snapshotUIStates()
@@ -248,8 +263,9 @@ public final class DevLoop {
         let path = change.url.path
         quarantines[path] = nil
         gate?.cache.remove(change.url)
-        var reload = Reload(file: change.url.lastPathComponent, result: .unloaded,
-                            lastEventAt: change.lastEventAt, settledAt: change.settledAt)
+        var reload = Reload(
+            file: change.url.lastPathComponent, result: .unloaded,
+            lastEventAt: change.lastEventAt, settledAt: change.settledAt)
         guard let record = loaded.removeValue(forKey: path) else {
             reload.detail = "was not loaded"
             return render(reload)
@@ -276,8 +292,11 @@ public final class DevLoop {
         let type = ComponentType(rawValue: section == "overlays" ? "overlay" : section) ?? .body
         let trace = EventTrace()
         engine.trace = trace
-        if type == .body, let first = indexPath.first, let frames = pipeline.layout?.frames, first >= 0, first < frames.count {
-            let frame = frames[first], top = engine.contentOffset.y
+        if type == .body, let first = indexPath.first, let frames = pipeline.layout?.frames, first >= 0,
+            first < frames.count
+        {
+            let frame = frames[first]
+            let top = engine.contentOffset.y
             if frame.minY < top || frame.maxY > top + options.viewport.height {
                 engine.scroll(to: Point(x: 0, y: max(0, frame.minY)), programmatic: true)
             }
@@ -288,8 +307,9 @@ public final class DevLoop {
         let said = trace.records.filter { $0.kind != .call && $0.kind != .event }.map(\.message)
         let result = said.isEmpty ? "tap at \(section) \(indexPath): nothing happened" : said.joined(separator: "; ")
         tapped = indexPath
-        emit(Reload(file: options.viewFile.lastPathComponent, result: .tapped, detail: result),
-             tree: engine.renderTree())
+        emit(
+            Reload(file: options.viewFile.lastPathComponent, result: .tapped, detail: result),
+            tree: engine.renderTree())
         return result
     }
 
@@ -299,7 +319,8 @@ public final class DevLoop {
     @discardableResult
     private func loadView() -> Bool {
         do {
-            let result = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(contentsOf: options.viewFile)
+            let result = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
+                contentsOf: options.viewFile)
             viewModel = result.viewModel
             viewIssues = result.issues.map(\.description)
             if result.suppressedIssueCount > 0 { viewIssues.append("… and \(result.suppressedIssueCount) more") }
@@ -315,9 +336,10 @@ public final class DevLoop {
     private func render(_ reload: Reload) {
         var tree: RenderTree?
         if let viewModel {
-            let engine = EventEngine(pipeline: pipeline, viewModel: viewModel, viewport: options.viewport,
-                                     clock: host.scheduler, actions: makeActions(),
-                                     imageSource: ImageSource(access: options.imageAccess ?? ImageAccess(viewFile: options.viewFile)))
+            let engine = EventEngine(
+                pipeline: pipeline, viewModel: viewModel, viewport: options.viewport,
+                clock: host.scheduler, actions: makeActions(),
+                imageSource: ImageSource(access: options.imageAccess ?? ImageAccess(viewFile: options.viewFile)))
             engine.viewURI = options.viewFile.absoluteString
             // The preview draws the whole content, so every body component stays live (the engine's live set
             // is the viewport plus this many viewport heights above and below).
@@ -339,12 +361,16 @@ public final class DevLoop {
         var warnings: [String] = []
         let retiredBytes = Self.mappedBytes(of: retired)
         if retiredBytes > options.retiredMemoryBudget {
-            warnings.append("retired Swift images keep \(retiredBytes >> 20) MiB mapped (budget \(options.retiredMemoryBudget >> 20) MiB); restart hubhost dev to reclaim it")
+            warnings.append(
+                "retired Swift images keep \(retiredBytes >> 20) MiB mapped (budget \(options.retiredMemoryBudget >> 20) MiB); restart hubhost dev to reclaim it"
+            )
         }
         logger.debug("\(reload)")
-        onRender(Output(sequence: sequence, tree: tree, viewIssues: viewIssues,
-                        quarantines: quarantines.values.sorted { $0.file < $1.file }, reload: reload,
-                        tapped: tapped, warnings: warnings))
+        onRender(
+            Output(
+                sequence: sequence, tree: tree, viewIssues: viewIssues,
+                quarantines: quarantines.values.sorted { $0.file < $1.file }, reload: reload,
+                tapped: tapped, warnings: warnings))
     }
 
     /// UI states of every live component by model id, read before an unload destroys the instances.

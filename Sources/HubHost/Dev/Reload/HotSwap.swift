@@ -16,7 +16,10 @@ public enum HotSwap {
         let file: URL
         let predecessor: PluginRecord
         var held: [(what: String, apply: () throws -> Void)] = []
-        init(file: URL, predecessor: PluginRecord) { self.file = file; self.predecessor = predecessor }
+        init(file: URL, predecessor: PluginRecord) {
+            self.file = file
+            self.predecessor = predecessor
+        }
     }
 
     nonisolated(unsafe) static var staging: Staging?
@@ -24,10 +27,13 @@ public enum HotSwap {
     /// Called by the host table when `record` registers `key` and `owner` holds it already: when that owner is
     /// the predecessor of the version being loaded beside it, the registration is held (returns true, and the
     /// plugin is told it succeeded). Otherwise returns false and the normal refusal happens.
-    static func hold(_ record: PluginRecord, _ what: String, takenBy owner: Owner?,
-                     apply: @escaping () throws -> Void) -> Bool {
+    static func hold(
+        _ record: PluginRecord, _ what: String, takenBy owner: Owner?,
+        apply: @escaping () throws -> Void
+    ) -> Bool {
         guard let staging, let owner, staging.file == record.file, record !== staging.predecessor,
-              owner == staging.predecessor.owner else { return false }
+            owner == staging.predecessor.owner
+        else { return false }
         staging.held.append((what, apply))
         return true
     }
@@ -48,8 +54,9 @@ public enum HotSwap {
         staging = stage
         defer { staging = nil }
         let record = host.load(file: file)
-        return Successor(record: record, predecessor: predecessor, held: stage.held.map(\.what),
-                         apply: record.isLoaded ? stage.held.map { ($0.what, $0.apply) } : [])
+        return Successor(
+            record: record, predecessor: predecessor, held: stage.held.map(\.what),
+            apply: record.isLoaded ? stage.held.map { ($0.what, $0.apply) } : [])
     }
 
     /// Unloads the predecessor and applies the held registrations. Returns the unload report and the held

@@ -42,8 +42,9 @@ public struct FileStamp: Hashable, Codable, Sendable {
     public static func of(_ url: URL) -> FileStamp? {
         var st = stat()
         guard stat(url.path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return FileStamp(size: Int64(st.st_size),
-                         mtimeNanos: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-                         inode: UInt64(st.st_ino))
+        return FileStamp(
+            size: Int64(st.st_size),
+            mtimeNanos: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+            inode: UInt64(st.st_ino))
     }
 }

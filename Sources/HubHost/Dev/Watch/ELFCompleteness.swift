@@ -29,8 +29,12 @@ public enum ELFCompleteness {
         }
         func u16(_ o: Int) -> UInt64 { UInt64(header[o]) | UInt64(header[o + 1]) << 8 }
         func u64(_ o: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(header[o + $1]) << (8 * UInt64($1)) } }
-        let phoff = u64(32), shoff = u64(40)
-        let phentsize = u16(54), phnum = u16(56), shentsize = u16(58), shnum = u16(60)
+        let phoff = u64(32)
+        let shoff = u64(40)
+        let phentsize = u16(54)
+        let phnum = u16(56)
+        let shentsize = u16(58)
+        let shnum = u16(60)
         if shoff > 0, shoff + shentsize * shnum > fileSize {
             return .incomplete("section headers end at byte \(shoff + shentsize * shnum), file has \(fileSize)")
         }
@@ -46,7 +50,8 @@ public enum ELFCompleteness {
             func f64(_ o: Int) -> UInt64 {
                 (0..<8).reduce(UInt64(0)) { $0 | UInt64(table[base + o + $1]) << (8 * UInt64($1)) }
             }
-            let offset = f64(8), fileBytes = f64(32)
+            let offset = f64(8)
+            let fileBytes = f64(32)
             if offset + fileBytes > fileSize {
                 return .incomplete("segment \(i) ends at byte \(offset + fileBytes), file has \(fileSize)")
             }

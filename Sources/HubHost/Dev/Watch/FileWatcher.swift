@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file that changed and has settled: written completely, unchanged for a quiet period, with new content.
@@ -17,11 +18,17 @@ public struct FileChange: Sendable, CustomStringConvertible {
     public let settledAt: Double
 
     public init(url: URL, kind: Kind, hash: String?, stamp: FileStamp?, lastEventAt: Double, settledAt: Double) {
-        self.url = url; self.kind = kind; self.hash = hash; self.stamp = stamp
-        self.lastEventAt = lastEventAt; self.settledAt = settledAt
+        self.url = url
+        self.kind = kind
+        self.hash = hash
+        self.stamp = stamp
+        self.lastEventAt = lastEventAt
+        self.settledAt = settledAt
     }
 
-    public var description: String { "\(kind.rawValue) \(url.lastPathComponent)" + (hash.map { " #\($0.prefix(8))" } ?? "") }
+    public var description: String {
+        "\(kind.rawValue) \(url.lastPathComponent)" + (hash.map { " #\($0.prefix(8))" } ?? "")
+    }
 }
 
 /// Watches folders with inotify and reports settled changes of files in them.
@@ -63,8 +70,10 @@ public final class FileWatcher: @unchecked Sendable {
     /// - Parameters:
     ///   - isReady: decides whether a settled file is finished; `.incomplete` makes the watcher wait another
     ///     quiet period. Defaults to ELF completeness for `.so` files and "ready" for anything else.
-    public init(directories: [URL], quietPeriod: Double = 0.15, accepts: @escaping (URL) -> Bool,
-                isReady: Readiness? = nil, onChange: @escaping ([FileChange]) -> Void) {
+    public init(
+        directories: [URL], quietPeriod: Double = 0.15, accepts: @escaping (URL) -> Bool,
+        isReady: Readiness? = nil, onChange: @escaping ([FileChange]) -> Void
+    ) {
         self.directories = directories
         self.quietPeriod = quietPeriod
         self.accepts = accepts
@@ -76,13 +85,15 @@ public final class FileWatcher: @unchecked Sendable {
 
     /// Remembers the current hashes of files that exist already, so only real changes are reported.
     public func seed(_ files: [URL]) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         for file in files { knownHashes[file.standardizedFileURL.path] = ContentHash.of(file: file) }
     }
 
     /// Starts watching. Throws when inotify is unavailable or a folder cannot be watched.
     public func start() throws {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard !running else { return }
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw WatchError("inotify_init1 failed: \(String(cString: strerror(errno)))") }
@@ -91,7 +102,9 @@ public final class FileWatcher: @unchecked Sendable {
             let wd = inotify_add_watch(fd, directory.path, mask)
             guard wd >= 0 else {
                 let reason = String(cString: strerror(errno))
-                close(fd); fd = -1; watches = [:]
+                close(fd)
+                fd = -1
+                watches = [:]
                 throw WatchError("cannot watch \(directory.path): \(reason)")
             }
             watches[wd] = directory.standardizedFileURL
@@ -106,7 +119,10 @@ public final class FileWatcher: @unchecked Sendable {
 
     public func stop() {
         lock.lock()
-        guard running else { lock.unlock(); return }
+        guard running else {
+            lock.unlock()
+            return
+        }
         running = false
         var byte: UInt8 = 1
         _ = write(wakePipe[1], &byte, 1)
@@ -126,8 +142,10 @@ public final class FileWatcher: @unchecked Sendable {
             guard isRunning else { break }
 
             let timeoutMs: Int32 = nextDeadline.map { Int32(max(0, ($0 - Monotonic.now()) * 1000).rounded(.up)) } ?? -1
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, 2, timeoutMs)
             if ready > 0, fds[0].revents & Int16(POLLIN) != 0 {
                 let count = read(fd, &buffer, buffer.count)
@@ -135,17 +153,21 @@ public final class FileWatcher: @unchecked Sendable {
             }
             settle()
         }
-        close(fd); close(wakePipe[0]); close(wakePipe[1])
+        close(fd)
+        close(wakePipe[0])
+        close(wakePipe[1])
     }
 
     /// Parses `struct inotify_event` records: wd, mask, cookie, len (4 bytes each), then `len` bytes of name.
     private func record(events buffer: [UInt8], count: Int) {
         let now = Monotonic.now()
         var offset = 0
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         while offset + 16 <= count {
             let wd = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int32.self) }
-            let nameLength = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
+            let nameLength = Int(
+                buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
             let nameBytes = buffer[(offset + 16)..<min(count, offset + 16 + nameLength)].prefix { $0 != 0 }
             offset += 16 + nameLength
             guard let directory = watches[wd], !nameBytes.isEmpty else { continue }
@@ -172,21 +194,23 @@ public final class FileWatcher: @unchecked Sendable {
                 lock.unlock()
                 // A temporary file that came and went during a build was never reported: nothing to undo.
                 if wasKnown {
-                    change = FileChange(url: item.url, kind: .deleted, hash: nil, stamp: nil,
-                                        lastEventAt: item.lastEventAt, settledAt: now)
+                    change = FileChange(
+                        url: item.url, kind: .deleted, hash: nil, stamp: nil,
+                        lastEventAt: item.lastEventAt, settledAt: now)
                 }
             } else if stamp != item.stampAtEvent {
-                retry = true // written to since its last event (an event may still be on its way)
+                retry = true  // written to since its last event (an event may still be on its way)
             } else if case .incomplete = isReady(item.url) {
-                retry = true // e.g. a truncated ELF: wait for the rest, never load or quarantine it
+                retry = true  // e.g. a truncated ELF: wait for the rest, never load or quarantine it
             } else if let hash = ContentHash.of(file: item.url) {
                 lock.lock()
                 let old = knownHashes[path]
                 knownHashes[path] = hash
                 lock.unlock()
                 if old != hash {
-                    change = FileChange(url: item.url, kind: .changed, hash: hash, stamp: stamp,
-                                        lastEventAt: item.lastEventAt, settledAt: Monotonic.now())
+                    change = FileChange(
+                        url: item.url, kind: .changed, hash: hash, stamp: stamp,
+                        lastEventAt: item.lastEventAt, settledAt: Monotonic.now())
                 }
             }
             lock.lock()
