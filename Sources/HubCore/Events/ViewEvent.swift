@@ -74,16 +74,7 @@ public enum EventScript {
         var result: [(Int, String, Int?)] = []
         for (offset, raw) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             guard let text = String(validating: raw, as: UTF8.self) else {
-                var decoder = UTF8()
-                var iterator = raw.makeIterator()
-                var position = 0
-                loop: while true {
-                    switch decoder.decode(&iterator) {
-                    case .scalarValue(let scalar): position += String(scalar).utf8.count
-                    case .emptyInput, .error: break loop
-                    }
-                }
-                result.append((offset + 1, "", position + 1))
+                result.append((offset + 1, "", (UTF8Check.firstInvalidByte(raw) ?? 0) + 1))
                 continue
             }
             let line = text.trimmingCharacters(in: .whitespacesAndNewlines)

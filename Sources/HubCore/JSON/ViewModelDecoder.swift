@@ -42,25 +42,13 @@ public struct ViewModelDecoder {
         do {
             // JSON is UTF-8 (RFC 8259); a file that is not is refused where its first bad byte is, rather than
             // decoded with replacement characters that would reach plugins as if the server had sent them.
-            if let bad = Self.firstInvalidUTF8(bytes) { throw scanner.error("invalid UTF-8", at: bad) }
+            if let bad = UTF8Check.firstInvalidByte(bytes) { throw scanner.error("invalid UTF-8", at: bad) }
             let viewModel = try context.decodeRoot(&scanner)
             if !scanner.isAtEnd { throw scanner.error("unexpected data after the JSON value") }
             return DecodeResult(viewModel: viewModel, issues: context.issues, suppressedIssueCount: context.suppressed)
         } catch let error as JSONSyntaxError {
             throw DecodeFailure(issue: DecodeIssue(file: file, path: "", message: "not valid JSON: \(error)"))
         }
-    }
-}
-
-extension ViewModelDecoder {
-    /// The offset of the first byte that is not part of valid UTF-8; nil when all are.
-    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
-        guard bytes.contains(where: { $0 >= 0x80 }), String(validating: bytes, as: UTF8.self) == nil else { return nil }
-        var decoder = UTF8()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        while case .scalarValue(let scalar) = decoder.decode(&iterator) { offset += String(scalar).utf8.count }
-        return offset
     }
 }
 
