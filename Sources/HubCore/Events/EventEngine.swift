@@ -34,31 +34,33 @@ public final class EventEngine: ComponentWrapperDelegate {
     /// How far beyond the viewport (in viewport heights, above and below) body components stay live.
     public var bufferFraction = 0.5
 
-    public private(set) var viewModel: ViewModel
-    public private(set) var viewport: Size
-    public private(set) var contentOffset = Point.zero
+    public internal(set) var viewModel: ViewModel
+    public internal(set) var viewport: Size
+    public internal(set) var contentOffset = Point.zero
     /// The offset last set programmatically (Hub's content-offset rule compares with it).
-    public private(set) var lastProgrammaticOffset = Point.zero
-    public private(set) var isLoaded = false
+    public internal(set) var lastProgrammaticOffset = Point.zero
+    public internal(set) var isLoaded = false
     /// The most body instances live at once so far.
-    public private(set) var peakLiveBodyCount = 0
+    public internal(set) var peakLiveBodyCount = 0
     /// Problems met while replaying (a target off screen, …), also in the trace as errors.
-    public private(set) var problems: [String] = []
+    public internal(set) var problems: [String] = []
 
     /// Displayed wrappers by id: the observer tables (content offset, action observers).
-    private var registered: [Int: ComponentWrapper] = [:]
+    var registered: [Int: ComponentWrapper] = [:]
+    /// `registered` in id order, kept until the table changes (every action and scroll reads it).
+    var registeredOrder: [ComponentWrapper]?
     /// Body indexes on screen.
-    private var displayedBody: [Int: ComponentWrapper] = [:]
-    private var isScrolling = false
+    var displayedBody: [Int: ComponentWrapper] = [:]
+    var isScrolling = false
 
     // Selection (Hub's gesture recognizer with a single-gesture synchronizer).
-    private weak var gestureWrapper: ComponentWrapper?
-    private var pendingHighlight: (wrapper: ComponentWrapper, token: Int)?
-    private var nextToken = 0
+    weak var gestureWrapper: ComponentWrapper?
+    var pendingHighlight: (wrapper: ComponentWrapper, token: Int)?
+    var nextToken = 0
 
     // For finding the body components in a band of y quickly: running max of maxY, running min of minY from the end.
-    private var prefixMaxY: [Double] = []
-    private var suffixMinY: [Double] = []
+    var prefixMaxY: [Double] = []
+    var suffixMinY: [Double] = []
 
     public init(
         pipeline: RenderPipeline, viewModel: ViewModel, viewport: Size, clock: EventClock,
@@ -137,7 +139,7 @@ public final class EventEngine: ComponentWrapperDelegate {
     }
 
     /// The header and the overlays.
-    private var chromeWrappers: [ComponentWrapper] {
+    var chromeWrappers: [ComponentWrapper] {
         (pipeline.headerWrapper.map { [$0] } ?? []) + pipeline.overlayWrappers
     }
 
@@ -158,7 +160,7 @@ public final class EventEngine: ComponentWrapperDelegate {
         case .action(let target, let identifier, let custom):
             performAction(at: target, identifier: identifier, customData: custom)
         case .image(let uri, let ok):
-            if images.complete(uri: uri, ok: ok) == nil { info("no component is waiting for \(uri)") }
+            if images.complete(uri: uri, ok: ok) == nil { note("no component is waiting for \(uri)") }
         }
         images.flush()
     }
@@ -173,7 +175,7 @@ public final class EventEngine: ComponentWrapperDelegate {
     public func unhighlight(_ target: EventTarget) {
         guard case .wrapper(let wrapper) = resolve(target, for: "unhighlight") else { return }
         guard let active = gestureWrapper, active === wrapper else {
-            info("unhighlight: no touch on [\(wrapper.model?.identifier ?? "?")]")
+            note("unhighlight: no touch on [\(wrapper.model?.identifier ?? "?")]")
             return
         }
         gestureWrapper = nil
@@ -188,7 +190,7 @@ public final class EventEngine: ComponentWrapperDelegate {
             if gestureWrapper == nil { beginGesture(on: wrapper) }
             guard let active = gestureWrapper, active === wrapper else {
                 if gestureWrapper != nil {
-                    info(
+                    note(
                         "tap on [\(wrapper.model?.identifier ?? "?")] ignored: another touch is active (one gesture at a time)"
                     )
                 }
@@ -211,7 +213,7 @@ public final class EventEngine: ComponentWrapperDelegate {
         let limit = max(0, contentHeight - viewport.height)
         let y = min(max(0, offset.y), limit)
         if y != offset.y {
-            info(
+            note(
                 "scroll clamped to y \(y.compact) (content height \(contentHeight.compact), viewport \(viewport.height.compact))"
             )
         }
@@ -230,7 +232,7 @@ public final class EventEngine: ComponentWrapperDelegate {
     /// only for sizes that changed).
     public func resize(to size: Size) {
         guard size != viewport else {
-            info("resize: the viewport is already \(size)")
+            note("resize: the viewport is already \(size)")
             return
         }
         resetHighlight()
@@ -263,463 +265,4 @@ public final class EventEngine: ComponentWrapperDelegate {
         _ = componentWrapper(wrapper, performAction: identifier, customData: customData)
     }
 
-    // MARK: Selection (hub-framework.md §4.6)
-
-    private func beginGesture(on wrapper: ComponentWrapper) {
-        if let active = gestureWrapper {
-            info(
-                "touch on [\(wrapper.model?.identifier ?? "?")] ignored: a touch on [\(active.model?.identifier ?? "?")] is active (one gesture at a time)"
-            )
-            return
-        }
-        gestureWrapper = wrapper
-        nextToken += 1
-        let token = nextToken
-        pendingHighlight = (wrapper, token)
-        trace?.add(
-            .state, "[\(wrapper.model?.identifier ?? "?")] will highlight in \(Self.highlightDelay)s",
-            [("model", .optional(wrapper.model?.identifier)), ("pending", .string("highlighted"))])
-        clock.schedule(after: Self.highlightDelay) { [weak self, weak wrapper] in
-            guard let self, let wrapper, let pending = self.pendingHighlight, pending.token == token,
-                pending.wrapper === wrapper
-            else { return }
-            self.setSelectionState(.highlighted, of: wrapper)
-        }
-    }
-
-    /// Hub's update rule: any update cancels a pending highlight; the same state is never sent twice; None ends
-    /// the touch.
-    private func setSelectionState(_ state: SelectionState, of wrapper: ComponentWrapper) {
-        pendingHighlight = nil
-        if state == .none, gestureWrapper === wrapper { gestureWrapper = nil }
-        guard wrapper.selectionState != state, !wrapper.isDestroyed else { return }
-        wrapper.selectionState = state
-        trace?.add(
-            .state, "[\(wrapper.model?.identifier ?? "?")] \(state)",
-            [("model", .optional(wrapper.model?.identifier)), ("state", .string(state.description))])
-        wrapper.component.selectionStateHandling?.updateViewForSelectionState(state)
-    }
-
-    /// Hub resets the highlighted component on every scroll event and on resize.
-    private func resetHighlight() {
-        if let wrapper = gestureWrapper {
-            gestureWrapper = nil
-            setSelectionState(.none, of: wrapper)
-        }
-        pendingHighlight = nil
-    }
-
-    /// Hub's selectComponentWithModel: Selected (None after the delay), the target's actions in order until one
-    /// succeeds, else the default selection action. Returns whether it was handled.
-    @discardableResult
-    public func select(_ model: ComponentModel, customData: JSONObject?, wrapper: ComponentWrapper?) -> Bool {
-        if let wrapper {
-            setSelectionState(.selected, of: wrapper)
-            clock.schedule(after: Self.deselectDelay) { [weak self, weak wrapper] in
-                guard let self, let wrapper, wrapper.model === model, wrapper.selectionState == .selected else {
-                    return
-                }
-                self.setSelectionState(.none, of: wrapper)
-            }
-        }
-        for identifier in model.target?.actions ?? [] {
-            if perform(trigger: .selection, identifier: identifier, customData: customData, model: model).succeeded {
-                return true
-            }
-        }
-        let handled = perform(trigger: .selection, identifier: nil, customData: customData, model: model).succeeded
-        if !handled {
-            trace?.add(.note, "[\(model.identifier)] selected: nothing handled it (no target URI or actions)")
-        }
-        return handled
-    }
-
-    /// Hub's view-controller perform: build the context, run the handler chain and the action, then tell every
-    /// displayed action observer.
-    @discardableResult
-    public func perform(
-        trigger: ActionTrigger, identifier: ComponentIdentifier?, customData: JSONObject?,
-        model: ComponentModel?
-    ) -> ActionOutcome {
-        let context = ActionContext(
-            trigger: trigger, actionIdentifier: identifier, customData: customData,
-            viewURI: viewURI, viewModel: viewModel, componentModel: model)
-        let outcome = actions.handle(context)
-        for wrapper in registeredWrappers where wrapper.component.actionObserver != nil {
-            wrapper.component.actionObserver?.actionPerformed(with: context)
-        }
-        return outcome
-    }
-
-    // MARK: ComponentWrapperDelegate
-
-    public func componentWrapper(
-        _ wrapper: ComponentWrapper, performAction identifier: ComponentIdentifier,
-        customData: JSONObject?
-    ) -> Bool {
-        perform(trigger: .component, identifier: identifier, customData: customData, model: wrapper.model).succeeded
-    }
-
-    public func componentWrapper(_ wrapper: ComponentWrapper, willDisplayChildAt index: Int) {
-        // Children appear with their parent: nothing happens while the parent is not displayed (its own
-        // will-appear runs them).
-        guard registered[wrapper.id] != nil, let child = wrapper.children[index],
-            index < (wrapper.model?.children.count ?? 0)
-        else { return }
-        appear(child)
-        childDidAppear(child)
-    }
-
-    public func componentWrapper(_ wrapper: ComponentWrapper, didStopDisplayingChildAt index: Int) {
-        guard let child = wrapper.children[index], registered[child.id] != nil else { return }
-        endDisplay(child)
-    }
-
-    public func componentWrapper(_ wrapper: ComponentWrapper, childSelectedAt index: Int, customData: JSONObject?) {
-        // Hub bounds-checks the index and selects the child model with the custom data (no visual state).
-        guard let model = wrapper.model?.child(at: index) else {
-            info("child \(index) of [\(wrapper.model?.identifier ?? "?")] selected, but it has no such child: ignored")
-            return
-        }
-        trace?.add(.state, "child \(index) of [\(wrapper.model?.identifier ?? "?")] selected (drawn by its parent)")
-        select(model, customData: customData, wrapper: nil)
-    }
-
-    // MARK: Appearance (hub-framework.md §4.2, §4.5, §4.8)
-
-    /// willDisplay: will-appear (unless already appeared since the last model change and not scrolling), the
-    /// content-offset rule, and the observer tables.
-    private func display(_ wrapper: ComponentWrapper, force: Bool) {
-        if force || isScrolling || !wrapper.viewHasAppearedSinceLastModelChange {
-            appear(wrapper)
-            applyContentOffsetRule(wrapper)
-        } else {
-            registerVisibleChildren(of: wrapper)
-        }
-        register(wrapper)
-    }
-
-    /// Hub's wrapper viewWillAppear: the component, then each visible child (recursively), which the view
-    /// controller then treats as appearing.
-    private func appear(_ wrapper: ComponentWrapper) {
-        wrapper.appearanceCount += 1
-        trace?.add(
-            .appear, "[\(wrapper.model?.identifier ?? "?")] will appear (\(wrapper.appearanceCount))",
-            [("model", .optional(wrapper.model?.identifier)), ("appearance", .int(wrapper.appearanceCount))])
-        wrapper.component.viewObserver?.viewWillAppear()
-        for index in wrapper.visibleChildIndexes.sorted() {
-            guard let child = wrapper.children[index] else { continue }
-            appear(child)
-            childDidAppear(child)
-        }
-        wrapper.viewHasAppearedSinceLastModelChange = true
-    }
-
-    private func childDidAppear(_ child: ComponentWrapper) {
-        images.loadImages(for: child, containerSize: child.containerSize)
-        applyContentOffsetRule(child)
-        register(child)
-    }
-
-    private func registerVisibleChildren(of wrapper: ComponentWrapper) {
-        for index in wrapper.visibleChildIndexes.sorted() {
-            guard let child = wrapper.children[index] else { continue }
-            register(child)
-            registerVisibleChildren(of: child)
-        }
-    }
-
-    /// Hub: an observer is updated on will-appear when it appears for the first time or the offset is not the
-    /// last one set programmatically.
-    private func applyContentOffsetRule(_ wrapper: ComponentWrapper) {
-        guard let observer = wrapper.component.contentOffsetObserver else { return }
-        if wrapper.appearanceCount == 1 || contentOffset != lastProgrammaticOffset {
-            observer.updateViewForChangedContentOffset(contentOffset)
-        }
-    }
-
-    private func register(_ wrapper: ComponentWrapper) {
-        if registered.updateValue(wrapper, forKey: wrapper.id) !== wrapper { registeredOrder = nil }
-    }
-
-    /// didEndDisplaying: out of the observer tables, with its children.
-    private func endDisplay(_ wrapper: ComponentWrapper) {
-        guard registered.removeValue(forKey: wrapper.id) != nil else { return }
-        registeredOrder = nil
-        trace?.add(
-            .disappear, "[\(wrapper.model?.identifier ?? "?")] did disappear",
-            [("model", .optional(wrapper.model?.identifier))])
-        for index in wrapper.children.keys.sorted() { endDisplay(wrapper.children[index]!) }
-    }
-
-    /// The displayed wrappers in a stable order (by id); destroyed ones are dropped.
-    private var registeredWrappers: [ComponentWrapper] {
-        if let registeredOrder, !registeredOrder.contains(where: { $0.isDestroyed || $0.isInPool }) {
-            return registeredOrder
-        }
-        registered = registered.filter { !$0.value.isDestroyed && !$0.value.isInPool }
-        let order = registered.keys.sorted().map { registered[$0]! }
-        registeredOrder = order
-        return order
-    }
-    /// `registered` in id order, kept until the table changes (every action and scroll reads it).
-    private var registeredOrder: [ComponentWrapper]?
-
-    /// Wrappers in the observer tables (for tests and the trace).
-    public var displayedWrappers: [ComponentWrapper] { registeredWrappers }
-
-    // MARK: Scrolling: the live set
-
-    /// The band of content where body components are live.
-    public var liveRect: Rect {
-        let buffer = viewport.height * bufferFraction
-        return Rect(x: 0, y: contentOffset.y - buffer, width: viewport.width, height: viewport.height + 2 * buffer)
-    }
-
-    /// The content the viewport shows.
-    public var visibleRect: Rect { Rect(origin: contentOffset, size: viewport) }
-
-    private func rebuildLayoutIndex() {
-        let frames = pipeline.layout?.frames ?? []
-        prefixMaxY = []
-        prefixMaxY.reserveCapacity(frames.count)
-        var running = -Double.infinity
-        for frame in frames {
-            running = max(running, frame.maxY)
-            prefixMaxY.append(running)
-        }
-        suffixMinY = Array(repeating: 0, count: frames.count)
-        running = .infinity
-        for i in frames.indices.reversed() {
-            running = min(running, frames[i].minY)
-            suffixMinY[i] = running
-        }
-    }
-
-    /// Body indexes whose frames intersect `rect`, ascending; O(log n + k).
-    public func bodyIndexes(intersecting rect: Rect) -> [Int] {
-        guard let frames = pipeline.layout?.frames, !frames.isEmpty else { return [] }
-        // First index whose running max of maxY passes the top; last whose running min of minY is above the bottom.
-        var lo = 0
-        var hi = frames.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if prefixMaxY[mid] > rect.minY { hi = mid } else { lo = mid + 1 }
-        }
-        let first = lo
-        lo = first
-        hi = frames.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if suffixMinY[mid] < rect.maxY { lo = mid + 1 } else { hi = mid }
-        }
-        guard first < lo else { return [] }
-        return (first..<lo).filter { frames[$0].intersects(rect) }
-    }
-
-    private func onScreenIndexes() -> [Int] { bodyIndexes(intersecting: visibleRect) }
-
-    /// Moves instances between the pool and the models entering the live band; runs appearance for the
-    /// components entering and leaving the viewport.
-    private func updateLiveBody() {
-        let wanted = Set(bodyIndexes(intersecting: liveRect))
-        let onScreen = Set(onScreenIndexes())
-        // Leaving the viewport.
-        for index in displayedBody.keys.sorted()
-        where !onScreen.contains(index) || pipeline.bodyWrappers[index] !== displayedBody[index] {
-            endDisplay(displayedBody.removeValue(forKey: index)!)
-        }
-        // Leaving the live band: the UI state is saved for the model it showed, the instance goes to the pool.
-        for index in pipeline.bodyWrappers.keys.sorted() where !wanted.contains(index) {
-            let wrapper = pipeline.bodyWrappers.removeValue(forKey: index)!
-            if gestureWrapper === wrapper { gestureWrapper = nil }
-            wrapper.saveUIState()
-            wrapper.enqueueForReuse()
-        }
-        // Entering the live band: an instance from the pool (or a new one), configured for the model.
-        let frames = pipeline.layout?.frames ?? []
-        for index in wanted.sorted() where pipeline.bodyWrappers[index] == nil {
-            let model = viewModel.body[index]
-            let wrapper = pipeline.pool.wrapper(for: model, parent: nil)
-            wrapper.delegate = self
-            wrapper.loadView()
-            wrapper.setFrame(frames[index])  // before configure: children take the parent's size as container
-            wrapper.configure(with: model, containerSize: viewport)
-            pipeline.bodyWrappers[index] = wrapper
-            images.loadImages(for: wrapper, containerSize: viewport)
-        }
-        // Entering the viewport.
-        for index in onScreen.sorted() where displayedBody[index] == nil {
-            guard let wrapper = pipeline.bodyWrappers[index] else { continue }
-            displayedBody[index] = wrapper
-            display(wrapper, force: false)
-        }
-        peakLiveBodyCount = max(peakLiveBodyCount, pipeline.bodyWrappers.count)
-    }
-
-    // MARK: Targets and hit testing
-
-    enum Resolved {
-        case wrapper(ComponentWrapper)
-        case drawnChild(ComponentWrapper, Int)
-        case none
-    }
-
-    private func resolve(_ target: EventTarget, for event: String) -> Resolved {
-        switch target {
-        case .point(let point):
-            guard let hit = hitTest(point) else {
-                note("\(event) at \(point): no component there")
-                return .none
-            }
-            return .wrapper(hit)
-        case .indexPath(let path, let section):
-            var wrapper: ComponentWrapper
-            var rest = path[...]
-            switch section {
-            case .header:
-                guard let header = pipeline.headerWrapper else {
-                    note("\(event): the view has no header")
-                    return .none
-                }
-                wrapper = header
-            case .overlay:
-                guard let first = rest.popFirst(), first >= 0, first < pipeline.overlayWrappers.count else {
-                    note("\(event) at overlay \(path): the view has \(pipeline.overlayWrappers.count) overlay(s)")
-                    return .none
-                }
-                wrapper = pipeline.overlayWrappers[first]
-            case .body:
-                guard let first = rest.popFirst() else {
-                    note("\(event): an empty index path names no body component")
-                    return .none
-                }
-                guard first >= 0, first < viewModel.body.count else {
-                    note("\(event) at \(target): the body has \(viewModel.body.count) component(s)")
-                    return .none
-                }
-                guard let live = displayedBody[first] else {
-                    let y = pipeline.layout?.frames[first].minY ?? 0
-                    note(
-                        "\(event) at \(target): [\(viewModel.body[first].identifier)] is not on screen (its frame starts at y \(y.compact); scroll first)"
-                    )
-                    return .none
-                }
-                wrapper = live
-            }
-            for index in rest {
-                guard let model = wrapper.model, index >= 0, index < model.children.count else {
-                    note("\(event) at \(target): [\(wrapper.model?.identifier ?? "?")] has no child \(index)")
-                    return .none
-                }
-                guard let child = wrapper.children[index] else {
-                    if index == path.last { return .drawnChild(wrapper, index) }
-                    note(
-                        "\(event) at \(target): child \(index) of [\(model.identifier)] is drawn by its parent, not a component"
-                    )
-                    return .none
-                }
-                wrapper = child
-            }
-            return .wrapper(wrapper)
-        }
-    }
-
-    /// The component under a viewport point: overlays (last on top), then the header, then the body at the
-    /// current offset; inside a component, the child drawn on top at that point (from its current drawing).
-    public func hitTest(_ point: Point) -> ComponentWrapper? {
-        for overlay in pipeline.overlayWrappers.reversed() where overlay.frame.contains(point) {
-            return descend(overlay, point: Point(x: point.x - overlay.frame.x, y: point.y - overlay.frame.y))
-        }
-        if let header = pipeline.headerWrapper, header.frame.contains(point) {
-            return descend(header, point: Point(x: point.x - header.frame.x, y: point.y - header.frame.y))
-        }
-        let content = Point(x: point.x + contentOffset.x, y: point.y + contentOffset.y)
-        for index in displayedBody.keys.sorted().reversed() {
-            let wrapper = displayedBody[index]!
-            if wrapper.frame.contains(content) {
-                return descend(wrapper, point: Point(x: content.x - wrapper.frame.x, y: content.y - wrapper.frame.y))
-            }
-        }
-        return nil
-    }
-
-    /// `point` is in `wrapper`'s own coordinates.
-    private func descend(_ wrapper: ComponentWrapper, point: Point) -> ComponentWrapper {
-        guard !wrapper.children.isEmpty else { return wrapper }
-        let bounds = Rect(origin: .zero, size: wrapper.frame.size)
-        // The latest drawing says where each child is; the last drawn is on top.
-        for item in wrapper.draw().reversed() {
-            guard case .child(let rect, let index) = item, let child = wrapper.children[index],
-                rect.contains(point), bounds.contains(point)
-            else { continue }
-            child.setFrame(rect)
-            return descend(child, point: Point(x: point.x - rect.x, y: point.y - rect.y))
-        }
-        return wrapper
-    }
-
-    // MARK: Output
-
-    /// The view as it is now, for the renderers: live components drawn, the others with their frames.
-    public func renderTree() -> RenderTree {
-        func node(_ wrapper: ComponentWrapper) -> RenderNode? {
-            guard let model = wrapper.model else { return nil }
-            return pipeline.node(for: wrapper, model: model, frame: wrapper.frame)
-        }
-        let frames = pipeline.layout?.frames ?? []
-        var body: [RenderNode] = []
-        body.reserveCapacity(viewModel.body.count)
-        for (index, model) in viewModel.body.enumerated() {
-            if let wrapper = pipeline.bodyWrappers[index], let n = node(wrapper) {
-                body.append(n)
-                continue
-            }
-            let entry = pipeline.sizing.entry(for: model)
-            body.append(
-                RenderNode(
-                    model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
-                    traits: entry.traits, frame: index < frames.count ? frames[index] : .zero))
-        }
-        return RenderTree(
-            viewID: viewModel.identifier, title: viewModel.title, viewport: viewport,
-            contentSize: pipeline.layout?.contentSize ?? .zero, header: pipeline.headerWrapper.flatMap(node),
-            body: body, overlays: pipeline.overlayWrappers.compactMap(node))
-    }
-
-    // MARK: Trace helpers
-
-    /// Something worth saying that is not a problem.
-    private func info(_ message: String) { trace?.add(.note, message) }
-
-    /// An event that could not apply as asked.
-    private func note(_ message: String) {
-        problems.append("step \(trace?.step ?? 0): \(message)")
-        trace?.add(.error, message)
-    }
-
-    static func name(of event: ViewEvent) -> String {
-        switch event {
-        case .highlight: return "highlight"
-        case .unhighlight: return "unhighlight"
-        case .tap: return "tap"
-        case .scroll: return "scroll"
-        case .resize: return "resize"
-        case .advance: return "advance"
-        case .action: return "action"
-        case .image: return "image"
-        }
-    }
-
-    static func describe(_ event: ViewEvent) -> String {
-        switch event {
-        case .highlight(let t), .unhighlight(let t), .tap(let t): return "\(name(of: event)) \(t)"
-        case .scroll(let y): return "scroll to y \(y.compact)"
-        case .resize(let s): return "resize to \(s)"
-        case .advance(let s): return "advance \(s.compact)s"
-        case .action(let t, let id, let custom):
-            return "action \(id) at \(t)" + (custom.map { " custom \(JSONValue.object($0).jsonText)" } ?? "")
-        case .image(let uri, let ok): return "image \(uri) \(ok ? "ok" : "failed")"
-        }
-    }
 }

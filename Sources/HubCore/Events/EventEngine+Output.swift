@@ -1,0 +1,68 @@
+import Foundation
+
+/// The engine's state as a render tree, and how events and problems are described in the trace.
+extension EventEngine {
+    // MARK: Output
+
+    /// The view as it is now, for the renderers: live components drawn, the others with their frames.
+    public func renderTree() -> RenderTree {
+        func node(_ wrapper: ComponentWrapper) -> RenderNode? {
+            guard let model = wrapper.model else { return nil }
+            return pipeline.node(for: wrapper, model: model, frame: wrapper.frame)
+        }
+        let frames = pipeline.layout?.frames ?? []
+        var body: [RenderNode] = []
+        body.reserveCapacity(viewModel.body.count)
+        for (index, model) in viewModel.body.enumerated() {
+            if let wrapper = pipeline.bodyWrappers[index], let n = node(wrapper) {
+                body.append(n)
+                continue
+            }
+            let entry = pipeline.sizing.entry(for: model)
+            body.append(
+                RenderNode(
+                    model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
+                    traits: entry.traits, frame: index < frames.count ? frames[index] : .zero))
+        }
+        return RenderTree(
+            viewID: viewModel.identifier, title: viewModel.title, viewport: viewport,
+            contentSize: pipeline.layout?.contentSize ?? .zero, header: pipeline.headerWrapper.flatMap(node),
+            body: body, overlays: pipeline.overlayWrappers.compactMap(node))
+    }
+
+    // MARK: Trace helpers
+
+    /// Something worth saying that is not a problem.
+    func note(_ message: String) { trace?.add(.note, message) }
+
+    /// An event that could not apply as asked.
+    func problem(_ message: String) {
+        problems.append("step \(trace?.step ?? 0): \(message)")
+        trace?.add(.error, message)
+    }
+
+    static func name(of event: ViewEvent) -> String {
+        switch event {
+        case .highlight: return "highlight"
+        case .unhighlight: return "unhighlight"
+        case .tap: return "tap"
+        case .scroll: return "scroll"
+        case .resize: return "resize"
+        case .advance: return "advance"
+        case .action: return "action"
+        case .image: return "image"
+        }
+    }
+
+    static func describe(_ event: ViewEvent) -> String {
+        switch event {
+        case .highlight(let t), .unhighlight(let t), .tap(let t): return "\(name(of: event)) \(t)"
+        case .scroll(let y): return "scroll to y \(y.compact)"
+        case .resize(let s): return "resize to \(s)"
+        case .advance(let s): return "advance \(s.compact)s"
+        case .action(let t, let id, let custom):
+            return "action \(id) at \(t)" + (custom.map { " custom \(JSONValue.object($0).jsonText)" } ?? "")
+        case .image(let uri, let ok): return "image \(uri) \(ok ? "ok" : "failed")"
+        }
+    }
+}
