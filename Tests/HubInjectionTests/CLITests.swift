@@ -99,7 +99,7 @@ struct CLITests {
         #expect(
             before.stdout.split(separator: "\n").contains { $0.hasPrefix("com.test.greeter") && $0.hasSuffix("  1") })
         let after = try Self.hubhost(["list-services", "--unload", "liba_provider.so"] + common)
-        #expect(after.status == 3, "\(after.stderr)")
+        #expect(after.status == 4, "\(after.stderr)")
         #expect(
             after.stdout.contains(
                 "alive after revocation:\n  com.test.greeter (context held 1× by com.test.consumer 1.0.0 (libb_consumer.so)) from com.test.provider 1.0.0 (liba_provider.so) is still alive after its owner was revoked"

@@ -13,8 +13,11 @@ struct Call: ParsableCommand {
             Integers may be decimal or 0x-hex, ptr arguments an address or NULL. A str result is printed as a \
             quoted string, a ptr as an address.
 
-            Exit codes: 0 called; 1 the call was refused (bad signature, missing file or symbol, wrong argument \
-            count or type); 64 usage error.
+            \(ExitStatus.help([
+                (.ok, "called"),
+                (.problems, "the call was refused (bad signature, missing file or symbol, wrong argument count or "
+                    + "type)"),
+            ]))
             """
     )
 
@@ -33,7 +36,7 @@ struct Call: ParsableCommand {
             print(result.description)
         } catch {
             Diagnostics.print("hubhost call: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(.problems)
         }
     }
 }

@@ -17,7 +17,7 @@ struct Dev: ParsableCommand {
             build is first exercised in a child process (`hubhost probe`): a crash, hang or failure quarantines that \
             version and the previous one keeps serving. One line per reload: plugin, version, result, latency.
             GET /frame returns the current frame as JSON; GET /events is the event stream.
-            Runs until interrupted. Exit status: 1 when the view file or the port cannot be used.
+            Runs until interrupted. \(ExitStatus.help([(.failed, "the view file or the port cannot be used")]))
             """
     )
 
@@ -61,7 +61,8 @@ struct Dev: ParsableCommand {
     func run() throws {
         let viewFile = URL(fileURLWithPath: view).standardizedFileURL
         guard FileManager.default.fileExists(atPath: viewFile.path) else {
-            throw ValidationError("\(view): no such file")
+            Diagnostics.print("hubhost dev: \(TerminalText.escaped(view)): no such file")
+            throw ExitCode(.failed)
         }
         var options = DevLoop.Options(pluginFolders: plugins.folders, viewFile: viewFile)
         let (cache, cacheProblem) = CacheFolder.usable(plugins.cacheDirectory.map { URL(fileURLWithPath: $0) })
@@ -91,7 +92,7 @@ struct Dev: ParsableCommand {
                     "hubhost dev: serving http://\(host):\(port)/ — view \(viewFile.path), plugins \(folders)")
             } catch {
                 Diagnostics.print("hubhost dev: cannot serve on \(host):\(port): \(error)")
-                Foundation.exit(1)
+                Foundation.exit(ExitStatus.failed.rawValue)
             }
         }
         withExtendedLifetime((loop, preview)) { dispatchMain() }

@@ -32,9 +32,13 @@ struct Events: ParsableCommand {
             (plugin or fallback), selection state, appearance, action with its outcome, opened URI and image. \
             --json prints JSON lines instead. --format renders the final state (to -o FILE, else after the trace).
 
-            Exit codes: 0 replayed; 1 replayed, but some events could not apply (a target off screen, …) or bad \
-            lines were skipped (--keep-going); 2 stopped at a bad script line, or the view or script cannot be \
-            read; 64 usage error.
+            \(ExitStatus.help([
+                (.ok, "replayed"),
+                (.problems, "replayed, but some events could not apply (a target off screen, …) or bad lines were "
+                    + "skipped (--keep-going)"),
+                (.failed, "stopped at a bad script line, or the view or script cannot be read, or the output "
+                    + "cannot be written"),
+            ]))
             """
     )
 
@@ -94,12 +98,12 @@ struct Events: ParsableCommand {
         let data: Data
         do { data = try Data(contentsOf: viewURL) } catch {
             Diagnostics.print("\(view): cannot read: \(error.localizedDescription)")
-            throw ExitCode(2)
+            throw ExitCode(.failed)
         }
         let decoded: DecodeResult
         do { decoded = try ViewModelDecoder(file: view).decode(data) } catch let failure as DecodeFailure {
             Diagnostics.print(failure.description)
-            throw ExitCode(2)
+            throw ExitCode(.failed)
         }
         let access = images.access(viewFile: viewURL)
         for issue in decoded.issues + access.problems(in: decoded.viewModel, file: view) {
@@ -108,7 +112,7 @@ struct Events: ParsableCommand {
         let scriptBytes: [UInt8]
         do { scriptBytes = Array(try Data(contentsOf: URL(fileURLWithPath: script))) } catch {
             Diagnostics.print("\(script): cannot read: \(error.localizedDescription)")
-            throw ExitCode(2)
+            throw ExitCode(.failed)
         }
 
         let host = plugins.makeHost()
@@ -187,7 +191,7 @@ struct Events: ParsableCommand {
                     try file.commit()
                 } catch {
                     Diagnostics.print("hubhost: \(error)")
-                    throw ExitCode(2)
+                    throw ExitCode(.failed)
                 }
             } else {
                 out.write(Data(text.utf8))
@@ -199,12 +203,12 @@ struct Events: ParsableCommand {
         if let stoppedAt {
             Diagnostics.print(
                 "hubhost: replay stopped at \(stoppedAt.file):\(stoppedAt.line) (use --keep-going to skip bad lines)")
-            throw ExitCode(2)
+            throw ExitCode(.failed)
         }
         if skipped > 0 || !engine.problems.isEmpty {
             for problem in engine.problems { Diagnostics.print("hubhost: \(script): \(problem)") }
             if skipped > 0 { Diagnostics.print("hubhost: \(script): skipped \(skipped) bad line(s)") }
-            throw ExitCode(1)
+            throw ExitCode(.problems)
         }
     }
 }

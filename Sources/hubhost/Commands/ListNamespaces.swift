@@ -13,8 +13,11 @@ struct ListNamespaces: ParsableCommand {
             --json prints {"plugins": [{"file", "id", "version", "abi", "state", "reason", "namespaces": \
             [{"namespace", "components"}], …}]} with sorted keys.
 
-            Exit codes: 0 every plugin file loaded (or --safe-mode); 1 at least one file was rejected or refused \
-            (the others are listed); 2 no plugin files were found; 64 usage error.
+            \(ExitStatus.help([
+                (.ok, "every plugin file loaded (or --safe-mode)"),
+                (.problems, "at least one file was rejected or refused (the others are listed)"),
+                (.failed, "no plugin files were found"),
+            ]))
             """
     )
 
@@ -36,9 +39,9 @@ struct ListNamespaces: ParsableCommand {
         if host.plugins.isEmpty {
             Diagnostics.print(
                 "hubhost: no plugin files (*.so) in \(plugins.folders.map(\.path).joined(separator: ", "))")
-            throw ExitCode(2)
+            throw ExitCode(.failed)
         }
-        if host.plugins.contains(where: { $0.reason != nil }) { throw ExitCode(1) }
+        if host.plugins.contains(where: { $0.reason != nil }) { throw ExitCode(.problems) }
     }
 
     static func jsonObject(_ record: PluginRecord) -> [String: Any] {

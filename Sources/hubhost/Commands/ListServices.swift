@@ -17,8 +17,11 @@ struct ListServices: ParsableCommand {
             "name", "version", "owner", "scope", "live"}], "survivors": [{"key", "owner", "what"}], "problems": \
             [...]} with sorted keys.
 
-            Exit codes: 0 listed; 1 a plugin or module file had problems (they are listed too); 3 instances \
-            are alive after their owner was revoked; 64 usage error.
+            \(ExitStatus.help([
+                (.ok, "listed"),
+                (.problems, "a plugin or module file had problems (they are listed too)"),
+                (.survivors, "instances are alive after their owner was revoked"),
+            ]))
             """
     )
 
@@ -42,7 +45,7 @@ struct ListServices: ParsableCommand {
             guard let record = host.loadedPlugins.first(where: { $0.file.lastPathComponent == name || $0.id == name })
             else {
                 Diagnostics.print("hubhost list-services: no loaded plugin \(name) to unload")
-                throw ExitCode(64)
+                throw ExitCode(.usage)
             }
             host.unload(record)
         }
@@ -76,8 +79,8 @@ struct ListServices: ParsableCommand {
         for problem in problems where !host.plugins.contains(where: { $0.reason == problem }) {
             Diagnostics.print("hubhost: \(problem)")
         }
-        if !problems.isEmpty { throw ExitCode(1) }
-        if !survivors.isEmpty { throw ExitCode(3) }
+        if !problems.isEmpty { throw ExitCode(.problems) }
+        if !survivors.isEmpty { throw ExitCode(.survivors) }
     }
 
     static func table(_ registrations: [RegistrationInfo]) -> String {

@@ -10,8 +10,8 @@ struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load one plugin and exercise it (run in a child process by the host; prints JSON lines).",
         discussion: """
-            Exit status: 0 when the plugin may be loaded, 1 when a fatal check failed. A crash or hang shows as the \
-            child's signal or timeout to the parent.
+            A crash or hang shows as the child's signal or timeout to the parent. \
+            \(ExitStatus.help([(.ok, "the plugin may be loaded"), (.problems, "a fatal check failed")]))
             """
     )
 
@@ -31,6 +31,6 @@ struct Probe: ParsableCommand {
         let cacheDirectory =
             cache.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-probe-\(getpid())")
-        if !ConformanceSuite.runPrinting(file: file, cacheDirectory: cacheDirectory) { throw ExitCode(1) }
+        if !ConformanceSuite.runPrinting(file: file, cacheDirectory: cacheDirectory) { throw ExitCode(.problems) }
     }
 }

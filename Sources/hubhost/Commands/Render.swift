@@ -26,9 +26,13 @@ struct Render: ParsableCommand {
             "source": {"namespace","plugin"} or "fallback", "traits"}; keys sorted. Child frames are relative to \
             their parent, overlay frames to the viewport.
 
-            Exit codes: 0 rendered, no problems in the view; 1 rendered, but the view had problems (listed on \
-            stderr); 2 nothing rendered: the file cannot be read, is not JSON, has a root that is not a view, or \
-            --strict found problems; 3 --layout-manager names no registered layout manager; 64 usage error.
+            \(ExitStatus.help([
+                (.ok, "rendered, no problems in the view"),
+                (.problems, "rendered, but the view had problems (listed on stderr)"),
+                (.failed, "nothing rendered: the file cannot be read, is not JSON, has a root that is not a view, "
+                    + "or --strict found problems; or the output cannot be written"),
+                (.notFound, "--layout-manager names no registered layout manager"),
+            ]))
             """
     )
 
@@ -84,14 +88,14 @@ struct Render: ParsableCommand {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             Diagnostics.print("\(fileName): cannot read: \(error.localizedDescription)")
-            throw ExitCode(2)
+            throw ExitCode(.failed)
         }
         let decoded: DecodeResult
         do {
             decoded = try ViewModelDecoder(file: fileName, maxIssues: maxErrors).decode(data)
         } catch let failure as DecodeFailure {
             Diagnostics.print(failure.description)
-            throw ExitCode(2)
+            throw ExitCode(.failed)
         }
         let access = images.access(viewFile: url)
         var problems = decoded.issues.map(\.description)
@@ -103,7 +107,7 @@ struct Render: ParsableCommand {
         for line in problems { Diagnostics.print(line) }
         if strict && !problems.isEmpty {
             Diagnostics.print("\(fileName): not rendered (--strict): \(decoded.totalIssueCount) problem(s)")
-            throw ExitCode(2)
+            throw ExitCode(.failed)
         }
 
         let host = plugins.makeHost()
@@ -114,7 +118,7 @@ struct Render: ParsableCommand {
             manager = try LayoutManagerChoice.resolve(id: layoutManager, in: host.layoutManagers, defaultMargin: margin)
         } catch {
             Diagnostics.print("hubhost: \(error)")
-            throw ExitCode(3)
+            throw ExitCode(.notFound)
         }
 
         let pipeline = RenderPipeline(registry: host.registry, layoutManager: manager)
@@ -133,7 +137,7 @@ struct Render: ParsableCommand {
         let sink: OutputFile
         do { sink = try OutputFile(path: output ?? "-") } catch {
             Diagnostics.print("hubhost: \(error)")
-            throw ExitCode(2)
+            throw ExitCode(.failed)
         }
         let resolver = ImageResolver(access: access)
         switch format {
@@ -146,8 +150,8 @@ struct Render: ParsableCommand {
         }
         do { try sink.commit() } catch {
             Diagnostics.print("hubhost: \(error)")
-            throw ExitCode(2)
+            throw ExitCode(.failed)
         }
-        if !problems.isEmpty { throw ExitCode(1) }
+        if !problems.isEmpty { throw ExitCode(.problems) }
     }
 }

@@ -12,7 +12,7 @@ struct Validate: ParsableCommand {
             extension tables complete (no NULL functions), preferred size finite and non-negative for every sample \
             model and container, load view, configure and draw every sample model, reuse with another model, \
             selection state, UI state round trip, destroy; unload clean.
-            Exit status: 0 when every plugin passes every check, 1 otherwise.
+            \(ExitStatus.help([(.ok, "every plugin passes every check"), (.problems, "a check of a plugin failed")]))
             """
     )
 
@@ -63,7 +63,7 @@ struct Validate: ParsableCommand {
             let failed = results.filter { !$0.passed }.count
             print(failed == 0 ? "\(results.count) plugin(s) passed" : "\(failed) of \(results.count) plugin(s) failed")
         }
-        if !results.allSatisfy(\.passed) { throw ExitCode(1) }
+        if !results.allSatisfy(\.passed) { throw ExitCode(.problems) }
     }
 
     private func printHuman(_ result: Result) {
