@@ -58,7 +58,7 @@ struct Events: ParsableCommand {
     var json = false
 
     @Option(help: "Also render the final state: json, svg, html or text.")
-    var format: Render.Format?
+    var format: DrawingFormat?
 
     @Option(
         name: .shortAndLong, help: ArgumentHelp("Write the final rendering (--format) to this file.", valueName: "file")
@@ -94,21 +94,9 @@ struct Events: ParsableCommand {
     }
 
     func run() throws {
-        let viewURL = URL(fileURLWithPath: view)
-        let data: Data
-        do { data = try Data(contentsOf: viewURL) } catch {
-            Diagnostics.print("\(view): cannot read: \(error.localizedDescription)")
-            throw ExitCode(.failed)
-        }
-        let decoded: DecodeResult
-        do { decoded = try ViewModelDecoder(file: view).decode(data) } catch let failure as DecodeFailure {
-            Diagnostics.print(failure.description)
-            throw ExitCode(.failed)
-        }
-        let access = images.access(viewFile: viewURL)
-        for issue in decoded.issues + access.problems(in: decoded.viewModel, file: view) {
-            Diagnostics.print(issue.description)
-        }
+        let loaded = try LoadedView.load(view, images: images)
+        let viewURL = loaded.url
+        let decoded = loaded.decoded
         let scriptBytes: [UInt8]
         do { scriptBytes = Array(try Data(contentsOf: URL(fileURLWithPath: script))) } catch {
             Diagnostics.print("\(script): cannot read: \(error.localizedDescription)")
@@ -131,7 +119,7 @@ struct Events: ParsableCommand {
         let engine = host.makeEventEngine(
             viewModel: decoded.viewModel, viewport: viewport.size,
             viewFile: viewURL, layoutManager: DefaultLayoutManager(margin: margin),
-            imageDelivery: delivery, imageAccess: access)
+            imageDelivery: delivery, imageAccess: loaded.access)
         engine.trace = trace
         trace.add(.note, "load \(view) (\(decoded.viewModel.body.count) body components) at \(viewport.size)")
         engine.load()
@@ -172,30 +160,7 @@ struct Events: ParsableCommand {
         trace.sink = nil
 
         if let format {
-            let naming = SourceNaming { owner in
-                host.plugins.first { $0.owner == owner }?.id ?? SourceNaming.idBeforeVersion(owner)
-            }
-            let tree = engine.renderTree()
-            let resolver = ImageResolver(access: access)
-            let text: String
-            switch format {
-            case .json: text = JSONRenderer(naming: naming).render(tree)
-            case .svg: text = SVGRenderer(images: resolver).render(tree)
-            case .html: text = HTMLRenderer(svg: SVGRenderer(images: resolver), naming: naming).render(tree)
-            case .text: text = TextRenderer(naming: naming).render(tree)
-            }
-            if let output {
-                do {
-                    let file = try OutputFile(path: output)
-                    file.write(text)
-                    try file.commit()
-                } catch {
-                    Diagnostics.print("hubhost: \(error)")
-                    throw ExitCode(.failed)
-                }
-            } else {
-                out.write(Data(text.utf8))
-            }
+            try format.write(engine.renderTree(), naming: host.sourceNaming, access: loaded.access, to: output)
         }
         host.registry.componentDecorator = nil
         engine.pipeline.tearDown()

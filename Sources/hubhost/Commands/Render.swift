@@ -46,7 +46,7 @@ struct Render: ParsableCommand {
     @OptionGroup var images: ImageOptions
 
     @Option(help: "Output format: json, svg, html or text.")
-    var format: Format = .json
+    var format: DrawingFormat = .json
 
     @Option(
         name: .shortAndLong,
@@ -71,8 +71,6 @@ struct Render: ParsableCommand {
         name: .customLong("max-errors"), help: "Report at most this many problems of the view (the rest are counted).")
     var maxErrors: Int = 100
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case json, svg, html, text }
-
     func validate() throws {
         if let problem = InputLimits.problem(margin, in: 0...InputLimits.margin) {
             throw ValidationError("--margin: \(problem)")
@@ -81,32 +79,10 @@ struct Render: ParsableCommand {
     }
 
     func run() throws {
-        let url = URL(fileURLWithPath: view)
-        let fileName = view
-
         // Decode first: a broken file needs no plugins.
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            Diagnostics.print("\(fileName): cannot read: \(error.localizedDescription)")
-            throw ExitCode(.failed)
-        }
-        let decoded: DecodeResult
-        do {
-            decoded = try ViewModelDecoder(file: fileName, maxIssues: maxErrors).decode(data)
-        } catch let failure as DecodeFailure {
-            Diagnostics.print(failure.description)
-            throw ExitCode(.failed)
-        }
-        let access = images.access(viewFile: url)
-        var problems = decoded.issues.map(\.description)
-        problems += access.problems(in: decoded.viewModel, file: fileName).map(\.description)
-        if decoded.suppressedIssueCount > 0 {
-            problems.append(
-                "\(fileName): … and \(decoded.suppressedIssueCount) more problems (--max-errors \(maxErrors))")
-        }
-        for line in problems { Diagnostics.print(line) }
-        if strict && !problems.isEmpty {
-            Diagnostics.print("\(fileName): not rendered (--strict): \(decoded.totalIssueCount) problem(s)")
+        let loaded = try LoadedView.load(view, images: images, maxErrors: maxErrors)
+        if strict && !loaded.problems.isEmpty {
+            Diagnostics.print("\(view): not rendered (--strict): \(loaded.problemCount) problem(s)")
             throw ExitCode(.failed)
         }
 
@@ -124,34 +100,14 @@ struct Render: ParsableCommand {
         let pipeline = RenderPipeline(registry: host.registry, layoutManager: manager)
         // A one-shot render: instances are reused as they are drawn; only drawings keep display lists.
         pipeline.options = RenderPipeline.Options(
-            retainBodyInstances: false,
-            keepDisplayLists: format == .svg || format == .html)
-        let tree = pipeline.render(decoded.viewModel, viewport: viewport.size)
-
-        let naming = SourceNaming { owner in
-            host.plugins.first { $0.owner == owner }?.id ?? SourceNaming.idBeforeVersion(owner)
-        }
+            retainBodyInstances: false, keepDisplayLists: format.needsDisplayLists)
+        let tree = pipeline.render(loaded.viewModel, viewport: viewport.size)
         // Instances go before the plugins that made them.
         pipeline.tearDown()
 
-        let sink: OutputFile
-        do { sink = try OutputFile(path: output ?? "-") } catch {
-            Diagnostics.print("hubhost: \(error)")
-            throw ExitCode(.failed)
-        }
-        let resolver = ImageResolver(access: access)
-        switch format {
-        case .json: JSONRenderer(naming: naming).render(tree) { sink.write($0) }
-        case .svg: sink.write(SVGRenderer(images: resolver).render(tree))
-        case .html:
-            sink.write(
-                HTMLRenderer(svg: SVGRenderer(images: resolver), naming: naming).render(tree, diagnostics: problems))
-        case .text: sink.write(TextRenderer(naming: naming).render(tree))
-        }
-        do { try sink.commit() } catch {
-            Diagnostics.print("hubhost: \(error)")
-            throw ExitCode(.failed)
-        }
-        if !problems.isEmpty { throw ExitCode(.problems) }
+        try format.write(
+            tree, naming: host.sourceNaming, access: loaded.access, diagnostics: loaded.problems,
+            to: output)
+        if !loaded.problems.isEmpty { throw ExitCode(.problems) }
     }
 }

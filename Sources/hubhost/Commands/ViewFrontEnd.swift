@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import HubCore
+import HubHost
+import HubRender
+
+/// What `render` and `events` share before and after their own work: the view read, decoded and its problems
+/// reported (image problems included), the names of components' sources, and a drawing written in the chosen
+/// format. (`dev` shares the option groups; its view is read by the dev loop, which re-reads it on every save.)
+struct LoadedView {
+    let path: String
+    let url: URL
+    let decoded: DecodeResult
+    let access: ImageAccess
+    /// Every problem line printed, in order (decode problems, refused images, the count beyond --max-errors).
+    let problems: [String]
+    /// How many problems the view has, those beyond --max-errors included.
+    let problemCount: Int
+
+    var viewModel: ViewModel { decoded.viewModel }
+
+    /// Reads and decodes `path`, printing every problem. A file that cannot be read or is not a view exits 2.
+    static func load(_ path: String, images: ImageOptions, maxErrors: Int = 100) throws -> LoadedView {
+        let url = URL(fileURLWithPath: path)
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            Diagnostics.print("\(path): cannot read: \(error.localizedDescription)")
+            throw ExitCode(.failed)
+        }
+        let decoded: DecodeResult
+        do {
+            decoded = try ViewModelDecoder(file: path, maxIssues: maxErrors).decode(data)
+        } catch let failure as DecodeFailure {
+            Diagnostics.print(failure.description)
+            throw ExitCode(.failed)
+        }
+        let access = images.access(viewFile: url)
+        let imageIssues = access.problems(in: decoded.viewModel, file: path)
+        var problems = (decoded.issues + imageIssues).map(\.description)
+        if decoded.suppressedIssueCount > 0 {
+            problems.append("\(path): … and \(decoded.suppressedIssueCount) more problems (--max-errors \(maxErrors))")
+        }
+        for line in problems { Diagnostics.print(line) }
+        return LoadedView(
+            path: path, url: url, decoded: decoded, access: access, problems: problems,
+            problemCount: decoded.totalIssueCount + imageIssues.count)
+    }
+}
+
+extension PluginHost {
+    /// Sources named by plugin id (the owner's id before its version for owners no longer listed).
+    var sourceNaming: SourceNaming {
+        SourceNaming { [weak self] owner in
+            self?.plugins.first { $0.owner == owner }?.id ?? SourceNaming.idBeforeVersion(owner)
+        }
+    }
+}
+
+/// The output formats of `render` and `events --format`.
+enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
+    case json, svg, html, text
+
+    /// Whether drawing it needs the components' display lists.
+    var needsDisplayLists: Bool { self == .svg || self == .html }
+
+    /// Writes `tree` to `path` (nil or "-": stdout) as `OutputFile` does; a write error exits 2.
+    func write(
+        _ tree: RenderTree, naming: SourceNaming, access: ImageAccess, diagnostics: [String] = [],
+        to path: String?
+    ) throws {
+        let sink: OutputFile
+        do { sink = try OutputFile(path: path ?? "-") } catch {
+            Diagnostics.print("hubhost: \(error)")
+            throw ExitCode(.failed)
+        }
+        let images = ImageResolver(access: access)
+        switch self {
+        case .json: JSONRenderer(naming: naming).render(tree) { sink.write($0) }
+        case .svg: sink.write(SVGRenderer(images: images).render(tree))
+        case .html:
+            sink.write(
+                HTMLRenderer(svg: SVGRenderer(images: images), naming: naming).render(tree, diagnostics: diagnostics))
+        case .text: sink.write(TextRenderer(naming: naming).render(tree))
+        }
+        do { try sink.commit() } catch {
+            Diagnostics.print("hubhost: \(error)")
+            throw ExitCode(.failed)
+        }
+    }
+}
