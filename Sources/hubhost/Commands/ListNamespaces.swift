@@ -44,59 +44,77 @@ struct ListNamespaces: ParsableCommand {
         if host.plugins.contains(where: { $0.reason != nil }) { throw ExitCode(.problems) }
     }
 
-    static func jsonObject(_ record: PluginRecord) -> [String: Any] {
-        [
-            "file": record.file.path,
-            "id": record.id ?? NSNull(),
-            "version": record.version ?? NSNull(),
-            "abi": record.abi ?? NSNull(),
-            "state": record.state.name,
-            "reason": record.reason ?? NSNull(),
-            "swift": record.isSwiftImage,
-            "warnings": record.warnings,
-            "namespaces": record.namespaces.map {
-                ["namespace": $0.namespace, "components": $0.components] as [String: Any]
-            },
-        ]
+    /// One plugin file as both outputs show it.
+    struct PluginRow: Encodable {
+        struct Namespace: Encodable {
+            var namespace: String
+            var components: [String]
+        }
+        var file: String
+        var id: String?
+        var version: String?
+        var abi: String?
+        var state: String
+        var reason: String?
+        var swift: Bool
+        var warnings: [String]
+        var namespaces: [Namespace]
+
+        init(_ record: PluginRecord) {
+            file = record.file.path
+            id = record.id
+            version = record.version
+            abi = record.abi
+            state = record.state.name
+            reason = record.reason
+            swift = record.isSwiftImage
+            warnings = record.warnings
+            namespaces = record.namespaces.map { Namespace(namespace: $0.namespace, components: $0.components) }
+        }
+
+        enum CodingKeys: String, CodingKey { case file, id, version, abi, state, reason, swift, warnings, namespaces }
+
+        /// Absent values are `null`, so every row has every key.
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(file, forKey: .file)
+            try container.encode(id, forKey: .id)
+            try container.encode(version, forKey: .version)
+            try container.encode(abi, forKey: .abi)
+            try container.encode(state, forKey: .state)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(swift, forKey: .swift)
+            try container.encode(warnings, forKey: .warnings)
+            try container.encode(namespaces, forKey: .namespaces)
+        }
     }
 
     static func jsonText(_ records: [PluginRecord]) throws -> String {
-        let object: [String: Any] = ["plugins": records.map(jsonObject)]
-        let data = try JSONSerialization.data(
-            withJSONObject: object,
-            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        struct Listing: Encodable { var plugins: [PluginRow] }
+        return try TextTable.json(Listing(plugins: records.map(PluginRow.init)))
     }
 
     /// A plain-text table, then the rejected files with their reasons.
     static func table(_ records: [PluginRecord]) -> String {
-        var rows: [[String]] = [["NAMESPACE", "COMPONENTS", "PLUGIN", "VERSION", "FILE", "ABI", "STATE"]]
-        for record in records where record.reason == nil {
+        let rows = records.map(PluginRow.init)
+        var cells: [[String]] = [["NAMESPACE", "COMPONENTS", "PLUGIN", "VERSION", "FILE", "ABI", "STATE"]]
+        for row in rows where row.reason == nil {
             let common = [
-                record.id ?? "-", record.version ?? "-", record.file.lastPathComponent, record.abi ?? "-",
-                record.state.name,
+                row.id ?? "-", row.version ?? "-", (row.file as NSString).lastPathComponent, row.abi ?? "-", row.state,
             ]
-            if record.namespaces.isEmpty { rows.append(["-", "-"] + common) }
-            for namespace in record.namespaces {
-                rows.append([namespace.namespace, namespace.components.joined(separator: ",")] + common)
+            if row.namespaces.isEmpty { cells.append(["-", "-"] + common) }
+            for namespace in row.namespaces {
+                cells.append([namespace.namespace, namespace.components.joined(separator: ",")] + common)
             }
         }
-        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        var out = ""
-        for row in rows {
-            let cells = row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
-            }
-            out += cells.joined(separator: "  ") + "\n"
-        }
+        var out = TextTable.render(cells)
         // Files that did not load, each with its reason (which names the file). Never dropped.
-        let notLoaded = records.filter { $0.reason != nil }
+        let notLoaded = rows.compactMap { row in row.reason.map { (state: row.state, reason: $0) } }
         if !notLoaded.isEmpty {
             out += "\nnot loaded (\(notLoaded.count)):\n"
-            let width = notLoaded.map(\.state.name.count).max() ?? 0
-            for record in notLoaded {
-                out +=
-                    "  \(record.state.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(record.reason!)\n"
+            let width = notLoaded.map(\.state.count).max() ?? 0
+            for (state, reason) in notLoaded {
+                out += "  " + state + String(repeating: " ", count: width - state.count) + "  " + reason + "\n"
             }
         }
         return out

@@ -52,22 +52,7 @@ struct ListServices: ParsableCommand {
         let registrations = host.services.registrations
         let survivors = host.services.survivors
         if json {
-            let object: [String: Any] = [
-                "services": registrations.map { r -> [String: Any] in
-                    [
-                        "key": r.key.description, "id": r.key.id, "name": r.key.name ?? NSNull(), "version": r.version,
-                        "owner": r.owner.description, "scope": r.scope, "live": r.liveInstances,
-                    ]
-                },
-                "survivors": survivors.map {
-                    ["key": $0.key.description, "owner": $0.owner.description, "what": $0.what]
-                },
-                "problems": problems,
-            ]
-            let data = try JSONSerialization.data(
-                withJSONObject: object,
-                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-            print(String(decoding: data, as: UTF8.self))
+            print(try TextTable.json(Listing(registrations: registrations, survivors: survivors, problems: problems)))
         } else {
             print(Self.table(registrations), terminator: "")
             print(
@@ -83,6 +68,52 @@ struct ListServices: ParsableCommand {
         if !survivors.isEmpty { throw ExitCode(.survivors) }
     }
 
+    /// The `--json` output: services, survivors and problems.
+    struct Listing: Encodable {
+        struct Service: Encodable {
+            var key: String
+            var id: String
+            var name: String?
+            var version: Int
+            var owner: String
+            var scope: String
+            var live: Int
+
+            /// A service without a name has `"name": null`.
+            func encode(to encoder: Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(key, forKey: .key)
+                try container.encode(id, forKey: .id)
+                try container.encode(name, forKey: .name)
+                try container.encode(version, forKey: .version)
+                try container.encode(owner, forKey: .owner)
+                try container.encode(scope, forKey: .scope)
+                try container.encode(live, forKey: .live)
+            }
+            enum CodingKeys: String, CodingKey { case key, id, name, version, owner, scope, live }
+        }
+        struct Survivor: Encodable {
+            var key: String
+            var owner: String
+            var what: String
+        }
+        var services: [Service]
+        var survivors: [Survivor]
+        var problems: [String]
+
+        init(registrations: [RegistrationInfo], survivors: [HubInjection.Survivor], problems: [String]) {
+            services = registrations.map {
+                Service(
+                    key: $0.key.description, id: $0.key.id, name: $0.key.name, version: Int($0.version),
+                    owner: $0.owner.description, scope: $0.scope, live: $0.liveInstances)
+            }
+            self.survivors = survivors.map {
+                Survivor(key: $0.key.description, owner: $0.owner.description, what: $0.what)
+            }
+            self.problems = problems
+        }
+    }
+
     static func table(_ registrations: [RegistrationInfo]) -> String {
         var rows: [[String]] = [["KEY", "VERSION", "OWNER", "SCOPE", "LIVE"]]
         for r in registrations {
@@ -91,11 +122,6 @@ struct ListServices: ParsableCommand {
                 "\(r.liveInstances)",
             ])
         }
-        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { i, cell in
-                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n") + "\n"
+        return TextTable.render(rows)
     }
 }
