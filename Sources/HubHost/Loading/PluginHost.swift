@@ -39,6 +39,10 @@ public final class PluginHost {
     public var unloadObservers: [(PluginRecord) -> Void] = []
 
     let logger: Logger
+    /// The hot reload in progress on this host, if any (`HotSwap`): what the new version's init held back.
+    var staging: HotSwap.Staging?
+    /// This host's services, made on first use (`services`).
+    var attachedServices: HostServices?
     private let copies: PrivateCopies
     private var loadCounter = 0
     private var pruned = false

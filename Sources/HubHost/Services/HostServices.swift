@@ -51,25 +51,14 @@ public final class HostServices {
 
     // MARK: Attaching to a plugin host
 
-    private static let attachLock = NSLock()
-    nonisolated(unsafe) private static var attached: [ObjectIdentifier: WeakServices] = [:]
-    private struct WeakServices {
-        weak var host: PluginHost?
-        weak var services: HostServices?
-    }
-
-    /// The services of `host`, created and hooked into its unload transaction on first use.
+    /// The services of `host`, created and hooked into its unload transaction on first use. The host keeps them
+    /// (no table shared between hosts: two hosts in one process have separate services).
     static func attached(to host: PluginHost) -> HostServices {
-        attachLock.lock()
-        defer { attachLock.unlock() }
-        let id = ObjectIdentifier(host)
-        if let existing = attached[id], existing.host === host, let services = existing.services { return services }
+        if let existing = host.attachedServices { return existing }
         let services = HostServices(logger: host.logger)
         services.pluginHost = host
-        // The host's observer list owns the services; the table above only finds them.
-        host.unloadObservers.append { record in services.revokeAll(ownedBy: record.owner) }
-        attached = attached.filter { $0.value.host != nil }
-        attached[id] = WeakServices(host: host, services: services)
+        host.unloadObservers.append { [unowned services] record in services.revokeAll(ownedBy: record.owner) }
+        host.attachedServices = services
         return services
     }
 

@@ -22,8 +22,6 @@ public enum HotSwap {
         }
     }
 
-    nonisolated(unsafe) static var staging: Staging?
-
     /// Called by the host table when `record` registers `key` and `owner` holds it already: when that owner is
     /// the predecessor of the version being loaded beside it, the registration is held (returns true, and the
     /// plugin is told it succeeded). Otherwise returns false and the normal refusal happens.
@@ -31,7 +29,8 @@ public enum HotSwap {
         _ record: PluginRecord, _ what: String, takenBy owner: Owner?,
         apply: @escaping () throws -> Void
     ) -> Bool {
-        guard let staging, let owner, staging.file == record.file, record !== staging.predecessor,
+        guard let staging = record.host?.staging, let owner, staging.file == record.file,
+            record !== staging.predecessor,
             owner == staging.predecessor.owner
         else { return false }
         staging.held.append((what, apply))
@@ -51,8 +50,8 @@ public enum HotSwap {
     /// When the record is not loaded (validation or init failed) nothing changed for the predecessor.
     public static func loadBeside(_ predecessor: PluginRecord, file: URL, in host: PluginHost) -> Successor {
         let stage = Staging(file: file, predecessor: predecessor)
-        staging = stage
-        defer { staging = nil }
+        host.staging = stage
+        defer { host.staging = nil }
         let record = host.load(file: file)
         return Successor(
             record: record, predecessor: predecessor, held: stage.held.map(\.what),
