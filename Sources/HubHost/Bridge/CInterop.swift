@@ -61,7 +61,9 @@ enum CInterop {
 
     static func textStyle(_ style: UnsafePointer<hub_text_style>?) -> TextStyle {
         guard let style else { return TextStyle() }
-        let s = style.pointee
+        // The whole struct is read only when its size says it is all there; else only the bytes it covers.
+        let declared = UnsafeRawPointer(style).load(as: UInt32.self)
+        let s = Int(declared) >= MemoryLayout<hub_text_style>.size ? style.pointee : copyTable(style)
         if Int(s.struct_size) >= MemoryLayout<hub_text_style>.size {  // every member there (the usual case)
             return TextStyle(
                 fontSize: s.font_size, weight: Int(s.weight), color: Color(rgba: s.color),
@@ -79,7 +81,8 @@ enum CInterop {
 
     static func rectStyle(_ style: UnsafePointer<hub_rect_style>?) -> RectStyle {
         guard let style else { return RectStyle() }
-        let s = style.pointee
+        let declared = UnsafeRawPointer(style).load(as: UInt32.self)
+        let s = Int(declared) >= MemoryLayout<hub_rect_style>.size ? style.pointee : copyTable(style)
         if Int(s.struct_size) >= MemoryLayout<hub_rect_style>.size {  // every member there (the usual case)
             return RectStyle(
                 fill: Color(rgba: s.fill_color), stroke: Color(rgba: s.stroke_color),

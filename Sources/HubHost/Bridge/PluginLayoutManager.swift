@@ -14,7 +14,9 @@ final class PluginLayoutManager: LayoutManager {
 
     private func function<U>(_ member: KeyPath<hub_layout_manager, U?>) -> U? {
         guard record?.codeCallable == true, CInterop.covers(manager.pointee.struct_size, member) else { return nil }
-        return manager.pointee[keyPath: member]
+        // Only the member's own bytes are read (the struct may be shorter than this host's view of it).
+        guard let offset = MemoryLayout<hub_layout_manager>.offset(of: member) else { return nil }
+        return UnsafeRawPointer(manager).load(fromByteOffset: offset, as: U?.self)
     }
 
     /// Calls `body` with `traits` as a `hub_traits` (sorted names) valid for the call.

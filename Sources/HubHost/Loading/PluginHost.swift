@@ -191,7 +191,7 @@ public final class PluginHost {
             throw error
         }
         record.descriptor = descriptor
-        let d = descriptor.pointee
+        let d = CInterop.copyTable(descriptor)  // only the bytes its struct_size covers
         record.id = String(cString: d.id)
         record.name = String(cString: d.name)
         record.version = String(cString: d.version)
@@ -255,7 +255,7 @@ public final class PluginHost {
                 reason:
                     "\(name): descriptor is \(structSize) bytes, too small for ABI \(abi.major).\(abi.minor) (no init)")
         }
-        let d = descriptor.pointee
+        let d = CInterop.copyTable(descriptor)
         for (field, value) in [("id", d.id), ("name", d.name), ("version", d.version)]
         where value == nil || value!.pointee == 0 {
             throw LoadFailure(reason: "\(name): descriptor has no \(field) (mandatory)")
@@ -304,11 +304,8 @@ public final class PluginHost {
             }
             let destroyed = record.revokeLiveComponents()
             let revoked = revokeRegistrations(of: record)
-            if let descriptor = record.descriptor,
-                CInterop.covers(descriptor.pointee.struct_size, \hub_plugin_descriptor.deinit)
-            {
-                descriptor.pointee.deinit?()
-            }
+            // A descriptor too short to hold deinit reads as NULL there (copyTable zeroes what it does not cover).
+            if let descriptor = record.descriptor { CInterop.copyTable(descriptor).deinit?() }
             record.codeCallable = false
             if record.isSwiftImage {
                 // The Swift runtime keeps this image's metadata for good: keep it mapped (and its host table alive).
