@@ -268,7 +268,7 @@ enum ReloadBench {
     static func change(_ url: URL) -> FileChange {
         let now = Monotonic.now()
         return FileChange(
-            url: url, kind: .changed, hash: ContentHash.of(file: url), stamp: FileStamp.of(url),
+            url: url, kind: .changed, hash: ContentDigest.of(file: url), stamp: FileStamp.of(url),
             lastEventAt: now, settledAt: now)
     }
 

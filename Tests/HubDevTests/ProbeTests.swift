@@ -31,7 +31,7 @@ struct ProbeTests {
         #expect(record.kind == .crash)
         #expect(record.phase == "init")
         #expect(record.signal == "SIGSEGV")
-        #expect(record.hash == ContentHash.of(file: file))
+        #expect(record.hash == ContentDigest.of(file: file))
         #expect(record.reason == "crashed with SIGSEGV in init")
     }
 

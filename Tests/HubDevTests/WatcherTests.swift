@@ -29,7 +29,7 @@ struct WatcherTests {
         #expect(TestSupport.waitUntil { !changes(collector, named: "libswatch.so").isEmpty })
         let change = try #require(changes(collector, named: "libswatch.so").first)
         #expect(change.kind == .changed)
-        #expect(change.hash == ContentHash.of(file: plugin))
+        #expect(change.hash == ContentDigest.of(file: plugin))
         #expect(change.settledAt >= change.lastEventAt + 0.1)
     }
 
@@ -52,7 +52,7 @@ struct WatcherTests {
         #expect(TestSupport.waitUntil { !changes(collector, named: "libmarker.so").isEmpty })
         let burst = changes(collector, named: "libburst.so")
         #expect(burst.count == 1)
-        #expect(burst.first?.hash == ContentHash.of(data: builds[4]))
+        #expect(burst.first?.hash == ContentDigest.of(data: builds[4]))
     }
 
     @Test func aHalfWrittenPluginWaitsUntilItIsComplete() throws {
@@ -74,7 +74,7 @@ struct WatcherTests {
         try handle.write(contentsOf: full.suffix(from: full.count / 2))
         try handle.close()
         #expect(TestSupport.waitUntil { !changes(collector, named: "libhalf.so").isEmpty })
-        #expect(changes(collector, named: "libhalf.so").first?.hash == ContentHash.of(data: full))
+        #expect(changes(collector, named: "libhalf.so").first?.hash == ContentDigest.of(data: full))
     }
 
     @Test func aDeletedPluginIsReportedAndOtherFilesAreIgnored() throws {

@@ -1,10 +1,21 @@
-/// The 128-bit content digest that names private copies of plugin images (32 hex digits).
+import Foundation
+
+/// The 128-bit content digest of a plugin file (32 hex digits): it names private copies, keys the probe cache and
+/// tells the watcher whether a rebuild changed anything. One digest for all three, so a file is hashed once.
 ///
 /// Not cryptographic, and it need not be: it only has to give different builds different names, quickly (a
 /// SHA-256 in Swift cost more than the dlopen it precedes). A cached copy is reused only after a byte-for-byte
 /// comparison, so even a collision can never load the wrong code.
-enum ContentDigest {
-    static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+public enum ContentDigest {
+    /// The digest of the file's bytes, or nil when it cannot be read.
+    public static func of(file url: URL) -> String? {
+        guard let data = try? Data(contentsOf: url, options: .alwaysMapped) else { return nil }
+        return of(data: data)
+    }
+
+    public static func of(data: Data) -> String { data.withUnsafeBytes { hex($0) } }
+
+    public static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
         let length = UInt64(bytes.count)
         // Two lanes over 16-byte blocks, each a multiply-xorshift of its own 8 bytes; the length seeds both.
         var a: UInt64 = 0x243F_6A88_85A3_08D3 ^ length

@@ -198,7 +198,8 @@ public enum ELFInspector {
     }
 
     /// Little-endian reads; callers have checked the bounds they rely on, and reads past the end give 0.
-    private struct Reader {
+    /// Little-endian reads that return 0 past the end instead of trapping (the bytes are untrusted).
+    struct Reader {
         let bytes: UnsafeRawBufferPointer
         var count: Int { bytes.count }
         func u16(_ at: Int) -> UInt16 { at + 2 <= count ? UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 : 0 }

@@ -87,7 +87,7 @@ public final class FileWatcher: @unchecked Sendable {
     public func seed(_ files: [URL]) {
         lock.lock()
         defer { lock.unlock() }
-        for file in files { knownHashes[file.standardizedFileURL.path] = ContentHash.of(file: file) }
+        for file in files { knownHashes[file.standardizedFileURL.path] = ContentDigest.of(file: file) }
     }
 
     /// Starts watching. Throws when inotify is unavailable or a folder cannot be watched.
@@ -202,7 +202,7 @@ public final class FileWatcher: @unchecked Sendable {
                 retry = true  // written to since its last event (an event may still be on its way)
             } else if case .incomplete = isReady(item.url) {
                 retry = true  // e.g. a truncated ELF: wait for the rest, never load or quarantine it
-            } else if let hash = ContentHash.of(file: item.url) {
+            } else if let hash = ContentDigest.of(file: item.url) {
                 lock.lock()
                 let old = knownHashes[path]
                 knownHashes[path] = hash

@@ -96,7 +96,7 @@ public struct ProbeRunner: Sendable {
     /// Runs `hubhost validate --child FILE` and returns its report, or a failure describing the crash or hang.
     public func validate(_ file: URL) -> (report: ProbeReport?, failure: String?) {
         let stamp = FileStamp.of(file) ?? FileStamp(size: 0, mtimeNanos: 0, inode: 0)
-        switch probe(file, stamp: stamp, hash: ContentHash.of(file: file) ?? "") {
+        switch probe(file, stamp: stamp, hash: ContentDigest.of(file: file) ?? "") {
         case .passed(let report): return (report, nil)
         case .quarantined(let record, let report):
             return (

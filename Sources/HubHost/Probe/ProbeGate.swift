@@ -60,11 +60,12 @@ public final class ProbeGate: @unchecked Sendable {
     /// The verdict for one file: from the cache, or by probing it now (and caching the result).
     public func check(_ file: URL) -> Verdict {
         guard let stamp = FileStamp.of(file) else { return .notProbed }
-        if let entry = cache.lookup(file, stamp: stamp, hash: { ContentHash.of(file: file) }) {
+        if let entry = cache.lookup(file, stamp: stamp, hash: { ContentDigest.of(file: file) }) {
             if let quarantine = entry.quarantine { return .quarantined(quarantine) }
             if let report = entry.report { return .passed(report) }
         }
-        guard (try? ELFInspector.inspect(file)) != nil, let hash = ContentHash.of(file: file) else { return .notProbed }
+        // One read: the inspection hashes what it checked.
+        guard let hash = (try? ELFInspector.inspect(file))?.contentHash else { return .notProbed }
         let verdict = runner.probe(file, stamp: stamp, hash: hash)
         var entry = ProbeCache.Entry(size: stamp.size, mtimeNanos: stamp.mtimeNanos, inode: stamp.inode, hash: hash)
         switch verdict {

@@ -4,7 +4,8 @@ import Foundation
 /// last, so a file whose program segments or section header table reach past its end is still being written
 /// (or was cut short). The watcher waits for such a file instead of loading or quarantining it.
 ///
-/// This is not the loader's validation (which rejects bad files); it only answers "is it finished?".
+/// This is not the loader's validation (which rejects bad files); it only answers "is it finished?", reading the
+/// headers only, with `ELFInspector`'s reader.
 public enum ELFCompleteness {
     public enum Verdict: Equatable, Sendable {
         case complete
@@ -27,35 +28,38 @@ public enum ELFCompleteness {
             // Only ELF64 little-endian is loadable here; shorter headers mean the header itself is unfinished.
             return header.count < 64 ? .incomplete("ELF header is cut short") : .notELF
         }
-        func u16(_ o: Int) -> UInt64 { UInt64(header[o]) | UInt64(header[o + 1]) << 8 }
-        func u64(_ o: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(header[o + $1]) << (8 * UInt64($1)) } }
-        let phoff = u64(32)
-        let shoff = u64(40)
-        let phentsize = u16(54)
-        let phnum = u16(56)
-        let shentsize = u16(58)
-        let shnum = u16(60)
-        if shoff > 0, shoff + shentsize * shnum > fileSize {
-            return .incomplete("section headers end at byte \(shoff + shentsize * shnum), file has \(fileSize)")
+        let (phoff, shoff, phentsize, phnum, shentsize, shnum) = header.withUnsafeBytes { bytes in
+            let r = ELFInspector.Reader(bytes: bytes)
+            return (r.u64(32), r.u64(40), UInt64(r.u16(54)), UInt64(r.u16(56)), UInt64(r.u16(58)), UInt64(r.u16(60)))
         }
-        guard phoff + phentsize * phnum <= fileSize else {
+        // Offsets come from the file: sums saturate instead of trapping on overflow.
+        func end(_ start: UInt64, _ size: UInt64, _ count: UInt64 = 1) -> UInt64 {
+            let (bytes, o1) = size.multipliedReportingOverflow(by: count)
+            let (sum, o2) = start.addingReportingOverflow(bytes)
+            return o1 || o2 ? .max : sum
+        }
+        if shoff > 0, end(shoff, shentsize, shnum) > fileSize {
+            return .incomplete("section headers end at byte \(end(shoff, shentsize, shnum)), file has \(fileSize)")
+        }
+        guard end(phoff, phentsize, phnum) <= fileSize else {
             return .incomplete("program headers end past the end of the file")
         }
         try? handle.seek(toOffset: phoff)
         guard phentsize >= 56, let table = try? handle.read(upToCount: Int(phentsize * phnum)) else {
             return .complete
         }
-        for i in 0..<Int(phnum) {
-            let base = i * Int(phentsize)
-            func f64(_ o: Int) -> UInt64 {
-                (0..<8).reduce(UInt64(0)) { $0 | UInt64(table[base + o + $1]) << (8 * UInt64($1)) }
+        let incomplete: String? = table.withUnsafeBytes { bytes in
+            let r = ELFInspector.Reader(bytes: bytes)
+            for i in 0..<Int(phnum) {
+                let base = i * Int(phentsize)
+                let (offset, fileBytes) = (r.u64(base + 8), r.u64(base + 32))
+                if end(offset, fileBytes) > fileSize {
+                    return "segment \(i) ends at byte \(end(offset, fileBytes)), file has \(fileSize)"
+                }
             }
-            let offset = f64(8)
-            let fileBytes = f64(32)
-            if offset + fileBytes > fileSize {
-                return .incomplete("segment \(i) ends at byte \(offset + fileBytes), file has \(fileSize)")
-            }
+            return nil
         }
+        if let incomplete { return .incomplete(incomplete) }
         return .complete
     }
 }

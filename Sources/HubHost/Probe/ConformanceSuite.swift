@@ -40,7 +40,7 @@ public struct ConformanceSuite {
     }
 
     public func run() -> ProbeReport {
-        var report = ProbeReport(file: file.path, hash: ContentHash.of(file: file))
+        var report = ProbeReport(file: file.path, hash: ContentDigest.of(file: file))
         func check(_ name: String, _ component: String? = nil, fatal: Bool, _ failure: String?, note: String? = nil) {
             report.checks.append(
                 .init(
