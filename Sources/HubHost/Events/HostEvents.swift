@@ -6,16 +6,19 @@ import HubInjection
 extension PluginHost {
     /// An event engine for `viewModel` over this host's plugins: components from the registry, actions from
     /// the action factories and handlers plugins registered, the default selection action opening URIs through
-    /// the URI-opener service (the host's records them in `services.openedURIs`), images from files inside the folders
-    /// `imageAccess` allows (default: `viewFile`'s folder) and `data:` URIs, other schemes through a plugin's image-loader service if one is loaded.
-    /// Call `load()` (or apply an event) to render it.
+    /// the URI-opener service (the host's records them in `services.openedURIs`), images from files inside the
+    /// folders `imageAccess` allows (default: `viewFile`'s folder) and `data:` URIs, other schemes through a
+    /// plugin's image-loader service if one is loaded. A registry per engine, so engines made again on one host
+    /// (dev reloads) never chain each other's URI openers.
+    /// Call `load()` (or apply an event) to render it. `events` and `dev` both build their engines here; `dev`
+    /// passes its long-lived `pipeline`, so instances, the reuse pool and UI states carry over between renders.
     public func makeEventEngine(
         viewModel: ViewModel, viewport: Size, viewFile: URL? = nil,
         layoutManager: LayoutManager = DefaultLayoutManager(),
         imageDelivery: ComponentImageLoader.Delivery = .endOfEvent,
-        imageAccess: ImageAccess? = nil
+        imageAccess: ImageAccess? = nil, pipeline: RenderPipeline? = nil
     ) -> EventEngine {
-        let pipeline = RenderPipeline(registry: registry, layoutManager: layoutManager)
+        let pipeline = pipeline ?? RenderPipeline(registry: registry, layoutManager: layoutManager)
         let actions = ActionRegistry(
             factories: actionFactories,
             handlers: { [weak self] in self?.actionHandlers.map(\.handler) ?? [] },

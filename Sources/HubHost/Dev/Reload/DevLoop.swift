@@ -106,17 +106,6 @@ public final class DevLoop {
     /// The event pipeline over the current render: taps from the preview go through it (selection states with
     /// Hub's delays, the selection action, action handlers and observers).
     private var engine: EventEngine?
-    /// A registry per engine: the engine wraps its URI opener, so sharing one would chain every old engine.
-    private func makeActions() -> ActionRegistry {
-        ActionRegistry(
-            factories: host.actionFactories,
-            handlers: { [weak self] in self?.host.actionHandlers.map(\.handler) ?? [] },
-            uriOpener: { [weak self] uri in
-                guard let self, case .success(let opened) = self.host.services.openURI(uri) else { return false }
-                return opened
-            })
-    }
-
     public init(options: Options, logger: Logger = Logger(label: "hubhost.dev")) {
         self.options = options
         self.logger = logger
@@ -336,11 +325,9 @@ public final class DevLoop {
     private func render(_ reload: Reload) {
         var tree: RenderTree?
         if let viewModel {
-            let engine = EventEngine(
-                pipeline: pipeline, viewModel: viewModel, viewport: options.viewport,
-                clock: host.scheduler, actions: makeActions(),
-                imageSource: ImageSource(access: options.imageAccess ?? ImageAccess(viewFile: options.viewFile)))
-            engine.viewURI = options.viewFile.absoluteString
+            let engine = host.makeEventEngine(
+                viewModel: viewModel, viewport: options.viewport, viewFile: options.viewFile,
+                imageAccess: options.imageAccess, pipeline: pipeline)
             // The preview draws the whole content, so every body component stays live (the engine's live set
             // is the viewport plus this many viewport heights above and below).
             engine.bufferFraction = 10_000
