@@ -93,14 +93,11 @@ public final class DevLoop {
     /// Called on `queue` after every render.
     public var onRender: (Output) -> Void = { _ in }
 
-    private let gate: ProbeGate?
+    private let reloader: PluginReloader
     private let logger: Logger
     private var watchers: [FileWatcher] = []
     private var viewModel: ViewModel?
     private var viewIssues: [String] = []
-    private var quarantines: [String: QuarantineRecord] = [:]
-    private var loaded: [String: PluginRecord] = [:]
-    private var retired: [PluginRecord] = []
     private var sequence = 0
     private var tapped: [Int]?
     /// The event pipeline over the current render: taps from the preview go through it (selection states with
@@ -113,31 +110,23 @@ public final class DevLoop {
         host.trust = options.trust
         host.preferredPluginIDs = options.preferredPluginIDs
         self.pipeline = RenderPipeline(registry: host.registry)
-        self.gate =
+        let gate =
             options.probe
             ? ProbeGate.standard(
                 cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: options.imageCacheDirectory),
                 timeout: options.probeTimeout, warm: true)
             : nil
+        self.reloader = PluginReloader(host: host, gate: gate)
     }
 
     /// Loads the plugins and the view, renders, then watches. Call on `queue`.
     public func start() throws {
-        gate?.install(on: host)
-        host.loadPlugins(in: options.pluginFolders)
-        for record in host.plugins {
-            if record.isLoaded { loaded[record.file.path] = record }
-            if case .quarantined = record.state,
-                let q = gate?.cache.quarantined.first(where: { $0.file == record.file.path })
-            {
-                quarantines[record.file.path] = q
-            }
-        }
+        let loadedSummary = reloader.loadAll(in: options.pluginFolders)
         loadView()
         render(
             Reload(
                 file: options.viewFile.lastPathComponent, result: .initial,
-                detail: "\(loaded.count) plugin(s) loaded, \(quarantines.count) quarantined"))
+                detail: loadedSummary))
 
         guard options.watch else { return }
         let queue = options.queue
@@ -171,9 +160,9 @@ public final class DevLoop {
             if change.url.standardizedFileURL.path == options.viewFile.standardizedFileURL.path {
                 viewChanged(change)
             } else if change.kind == .deleted {
-                pluginDeleted(change)
+                render(reloader.pluginDeleted(change, aroundSwap: keepingUIStates))
             } else {
-                pluginChanged(change)
+                render(reloader.pluginChanged(change, aroundSwap: keepingUIStates))
             }
         }
     }
@@ -184,87 +173,6 @@ public final class DevLoop {
             file: change.url.lastPathComponent, result: ok ? .viewUpdated : .viewError,
             detail: viewIssues.first, lastEventAt: change.lastEventAt, settledAt: change.settledAt)
         if ok && viewIssues.count > 0 { reload.detail = "\(viewIssues.count) issue(s): \(viewIssues[0])" }
-        render(reload)
-    }
-
-    private func pluginChanged(_ change: FileChange) {
-        let path = change.url.path
-        var reload = Reload(
-            file: change.url.lastPathComponent, result: .loaded,
-            lastEventAt: change.lastEventAt, settledAt: change.settledAt)
-        let old = loaded[path]
-        reload.previousVersion = old?.version
-
-        // 0. Trust: a build others could have written is refused before any of it runs, even in a child.
-        if let why = host.trust.refusal(of: change.url) {
-            reload.result = .rejected
-            reload.detail = why + (old != nil ? "; \(old!.version ?? "the old version") keeps serving" : "")
-            return render(reload)
-        }
-
-        // 1. Probe the new build in a child process.
-        if let gate, case .quarantined(let record) = gate.check(change.url) {
-            gate.cache.save()
-            if !record.loaderRejectsItself {
-                quarantines[path] = record
-                reload.result = .quarantined
-                reload.detail =
-                    record.reason + (old != nil ? "; \(old!.version ?? "the old version") keeps serving" : "")
-                return render(reload)
-            }
-        }
-        gate?.cache.save()
-        quarantines[path] = nil
-
-        // 2. Load beside the old version; 3. swap only when its init succeeded.
-        guard let old, old.isLoaded else {
-            let record = host.load(file: change.url)
-            reload.version = record.version
-            if record.isLoaded {
-                loaded[path] = record
-            } else {
-                reload.result = .rejected
-                reload.detail = record.reason
-            }
-            return render(reload)
-        }
-        let successor = HotSwap.loadBeside(old, file: change.url, in: host)
-        reload.version = successor.record.version
-        guard successor.record.isLoaded else {
-            reload.result = .rejected
-            reload.detail =
-                (successor.record.reason ?? "not loaded") + "; \(old.version ?? "the old version") keeps serving"
-            return render(reload)
-        }
-        let states = snapshotUIStates()
-        let (unload, failed) = HotSwap.commit(successor, in: host)
-        restore(states)
-        loaded[path] = successor.record
-        reload.result = .swapped
-        var notes = [unload.description]
-        if old.isSwiftImage { retired.append(old) }
-        notes += failed.map { "not re-registered: \($0)" }
-        reload.detail = notes.joined(separator: "; ")
-        render(reload)
-    }
-
-    private func pluginDeleted(_ change: FileChange) {
-        let path = change.url.path
-        quarantines[path] = nil
-        gate?.cache.remove(change.url)
-        var reload = Reload(
-            file: change.url.lastPathComponent, result: .unloaded,
-            lastEventAt: change.lastEventAt, settledAt: change.settledAt)
-        guard let record = loaded.removeValue(forKey: path) else {
-            reload.detail = "was not loaded"
-            return render(reload)
-        }
-        reload.version = record.version
-        let states = snapshotUIStates()
-        let report = host.unload(record)
-        if record.isSwiftImage { retired.append(record) }
-        restore(states)
-        reload.detail = report.description + "; its components fall back"
         render(reload)
     }
 
@@ -346,7 +254,7 @@ public final class DevLoop {
         reload.renderedAt = Monotonic.now()
         sequence += 1
         var warnings: [String] = []
-        let retiredBytes = Self.mappedBytes(of: retired)
+        let retiredBytes = reloader.retiredImageBytes
         if retiredBytes > options.retiredMemoryBudget {
             warnings.append(
                 "retired Swift images keep \(retiredBytes >> 20) MiB mapped (budget \(options.retiredMemoryBudget >> 20) MiB); restart hubhost dev to reclaim it"
@@ -356,8 +264,15 @@ public final class DevLoop {
         onRender(
             Output(
                 sequence: sequence, tree: tree, viewIssues: viewIssues,
-                quarantines: quarantines.values.sorted { $0.file < $1.file }, reload: reload,
+                quarantines: reloader.quarantines.values.sorted { $0.file < $1.file }, reload: reload,
                 tapped: tapped, warnings: warnings))
+    }
+
+    /// Runs a swap or unload with the UI states of live components saved before and put back after it.
+    private func keepingUIStates(_ swap: () -> Void) {
+        let states = snapshotUIStates()
+        swap()
+        restore(states)
     }
 
     /// UI states of every live component by model id, read before an unload destroys the instances.
@@ -377,23 +292,8 @@ public final class DevLoop {
         for (id, state) in states { pipeline.pool.uiStates.save(state, forModelIdentifier: id) }
     }
 
-    /// Bytes of `records`' private copies still mapped in this process (from /proc/self/maps).
-    static func mappedBytes(of records: [PluginRecord]) -> Int {
-        let paths = Set(records.compactMap { $0.privateCopy?.path })
-        guard !paths.isEmpty else { return 0 }
-        var total = 0
-        for line in String(decoding: MappedImages.readMaps(), as: UTF8.self).split(separator: "\n") {
-            guard let slash = line.firstIndex(of: "/"), paths.contains(String(line[slash...])) else { continue }
-            let range = line.prefix { $0 != " " }.split(separator: "-")
-            if range.count == 2, let start = Int(range[0], radix: 16), let end = Int(range[1], radix: 16) {
-                total += end - start
-            }
-        }
-        return total
-    }
-
     /// Bytes retired Swift images keep mapped.
-    public var retiredImageBytes: Int { Self.mappedBytes(of: retired) }
+    public var retiredImageBytes: Int { reloader.retiredImageBytes }
 }
 
 /// Lets watcher threads reach the loop without keeping it alive.

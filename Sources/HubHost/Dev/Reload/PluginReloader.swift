@@ -1,0 +1,143 @@
+import Foundation
+import HubCore
+import Logging
+
+/// Reload coordination for `hubhost dev`: which plugin version serves each file, and how a new build replaces it.
+///
+/// A changed file is checked for trust, probed in a child process (a crash, hang or failure quarantines that
+/// version and the old one keeps serving), loaded beside the old version with its registrations held, and swapped
+/// in only when its init succeeded. The session (`DevLoop`) owns the view, the engine and the UI states; it wraps
+/// each swap so states survive it.
+///
+/// # Thread safety
+/// On the dev loop's queue only, like the host it drives.
+final class PluginReloader {
+    let host: PluginHost
+    let gate: ProbeGate?
+    private(set) var quarantines: [String: QuarantineRecord] = [:]
+    private(set) var loaded: [String: PluginRecord] = [:]
+    /// Swift images unloaded but still mapped (they can never be unmapped).
+    private(set) var retired: [PluginRecord] = []
+
+    init(host: PluginHost, gate: ProbeGate?) {
+        self.host = host
+        self.gate = gate
+    }
+
+    /// Loads every plugin of `folders` through the probe gate; returns what to say about it.
+    func loadAll(in folders: [URL]) -> String {
+        gate?.install(on: host)
+        host.loadPlugins(in: folders)
+        for record in host.plugins {
+            if record.isLoaded { loaded[record.file.path] = record }
+            if case .quarantined = record.state,
+                let q = gate?.cache.quarantined.first(where: { $0.file == record.file.path })
+            {
+                quarantines[record.file.path] = q
+            }
+        }
+        return "\(loaded.count) plugin(s) loaded, \(quarantines.count) quarantined"
+    }
+
+    /// A new or changed plugin file: trust, probe, load beside the old version, swap when its init succeeded.
+    /// `aroundSwap` runs the unload-and-register step (the session keeps UI states across it).
+    func pluginChanged(_ change: FileChange, aroundSwap: (() -> Void) -> Void) -> DevLoop.Reload {
+        let path = change.url.path
+        var reload = DevLoop.Reload(
+            file: change.url.lastPathComponent, result: .loaded,
+            lastEventAt: change.lastEventAt, settledAt: change.settledAt)
+        let old = loaded[path]
+        reload.previousVersion = old?.version
+
+        // 0. Trust: a build others could have written is refused before any of it runs, even in a child.
+        if let why = host.trust.refusal(of: change.url) {
+            reload.result = .rejected
+            reload.detail = why + (old != nil ? "; \(old!.version ?? "the old version") keeps serving" : "")
+            return reload
+        }
+
+        // 1. Probe the new build in a child process.
+        if let gate, case .quarantined(let record) = gate.check(change.url) {
+            gate.cache.save()
+            if !record.loaderRejectsItself {
+                quarantines[path] = record
+                reload.result = .quarantined
+                reload.detail =
+                    record.reason + (old != nil ? "; \(old!.version ?? "the old version") keeps serving" : "")
+                return reload
+            }
+        }
+        gate?.cache.save()
+        quarantines[path] = nil
+
+        // 2. Load beside the old version; 3. swap only when its init succeeded.
+        guard let old, old.isLoaded else {
+            let record = host.load(file: change.url)
+            reload.version = record.version
+            if record.isLoaded {
+                loaded[path] = record
+            } else {
+                reload.result = .rejected
+                reload.detail = record.reason
+            }
+            return reload
+        }
+        let successor = HotSwap.loadBeside(old, file: change.url, in: host)
+        reload.version = successor.record.version
+        guard successor.record.isLoaded else {
+            reload.result = .rejected
+            reload.detail =
+                (successor.record.reason ?? "not loaded") + "; \(old.version ?? "the old version") keeps serving"
+            return reload
+        }
+        var outcome: (unload: UnloadReport, failed: [String])?
+        aroundSwap { outcome = HotSwap.commit(successor, in: host) }
+        guard let (unload, failed) = outcome else { return reload }
+        loaded[path] = successor.record
+        reload.result = .swapped
+        var notes = [unload.description]
+        if old.isSwiftImage { retired.append(old) }
+        notes += failed.map { "not re-registered: \($0)" }
+        reload.detail = notes.joined(separator: "; ")
+        return reload
+    }
+
+    /// A deleted plugin file: its plugin unloads and its components fall back.
+    func pluginDeleted(_ change: FileChange, aroundSwap: (() -> Void) -> Void) -> DevLoop.Reload {
+        let path = change.url.path
+        quarantines[path] = nil
+        gate?.cache.remove(change.url)
+        var reload = DevLoop.Reload(
+            file: change.url.lastPathComponent, result: .unloaded,
+            lastEventAt: change.lastEventAt, settledAt: change.settledAt)
+        guard let record = loaded.removeValue(forKey: path) else {
+            reload.detail = "was not loaded"
+            return reload
+        }
+        reload.version = record.version
+        var report: UnloadReport?
+        aroundSwap { report = host.unload(record) }
+        if record.isSwiftImage { retired.append(record) }
+        guard let report else { return reload }
+        reload.detail = report.description + "; its components fall back"
+        return reload
+    }
+
+    /// Bytes of `records`' private copies still mapped in this process (from /proc/self/maps).
+    static func mappedBytes(of records: [PluginRecord]) -> Int {
+        let paths = Set(records.compactMap { $0.privateCopy?.path })
+        guard !paths.isEmpty else { return 0 }
+        var total = 0
+        for line in String(decoding: MappedImages.readMaps(), as: UTF8.self).split(separator: "\n") {
+            guard let slash = line.firstIndex(of: "/"), paths.contains(String(line[slash...])) else { continue }
+            let range = line.prefix { $0 != " " }.split(separator: "-")
+            if range.count == 2, let start = Int(range[0], radix: 16), let end = Int(range[1], radix: 16) {
+                total += end - start
+            }
+        }
+        return total
+    }
+
+    /// Bytes retired Swift images keep mapped.
+    var retiredImageBytes: Int { Self.mappedBytes(of: retired) }
+}
