@@ -20,7 +20,7 @@ public final class PluginHost {
     /// Action factories plugins registered, by action namespace.
     public let actionFactories = OwnedRegistry<ActionFactory>(kind: "action namespace")
     /// Action handlers in registration order.
-    public private(set) var actionHandlers: [(owner: Owner, handler: ActionHandler)] = []
+    public internal(set) var actionHandlers: [(owner: Owner, handler: ActionHandler)] = []
     /// The host clock plugin timers run on; advance it to fire them.
     public let scheduler = HostScheduler()
     /// Every file this host has seen, in the order seen: loaded, rejected and unloaded ones.
@@ -277,108 +277,6 @@ public final class PluginHost {
 
     func addActionHandler(_ handler: ActionHandler, owner: Owner) {
         actionHandlers.append((owner, handler))
-    }
-
-    // MARK: Unloading
-
-    /// Unloads `record` as one transaction: its live components are destroyed, everything it registered is
-    /// revoked, `deinit` runs, then the image is `dlclose`d (C) or retired but kept mapped (Swift). The report
-    /// says what really happened, checked against `/proc/self/maps`.
-    @discardableResult
-    public func unload(_ record: PluginRecord) -> UnloadReport {
-        unload([record])[0]
-    }
-
-    /// Unloads every loaded plugin, most recently loaded first, checking `/proc/self/maps` once for all of them.
-    @discardableResult
-    public func unloadAll() -> [UnloadReport] {
-        unload(plugins.filter(\.isLoaded).reversed())
-    }
-
-    func unload(_ records: [PluginRecord]) -> [UnloadReport] {
-        var pending: [(record: PluginRecord, wasLoaded: Bool, destroyed: Int, revoked: [String])] = []
-        for record in records {
-            guard record.isLoaded else {
-                pending.append((record, false, 0, []))
-                continue
-            }
-            let destroyed = record.revokeLiveComponents()
-            let revoked = revokeRegistrations(of: record)
-            // A descriptor too short to hold deinit reads as NULL there (copyTable zeroes what it does not cover).
-            if let descriptor = record.descriptor { CInterop.copyTable(descriptor).deinit?() }
-            record.codeCallable = false
-            if record.isSwiftImage {
-                // The Swift runtime keeps this image's metadata for good: keep it mapped (and its host table alive).
-                record.state = .retired
-            } else {
-                closeImage(record)
-                record.state = .unloaded
-            }
-            pending.append((record, true, destroyed, revoked))
-        }
-        // One look at what is still mapped, for all of them.
-        let mapped = records.contains { !$0.isSwiftImage } ? MappedImages.mappedPaths() : []
-        return pending.map { record, wasLoaded, destroyed, revoked in
-            let name = record.file.lastPathComponent
-            let outcome: UnloadReport.Outcome
-            if !wasLoaded {
-                outcome = .notLoaded
-            } else if record.isSwiftImage {
-                outcome = .pinned
-            } else if let copy = record.privateCopy?.path, mapped.contains(copy) {
-                outcome = .stillMapped("\(copy) is still in /proc/self/maps (another reference or NODELETE)")
-                record.warnings.append("still mapped after dlclose: \(copy)")
-            } else {
-                discardCopy(record)
-                outcome = .unloaded
-            }
-            let report = UnloadReport(file: name, outcome: outcome, destroyedComponents: destroyed, revoked: revoked)
-            logger.debug("\(report)")
-            return report
-        }
-    }
-
-    /// Revokes every registration of `record` (used by unload and by a failed init). Returns what was revoked.
-    @discardableResult
-    private func revokeRegistrations(of record: PluginRecord) -> [String] {
-        var revoked: [String] = []
-        record.revokeLiveComponents()
-        revoked += registry.unregisterAll(ownedBy: record.owner).map { "namespace \($0.namespace)" }
-        revoked += layoutManagers.unregisterAll(ownedBy: record.owner).map { "layout manager \($0.key)" }
-        revoked += actionFactories.unregisterAll(ownedBy: record.owner).map { "action namespace \($0.key)" }
-        let handlers = actionHandlers.filter { $0.owner == record.owner }.count
-        actionHandlers.removeAll { $0.owner == record.owner }
-        if handlers > 0 { revoked.append("\(handlers) action handler(s)") }
-        let timers = scheduler.cancelAll(ownedBy: record.owner)
-        if timers > 0 { revoked.append("\(timers) timer(s)") }
-        for observer in unloadObservers { observer(record) }
-        return revoked
-    }
-
-    /// Closes a C image (a Swift image stays mapped: NODELETE) and frees its host table. The caller checks
-    /// whether it is really unmapped before deleting the private copy.
-    private func closeImage(_ record: PluginRecord) {
-        guard let handle = record.handle, !record.isSwiftImage else { return }
-        record.handle = nil
-        dlclose(handle)
-        if let table = record.hostTable {
-            table.deallocate()
-            record.hostTable = nil
-        }
-    }
-
-    /// After a failed load: close the image and delete its copy unless something still maps it.
-    private func abandonImage(_ record: PluginRecord) {
-        closeImage(record)
-        guard !record.isSwiftImage else { return }
-        if let copy = record.privateCopy?.path, MappedImages.mappedPaths().contains(copy) { return }
-        discardCopy(record)
-    }
-
-    private func discardCopy(_ record: PluginRecord) {
-        guard let copy = record.privateCopy else { return }
-        LoadedImagePaths.release(copy.path)
-        try? FileManager.default.removeItem(at: copy)
     }
 }
 
