@@ -89,18 +89,20 @@ let package = Package(
         .target(name: "HubDemoC", dependencies: ["CHubPlugin"], path: "Plugins/DemoC", publicHeadersPath: ".",
                 linkerSettings: cPluginLinkerSettings),
 
-        // Tests.
-        .testTarget(name: "HubCoreTests", dependencies: ["HubCore"], path: "Tests/HubCoreTests"),
-        .testTarget(name: "HubInjectionTests", dependencies: ["HubInjection", "HubHost"],
+        // Tests. HubTestKit: what every test target shares (paths, a process runner that reads stdout and stderr
+        // together, the fixture compiler, temporary folders).
+        .target(name: "HubTestKit", path: "Tests/HubTestKit"),
+        .testTarget(name: "HubCoreTests", dependencies: ["HubTestKit", "HubCore"], path: "Tests/HubCoreTests"),
+        .testTarget(name: "HubInjectionTests", dependencies: ["HubTestKit", "HubInjection", "HubHost"],
                     path: "Tests/HubInjectionTests"),
-        .testTarget(name: "HubHostTests", dependencies: ["HubHost", "HubCore", "CHubPlugin"],
+        .testTarget(name: "HubHostTests", dependencies: ["HubTestKit", "HubHost", "HubCore", "CHubPlugin"],
                     path: "Tests/HubHostTests", exclude: ["Fixtures"]),
-        .testTarget(name: "HubRenderTests", dependencies: ["HubRender", "HubCore", "HubHost"],
+        .testTarget(name: "HubRenderTests", dependencies: ["HubTestKit", "HubRender", "HubCore", "HubHost"],
                     path: "Tests/HubRenderTests"),
-        .testTarget(name: "HubCLITests", dependencies: [], path: "Tests/HubCLITests"),
-        .testTarget(name: "HubDevTests", dependencies: ["HubHost", "HubCore", "HubPreview"],
+        .testTarget(name: "HubCLITests", dependencies: ["HubTestKit"], path: "Tests/HubCLITests"),
+        .testTarget(name: "HubDevTests", dependencies: ["HubTestKit", "HubHost", "HubCore", "HubPreview"],
                     path: "Tests/HubDevTests", exclude: ["Fixtures"]),
-        .testTarget(name: "HubEventsTests", dependencies: ["HubCore", "HubHost", "HubRender"],
+        .testTarget(name: "HubEventsTests", dependencies: ["HubTestKit", "HubCore", "HubHost", "HubRender"],
                     path: "Tests/HubEventsTests", exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v5]

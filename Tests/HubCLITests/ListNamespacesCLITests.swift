@@ -1,4 +1,5 @@
 import Foundation
+import HubTestKit
 import Testing
 
 /// Runs the built `hubhost` executable as a real process.
@@ -12,31 +13,10 @@ struct ListNamespacesCLITests {
     ).deletingLastPathComponent()
     static let hubhost = binDir.appendingPathComponent("hubhost")
 
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
+    typealias Result = ProcessResult
 
     static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = hubhost
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        // stderr goes to a file and stdout is drained before waiting, so a full pipe cannot block the child.
-        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "hubhost-stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errFile) }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = try FileHandle(forWritingTo: errFile)
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
+        try ProcessRunner.hubhost(arguments, environment: environment)
     }
 
     /// A temp folder with plugins built from the HubHost test fixture.
@@ -45,17 +25,7 @@ struct ListNamespacesCLITests {
         let plugins = root.appendingPathComponent("plugins")
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
         if good {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [
-                "cc", "-shared", "-fPIC", "-I", packageRoot.appendingPathComponent("Sources/CHubPlugin/include").path,
-                "-DFIXTURE_VERSION=\"3.1.4\"",
-                packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures/fixture_plugin.c").path,
-                "-o", plugins.appendingPathComponent("libgood.so").path,
-            ]
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            try compile(to: plugins.appendingPathComponent("libgood.so"), defines: ["-DFIXTURE_VERSION=\"3.1.4\""])
         }
         if bad { try Data("not a library".utf8).write(to: plugins.appendingPathComponent("libbad.so")) }
         return root

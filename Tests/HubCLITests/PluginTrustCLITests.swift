@@ -1,4 +1,5 @@
 import Foundation
+import HubTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -116,55 +117,31 @@ struct PluginTrustCLITests {
         try FileManager.default.copyItem(at: CLI.hubhost, to: copy)
         chmod(copy.path, 0o4755)
         chmod(folder.root.path, 0o755)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path, "list-namespaces"]
-        process.currentDirectoryURL = work
-        process.environment = [
-            "HUBHOST_PLUGIN_PATH": folder.plugins.path, "HUBHOST_EXECUTABLE": "/bin/false",
-            "XDG_CACHE_HOME": folder.root.appendingPathComponent("evil-cache").path,
-        ]
-        let err = Pipe()
-        let out = Pipe()
-        process.standardError = err
-        process.standardOutput = out
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path, "list-namespaces"],
+            environment: [
+                "HUBHOST_PLUGIN_PATH": folder.plugins.path, "HUBHOST_EXECUTABLE": "/bin/false",
+                "XDG_CACHE_HOME": folder.root.appendingPathComponent("evil-cache").path,
+            ], currentDirectory: work)
+        let (stdout, stderr) = (result.stdout, result.stderr)
         // ./plugins of the working folder, not the environment's folder: nothing found.
-        #expect(process.terminationStatus == 2, "\(stdout)\(stderr)")
+        #expect(result.status == 2, "\(stdout)\(stderr)")
         #expect(stderr.contains("no plugin files (*.so) in \(work.path)/plugins"))
         #expect(!stdout.contains("fixture"))
         #expect(!FileManager.default.fileExists(atPath: folder.root.appendingPathComponent("evil-cache").path))
     }
 
     static func sha256(_ file: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sha256sum", file.path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return String(text.prefix(64))
+        String(try ProcessRunner.tool("sha256sum", [file.path]).stdout.prefix(64))
     }
 }
 
 extension ListNamespacesCLITests {
     /// Compiles the HubHost test fixture plugin to `output` with extra `-D` flags.
     static func compile(to output: URL, defines: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
-            ["cc", "-shared", "-fPIC", "-I", packageRoot.appendingPathComponent("Sources/CHubPlugin/include").path]
-            + defines + [
-                packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures/fixture_plugin.c").path,
-                "-o", output.path,
-            ]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        try FixtureCompiler.compile(
+            TestPaths.packageRoot.appendingPathComponent("Tests/HubHostTests/Fixtures/fixture_plugin.c"), to: output,
+            flags: defines)
     }
 }

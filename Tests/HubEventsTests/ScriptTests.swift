@@ -1,5 +1,6 @@
 import Foundation
 import HubCore
+import HubTestKit
 import Testing
 
 /// Event script lines: every format of the issue, and a clear error naming the file and line otherwise.
@@ -64,19 +65,8 @@ import Testing
 /// The `hubhost events` command end to end, on the example view and script with the demo plugins.
 @Suite struct EventsCommandTests {
     func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = EventsFixture.binDir.appendingPathComponent("hubhost")
-        process.arguments = arguments
-        process.currentDirectoryURL = EventsFixture.packageRoot
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        let result = try ProcessRunner.hubhost(arguments, currentDirectory: EventsFixture.packageRoot)
+        return (result.status, result.stdout, result.stderr)
     }
 
     /// The demo plugins in a folder of their own (the bin dir also holds other test artifacts).

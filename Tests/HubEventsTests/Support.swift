@@ -1,6 +1,7 @@
 import Foundation
 import HubCore
 import HubHost
+import HubTestKit
 import Testing
 
 /// Builds the event test plugin (`Fixtures/events_plugin.c`) at test time and loads it into a fresh host.
@@ -58,17 +59,8 @@ struct EventsFixture {
     }
 
     static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FixtureError("\(arguments.first ?? "") failed: \(String(decoding: message, as: UTF8.self))")
-        }
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), arguments)
+        guard result.status == 0 else { throw FixtureError("\(arguments.first ?? "") failed: \(result.stderr)") }
     }
 
     struct FixtureError: Error, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import HubTestKit
 import Testing
 
 /// `hubhost call` and `hubhost list-services`, run as processes from the build's bin dir.
@@ -18,20 +19,8 @@ struct CLITests {
     static func hubhost(_ arguments: [String]) throws -> Run {
         let executable = binDir.appendingPathComponent("hubhost")
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build hubhost first")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        let result = try ProcessRunner.run(executable, arguments)
+        return Run(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     @Test("call prints the result of an export called through libffi, negative numbers and strings included")

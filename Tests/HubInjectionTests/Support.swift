@@ -1,4 +1,5 @@
 import Foundation
+import HubTestKit
 import Testing
 
 /// Compiles the C test plugins below at test time (`cc -shared -fPIC -I Sources/CHubPlugin/include`, without the
@@ -40,16 +41,9 @@ struct CPlugins {
     }
 
     static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw CompileError(message: "\(arguments.joined(separator: " ")) failed: \(output)")
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), arguments)
+        guard result.status == 0 else {
+            throw CompileError(message: "\(arguments.joined(separator: " ")) failed: \(result.stderr)")
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HubCore
 import HubHost
+import HubTestKit
 import Testing
 
 /// The lifecycle traced through a C plugin compiled at test time: every call the host makes into its component
@@ -107,14 +108,7 @@ import Testing
         let sourceFile = root.appendingPathComponent("lifecycle.c")
         let library = root.appendingPathComponent("liblifecycle.so")
         try Self.source.write(to: sourceFile, atomically: true, encoding: .utf8)
-        let cc = Process()
-        cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        cc.arguments = [
-            "cc", "-shared", "-fPIC", "-I", Self.includeDirectory.path, sourceFile.path, "-o", library.path,
-        ]
-        try cc.run()
-        cc.waitUntilExit()
-        try #require(cc.terminationStatus == 0, "cc failed")
+        try FixtureCompiler.compile(sourceFile, to: library)
 
         let traceFile = root.appendingPathComponent("trace.txt")
         setenv("HUB_LIFECYCLE_TRACE", traceFile.path, 1)

@@ -1,4 +1,5 @@
 import Foundation
+import HubTestKit
 import Testing
 
 /// `hubhost render` end to end: the executable next to the test binary, the demo plugins in a temporary folder.
@@ -8,11 +9,7 @@ import Testing
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("examples")
 
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Result = ProcessResult
 
     /// A folder with the two demo plugins and a private cache, removed afterwards.
     final class Sandbox {
@@ -31,24 +28,11 @@ import Testing
     }
 
     func run(_ arguments: [String], sandbox: Sandbox) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.binDirectory.appendingPathComponent("hubhost")
-        process.arguments =
-            ["render"] + arguments + ["--plugins", sandbox.plugins.path, "--plugin-cache", sandbox.cache.path]
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CACHE_HOME"] = sandbox.cache.path
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        return try ProcessRunner.hubhost(
+            ["render"] + arguments + ["--plugins", sandbox.plugins.path, "--plugin-cache", sandbox.cache.path],
+            environment: environment)
     }
 
     @Test func rendersJSONWithPluginsAndExitsZero() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HubTestKit
 
 /// Shared helpers of the dev-loop tests: temp folders, the package root, built artifacts, C fixtures.
 enum TestSupport {
@@ -47,31 +48,17 @@ enum TestSupport {
         guard rename(output.path, destination.path) == 0 else { throw TestFailure("rename failed") }
     }
 
-    /// Runs a tool to completion; returns its exit status, stdout and stderr.
+    /// Runs a tool to completion (stdout and stderr read together); returns its exit status, stdout and stderr.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String], expectSuccess: Bool = true)
         throws -> (status: Int32, stdout: String, stderr: String)
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let dir = temporaryDirectory("run")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let out = dir.appendingPathComponent("out")
-        let err = dir.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
-        let stdout = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-        let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
-        if expectSuccess && process.terminationStatus != 0 {
+        let result = try ProcessRunner.run(URL(fileURLWithPath: tool), arguments)
+        if expectSuccess && result.status != 0 {
             throw TestFailure(
-                "\(arguments.prefix(2).joined(separator: " ")) failed (\(process.terminationStatus)): \(stderr)")
+                "\(arguments.prefix(2).joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
         }
-        return (process.terminationStatus, stdout, stderr)
+        return (result.status, result.stdout, result.stderr)
     }
 
     static func temporaryDirectory(_ label: String = "hubdev") -> URL {
@@ -85,20 +72,10 @@ enum TestSupport {
     /// failure.
     @discardableResult
     static func compilePlugin(_ source: String, to output: URL, defines: [String] = []) throws -> URL {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
-            ["cc", "-shared", "-fPIC", "-O1", "-I", header.path]
-            + defines.map { "-D\($0)" }
-            + ["-o", output.path, fixtures.appendingPathComponent(source).path]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("cc \(source) failed: \(String(decoding: message, as: UTF8.self))")
-        }
+        try ProcessRunner.tool(
+            "cc",
+            ["-shared", "-fPIC", "-O1", "-I", header.path] + defines.map { "-D\($0)" }
+                + ["-o", output.path, fixtures.appendingPathComponent(source).path])
         return output
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HubTestKit
 import Testing
 
 /// Builds test plugins at test time from the C and Swift sources in `Fixtures/`, into a fresh temporary folder.
@@ -88,18 +89,9 @@ struct FixtureBuilder {
 
     /// Runs a tool, throwing its stderr when it fails.
     static func run(_ tool: String, _ arguments: [String], in directory: URL? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FixtureError.failed("\(arguments.first ?? tool) failed: \(String(decoding: message, as: UTF8.self))")
+        let result = try ProcessRunner.run(URL(fileURLWithPath: tool), arguments, currentDirectory: directory)
+        guard result.status == 0 else {
+            throw FixtureError.failed("\(arguments.prefix(3).joined(separator: " ")) failed: \(result.stderr)")
         }
     }
 

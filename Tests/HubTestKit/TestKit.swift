@@ -1,0 +1,114 @@
+import Foundation
+
+/// Paths every test target needs: the package, the plugin header, the build's bin folder and the hubhost in it.
+public enum TestPaths {
+    /// The package root (this file is Tests/HubTestKit/TestKit.swift).
+    public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    public static let includeDirectory = packageRoot.appendingPathComponent("Sources/CHubPlugin/include")
+    public static let examples = packageRoot.appendingPathComponent("examples")
+    /// The build's bin folder: the test binary's own folder.
+    public static let binDirectory = URL(
+        fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+    ).deletingLastPathComponent()
+    /// The `hubhost` executable the tests run.
+    public static let hubhost = binDirectory.appendingPathComponent("hubhost")
+}
+
+/// What a finished child process said.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+public struct TestKitFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Runs a child process to completion, reading stdout and stderr at the same time, so a child that fills one pipe
+/// while the test reads the other can never deadlock.
+public enum ProcessRunner {
+    public static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+        currentDirectory: URL? = nil
+    ) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let collected = Collected()
+        let reader = Thread { collected.stdout = out.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while collected.stdout == nil { Thread.sleep(forTimeInterval: 0.001) }
+        return ProcessResult(
+            status: process.terminationStatus, stdout: String(decoding: collected.stdout ?? Data(), as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Runs `hubhost` with `arguments`.
+    public static func hubhost(
+        _ arguments: [String], environment: [String: String]? = nil, currentDirectory: URL? = nil
+    ) throws -> ProcessResult {
+        try run(TestPaths.hubhost, arguments, environment: environment, currentDirectory: currentDirectory)
+    }
+
+    /// Runs a tool from PATH and fails with its output when it does not exit 0.
+    @discardableResult
+    public static func tool(_ name: String, _ arguments: [String], in directory: URL? = nil) throws -> ProcessResult {
+        let result = try run(URL(fileURLWithPath: "/usr/bin/env"), [name] + arguments, currentDirectory: directory)
+        guard result.status == 0 else {
+            throw TestKitFailure(
+                "\(name) \(arguments.joined(separator: " ")) failed (\(result.status)):\n\(result.stderr)")
+        }
+        return result
+    }
+
+    private final class Collected: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data: Data?
+        var stdout: Data? {
+            get { lock.withLock { data } }
+            set { lock.withLock { data = newValue } }
+        }
+    }
+}
+
+/// Compiles C plugins from test fixtures at test time, against the plugin header.
+public enum FixtureCompiler {
+    /// `cc -shared -fPIC -I <include> <flags> source -o output`, written to a temporary name and renamed, as a
+    /// build tool would (a watcher never sees half a file).
+    public static func compile(_ source: URL, to output: URL, flags: [String] = []) throws {
+        let temporary = output.deletingLastPathComponent()
+            .appendingPathComponent(".\(output.lastPathComponent).\(UUID().uuidString.prefix(8))")
+        try ProcessRunner.tool(
+            "cc",
+            ["-shared", "-fPIC", "-I", TestPaths.includeDirectory.path] + flags + [source.path, "-o", temporary.path])
+        guard rename(temporary.path, output.path) == 0 else { throw TestKitFailure("rename to \(output.path) failed") }
+    }
+}
+
+/// A fresh temporary folder, removed when the value goes away.
+public final class TemporaryFolder {
+    public let url: URL
+
+    public init(_ label: String = "hubhost-test") throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    public func appending(_ path: String) -> URL { url.appendingPathComponent(path) }
+}
