@@ -190,6 +190,33 @@ public final class PluginHost {
             abandonImage(record)
             throw error
         }
+        try initialize(record, descriptor: descriptor, name: name)
+    }
+
+    /// Loads a plugin linked into this process, with no file and no `dlopen`: its descriptor is checked and it
+    /// is initialised and registered exactly as a loaded file's would be. It can be unloaded, but its code stays
+    /// mapped (it is part of the process), so it ends `retired`. For tests and embedders, as swift-nio's
+    /// `NIOEmbedded` runs handlers without a network.
+    @discardableResult
+    public func loadEmbedded(_ descriptor: UnsafePointer<hub_plugin_descriptor>, name: String) -> PluginRecord {
+        let file = URL(fileURLWithPath: "/(embedded)/\(name)")
+        let record = PluginRecord(file: file, owner: Owner(id: file.path, displayName: name), logger: logger)
+        record.host = self
+        record.isSwiftImage = true  // never unmapped, as a Swift image is not
+        plugins.append(record)
+        do {
+            try checkDescriptor(descriptor, name: name)
+            try initialize(record, descriptor: descriptor, name: name)
+        } catch {
+            record.state = .rejected(error.reason)
+        }
+        return record
+    }
+
+    /// Steps 3–4 of a load once the descriptor is checked: identity, `init` with the plugin's own host table.
+    private func initialize(_ record: PluginRecord, descriptor: UnsafePointer<hub_plugin_descriptor>, name: String)
+        throws(LoadFailure)
+    {
         record.descriptor = descriptor
         let d = CInterop.copyTable(descriptor)  // only the bytes its struct_size covers
         record.id = String(cString: d.id)
@@ -216,7 +243,7 @@ public final class PluginHost {
             abandonImage(record)
             throw LoadFailure(reason: "\(name): init failed: \(message.isEmpty ? "(no message)" : message)")
         }
-        record.state = image.isSwiftImage ? .pinned : .active
+        record.state = record.isSwiftImage ? .pinned : .active
     }
 
     /// Reads and checks the descriptor, touching only the bytes its `struct_size` says exist.
@@ -230,6 +257,12 @@ public final class PluginHost {
         guard let descriptor = entry() else {
             throw LoadFailure(reason: "\(name): \(ELFInspector.entrySymbol) returned NULL")
         }
+        try checkDescriptor(descriptor, name: name)
+        return descriptor
+    }
+
+    /// Checks magic, ABI and the mandatory members, touching only the bytes `struct_size` says exist.
+    private func checkDescriptor(_ descriptor: UnsafePointer<hub_plugin_descriptor>, name: String) throws(LoadFailure) {
         let raw = UnsafeRawPointer(descriptor)
         let magic = raw.load(as: UInt32.self)
         guard magic == HUB_PLUGIN_MAGIC else {
@@ -261,7 +294,6 @@ public final class PluginHost {
             throw LoadFailure(reason: "\(name): descriptor has no \(field) (mandatory)")
         }
         guard d.`init` != nil else { throw LoadFailure(reason: "\(name): descriptor has no init function (mandatory)") }
-        return descriptor
     }
 
     // MARK: Registration entry points (called from the host table)
