@@ -64,7 +64,7 @@ struct DevIntegrationTests {
 
     @Test func buildsThatCrashOrHangAreQuarantinedAndThePreviousVersionKeepsServing() throws {
         try build(color: "0x00FF00FFu", version: "2")
-        let dev = try DevProcess(view: view, plugins: plugins, cache: cache, extra: ["--probe-timeout", "1"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache, extra: ["--probe-timeout", "3"])
         defer { dev.stop() }
         #expect(dev.waitForFrame { $0.html.contains(Self.green) } != nil, "\(dev.log)")
 

@@ -37,7 +37,7 @@ struct ProbeTests {
 
     @Test func aPluginThatHangsIsKilledAndQuarantined() throws {
         let file = try plugin("libhang.so", ["HANG_IN_INIT"])
-        guard case .quarantined(let record) = gate(timeout: 1).check(file) else {
+        guard case .quarantined(let record) = gate(timeout: 3).check(file) else {
             Issue.record("a hang in init must quarantine the file")
             return
         }
@@ -132,7 +132,7 @@ struct ProbeTests {
     func validate(_ files: [URL]) throws -> (status: Int32, results: [[String: Any]]) {
         let result = try TestSupport.run(
             TestSupport.hubhost.path,
-            ["validate", "--json", "--timeout", "2"] + files.map(\.path), expectSuccess: false)
+            ["validate", "--json", "--timeout", "5"] + files.map(\.path), expectSuccess: false)
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         return (result.status, json?["plugins"] as? [[String: Any]] ?? [])
     }
