@@ -1,10 +1,11 @@
 import Foundation
 import HubCore
 import HubHost
+import HubTestKit
 import Testing
 
 /// The action pipeline across real C plugins: selection flow, handlers, custom and async actions, observers.
-@Suite struct ActionTests {
+@Suite(.pluginCode) struct ActionTests {
     /// Plugin A ("a") has the action handler; plugin B ("b") has the components.
     @Test func selectionFlowAcrossTwoPlugins() throws {
         let fixture = try EventsFixture()

@@ -1,10 +1,11 @@
 import Foundation
 import HubCore
 import HubHost
+import HubTestKit
 import Testing
 
 /// View observer, content offset and children callbacks in Hub's order, through a real C plugin.
-@Suite struct AppearanceTests {
+@Suite(.pluginCode) struct AppearanceTests {
     @Test func loadAppearsOnceAndResizeIsCalledOnlyWhenTheSizeChanges() throws {
         let fixture = try EventsFixture()
         defer { fixture.cleanUp() }

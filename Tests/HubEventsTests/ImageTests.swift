@@ -1,9 +1,10 @@
 import Foundation
 import HubCore
 import HubHost
+import HubTestKit
 import Testing
 
-@Suite struct ImageTests {
+@Suite(.pluginCode) struct ImageTests {
     /// A PNG header (signature + IHDR) for a 16×8 image: enough for the host to read the size.
     static let png: [UInt8] = [
         0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,

@@ -1,6 +1,7 @@
 import Foundation
 import HubCore
 import HubHost
+import HubTestKit
 import Testing
 
 /// In-process components that count what the host did to them (HubCore only: no plugin, so 100k is quick).
@@ -32,7 +33,7 @@ final class RowFactory: ComponentFactory {
     var componentNames: [String] { ["row"] }
 }
 
-@Suite struct ScrollTests {
+@Suite(.pluginCode) struct ScrollTests {
     @Test func scrollingA100kViewKeepsLiveInstancesBoundedAndReusesThem() throws {
         let stats = RowStats()
         let registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())

@@ -1,10 +1,11 @@
 import Foundation
 import HubCore
 import HubHost
+import HubTestKit
 import Testing
 
 /// Selection states through the selection-state extension of a real C plugin, with Hub's rules and delays.
-@Suite struct SelectionTests {
+@Suite(.pluginCode) struct SelectionTests {
     @Test func highlightShowsAfterTheDelayThenTapSelectsOpensAndDeselects() throws {
         let fixture = try EventsFixture()
         defer { fixture.cleanUp() }

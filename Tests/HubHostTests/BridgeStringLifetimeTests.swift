@@ -1,5 +1,6 @@
 import CHubPlugin
 import HubCore
+import HubTestKit
 import Testing
 
 @testable import HubHost
@@ -7,7 +8,7 @@ import Testing
 /// The C strings the host hands plugins for a model (`model_string`, …) live as long as the model is valid
 /// for a plugin — an instance configured with it or with an ancestor, or a call borrowing it — and are freed
 /// after, so long scrolls and renders keep only the strings of the models on screen.
-@Suite("C bridge: model string lifetime")
+@Suite("C bridge: model string lifetime", .pluginCode)
 struct BridgeStringLifetimeTests {
     static func title(_ loaded: BridgeTests.Loaded, _ model: ComponentModel) throws -> UnsafePointer<CChar> {
         let table = try #require(loaded.record.hostTable)

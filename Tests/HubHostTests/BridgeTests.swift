@@ -1,13 +1,14 @@
 import CHubPlugin
 import Foundation
 import HubCore
+import HubTestKit
 import Logging
 import Testing
 
 @testable import HubHost
 
 /// The C bridge: plugin components, models, drawing, extensions, layout managers, actions, the clock.
-@Suite("C bridge")
+@Suite("C bridge", .pluginCode)
 struct BridgeTests {
     /// A host with the fixture plugin loaded.
     final class Loaded {

@@ -1,11 +1,12 @@
 import CHubPlugin
 import Foundation
 import HubCore
+import HubTestKit
 import Testing
 
 @testable import HubHost
 
-@Suite("Loader: discovery, validation, loading")
+@Suite("Loader: discovery, validation, loading", .pluginCode)
 struct LoaderTests {
     @Test("a good C plugin loads from a private copy and lists its namespace")
     func goodPluginLoads() throws {

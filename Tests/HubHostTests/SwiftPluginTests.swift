@@ -1,12 +1,13 @@
 import Foundation
 import HubCore
+import HubTestKit
 import Testing
 
 @testable import HubHost
 
 /// Swift images cannot be unmapped safely: they are loaded RTLD_NODELETE, retired on unload, and a changed copy
 /// loads as new code beside them.
-@Suite("Swift plugins")
+@Suite("Swift plugins", .pluginCode)
 struct SwiftPluginTests {
     protocol Greeting { var text: String { get } }
     final class HostGreeting: Greeting, CustomStringConvertible {

@@ -1,10 +1,11 @@
 import Foundation
 import HubCore
+import HubTestKit
 import Testing
 
 @testable import HubHost
 
-@Suite("Unload")
+@Suite("Unload", .pluginCode)
 struct UnloadTests {
     @Test("unload revokes every registration, destroys live components, and really unmaps a C image")
     func unloadRevokesEverything() throws {

@@ -1,13 +1,14 @@
 import Foundation
 import HubCore
 import HubInjection
+import HubTestKit
 import Testing
 
 @testable import HubHost
 
 /// Plugin A provides a service that plugin B's component uses when it is configured; unloading A makes B's
 /// lookups fail cleanly (B draws its fallback), reloading A restores it. Real C plugins, real dlopen.
-@Suite("Services across plugins", .serialized)
+@Suite("Services across plugins", .serialized, .pluginCode)
 struct CrossPluginTests {
     /// Renders one "consumer:greeting" component for `title` and returns the text it drew.
     static func render(_ host: PluginHost, title: String) -> String {

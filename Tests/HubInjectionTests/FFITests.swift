@@ -1,6 +1,7 @@
 import Foundation
 import HubCore
 import HubInjection
+import HubTestKit
 import Testing
 
 @testable import HubHost
@@ -123,7 +124,7 @@ struct FFITests {
 
 /// Module files: keys bound to plugin-exported C functions with defaults, resolved by the injector through
 /// libffi, revoked with their plugin.
-@Suite("Module files", .serialized)
+@Suite("Module files", .serialized, .pluginCode)
 struct ModuleFileTests {
     static let controllerBinding = """
         { "key": "home.controller", "plugin": "liba_provider.so", "symbol": "make_controller",

@@ -2,12 +2,13 @@ import CHubPlugin
 import Foundation
 import HubCore
 import HubHost
+import HubTestKit
 import Testing
 
 /// HubPluginKit through the real host: the SDK's descriptor, init, registrar, component bridge, text metrics and
 /// selection-state extension, exercised in process (`PluginHost.loadEmbedded`), as `NIOEmbedded` exercises
 /// swift-nio handlers without a network.
-@Suite(.serialized) struct PluginKitTests {
+@Suite(.serialized, .pluginCode) struct PluginKitTests {
     static let view = """
         {"body": [
           {"id": "l", "component": {"id": "kit:label"}, "text": {"title": "Hello"}},

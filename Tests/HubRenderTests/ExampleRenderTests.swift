@@ -1,6 +1,7 @@
 import Foundation
 import HubCore
 import HubHost
+import HubTestKit
 import Testing
 
 @testable import HubRender
@@ -9,7 +10,7 @@ import Testing
 /// JSON output's structure: every model present once, in order, with its index path, component identifier and
 /// source, frames inside the content, children under their parent; plus frames computed by hand where the
 /// components' sizes are the host's own (fallback) components.
-@Suite(.serialized) struct ExampleRenderTests {
+@Suite(.serialized, .pluginCode) struct ExampleRenderTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let examples = packageRoot.appendingPathComponent("examples")

@@ -6,7 +6,7 @@ import Testing
 
 /// The lifecycle traced through a C plugin compiled at test time: every call the host makes into its component
 /// is appended to a trace file, so the order is what really crossed the ABI.
-@Suite(.serialized) struct PluginLifecycleTests {
+@Suite(.serialized, .pluginCode) struct PluginLifecycleTests {
     static let includeDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/CHubPlugin/include")
