@@ -36,6 +36,8 @@ import Testing
     }
 
     func render(_ name: String) throws -> Rendered {
+        // One host shared by the suite's tests (serialized): each test drives it from its own thread.
+        Self.host.adoptCurrentThread()
         let loaded = Self.host.plugins.filter(\.isLoaded).compactMap(\.id)
         try #require(
             loaded.count == 2,

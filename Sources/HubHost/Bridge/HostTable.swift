@@ -152,11 +152,25 @@ enum HostTable {
         return pointer
     }
 
-    /// The calling plugin's record and host, when it is still allowed to register.
+    /// The calling plugin's record and host, when it is still allowed to call: loaded, and on the host's main
+    /// thread. A [main-thread] function called from another thread is refused (the bridge's state has no locks, as
+    /// the header promises plugins one thread), and the log says so once per plugin, naming it.
     static func resolve(_ host: UnsafePointer<hub_host>?) -> (PluginRecord, PluginHost)? {
         guard let data = host?.pointee.host_data else { return nil }
         let record = Unmanaged<PluginRecord>.fromOpaque(data).takeUnretainedValue()
         guard record.codeCallable, let pluginHost = record.host else { return nil }
+        guard pthread_equal(pthread_self(), pluginHost.mainThread) != 0 else {
+            // On the plugin's thread: only the record's own locked flag and the (thread-safe) logger are touched.
+            if record.offThreadCalls.withLock({ told in
+                defer { told = true }
+                return !told
+            }) {
+                let name = record.file.lastPathComponent
+                record.logger.error(
+                    "\(name) called a [main-thread] host function from another thread; the call was refused")
+            }
+            return nil
+        }
         return (record, pluginHost)
     }
 

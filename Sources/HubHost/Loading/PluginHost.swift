@@ -39,6 +39,9 @@ public final class PluginHost {
     public var unloadObservers: [(PluginRecord) -> Void] = []
 
     let logger: Logger
+    /// The host's main thread, as `hub_plugin.h` promises plugins: every call into a plugin is made from it, and
+    /// [main-thread] host functions called from any other thread are refused (`HostTable.resolve`).
+    private(set) var mainThread = pthread_self()
     /// The hot reload in progress on this host, if any (`HotSwap`): what the new version's init held back.
     var staging: HotSwap.Staging?
     /// This host's services, made on first use (`services`).
@@ -74,6 +77,10 @@ public final class PluginHost {
             _ = Unmanaged.passRetained(record)
         }
     }
+
+    /// Makes the calling thread the host's main thread, for an embedder that creates the host on one thread and
+    /// drives it from another (a test sharing one host between tests, a server handing it to its own thread).
+    public func adoptCurrentThread() { mainThread = pthread_self() }
 
     /// The records that are loaded (active or pinned).
     public var loadedPlugins: [PluginRecord] { plugins.filter(\.isLoaded) }

@@ -56,6 +56,8 @@ public final class PluginRecord {
     public internal(set) var privateCopy: URL?
     /// Non-fatal problems: registrations the host refused, and what unload found.
     public internal(set) var warnings: [String] = []
+    /// Whether the plugin was already told that it called the host from another thread (set from that thread).
+    let offThreadCalls = LockedFlag()
     /// Namespaces this plugin claimed while another plugin held them (`NamespaceContests` settles them).
     var contestedClaims: [(namespace: String, holder: Owner)] = []
     /// Who owns this load's registrations; unique per load.
@@ -180,5 +182,17 @@ public struct UnloadReport: Sendable, CustomStringConvertible {
         case .pinned: return "\(file): pinned: Swift image (registrations revoked, code stays mapped)"
         case .notLoaded: return "\(file): not loaded"
         }
+    }
+}
+
+/// A Bool behind a lock, for the one piece of a record another thread may touch.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    func withLock<R>(_ body: (inout Bool) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }

@@ -121,6 +121,7 @@ public final class DevLoop {
 
     /// Loads the plugins and the view, renders, then watches. Call on `queue`.
     public func start() throws {
+        host.adoptCurrentThread()  // a serial queue may run each block on another thread; the queue is the "thread"
         let loadedSummary = reloader.loadAll(in: options.pluginFolders)
         loadView()
         render(
@@ -156,6 +157,7 @@ public final class DevLoop {
 
     /// Applies settled file changes (called by the watchers, on `queue`).
     public func handle(_ changes: [FileChange]) {
+        host.adoptCurrentThread()
         for change in changes {
             if change.url.standardizedFileURL.path == options.viewFile.standardizedFileURL.path {
                 viewChanged(change)
@@ -183,6 +185,7 @@ public final class DevLoop {
     /// deselect delay), then drawn again with the component highlighted. Returns what happened.
     @discardableResult
     public func tap(indexPath: [Int], section: String = "body") -> String {
+        host.adoptCurrentThread()
         guard let engine, !indexPath.isEmpty || section == "header" else { return "no view to tap" }
         // The preview server validates requests; this stays total for any other caller.
         guard indexPath.allSatisfy({ $0 >= 0 }) else { return "tap at \(section) \(indexPath): no such component" }
