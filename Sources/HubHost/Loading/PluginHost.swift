@@ -27,9 +27,9 @@ public final class PluginHost {
     public internal(set) var plugins: [PluginRecord] = []
     /// Plugin folders that did not exist or could not be read during `loadPlugins(in:)`.
     public private(set) var missingFolders: [URL] = []
-    /// Decides which discovered files may be loaded before any of their code runs in this process (the probe
-    /// gate of `ProbeGate.install`); the others are listed as quarantined with their reason. nil: load all.
-    public var loadFilter: (([URL]) -> (ok: [URL], quarantined: [(file: URL, reason: String)]))?
+    /// The probe stage: each discovered file version is exercised in a child process (cached) before any of its
+    /// code runs here; quarantined files are listed with their reason, never loaded. nil: no probing.
+    public var probeGate: ProbeGate?
     /// Which files may load at all (permissions, `--trusted-hashes`, safe mode), checked before the probe.
     public var trust = PluginTrust()
     /// Plugin ids that win a namespace two plugins claim (`--prefer`); without one, neither loads.
@@ -112,19 +112,17 @@ public final class PluginHost {
                 files.append(file)
             }
         }
-        if let loadFilter {
-            let (ok, quarantined) = loadFilter(files)
-            let allowed = Set(ok.map(\.path))
-            for file in files {
-                if allowed.contains(file.path) {
-                    records.append(load(file: file))
-                } else {
-                    let why = quarantined.first { $0.file.path == file.path }?.reason ?? "quarantined"
-                    records.append(notLoaded(file, .quarantined("\(file.lastPathComponent): \(why)")))
-                }
+        // Probe: a file that crashed, hung or failed in a child is quarantined, never opened here.
+        var quarantined: [String: String] = [:]
+        if let probeGate {
+            for record in probeGate.filter(files).quarantined { quarantined[record.file] = record.reason }
+        }
+        for file in files {
+            if let why = quarantined[file.path] {
+                records.append(notLoaded(file, .quarantined("\(file.lastPathComponent): \(why)")))
+            } else {
+                records.append(load(file: file))  // copy → open → check descriptor → init → register
             }
-        } else {
-            records += files.map { load(file: $0) }
         }
         settleContestedNamespaces(among: records)
         return records

@@ -50,12 +50,7 @@ public final class ProbeGate: @unchecked Sendable {
     }
 
     /// Puts the gate in front of `host.loadPlugins(in:)`: quarantined files are listed, never loaded.
-    public func install(on host: PluginHost) {
-        host.loadFilter = { [self] files in
-            let (ok, quarantined) = filter(files)
-            return (ok, quarantined.map { (URL(fileURLWithPath: $0.file), $0.reason) })
-        }
-    }
+    public func install(on host: PluginHost) { host.probeGate = self }
 
     /// The verdict for one file: from the cache, or by probing it now (and caching the result).
     public func check(_ file: URL) -> Verdict {
