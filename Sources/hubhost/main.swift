@@ -27,4 +27,6 @@ struct HubHostCommand: ParsableCommand {
     )
 }
 
+// A worker (started by a supervising hubhost) notes every plugin call in the black box its supervisor reads.
+CallRecorder.attachFromEnvironment()
 HubHostCommand.main()

@@ -75,7 +75,7 @@ public final class ComponentModel: @unchecked Sendable {
     public var bridgeStorage: AnyObject?
 
     /// nil when the index path is just `[index]`.
-    private let explicitIndexPath: [Int]?
+    let explicitIndexPath: [Int]?
     private let extras: Extras?
 
     /// The rarely set fields, boxed.

@@ -53,11 +53,11 @@ enum CInterop {
     }
 
     static func size(_ s: Size) -> hub_size { hub_size(width: s.width, height: s.height) }
-    static func size(_ s: hub_size) -> Size { Size(width: sanitize(s.width), height: sanitize(s.height)) }
-    static func rect(_ r: hub_rect) -> Rect { Rect(x: r.x, y: r.y, width: r.width, height: r.height) }
-
-    /// Plugins must return finite, non-negative sizes; anything else becomes 0 rather than poisoning layout.
-    static func sanitize(_ value: Double) -> Double { value.isFinite && value > 0 ? value : 0 }
+    /// A size from a plugin: finite, non-negative and not absurd (`BoundaryValues` reports anything else).
+    static func size(_ s: hub_size) -> Size {
+        Size(width: BoundaryValues.length(s.width, "width"), height: BoundaryValues.length(s.height, "height"))
+    }
+    static func rect(_ r: hub_rect) -> Rect { BoundaryValues.rect(r.x, r.y, r.width, r.height) }
 
     static func textStyle(_ style: UnsafePointer<hub_text_style>?) -> TextStyle {
         guard let style else { return TextStyle() }
@@ -66,17 +66,17 @@ enum CInterop {
         let s = Int(declared) >= MemoryLayout<hub_text_style>.size ? style.pointee : copyTable(style)
         if Int(s.struct_size) >= MemoryLayout<hub_text_style>.size {  // every member there (the usual case)
             return TextStyle(
-                fontSize: s.font_size, weight: Int(s.weight), color: Color(rgba: s.color),
-                alignment: TextAlignment(rawValue: Int(s.alignment.rawValue)) ?? .left,
-                lineLimit: Int(s.line_limit))
+                fontSize: BoundaryValues.fontSize(s.font_size), weight: BoundaryValues.weight(s.weight),
+                color: Color(rgba: s.color), alignment: TextAlignment(rawValue: Int(s.alignment.rawValue)) ?? .left,
+                lineLimit: BoundaryValues.lineLimit(s.line_limit))
         }
         func has<U>(_ keyPath: KeyPath<hub_text_style, U>) -> Bool { covers(s.struct_size, keyPath) }
         return TextStyle(
-            fontSize: has(\.font_size) ? s.font_size : 14,
-            weight: has(\.weight) ? Int(s.weight) : 400,
+            fontSize: has(\.font_size) ? BoundaryValues.fontSize(s.font_size) : 14,
+            weight: has(\.weight) ? BoundaryValues.weight(s.weight) : 400,
             color: has(\.color) ? Color(rgba: s.color) : .black,
             alignment: has(\.alignment) ? TextAlignment(rawValue: Int(s.alignment.rawValue)) ?? .left : .left,
-            lineLimit: has(\.line_limit) ? Int(s.line_limit) : 0)
+            lineLimit: has(\.line_limit) ? BoundaryValues.lineLimit(s.line_limit) : 0)
     }
 
     static func rectStyle(_ style: UnsafePointer<hub_rect_style>?) -> RectStyle {
@@ -86,14 +86,15 @@ enum CInterop {
         if Int(s.struct_size) >= MemoryLayout<hub_rect_style>.size {  // every member there (the usual case)
             return RectStyle(
                 fill: Color(rgba: s.fill_color), stroke: Color(rgba: s.stroke_color),
-                strokeWidth: s.stroke_width, cornerRadius: s.corner_radius)
+                strokeWidth: BoundaryValues.strokeWidth(s.stroke_width, "stroke width"),
+                cornerRadius: BoundaryValues.strokeWidth(s.corner_radius, "corner radius"))
         }
         func has<U>(_ keyPath: KeyPath<hub_rect_style, U>) -> Bool { covers(s.struct_size, keyPath) }
         return RectStyle(
             fill: has(\.fill_color) ? Color(rgba: s.fill_color) : .clear,
             stroke: has(\.stroke_color) ? Color(rgba: s.stroke_color) : .clear,
-            strokeWidth: has(\.stroke_width) ? s.stroke_width : 0,
-            cornerRadius: has(\.corner_radius) ? s.corner_radius : 0)
+            strokeWidth: has(\.stroke_width) ? BoundaryValues.strokeWidth(s.stroke_width, "stroke width") : 0,
+            cornerRadius: has(\.corner_radius) ? BoundaryValues.strokeWidth(s.corner_radius, "corner radius") : 0)
     }
 
     /// Parses optional JSON object text from a plugin; anything but an object gives nil.

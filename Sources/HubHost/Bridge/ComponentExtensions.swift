@@ -29,7 +29,7 @@ final class ChildrenAdapter: ExtensionAdapter<hub_children_ext>, ComponentWithCh
         didSet {
             guard !installed, let set = (component.isAlive ? methods.set_child_delegate : nil) else { return }
             installed = true
-            set(component.instance, cDelegate)
+            CallRecorder.during(.childDelegate, slot: component.slot) { set(component.instance, cDelegate) }
         }
     }
 
@@ -66,12 +66,14 @@ final class ImageHandlingAdapter: ExtensionAdapter<hub_image_handling_ext>, Comp
     func preferredSizeForImage(_ image: ImageData, model: ComponentModel, containerSize: Size) -> Size {
         guard let preferred = (component.isAlive ? methods.preferred_image_size : nil) else { return .zero }
         let kind = hub_image_kind(rawValue: UInt32(image.kind.rawValue))
-        let size = ModelCStrings.borrowing {
-            withOptionalCString(image.identifier) {
-                preferred(component.instance, kind, $0, CInterop.handle(model), CInterop.size(containerSize))
+        return ModelCStrings.borrowing {
+            withOptionalCString(image.identifier) { id in
+                CallRecorder.during(.imageSize, slot: component.slot, model: model) {
+                    CInterop.size(
+                        preferred(component.instance, kind, id, CInterop.handle(model), CInterop.size(containerSize)))
+                }
             }
         }
-        return CInterop.size(size)
     }
 
     func updateView(forLoadedImage image: LoadedImage, from data: ImageData, model: ComponentModel, animated: Bool) {
@@ -87,7 +89,9 @@ final class ImageHandlingAdapter: ExtensionAdapter<hub_image_handling_ext>, Comp
                     c.size = CInterop.size(image.pixelSize)
                     c.bytes = bytes.baseAddress
                     c.length = bytes.count
-                    loaded(component.instance, &c, animated)
+                    CallRecorder.during(.imageLoaded, slot: component.slot, model: model) {
+                        loaded(component.instance, &c, animated)
+                    }
                 }
             }
         }
@@ -98,36 +102,44 @@ final class ImageHandlingAdapter: ExtensionAdapter<hub_image_handling_ext>, Comp
 final class UIStateAdapter: ExtensionAdapter<hub_ui_state_ext>, ComponentWithRestorableUIState {
     var currentUIState: String? {
         guard let current = (component.isAlive ? methods.current_ui_state : nil) else { return nil }
-        return CInterop.string(current(component.instance))
+        return CallRecorder.during(.saveUIState, slot: component.slot) { CInterop.string(current(component.instance)) }
     }
     func restoreUIState(_ state: String) {
         guard let restore = (component.isAlive ? methods.restore_ui_state : nil) else { return }
-        state.withCString { restore(component.instance, $0) }
+        CallRecorder.during(.restoreUIState, slot: component.slot) { state.withCString { restore(component.instance, $0) } }
     }
 }
 
 /// hub.selection-state/1.
 final class SelectionStateAdapter: ExtensionAdapter<hub_selection_state_ext>, ComponentWithSelectionState {
     func updateViewForSelectionState(_ state: SelectionState) {
-        (component.isAlive ? methods.update_selection_state : nil)?(
-            component.instance, hub_selection_state(rawValue: UInt32(state.rawValue)))
+        guard let update = (component.isAlive ? methods.update_selection_state : nil) else { return }
+        CallRecorder.during(.selectionState, slot: component.slot) {
+            update(component.instance, hub_selection_state(rawValue: UInt32(state.rawValue)))
+        }
     }
 }
 
 /// hub.content-offset-observer/1.
 final class ContentOffsetAdapter: ExtensionAdapter<hub_content_offset_observer_ext>, ComponentContentOffsetObserver {
     func updateViewForChangedContentOffset(_ offset: Point) {
-        (component.isAlive ? methods.content_offset_changed : nil)?(
-            component.instance, hub_point(x: offset.x, y: offset.y))
+        guard let changed = (component.isAlive ? methods.content_offset_changed : nil) else { return }
+        CallRecorder.during(.contentOffset, slot: component.slot) {
+            changed(component.instance, hub_point(x: offset.x, y: offset.y))
+        }
     }
 }
 
 /// hub.view-observer/1.
 final class ViewObserverAdapter: ExtensionAdapter<hub_view_observer_ext>, ComponentViewObserver {
     func viewDidResize(_ size: Size) {
-        (component.isAlive ? methods.view_did_resize : nil)?(component.instance, CInterop.size(size))
+        guard let resize = (component.isAlive ? methods.view_did_resize : nil) else { return }
+        CallRecorder.during(.viewResize, slot: component.slot) { resize(component.instance, CInterop.size(size)) }
     }
-    func viewWillAppear() { (component.isAlive ? methods.view_will_appear : nil)?(component.instance) }
+    func viewWillAppear() {
+        guard let appear = (component.isAlive ? methods.view_will_appear : nil) else { return }
+        CallRecorder.during(.viewWillAppear, slot: component.slot) { appear(component.instance) }
+    }
 }
 
 /// hub.action-performer/1. The host-side performer is held weakly, as Hub's is.
@@ -139,7 +151,7 @@ final class ActionPerformerAdapter: ExtensionAdapter<hub_action_performer_ext>, 
         didSet {
             guard !installed, let set = (component.isAlive ? methods.set_action_performer : nil) else { return }
             installed = true
-            set(component.instance, cPerformer)
+            CallRecorder.during(.actionPerformer, slot: component.slot) { set(component.instance, cPerformer) }
         }
     }
 
@@ -166,7 +178,13 @@ final class ActionPerformerAdapter: ExtensionAdapter<hub_action_performer_ext>, 
 final class ActionObserverAdapter: ExtensionAdapter<hub_action_observer_ext>, ComponentActionObserver {
     func actionPerformed(with context: ActionContext) {
         guard let observe = (component.isAlive ? methods.action_performed : nil) else { return }
-        ModelCStrings.borrowing { ActionContextBridge.withCContext(context) { observe(component.instance, $0) } }
+        ModelCStrings.borrowing {
+            ActionContextBridge.withCContext(context) { c in
+                CallRecorder.during(.actionObserver, slot: component.slot, model: context.componentModel) {
+                    observe(component.instance, c)
+                }
+            }
+        }
     }
 }
 

@@ -138,10 +138,11 @@ enum HostTable {
         }
         table.schedule = { host, seconds, fn, userData in
             guard let (record, pluginHost) = HostTable.resolve(host), let fn else { return }
-            pluginHost.scheduler.schedule(after: seconds, owner: record.owner) { [weak record] in
+            let delay = BoundaryValues.seconds(seconds, record: record, call: "schedule")
+            pluginHost.scheduler.schedule(after: delay, owner: record.owner) { [weak record] in
                 // Timers of an unloaded plugin are cancelled; this guards against any left behind.
                 guard let record, record.codeCallable else { return }
-                fn(userData)
+                CallRecorder.during(.timer, slot: record.callSlot) { fn(userData) }
             }
         }
 

@@ -59,6 +59,7 @@ enum ModelBridge {
 
         table.measure_text = { _, text, style, maxWidth in
             let style = CInterop.textStyle(style)
+            let maxWidth = BoundaryValues.maxWidth(maxWidth)
             guard let text else { return CInterop.size(TextMetrics.measure("", style: style, maxWidth: maxWidth)) }
             let bytes = UnsafeBufferPointer(
                 start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text))

@@ -19,7 +19,10 @@ final class PluginActionFactory: ActionFactory {
     func createAction(forName name: String) -> Action? {
         guard !isRetired, let record, record.codeCallable, let create = methods.create_action else { return nil }
         var action = hub_action()
-        guard name.withCString({ create(factory, $0, &action) }), let klass = action.klass else { return nil }
+        let created = CallRecorder.during(.createAction, slot: record.callSlot) {
+            name.withCString { create(factory, $0, &action) }
+        }
+        guard created, let klass = action.klass else { return nil }
         return PluginAction(klass: klass, instance: action.instance, record: record)
     }
 
@@ -27,7 +30,9 @@ final class PluginActionFactory: ActionFactory {
     func retire() {
         guard !isRetired else { return }
         isRetired = true
-        if record?.codeCallable == true { methods.destroy?(factory) }
+        if let record, record.codeCallable, let destroy = methods.destroy {
+            CallRecorder.during(.factoryDestroy, slot: record.callSlot) { destroy(factory) }
+        }
     }
 }
 
@@ -48,10 +53,14 @@ final class PluginAction: Action {
     }
 
     func perform(with context: ActionContext, completion: @escaping AsyncActionCompletion) -> ActionResult {
-        guard !destroyed, record?.codeCallable == true, let perform = methods.perform else { return .notPerformed }
+        guard !destroyed, let record, record.codeCallable, let perform = methods.perform else { return .notPerformed }
         let finish = AsyncCompletion.make(completion)
         let result = ModelCStrings.borrowing {
-            ActionContextBridge.withCContext(context) { perform(instance, $0, finish) }
+            ActionContextBridge.withCContext(context) { c in
+                CallRecorder.during(.actionHandler, slot: record.callSlot, model: context.componentModel) {
+                    perform(instance, c, finish)
+                }
+            }
         }
         switch result {
         case HUB_ACTION_PERFORMED:
@@ -67,7 +76,9 @@ final class PluginAction: Action {
     func destroy() {
         guard !destroyed else { return }
         destroyed = true
-        if record?.codeCallable == true { methods.destroy?(instance) }
+        if let record, record.codeCallable, let destroy = methods.destroy {
+            CallRecorder.during(.destroy, slot: record.callSlot) { destroy(instance) }
+        }
     }
 }
 
@@ -134,8 +145,14 @@ final class PluginActionHandler: ActionHandler {
     }
 
     func handleAction(with context: ActionContext) -> Bool {
-        guard record?.codeCallable == true, let handle = methods.handle else { return false }
-        return ModelCStrings.borrowing { ActionContextBridge.withCContext(context) { handle(handler, $0) } }
+        guard let record, record.codeCallable, let handle = methods.handle else { return false }
+        return ModelCStrings.borrowing {
+            ActionContextBridge.withCContext(context) { c in
+                CallRecorder.during(.actionHandler, slot: record.callSlot, model: context.componentModel) {
+                    handle(handler, c)
+                }
+            }
+        }
     }
 }
 

@@ -11,6 +11,8 @@ final class PluginComponent: Component {
     let instance: UnsafeMutableRawPointer?
     let factory: PluginComponentFactory
     weak var record: PluginRecord?
+    /// The plugin's `CallRecorder` slot, noted before every call into it.
+    let slot: UInt16
     /// False once revoked or destroyed.
     @exclusivity(unchecked) private(set) var isAlive = true
     /// The model last configured: the plugin may keep its handle until the next configure, reuse or destroy.
@@ -39,6 +41,7 @@ final class PluginComponent: Component {
         self.instance = instance
         self.factory = factory
         self.record = record
+        self.slot = record.callSlot
         self.methods = CInterop.copyTable(klass)
     }
 
@@ -49,18 +52,25 @@ final class PluginComponent: Component {
     }
 
     lazy var layoutTraits: Set<LayoutTrait> = {
-        guard isAlive, let traits = methods.layout_traits, let list = traits(instance) else { return [] }
+        guard isAlive, let traits = methods.layout_traits,
+            let list = CallRecorder.during(.layoutTraits, slot: slot, { traits(instance) })
+        else { return [] }
         return LayoutTrait.parseList(String(cString: list))
     }()
 
-    func loadView() { if isAlive { methods.load_view?(instance) } }
+    func loadView() {
+        guard isAlive, let load = methods.load_view else { return }
+        CallRecorder.during(.loadView, slot: slot) { load(instance) }
+    }
 
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
         guard isAlive, let size = methods.preferred_view_size else { return .zero }
-        var result = CInterop.size(
-            ModelCStrings.borrowing {
-                size(instance, CInterop.handle(model), CInterop.size(containerSize))
-            })
+        // Checked inside the call's record, so a bad size is reported as this plugin's.
+        var result = ModelCStrings.borrowing {
+            CallRecorder.during(.size, slot: slot, model: model) {
+                CInterop.size(size(instance, CInterop.handle(model), CInterop.size(containerSize)))
+            }
+        }
         // Borrowed for the call only: unless an instance shows it, its strings can go.
         ModelCStrings.releaseIfUnused(model)
         result.width = min(result.width, containerSize.width)  // the host clamps the width to the container
@@ -68,20 +78,26 @@ final class PluginComponent: Component {
     }
 
     func prepareViewForReuse() {
-        if isAlive { methods.prepare_view_for_reuse?(instance) }
+        if isAlive, let prepare = methods.prepare_view_for_reuse {
+            CallRecorder.during(.prepareForReuse, slot: slot, model: configuredModel) { prepare(instance) }
+        }
         if let previous = setConfiguredModel(nil) { ModelCStrings.unhold(previous) }
     }
 
     func configureView(with model: ComponentModel, containerSize: Size) {
         guard isAlive, let configure = methods.configure_view else { return }
         let previous = setConfiguredModel(model)
-        configure(instance, CInterop.handle(model), CInterop.size(containerSize))
+        CallRecorder.during(.configure, slot: slot, model: model) {
+            configure(instance, CInterop.handle(model), CInterop.size(containerSize))
+        }
         if let previous { ModelCStrings.unhold(previous) }
     }
 
     func drawView(into view: ViewBuilder, size: Size) {
         guard isAlive, let draw = methods.draw_view else { return }
-        ViewBuilderBridge.withBuilder(view) { draw(instance, $0, CInterop.size(size)) }
+        ViewBuilderBridge.withBuilder(view) { builder in
+            CallRecorder.during(.draw, slot: slot, model: configuredModel) { draw(instance, builder, CInterop.size(size)) }
+        }
     }
 
     func destroy() {
@@ -100,7 +116,9 @@ final class PluginComponent: Component {
         let destroy = isAlive ? methods.destroy : nil
         isAlive = false
         let previous = setConfiguredModel(nil)
-        if record?.codeCallable == true { destroy?(instance) }
+        if record?.codeCallable == true, let destroy {
+            CallRecorder.during(.destroy, slot: slot, model: previous) { destroy(instance) }
+        }
         if let previous { ModelCStrings.unhold(previous) }
     }
 
@@ -109,7 +127,9 @@ final class PluginComponent: Component {
     /// The plugin's table for `id`, looked up once.
     func extensionTable<T>(_ id: String, as type: T.Type) -> UnsafePointer<T>? {
         if let cached = extensionCache[id] { return cached.map { $0.assumingMemoryBound(to: T.self) } }
-        let table = (isAlive ? methods.get_extension : nil).flatMap { get in id.withCString { get(instance, $0) } }
+        let table = (isAlive ? methods.get_extension : nil).flatMap { get in
+            CallRecorder.during(.getExtension, slot: slot) { id.withCString { get(instance, $0) } }
+        }
         extensionCache[id] = .some(table)
         return table?.assumingMemoryBound(to: T.self)
     }

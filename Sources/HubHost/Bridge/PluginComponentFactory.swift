@@ -16,7 +16,8 @@ final class PluginComponentFactory: ComponentFactory {
         self.record = record
         var names: [String] = []
         if CInterop.covers(factory.pointee.struct_size, \hub_component_factory.component_names),
-            let list = factory.pointee.component_names?(factory)
+            let listNames = factory.pointee.component_names,
+            let list = CallRecorder.during(.componentNames, slot: record.callSlot, { listNames(factory) })
         {
             var i = 0
             while let name = list[i] {
@@ -33,7 +34,9 @@ final class PluginComponentFactory: ComponentFactory {
             let create = factory.pointee.create_component
         else { return nil }
         var made = hub_component()
-        let created = name.withCString { create(factory, $0, &made) }
+        let created = CallRecorder.during(.createComponent, slot: record.callSlot) {
+            name.withCString { create(factory, $0, &made) }
+        }
         guard created, let klass = made.klass else { return nil }
         let component = PluginComponent(klass: klass, instance: made.instance, factory: self, record: record)
         record.track(component)
@@ -47,7 +50,9 @@ final class PluginComponentFactory: ComponentFactory {
         isRetired = true
         record?.revokeLiveComponents(of: self)
         if record?.codeCallable == true, CInterop.covers(factory.pointee.struct_size, \hub_component_factory.destroy) {
-            factory.pointee.destroy?(factory)
+            if let destroy = factory.pointee.destroy, let slot = record?.callSlot {
+                CallRecorder.during(.factoryDestroy, slot: slot) { destroy(factory) }
+            }
         }
     }
 }

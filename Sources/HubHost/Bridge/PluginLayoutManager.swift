@@ -12,6 +12,12 @@ final class PluginLayoutManager: LayoutManager {
         self.record = record
     }
 
+    /// Runs a call into the plugin's layout manager, noted for fault reports; the margin it returns is checked.
+    private func margin(_ body: () -> Double) -> Double {
+        let value = CallRecorder.during(.layoutManager, slot: record?.callSlot ?? 0, body)
+        return BoundaryValues.margin(value)
+    }
+
     private func function<U>(_ member: KeyPath<hub_layout_manager, U?>) -> U? {
         guard record?.codeCallable == true, CInterop.covers(manager.pointee.struct_size, member) else { return nil }
         // Only the member's own bytes are read (the struct may be shorter than this host's view of it).
@@ -27,7 +33,9 @@ final class PluginLayoutManager: LayoutManager {
 
     func marginBetweenComponent(withTraits traits: Set<LayoutTrait>, andContentEdge edge: ContentEdge) -> Double {
         guard let margin = function(\.margin_to_edge) else { return 0 }
-        return Self.withTraits(traits) { margin(manager, $0, hub_content_edge(rawValue: UInt32(edge.rawValue))) }
+        return self.margin {
+            Self.withTraits(traits) { margin(manager, $0, hub_content_edge(rawValue: UInt32(edge.rawValue))) }
+        }
     }
 
     func verticalMarginBetweenComponent(
@@ -35,20 +43,23 @@ final class PluginLayoutManager: LayoutManager {
         andHeaderWithTraits headerTraits: Set<LayoutTrait>
     ) -> Double {
         guard let margin = function(\.vertical_margin_to_header) else { return 0 }
-        return Self.withTraits(traits) { t in Self.withTraits(headerTraits) { h in margin(manager, t, h) } }
+        return self.margin { Self.withTraits(traits) { t in Self.withTraits(headerTraits) { h in margin(manager, t, h) } } }
     }
 
     func horizontalMarginForComponent(withTraits traits: Set<LayoutTrait>, precedingTraits: Set<LayoutTrait>) -> Double
     {
         guard let margin = function(\.horizontal_margin) else { return 0 }
-        let value = Self.withTraits(traits) { t in Self.withTraits(precedingTraits) { p in margin(manager, t, p) } }
         // HUB_MARGIN_NEW_ROW is DBL_MAX, HubCore's `.greatestFiniteMagnitude`: the same value, passed through.
-        return value
+        return self.margin {
+            Self.withTraits(traits) { t in Self.withTraits(precedingTraits) { p in margin(manager, t, p) } }
+        }
     }
 
     func verticalMarginForComponent(withTraits traits: Set<LayoutTrait>, precedingTraits: Set<LayoutTrait>) -> Double {
         guard let margin = function(\.vertical_margin) else { return 0 }
-        return Self.withTraits(traits) { t in Self.withTraits(precedingTraits) { p in margin(manager, t, p) } }
+        return self.margin {
+            Self.withTraits(traits) { t in Self.withTraits(precedingTraits) { p in margin(manager, t, p) } }
+        }
     }
 
     func horizontalOffsetForComponents(
@@ -58,7 +69,8 @@ final class PluginLayoutManager: LayoutManager {
         guard let offset = function(\.horizontal_offset) else { return 0 }
         // Every trait name of the row in one C-string array, sliced per component.
         let names = row.map(\.sortedNames)
-        return CInterop.withCStrings(names.flatMap { $0 }) { all in
+        return margin {
+            CInterop.withCStrings(names.flatMap { $0 }) { all in
             var start = 0
             var rows: [hub_traits] = []
             for list in names {
@@ -66,7 +78,8 @@ final class PluginLayoutManager: LayoutManager {
                 start += list.count
             }
             return rows.withUnsafeBufferPointer {
-                offset(manager, $0.baseAddress, row.count, firstComponentLeadingOffset, lastComponentTrailingOffset)
+                    offset(manager, $0.baseAddress, row.count, firstComponentLeadingOffset, lastComponentTrailingOffset)
+                }
             }
         }
     }

@@ -31,7 +31,9 @@ extension PluginHost {
             let destroyed = record.revokeLiveComponents()
             let revoked = revokeRegistrations(of: record)
             // A descriptor too short to hold deinit reads as NULL there (copyTable zeroes what it does not cover).
-            if let descriptor = record.descriptor { CInterop.copyTable(descriptor).deinit?() }
+            if let descriptor = record.descriptor, let deinitialize = CInterop.copyTable(descriptor).deinit {
+                CallRecorder.during(.deinitialize, slot: record.callSlot) { deinitialize() }
+            }
             record.codeCallable = false
             if record.isSwiftImage {
                 // The Swift runtime keeps this image's metadata for good: keep it mapped (and its host table alive).

@@ -30,6 +30,9 @@ public final class PluginHost {
     /// The probe stage: each discovered file version is exercised in a child process (cached) before any of its
     /// code runs here; quarantined files are listed with their reason, never loaded. nil: no probing.
     public var probeGate: ProbeGate?
+    /// File versions (path and content digest) a worker's supervisor quarantined after they faulted: never loaded,
+    /// whether or not probing is on.
+    public var quarantinedVersions: [QuarantineRecord] = []
     /// Which files may load at all (permissions, `--trusted-hashes`, safe mode), checked before the probe.
     public var trust = PluginTrust()
     /// Plugin ids that win a namespace two plugins claim (`--prefer`); without one, neither loads.
@@ -114,10 +117,17 @@ public final class PluginHost {
         }
         // Probe: a file that crashed, hung or failed in a child is quarantined, never opened here.
         var quarantined: [String: String] = [:]
+        for record in quarantinedVersions where files.contains(where: { $0.path == record.file }) {
+            if ContentDigest.of(file: URL(fileURLWithPath: record.file)) == record.hash {
+                quarantined[record.file] = record.reason
+            }
+        }
+        files.removeAll { quarantined[$0.path] != nil }
+        let faulted = Set(quarantined.keys)
         if let probeGate {
             for record in probeGate.filter(files).quarantined { quarantined[record.file] = record.reason }
         }
-        for file in files {
+        for file in files + faulted.sorted().map({ URL(fileURLWithPath: $0) }) {
             if let why = quarantined[file.path] {
                 records.append(notLoaded(file, .quarantined("\(file.lastPathComponent): \(why)")))
             } else {
@@ -240,7 +250,9 @@ public final class PluginHost {
         record.hostTable = table
         record.codeCallable = true
         var error = [CChar](repeating: 0, count: 1024)
-        let initialised = d.`init`!(table, &error, error.count)
+        record.callSlot = CallRecorder.register(
+            path: record.file.path, id: record.id!, version: record.version!, digest: record.contentHash ?? "")
+        let initialised = CallRecorder.during(.initialize, slot: record.callSlot) { d.`init`!(table, &error, error.count) }
         guard initialised else {
             let message = String(cString: error)
             revokeRegistrations(of: record)

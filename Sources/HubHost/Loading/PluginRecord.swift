@@ -76,6 +76,8 @@ public final class PluginRecord {
     // MARK: Host-side bookkeeping
 
     weak var host: PluginHost?
+    /// Where `CallRecorder` notes calls into this plugin (0 until it is initialised).
+    var callSlot: UInt16 = 0
     var handle: UnsafeMutableRawPointer?
     var descriptor: UnsafePointer<hub_plugin_descriptor>?
     /// The plugin's own `hub_host` table; `host_data` points back at this record.

@@ -22,9 +22,27 @@ public final class ProbeGate: @unchecked Sendable {
 
     public init(cacheDirectory: URL, runner: ProbeRunner) {
         self.runner = runner
-        let exe = FileStamp.of(runner.executable)
-        let identity = "\(runner.executable.path)#\(exe?.size ?? 0)#\(exe?.mtimeNanos ?? 0)"
-        self.cache = ProbeCache(file: cacheDirectory.appendingPathComponent("probe-cache.json"), hostIdentity: identity)
+        self.cache = Self.cache(in: cacheDirectory, executable: runner.executable)
+    }
+
+    private static func cache(in directory: URL, executable: URL) -> ProbeCache {
+        let exe = FileStamp.of(executable)
+        let identity = "\(executable.path)#\(exe?.size ?? 0)#\(exe?.mtimeNanos ?? 0)"
+        return ProbeCache(file: directory.appendingPathComponent("probe-cache.json"), hostIdentity: identity)
+    }
+
+    /// Records a quarantine a worker's supervisor decided (a fault at run time) in the cache every command reads,
+    /// so the next run does not load that file version either. A changed file clears it, as any quarantine.
+    public static func persist(_ record: QuarantineRecord, cacheDirectory: URL) {
+        guard let executable = ProbeRunner.defaultExecutable() else { return }
+        let cache = cache(in: cacheDirectory, executable: executable)
+        let url = URL(fileURLWithPath: record.file)
+        guard let stamp = FileStamp.of(url) else { return }
+        var entry = ProbeCache.Entry(
+            size: stamp.size, mtimeNanos: stamp.mtimeNanos, inode: stamp.inode, hash: record.hash)
+        entry.quarantine = record
+        cache.store(url, entry)
+        cache.save()
     }
 
     /// A gate with the default `hubhost` executable, or nil when probing is impossible or switched off

@@ -58,7 +58,8 @@ public struct ProbePhase: Codable, Sendable {
 /// Why a file version may not be loaded: its probe crashed, hung or failed. Keyed by the file's stamp and hash,
 /// so it clears as soon as the file changes.
 public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
-    public enum Kind: String, Codable, Sendable { case crash, hang, failure }
+    /// `exit`: plugin code ended the process (`exit()`), seen by a worker's supervisor.
+    public enum Kind: String, Codable, Sendable { case crash, hang, failure, exit }
 
     public var file: String
     public var size: Int64
@@ -68,6 +69,8 @@ public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
     /// The phase the probe was in ("init", "configure", …) and the component, when it was exercising one.
     public var phase: String
     public var component: String?
+    /// The model it was called for, "body[2] (id "c")", when a worker faulted on one (nil for probes).
+    public var model: String?
     /// "SIGSEGV" for crashes.
     public var signal: String?
     /// The failure message, or what happened ("killed after 5 s").
@@ -78,8 +81,9 @@ public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
 
     /// "crashed with SIGSEGV in init", "hung in init (killed after 5 s)", "failed in configure [demo:row]: …".
     public var reason: String {
-        let place = phase + (component.map { " [\($0)]" } ?? "")
+        let place = phase + (component.map { " [\($0)]" } ?? "") + (model.map { " for \($0)" } ?? "")
         switch kind {
+        case .exit: return "exited the process in \(place)" + (message.isEmpty ? "" : " (\(message))")
         case .crash: return "crashed with \(signal ?? "a signal") in \(place)" + (message.isEmpty ? "" : ": \(message)")
         case .hang: return "hung in \(place) (\(message))"
         case .failure: return "failed in \(place): \(message)"

@@ -38,6 +38,8 @@ struct Events: ParsableCommand {
                     + "skipped (--keep-going)"),
                 (.failed, "stopped at a bad script line, or the view or script cannot be read, or the output "
                     + "cannot be written"),
+                (.pluginFault, "a plugin crashed, hung or exited in a step: it was quarantined; the replay stopped "
+                    + "there, or with --keep-going went on without it from the next step"),
             ]))
             """
     )
@@ -54,6 +56,8 @@ struct Events: ParsableCommand {
 
     @OptionGroup var images: ImageOptions
 
+    @OptionGroup var isolation: IsolationOptions
+
     @Flag(help: "Print the trace as JSON lines.")
     var json = false
 
@@ -65,7 +69,11 @@ struct Events: ParsableCommand {
     )
     var output: String?
 
-    @Flag(name: .customLong("keep-going"), help: "Skip bad script lines (reported) instead of stopping at the first.")
+    @Flag(
+        name: .customLong("keep-going"),
+        help:
+            "Skip bad script lines (reported) instead of stopping at the first; after a plugin fault, go on with the next step in a fresh worker without that plugin."
+    )
     var keepGoing = false
 
     @Flag(name: .customLong("manual-images"), help: "Image loads finish only when an \"image\" event says so.")
@@ -94,6 +102,12 @@ struct Events: ParsableCommand {
     }
 
     func run() throws {
+        // Plugin code runs in a worker (this command again); this process only supervises it.
+        if isolation.supervises {
+            OneShotSupervisor(
+                isolation: isolation, plugins: plugins, viewFile: view, keepGoing: keepGoing, isEventScript: true
+            ).run()
+        }
         let loaded = try LoadedView.load(view, images: images)
         let viewURL = loaded.url
         let decoded = loaded.decoded
@@ -107,8 +121,11 @@ struct Events: ParsableCommand {
         plugins.reportProblems(of: host)
 
         let out = FileHandle.standardOutput
+        // A worker taking over after a plugin fault replays the steps before it silently: they were printed.
+        let resumeAfter = Worker.resumeAfterStep
+        var replaying = resumeAfter > 0
         let trace = EventTrace { [json, noCalls] record in
-            if noCalls && record.kind == .call { return }
+            if replaying || (noCalls && record.kind == .call) { return }
             out.write(Data(((json ? record.jsonLine : TerminalText.line(record.description)) + "\n").utf8))
         }
         trace.keepRecords = false
@@ -145,8 +162,15 @@ struct Events: ParsableCommand {
                 stoppedAt = error
                 break
             }
+            if replaying && number >= resumeAfter {
+                replaying = false
+                // The step whose plugin faulted is not applied again.
+                if number == resumeAfter { continue }
+            }
+            CallRecorder.noteStep(number)
             engine.apply(event, step: number)
         }
+        CallRecorder.noteStep(0)
 
         let pool = engine.pipeline.pool
         trace.step = 0

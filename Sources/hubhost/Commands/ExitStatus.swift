@@ -13,6 +13,9 @@ enum ExitStatus: Int32, CaseIterable {
     case notFound = 3
     /// Instances were still alive after their owner was unloaded (`list-services --unload`).
     case survivors = 4
+    /// Done, but plugin code crashed, hung or exited its worker: the culprit was quarantined and its components
+    /// fell back by category (the fault is on stderr, one line naming plugin, call and model).
+    case pluginFault = 5
     /// The command line itself was wrong (ArgumentParser's validation errors).
     case usage = 64
 

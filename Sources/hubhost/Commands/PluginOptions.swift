@@ -85,6 +85,7 @@ struct PluginOptions: ParsableArguments {
         let host = PluginHost(cacheDirectory: cache, logger: makeLogger())
         host.trust = trust
         host.preferredPluginIDs = Set(preferred)
+        host.quarantinedVersions = Worker.quarantined
         if isSafeMode { Diagnostics.print("hubhost: safe mode: no plugins are loaded") }
         // Each plugin version is first exercised in a child process (cached); crashing ones are quarantined.
         ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))?.install(on: host)
@@ -115,5 +116,10 @@ struct PluginOptions: ParsableArguments {
 enum Diagnostics {
     static func print(_ line: String) {
         FileHandle.standardError.write(Data((TerminalText.line(line) + "\n").utf8))
+    }
+
+    /// Several lines, each made safe as `print` makes one.
+    static func printBlock(_ text: String) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) { print(String(line)) }
     }
 }

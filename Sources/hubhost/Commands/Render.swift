@@ -32,6 +32,8 @@ struct Render: ParsableCommand {
                 (.failed, "nothing rendered: the file cannot be read, is not JSON, has a root that is not a view, "
                     + "or --strict found problems; or the output cannot be written"),
                 (.notFound, "--layout-manager names no registered layout manager"),
+                (.pluginFault, "rendered, but a plugin crashed, hung or exited: it was quarantined and its components "
+                    + "fell back (the fault is on stderr)"),
             ]))
             """
     )
@@ -44,6 +46,8 @@ struct Render: ParsableCommand {
     @OptionGroup var viewport: ViewportOptions
 
     @OptionGroup var images: ImageOptions
+
+    @OptionGroup var isolation: IsolationOptions
 
     @Option(help: "Output format: json, svg, html or text.")
     var format: DrawingFormat = .json
@@ -79,6 +83,8 @@ struct Render: ParsableCommand {
     }
 
     func run() throws {
+        // Plugin code runs in a worker (this command again); this process only supervises it.
+        if isolation.supervises { OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: view).run() }
         // Decode first: a broken file needs no plugins.
         let loaded = try LoadedView.load(view, images: images, maxErrors: maxErrors)
         if strict && !loaded.problems.isEmpty {

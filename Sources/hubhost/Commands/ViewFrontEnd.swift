@@ -40,7 +40,8 @@ struct LoadedView {
         if decoded.suppressedIssueCount > 0 {
             problems.append("\(path): … and \(decoded.suppressedIssueCount) more problems (--max-errors \(maxErrors))")
         }
-        for line in problems { Diagnostics.print(line) }
+        // A worker started again after a plugin fault: the first one printed them.
+        if !Worker.isRestart { for line in problems { Diagnostics.print(line) } }
         return LoadedView(
             path: path, url: url, decoded: decoded, access: access, problems: problems,
             problemCount: decoded.totalIssueCount + imageIssues.count)

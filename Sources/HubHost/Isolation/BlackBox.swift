@@ -1,0 +1,132 @@
+import Foundation
+
+/// The shared file a worker process writes its last plugin call into, so that its supervisor can name the
+/// culprit after the worker crashed, hung or exited (Chromium's crash keys, on one page).
+///
+/// Layout (little-endian 64-bit words at the start, then one fixed-size slot per loaded plugin):
+///
+/// | word | meaning |
+/// | --- | --- |
+/// | 0 | magic `BlackBox.magic` |
+/// | 1 | the call in progress: sequence << 32 \| `PluginCall` << 16 \| plugin slot (0: no plugin call) |
+/// | 2 | the model of that call, as a `ModelLocation` code (0: none) |
+/// | 3 | the event-script step (line) being applied (0: none) |
+/// | 4 | the worker's phase (`Phase`) |
+///
+/// Plugin slot `n` (1-based) is `slotSize` bytes at `tableOffset + (n - 1) * slotSize`: a NUL-terminated line
+/// `file path \t plugin id \t version \t content digest`, written when the plugin is loaded.
+///
+/// The worker only ever stores; the supervisor only reads, while the worker runs (the watchdog) and after it
+/// ended. The file is unlinked as soon as both have it open, so nothing is left on disk.
+public enum BlackBox {
+    public static let magic: UInt64 = 0x3130_5842_4255_48  // "HUBBX01"
+    public static let tableOffset = 4096
+    public static let slotSize = 512
+    public static let slotCount = 4096
+    public static let fileSize = tableOffset + slotSize * slotCount
+
+    /// The environment variable that tells a worker which inherited descriptor holds its black box.
+    public static let environmentKey = "HUBHOST_WORKER_BLACKBOX"
+
+    public enum Phase: UInt64, Sendable {
+        case starting = 0, loading = 1, running = 2, finished = 3
+    }
+
+    /// A plugin as a slot describes it.
+    public struct PluginInfo: Equatable, Sendable {
+        public var path: String
+        public var id: String
+        public var version: String
+        public var digest: String
+
+        /// "libfragile.so (com.example.fragile 1.0.0)".
+        public var displayName: String {
+            let file = (path as NSString).lastPathComponent
+            return id.isEmpty ? file : "\(file) (\(id) \(version))"
+        }
+
+        var line: String { [path, id, version, digest].joined(separator: "\t") }
+
+        init(path: String, id: String, version: String, digest: String) {
+            self.path = path
+            self.id = id
+            self.version = version
+            self.digest = digest
+        }
+
+        init?(line: String) {
+            let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 4 else { return nil }
+            self.init(path: parts[0], id: parts[1], version: parts[2], digest: parts[3])
+        }
+    }
+
+    /// What the box said when read.
+    public struct Snapshot: Equatable, Sendable {
+        public var call: PluginCall
+        public var plugin: PluginInfo?
+        public var location: ModelLocationCode
+        public var step: Int
+        public var phase: Phase
+        /// Changes with every call: the watchdog's way to tell a long call from many short ones.
+        public var callWord: UInt64
+
+        /// True while (or when) the worker was inside plugin code.
+        public var inPluginCall: Bool { callWord & 0xFFFF != 0 }
+    }
+
+    /// The supervisor's side: a mapping of the file.
+    public final class Reader: @unchecked Sendable {
+        private let words: UnsafeMutablePointer<UInt64>
+        private let base: UnsafeMutableRawPointer
+
+        /// Maps `descriptor` (which stays owned by the caller).
+        public init?(descriptor: Int32) {
+            guard let mapped = mmap(nil, BlackBox.fileSize, PROT_READ, MAP_SHARED, descriptor, 0),
+                mapped != MAP_FAILED
+            else { return nil }
+            base = mapped
+            words = mapped.assumingMemoryBound(to: UInt64.self)
+        }
+
+        deinit { munmap(base, BlackBox.fileSize) }
+
+        /// Reads the words (a racing write can only make the watchdog wait one more tick).
+        public func read() -> Snapshot {
+            let callWord = words[1]
+            let slot = Int(callWord & 0xFFFF)
+            return Snapshot(
+                call: PluginCall(rawValue: UInt8(truncatingIfNeeded: callWord >> 16)) ?? .none,
+                plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(words[2]),
+                step: Int(truncatingIfNeeded: words[3]), phase: Phase(rawValue: words[4]) ?? .starting,
+                callWord: callWord)
+        }
+
+        /// The plugin in slot `slot` (1-based), if the worker wrote it.
+        public func plugin(slot: Int) -> PluginInfo? {
+            guard slot >= 1, slot <= BlackBox.slotCount else { return nil }
+            let start = base + BlackBox.tableOffset + (slot - 1) * BlackBox.slotSize
+            let bytes = UnsafeRawBufferPointer(start: start, count: BlackBox.slotSize)
+            let end = bytes.firstIndex(of: 0) ?? bytes.count
+            return PluginInfo(line: String(decoding: bytes[..<end], as: UTF8.self))
+        }
+    }
+
+    /// Creates the shared file, already unlinked: the returned descriptor is the only way to it.
+    public static func create(in directory: URL = FileManager.default.temporaryDirectory) throws -> Int32 {
+        var template = Array(directory.appendingPathComponent("hubhost-blackbox-XXXXXX").path.utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // only the worker gets it (as fd 3)
+        guard ftruncate(fd, off_t(fileSize)) == 0 else {
+            let code = errno
+            close(fd)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+        return fd
+    }
+}
+
+/// A `ModelLocation` code as read from a black box (0: the call had no model).
+public typealias ModelLocationCode = UInt64

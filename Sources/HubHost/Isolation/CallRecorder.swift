@@ -1,0 +1,107 @@
+import Foundation
+import HubCore
+
+/// Notes, before each call into plugin code, which plugin, which call and which model, and clears it after: in a
+/// worker, into the shared `BlackBox` page its supervisor reads after a crash or while watching for a hang; in any
+/// other process, into a private page (so the cost is the same two stores, and `BoundaryValues` can still name
+/// the plugin a bad value came from).
+///
+/// # Thread safety
+/// Main thread only, as every plugin call is (the header's thread rule).
+public enum CallRecorder {
+    /// Word 1: the call; word 2: the model; word 3: the event step; word 4: the phase (see `BlackBox`).
+    @exclusivity(unchecked) nonisolated(unsafe) private static var words: UnsafeMutablePointer<UInt64> = {
+        let local = UnsafeMutablePointer<UInt64>.allocate(capacity: 8)
+        local.initialize(repeating: 0, count: 8)
+        return local
+    }()
+    /// The shared plugin table, in a worker.
+    nonisolated(unsafe) private static var table: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) nonisolated(unsafe) private static var sequence: UInt64 = 0
+    /// Display names by slot (index 0 unused), in every process.
+    nonisolated(unsafe) private static var names: [String] = [""]
+
+    /// True in a worker process whose supervisor reads the black box.
+    public static var isWorker: Bool { table != nil }
+
+    /// Maps the black box a supervisor handed this process (`BlackBox.environmentKey` names the descriptor).
+    /// Call once, at start, before any plugin is loaded. Returns false when there is none.
+    @discardableResult
+    public static func attachFromEnvironment() -> Bool {
+        guard let value = ProcessInfo.processInfo.environment[BlackBox.environmentKey], let fd = Int32(value),
+            let mapped = mmap(nil, BlackBox.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapped != MAP_FAILED
+        else { return false }
+        // The mapping is all we need: children (probes) must neither inherit the descriptor nor see the variable,
+        // or they would write their own calls into our box.
+        close(fd)
+        unsetenv(BlackBox.environmentKey)
+        let shared = mapped.assumingMemoryBound(to: UInt64.self)
+        shared[0] = BlackBox.magic
+        words = shared
+        table = mapped + BlackBox.tableOffset
+        return true
+    }
+
+    /// What was in progress before a nested call began (a plugin calling the host, which calls another plugin).
+    public struct Saved {
+        @usableFromInline let call: UInt64
+        @usableFromInline let location: UInt64
+    }
+
+    /// Notes that `call` of the plugin in `slot` starts, for `location` (a `ModelLocation` code, or 0).
+    @inline(__always)
+    public static func enter(_ call: PluginCall, slot: UInt16, location: UInt64 = 0) -> Saved {
+        let saved = Saved(call: words[1], location: words[2])
+        sequence &+= 1
+        words[2] = location
+        words[1] = sequence << 32 | UInt64(call.rawValue) << 16 | UInt64(slot)
+        return saved
+    }
+
+    /// Notes that the call `enter` returned `saved` for has returned.
+    @inline(__always)
+    public static func leave(_ saved: Saved) {
+        words[1] = saved.call
+        words[2] = saved.location
+    }
+
+    /// Runs `body` (a call into the plugin in `slot`) between `enter` and `leave`.
+    @inline(__always)
+    public static func during<R>(
+        _ call: PluginCall, slot: UInt16, model: ComponentModel? = nil, _ body: () throws -> R
+    ) rethrows -> R {
+        let saved = enter(call, slot: slot, location: model?.locationCode ?? 0)
+        defer { leave(saved) }
+        return try body()
+    }
+
+    /// The event-script step being applied (0: none).
+    public static func noteStep(_ step: Int) { words[3] = UInt64(clamping: max(0, step)) }
+
+    public static func notePhase(_ phase: BlackBox.Phase) { words[4] = phase.rawValue }
+
+    /// A slot for a loaded plugin, written to the shared table in a worker. Slot 0 means "unknown" (past the
+    /// table's end, after thousands of reloads in one worker).
+    static func register(path: String, id: String, version: String, digest: String) -> UInt16 {
+        let info = BlackBox.PluginInfo(path: path, id: id, version: version, digest: digest)
+        guard names.count <= BlackBox.slotCount else { return 0 }
+        names.append(info.displayName)
+        let slot = names.count - 1
+        if let table {
+            var bytes = Array(info.line.utf8.prefix(BlackBox.slotSize - 1))
+            bytes.append(0)
+            let start = table + (slot - 1) * BlackBox.slotSize
+            bytes.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+        return UInt16(slot)
+    }
+
+    /// The plugin and call in progress, "libx.so (com.x 1.0) in draw", for messages about values it handed over.
+    static var currentCallDescription: String? {
+        let word = words[1]
+        let slot = Int(word & 0xFFFF)
+        guard slot > 0, slot < names.count else { return nil }
+        let call = PluginCall(rawValue: UInt8(truncatingIfNeeded: word >> 16)) ?? .none
+        return "\(names[slot]) in \(call.name)"
+    }
+}

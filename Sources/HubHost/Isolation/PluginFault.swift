@@ -1,0 +1,107 @@
+import Foundation
+import HubCore
+
+/// A plugin fault the supervisor saw: what happened (crash, hang, exit), in which plugin, call and model.
+public struct PluginFault: Sendable, Error {
+    public enum Kind: String, Sendable { case crash, hang, exit }
+
+    public var kind: Kind
+    /// nil when the worker was not inside plugin code: then hubhost itself failed.
+    public var plugin: BlackBox.PluginInfo?
+    public var call: PluginCall
+    public var location: ModelLocation?
+    /// The event-script line being applied (0: none).
+    public var step: Int
+    public var signal: Int32?
+    public var exitStatus: Int32?
+    public var timeout: Double?
+    public var stderrTail: [String]
+    /// Filled by the supervisor from its copy of the view: the model's id and component identifier.
+    public var modelID: String?
+    public var componentIdentifier: String?
+
+    init(
+        kind: Kind, box: BlackBox.Snapshot, signal: Int32?, exitStatus: Int32?, timeout: Double?,
+        stderrTail: [String]
+    ) {
+        self.kind = kind
+        self.plugin = box.inPluginCall ? box.plugin : nil
+        self.call = box.inPluginCall ? box.call : .none
+        self.location = box.inPluginCall ? ModelLocation(code: box.location) : nil
+        self.step = box.step
+        self.signal = signal
+        self.exitStatus = exitStatus
+        self.timeout = timeout
+        self.stderrTail = stderrTail
+    }
+
+    /// True when a plugin is to blame (and can be quarantined).
+    public var isAttributed: Bool { plugin != nil }
+
+    /// Names the model from the view the worker was given (the supervisor's copy).
+    public mutating func locate(in view: ViewModel?) {
+        guard let view, let location, let model = location.model(in: view) else { return }
+        modelID = model.identifier
+        componentIdentifier = model.componentIdentifier.description
+    }
+
+    /// "crashed with SIGSEGV", "hung (killed after 2 s)", "exited with status 3".
+    public var what: String {
+        switch kind {
+        case .crash: return "crashed with \(signal.map(ProbeRunner.signalName) ?? "a signal")"
+        case .hang: return "hung"
+        case .exit: return "exited the process with status \(exitStatus ?? 0)"
+        }
+    }
+
+    /// "draw [fragile:card] for body[2] (id "c")".
+    public var place: String {
+        var text = call.name
+        if let componentIdentifier { text += " [\(componentIdentifier)]" }
+        if let location {
+            text += " for \(location)"
+            if let modelID { text += " (id \(TerminalText.quoted(modelID)))" }
+        }
+        return text
+    }
+
+    /// The one-line report: `libfragile.so (com.example.fragile 1.0.0) crashed with SIGSEGV in draw [fragile:card]
+    /// for body[2] (id "c")`, or, outside plugin code, `hubhost's worker crashed with SIGSEGV outside plugin code`.
+    public var summary: String {
+        guard let plugin else { return "hubhost's worker \(what) outside plugin code" }
+        var line = "\(plugin.displayName) \(what) in \(place)"
+        if kind == .hang, let timeout { line += " (killed after \(timeout.compactSeconds), --call-timeout)" }
+        return line
+    }
+
+    /// The summary and the tail of the worker's stderr, indented, as the terminal shows a fault.
+    public var report: String {
+        let tail = stderrTail.suffix(8).map { "  | " + TerminalText.line($0) }
+        return ([summary] + (tail.isEmpty ? [] : ["  last lines of its stderr:"] + tail)).joined(separator: "\n")
+    }
+
+    /// The quarantine record for the culprit's file version, or nil when there is no culprit or the file changed
+    /// since (a new build is not the one that faulted; it gets its own probe).
+    /// With `checkingFile` false, the record is for this run only (no stamp: it matches by digest).
+    public func quarantineRecord(now: Date = Date(), checkingFile: Bool = true) -> QuarantineRecord? {
+        guard let plugin else { return nil }
+        let url = URL(fileURLWithPath: plugin.path)
+        var stamp = FileStamp(size: -1, mtimeNanos: 0, inode: 0)
+        if checkingFile {
+            guard let current = FileStamp.of(url), ContentDigest.of(file: url) == plugin.digest else { return nil }
+            stamp = current
+        }
+        let model = location.map { "\($0)" + (modelID.map { " (id \(TerminalText.quoted($0)))" } ?? "") }
+        let message: String
+        switch kind {
+        case .hang: message = "killed after \((timeout ?? 0).compactSeconds)"
+        case .exit: message = "status \(exitStatus ?? 0)"
+        case .crash: message = ""
+        }
+        return QuarantineRecord(
+            file: plugin.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: plugin.digest,
+            kind: kind == .hang ? .hang : kind == .exit ? .exit : .crash, phase: call.name,
+            component: componentIdentifier, model: model, signal: signal.map(ProbeRunner.signalName), message: message,
+            stderrTail: stderrTail.suffix(8).joined(separator: "\n"), date: now)
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import HubCore
+
+/// A worker: this same `hubhost` executable started again with the same command, which loads the plugins and
+/// runs the pipeline while this process supervises it (Chromium's renderers, VS Code's extension host, DAW
+/// plugin sandboxes). The worker notes every plugin call in a `BlackBox` it shares with us; a watchdog kills it
+/// when one call takes longer than `callTimeout`; when it ends, `wait()` says how, and names the culprit.
+///
+/// Descriptors the worker gets: 0 stdin (ours, or a pipe for `controlIn`), 1 stdout (ours), 2 stderr (a pipe:
+/// every line is echoed to our stderr and the last ones kept for the report), 3 the black box, 4 (with a
+/// control channel) a pipe for `controlOut`.
+public final class WorkerProcess: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var arguments: [String]
+        /// Added to (or replacing in) this process's environment.
+        public var environment: [String: String] = [:]
+        /// Seconds one plugin call may take before the worker is killed as hung.
+        public var callTimeout: Double = 2
+        /// Give the worker a pipe on stdin and one on fd 4 (`controlIn`, `controlOut`).
+        public var controlChannel = false
+        /// Where the worker's stderr lines go (our stderr by default).
+        public var echo: @Sendable (String) -> Void = { line in
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+
+        public init(arguments: [String]) { self.arguments = arguments }
+    }
+
+    /// How the worker ended.
+    public struct Outcome: Sendable {
+        /// The exit status when it exited.
+        public var exitStatus: Int32?
+        /// The fault, when plugin code crashed, hung or exited the process (or the host crashed: `plugin` nil).
+        public var fault: PluginFault?
+        /// The last lines of its stderr.
+        public var stderrTail: [String]
+    }
+
+    public let pid: pid_t
+    public let options: Options
+    /// Writes to the worker's stdin (with a control channel).
+    public let controlIn: FileHandle?
+    /// Reads what the worker writes on its fd 4 (with a control channel).
+    public let controlOut: FileHandle?
+
+    private let blackBox: BlackBox.Reader
+    private let blackBoxDescriptor: Int32
+    private let stderrDone = DispatchSemaphore(value: 0)
+    private let tailLock = NSLock()
+    private var tail: [String] = []
+    private var hang: BlackBox.Snapshot?
+    private var ended: Outcome?
+    private let endLock = NSLock()
+
+    /// The executable to start: this process's own.
+    public static var executable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    public init(_ options: Options) throws {
+        self.options = options
+        let box = try BlackBox.create()
+        guard let reader = BlackBox.Reader(descriptor: box) else {
+            close(box)
+            throw POSIXError(.ENOMEM)
+        }
+        blackBox = reader
+        blackBoxDescriptor = box
+
+        var errPipe: [Int32] = [-1, -1]
+        var inPipe: [Int32] = [-1, -1]
+        var outPipe: [Int32] = [-1, -1]
+        guard Self.pipeClosedOnExec(&errPipe) else { throw POSIXError(.EMFILE) }
+        if options.controlChannel {
+            guard Self.pipeClosedOnExec(&inPipe), Self.pipeClosedOnExec(&outPipe) else { throw POSIXError(.EMFILE) }
+        }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if options.controlChannel {
+            posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 4)
+        }
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        posix_spawn_file_actions_adddup2(&actions, box, 3)
+
+        let executable = Self.executable
+        let argv = ([executable] + options.arguments).map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in options.environment { environment[key] = value }
+        environment[BlackBox.environmentKey] = "3"
+        // The Swift backtracer would spend seconds symbolicating a plugin's crash; the black box names it.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for entry in envp { free(entry) } }
+
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        close(errPipe[1])
+        if options.controlChannel {
+            close(inPipe[0])
+            close(outPipe[1])
+        }
+        guard spawned == 0 else {
+            close(errPipe[0])
+            if options.controlChannel {
+                close(inPipe[1])
+                close(outPipe[0])
+            }
+            close(box)
+            throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOEXEC)
+        }
+        self.pid = pid
+        controlIn = options.controlChannel ? FileHandle(fileDescriptor: inPipe[1], closeOnDealloc: true) : nil
+        controlOut = options.controlChannel ? FileHandle(fileDescriptor: outPipe[0], closeOnDealloc: true) : nil
+        startReadingStderr(errPipe[0])
+    }
+
+    deinit { close(blackBoxDescriptor) }
+
+    /// A pipe whose ends other children do not inherit (`pipe2` is not imported into Swift on glibc).
+    private static func pipeClosedOnExec(_ fds: inout [Int32]) -> Bool {
+        guard pipe(&fds) == 0 else { return false }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    /// What the black box says now.
+    public func snapshot() -> BlackBox.Snapshot { blackBox.read() }
+
+    /// Kills the worker (SIGKILL): it is gone, whatever it was doing.
+    public func terminate() { kill(pid, SIGKILL) }
+
+    /// Waits for the worker to end, killing it when one plugin call outlasts `callTimeout`. Safe to call from
+    /// several threads; every caller gets the same outcome.
+    public func wait() -> Outcome {
+        endLock.lock()
+        defer { endLock.unlock() }
+        if let ended { return ended }
+        var status: Int32 = 0
+        var pause: useconds_t = 500
+        var watched: (word: UInt64, since: Double)?
+        while true {
+            let done = waitpid(pid, &status, WNOHANG)
+            if done == pid || (done < 0 && errno != EINTR) { break }
+            let now = Monotonic.now()
+            let box = blackBox.read()
+            if box.inPluginCall {
+                if let current = watched, current.word == box.callWord {
+                    if now - current.since > options.callTimeout {
+                        hang = box
+                        kill(pid, SIGKILL)
+                        waitpid(pid, &status, 0)
+                        break
+                    }
+                } else {
+                    watched = (box.callWord, now)
+                }
+            } else {
+                watched = nil
+            }
+            usleep(pause)
+            pause = min(pause * 2, 20_000)
+        }
+        _ = stderrDone.wait(timeout: .now() + 2)  // the pipe closes when the worker (and its children) are gone
+        let outcome = analyse(status: status)
+        ended = outcome
+        return outcome
+    }
+
+    private func analyse(status: Int32) -> Outcome {
+        tailLock.lock()
+        let lines = tail
+        tailLock.unlock()
+        var outcome = Outcome(exitStatus: nil, fault: nil, stderrTail: lines)
+        if let hang {
+            outcome.fault = PluginFault(
+                kind: .hang, box: hang, signal: nil, exitStatus: nil, timeout: options.callTimeout, stderrTail: lines)
+            return outcome
+        }
+        let box = blackBox.read()
+        let termSignal = status & 0x7F
+        if termSignal == 0 {
+            let code = (status >> 8) & 0xFF
+            outcome.exitStatus = code
+            // An exit in the middle of a plugin call is the plugin's (`exit()` in plugin code).
+            if box.inPluginCall {
+                outcome.fault = PluginFault(
+                    kind: .exit, box: box, signal: nil, exitStatus: code, timeout: nil, stderrTail: lines)
+            }
+        } else if termSignal != 0x7F {
+            outcome.fault = PluginFault(
+                kind: .crash, box: box, signal: termSignal, exitStatus: nil, timeout: nil, stderrTail: lines)
+        }
+        return outcome
+    }
+
+    private func startReadingStderr(_ fd: Int32) {
+        let echo = options.echo
+        let thread = Thread { [weak self] in
+            var pending = [UInt8]()
+            var buffer = [UInt8](repeating: 0, count: 16_384)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                pending.append(contentsOf: buffer[0..<count])
+                while let newline = pending.firstIndex(of: 10) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    echo(line)
+                    self?.keep(line)
+                }
+            }
+            if !pending.isEmpty {
+                let line = String(decoding: pending, as: UTF8.self)
+                echo(line)
+                self?.keep(line)
+            }
+            close(fd)
+            self?.stderrDone.signal()
+        }
+        thread.name = "hubhost worker stderr"
+        thread.start()
+    }
+
+    private func keep(_ line: String) {
+        tailLock.lock()
+        tail.append(String(line.prefix(500)))
+        if tail.count > 12 { tail.removeFirst(tail.count - 12) }
+        tailLock.unlock()
+    }
+}

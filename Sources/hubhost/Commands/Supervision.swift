@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import HubCore
+import HubHost
+
+/// `--in-process` and `--call-timeout`, shared by every command that runs plugin code in a worker.
+struct IsolationOptions: ParsableArguments {
+    @Flag(
+        name: .customLong("in-process"),
+        help: "Run plugin code in this process, without a worker (for gdb or lldb): a plugin fault then ends hubhost.")
+    var inProcess = false
+
+    @Option(
+        name: .customLong("call-timeout"),
+        help: ArgumentHelp("Seconds one plugin call may take before its worker is killed as hung.", valueName: "seconds"))
+    var callTimeout: Double = 2
+
+    func validate() throws {
+        if let problem = InputLimits.problem(callTimeout, in: 0...InputLimits.seconds, excludingLowerBound: true) {
+            throw ValidationError("--call-timeout: \(problem)")
+        }
+    }
+
+    /// True in the process that should supervise a worker: not a worker itself, and not told to stay in-process.
+    var supervises: Bool { !inProcess && !Worker.isWorker }
+}
+
+/// What a worker learns from its supervisor through the environment.
+enum Worker {
+    static let restartKey = "HUBHOST_WORKER_RESTART"
+    static let quarantineKey = "HUBHOST_WORKER_QUARANTINE"
+    static let resumeKey = "HUBHOST_WORKER_RESUME_AFTER"
+
+    static var isWorker: Bool { CallRecorder.isWorker }
+    private static var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// True in a worker started again after a fault: what the first one printed (view problems) is not repeated.
+    static var isRestart: Bool { (Int(environment[restartKey] ?? "") ?? 0) > 0 }
+
+    /// The event-script line after which a restarted `events` worker takes over (0: from the start).
+    static var resumeAfterStep: Int { Int(environment[resumeKey] ?? "") ?? 0 }
+
+    /// Plugin versions the supervisor quarantined in this run (also persisted, but probing may be off).
+    static var quarantined: [QuarantineRecord] {
+        guard let text = environment[quarantineKey] else { return [] }
+        return (try? JSONDecoder().decode([QuarantineRecord].self, from: Data(text.utf8))) ?? []
+    }
+}
+
+/// Runs a one-shot command (`render`, `events`) in workers: the first worker does the whole command; when
+/// plugin code crashes, hangs or exits it, the culprit is named, quarantined (persisted with the probe cache, so
+/// the next run does not crash either) and the command runs again in a fresh worker without it, its components
+/// falling back by category. hubhost itself never runs plugin code here.
+struct OneShotSupervisor {
+    let isolation: IsolationOptions
+    let plugins: PluginOptions
+    /// The view file, to name the model of a fault ("body[2] (id "c")").
+    let viewFile: String
+    /// `events --keep-going`: after a fault in a step, go on with the next step (else stop there).
+    var keepGoing = false
+    var isEventScript = false
+
+    /// Supervises workers until the command is done, then exits with its status. Never returns.
+    func run() -> Never {
+        var faults: [PluginFault] = []
+        var quarantined: [QuarantineRecord] = []
+        var resumeAfter = 0
+        while true {
+            var options = WorkerProcess.Options(arguments: Array(CommandLine.arguments.dropFirst()))
+            options.callTimeout = isolation.callTimeout
+            options.environment[Worker.restartKey] = "\(faults.count)"
+            if !quarantined.isEmpty, let json = try? JSONEncoder().encode(quarantined) {
+                options.environment[Worker.quarantineKey] = String(decoding: json, as: UTF8.self)
+            }
+            if resumeAfter > 0 { options.environment[Worker.resumeKey] = "\(resumeAfter)" }
+            let worker: WorkerProcess
+            do { worker = try WorkerProcess(options) } catch {
+                Diagnostics.print("hubhost: cannot start a worker process: \(error) (--in-process runs without one)")
+                exit(ExitStatus.failed.rawValue)
+            }
+            let outcome = worker.wait()
+            guard var fault = outcome.fault else {
+                let status = outcome.exitStatus ?? ExitStatus.failed.rawValue
+                // Done: a run that survived a fault says so with its own status, unless it failed for another reason.
+                if !faults.isEmpty && status <= ExitStatus.problems.rawValue { exit(ExitStatus.pluginFault.rawValue) }
+                exit(status)
+            }
+            fault.locate(in: Self.decodeQuietly(viewFile))
+            let stepNote = isEventScript && fault.step > 0 ? "step \(fault.step) (line \(fault.step)): " : ""
+            Diagnostics.printBlock("hubhost: \(stepNote)\(fault.report)")
+            guard fault.isAttributed, let plugin = fault.plugin else {
+                Diagnostics.print(
+                    "hubhost: this is a hubhost bug, not a plugin's; run with --in-process under gdb to see it")
+                exit(ExitStatus.failed.rawValue)
+            }
+            faults.append(fault)
+            let record = quarantine(fault, plugin: plugin)
+            quarantined.append(record)
+            if faults.count > 64 {
+                Diagnostics.print("hubhost: giving up after \(faults.count) plugin faults")
+                exit(ExitStatus.pluginFault.rawValue)
+            }
+            if isEventScript && fault.step > 0 {
+                guard keepGoing else {
+                    Diagnostics.print(
+                        "hubhost: replay stopped at line \(fault.step) (--keep-going goes on without \(plugin.displayName))")
+                    exit(ExitStatus.pluginFault.rawValue)
+                }
+                resumeAfter = fault.step
+            }
+            Diagnostics.print("hubhost: \(plugin.displayName) quarantined; running again without it")
+        }
+    }
+
+    /// Quarantines the culprit's file version: persisted with the probe cache when the file is still the one that
+    /// faulted, and in any case for this run's next workers.
+    private func quarantine(_ fault: PluginFault, plugin: BlackBox.PluginInfo) -> QuarantineRecord {
+        if let record = fault.quarantineRecord() {
+            let (cache, _) = CacheFolder.usable(plugins.cacheDirectory.map { URL(fileURLWithPath: $0) })
+            ProbeGate.persist(record, cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))
+            return record
+        }
+        // The file changed since it was loaded: quarantine exactly the version that faulted, for this run only.
+        return fault.quarantineRecord(checkingFile: false)!
+    }
+
+    /// The view as the worker decoded it, to name a fault's model; nil when it cannot be read.
+    static func decodeQuietly(_ path: String) -> ViewModel? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? ViewModelDecoder(file: path, maxIssues: 1).decode(data).viewModel
+    }
+}

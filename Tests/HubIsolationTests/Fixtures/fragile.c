@@ -1,0 +1,193 @@
+/*
+ * fragile.c — the test plugin of the isolation tests: it faults only on specific data, and never while probed,
+ * as a plugin under development does. -D switches pick where and how:
+ *
+ *   -DFAULT_IN=N      the call that faults: 1 create, 2 size, 3 configure, 4 draw, 5 action handler,
+ *                     6 selection state, 7 save UI state, 8 deinit, 9 children (set delegate), 10 layout traits
+ *   -DFAULT_HOW=N     1 SIGSEGV (default), 2 abort(), 3 exit(3), 4 hang (sleeps forever)
+ *   -DBAD_VALUES      hands the host NaN, infinite and absurd values (sizes, frames, font sizes, measure_text)
+ *   -DPLUGIN_VERSION='"2"'
+ *
+ * The fault happens only for a model whose title is "Trending" (or, for create and deinit, which have no model,
+ * once a "Trending" model was configured), and never in a probe child (HUBHOST_PROBE_CHILD is set there).
+ * Component: "fragile:card" (full width, 50 high, a filled rectangle and the title; taps counted as UI state).
+ */
+#include "hub_plugin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef FAULT_IN
+#define FAULT_IN 0
+#endif
+#ifndef FAULT_HOW
+#define FAULT_HOW 1
+#endif
+#ifndef PLUGIN_VERSION
+#define PLUGIN_VERSION "1.0.0"
+#endif
+
+static const hub_host *host;
+static int probed;
+static int seen_trending;
+
+typedef struct card {
+    const hub_model *model;
+    int taps;
+    char state[32];
+} card;
+
+static int is_trending(const hub_model *model) {
+    const char *title = model ? host->model_string(host, model, HUB_MODEL_TITLE) : NULL;
+    return title && strcmp(title, "Trending") == 0;
+}
+
+static void fault(int where, const hub_model *model) {
+    if (where != FAULT_IN || probed) return;
+    if (model ? !is_trending(model) : !seen_trending) return;
+    fprintf(stderr, "fragile: about to fail in call %d\n", where);
+    fflush(stderr);
+    switch (FAULT_HOW) {
+    case 2: abort();
+    case 3: exit(3);
+    case 4: for (;;) pause();
+    default: *(volatile int *)0 = 1;
+    }
+}
+
+static const char *traits(void *instance) {
+    (void)instance;
+    fault(10, NULL);
+    return HUB_TRAIT_FULL_WIDTH;
+}
+
+static void load_view(void *instance) { (void)instance; }
+
+static hub_size preferred_size(void *instance, const hub_model *model, hub_size container) {
+    (void)instance;
+    fault(2, model);
+#ifdef BAD_VALUES
+    if (is_trending(model)) return (hub_size){0.0 / 0.0, 1.0 / 0.0};
+#endif
+    return (hub_size){container.width, 50};
+}
+
+static void prepare_for_reuse(void *instance) { ((card *)instance)->model = NULL; }
+
+static void configure(void *instance, const hub_model *model, hub_size container) {
+    (void)container;
+    if (is_trending(model)) seen_trending = 1;
+    fault(3, model);
+    ((card *)instance)->model = model;
+}
+
+static void draw(void *instance, const hub_view_builder *view, hub_size size) {
+    card *c = instance;
+    fault(4, c->model);
+    const char *title = c->model ? host->model_string(host, c->model, HUB_MODEL_TITLE) : NULL;
+    hub_rect_style fill = {sizeof fill, 0x3366CCFFu, 0, 0, 0};
+    hub_text_style style = {sizeof style, 14, 400, 0x000000FFu, HUB_TEXT_LEFT, 1};
+#ifdef BAD_VALUES
+    if (is_trending(c->model)) {
+        fill.stroke_width = 0.0 / 0.0;
+        fill.corner_radius = 1.0 / 0.0;
+        style.font_size = 1e-300;
+        style.line_limit = 4000000000u;
+        hub_text_style nan_style = style;
+        nan_style.font_size = 0.0 / 0.0;
+        host->measure_text(host, title, &nan_style, 1.0 / 0.0);
+        host->measure_text(host, title, &style, 0.0 / 0.0);
+        view->rect(view, (hub_rect){0.0 / 0.0, 1e300, -5, 1.0 / 0.0}, &fill);
+    }
+#endif
+    view->rect(view, (hub_rect){0, 0, size.width, size.height}, &fill);
+    view->text(view, (hub_rect){8, 8, size.width - 16, size.height - 16}, title ? title : "", &style);
+}
+
+static const char *current_state(void *instance) {
+    card *c = instance;
+    fault(7, c->model);
+    if (c->taps == 0) return NULL;
+    snprintf(c->state, sizeof c->state, "{\"taps\":%d}", c->taps);
+    return c->state;
+}
+
+static void restore_state(void *instance, const char *state) {
+    int taps = 0;
+    if (state && sscanf(state, "{\"taps\":%d}", &taps) == 1) ((card *)instance)->taps = taps;
+}
+
+static void update_selection(void *instance, hub_selection_state state) {
+    card *c = instance;
+    fault(6, c->model);
+    if (state == HUB_SELECTION_SELECTED) c->taps += 1;
+}
+
+static void set_child_delegate(void *instance, const hub_child_delegate *delegate) {
+    (void)delegate;
+    fault(9, ((card *)instance)->model);
+}
+
+static const hub_ui_state_ext ui_state = {sizeof ui_state, current_state, restore_state};
+static const hub_selection_state_ext selection = {sizeof selection, update_selection};
+static const hub_children_ext children = {sizeof children, set_child_delegate};
+
+static const void *get_extension(void *instance, const char *id) {
+    (void)instance;
+    if (strcmp(id, HUB_EXT_UI_STATE) == 0) return &ui_state;
+    if (strcmp(id, HUB_EXT_SELECTION_STATE) == 0) return &selection;
+    if (FAULT_IN == 9 && strcmp(id, HUB_EXT_CHILDREN) == 0) return &children;
+    return NULL;
+}
+
+static void destroy(void *instance) { free(instance); }
+
+static const hub_component_class card_class = {
+    sizeof card_class, traits, load_view, preferred_size, prepare_for_reuse, configure, draw, get_extension, destroy,
+};
+
+static bool create_component(const hub_component_factory *factory, const char *name, hub_component *out) {
+    (void)factory;
+    if (strcmp(name, "card") != 0) return false;
+    fault(1, NULL);
+    out->klass = &card_class;
+    out->instance = calloc(1, sizeof(card));
+    return true;
+}
+
+static const char *const names[] = {"card", NULL};
+static const char *const *component_names(const hub_component_factory *factory) {
+    (void)factory;
+    return names;
+}
+
+static const hub_component_factory factory = {sizeof factory, NULL, create_component, component_names, NULL};
+
+static bool handle_action(const hub_action_handler *handler, const hub_action_context *context) {
+    (void)handler;
+    fault(5, context->component_model);
+    return false;
+}
+
+static const hub_action_handler action_handler = {sizeof action_handler, NULL, handle_action};
+
+static bool init(const hub_host *h, char *error, size_t capacity) {
+    host = h;
+    probed = getenv("HUBHOST_PROBE_CHILD") != NULL;
+    return h->register_component_factory(h, "fragile", &factory, error, capacity) &&
+           h->register_action_handler(h, &action_handler, error, capacity);
+}
+
+static void deinit(void) {
+    fault(8, NULL);
+    host = NULL;
+}
+
+static const hub_plugin_descriptor descriptor = {
+    HUB_PLUGIN_MAGIC, sizeof descriptor, {HUB_ABI_MAJOR, HUB_ABI_MINOR}, "com.example.fragile", "Fragile (test)",
+    PLUGIN_VERSION, "Isolation test plugin", "hubhost tests", init, deinit,
+};
+
+HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &descriptor; }
