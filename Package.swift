@@ -64,7 +64,10 @@ let package = Package(
         .target(name: "HubRender", dependencies: ["HubCore"], path: "Sources/HubRender"),
         .target(
             name: "HubPreview",
-            dependencies: ["HubHost", "HubRender", .product(name: "FlyingFox", package: "FlyingFox")],
+            dependencies: [
+                "HubHost", "HubRender", .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Sources/HubPreview"
         ),
         .target(name: "HubPluginKit", dependencies: ["CHubPlugin"], path: "Sources/HubPluginKit"),

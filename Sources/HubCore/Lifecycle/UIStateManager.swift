@@ -6,4 +6,6 @@ public final class UIStateManager {
     public func restoreState(forModelIdentifier id: String) -> String? { states[id] }
     public func removeState(forModelIdentifier id: String) { states[id] = nil }
     public var count: Int { states.count }
+    /// Every saved state by model identifier.
+    public var all: [String: String] { states }
 }

@@ -48,6 +48,8 @@ struct Dev: ParsableCommand {
 
     @OptionGroup var images: ImageOptions
 
+    @OptionGroup var isolation: IsolationOptions
+
     func validate() throws {
         guard (0...60_000).contains(quietMilliseconds) else { throw ValidationError("--quiet-ms: must be 0 to 60000") }
         if let problem = InputLimits.problem(probeTimeout, in: 0...3600, excludingLowerBound: true) {
@@ -77,24 +79,53 @@ struct Dev: ParsableCommand {
         options.viewport = viewport.size
         options.imageAccess = images.access(viewFile: viewFile)
 
-        let loop = DevLoop(options: options, logger: plugins.makeLogger())
-        let server = PreviewServer(bindAddress: host, port: port)
         // The page shows the view as the SVG drawing HubRender's HTML output embeds; frames are drawn by the page.
         let svg = SVGRenderer(showFrames: false)
+        if Worker.isWorker {
+            // The worker: the dev loop, reporting to the supervisor that started it.
+            options.quarantinedVersions = Worker.quarantined
+            try DevWorker().run(options: options, logger: plugins.makeLogger(), html: { svg.render($0) }) { loop in
+                plugins.reportProblems(of: loop.host)
+            }
+        }
+        let server = PreviewServer(bindAddress: host, port: port)
+        let folders = options.pluginFolders.map(\.path).joined(separator: ", ")
+        let serving = { (port: UInt16) in
+            "hubhost dev: serving http://\(host):\(port)/ — view \(viewFile.path), plugins \(folders)"
+        }
+        if isolation.supervises {
+            // The supervisor: the preview server and what must survive a plugin fault; plugins run in a worker.
+            var supervision = DevSupervisor.Options(
+                arguments: Array(CommandLine.arguments.dropFirst()), viewFile: viewFile)
+            supervision.callTimeout = isolation.callTimeout
+            supervision.persist = { record in
+                ProbeGate.persist(record, cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))
+            }
+            let supervisor = DevSupervisor(options: supervision, server: server)
+            try serve(server, line: serving)
+            supervisor.start()
+            withExtendedLifetime(supervisor) { dispatchMain() }
+        }
+
+        // --in-process: everything here, for a debugger.
+        let loop = DevLoop(options: options, logger: plugins.makeLogger())
         let preview = DevPreview(loop: loop, server: server, html: { svg.render($0) })
         try loop.start()
         plugins.reportProblems(of: loop.host)
-        let folders = options.pluginFolders.map(\.path).joined(separator: ", ")
+        try serve(server, line: serving)
+        withExtendedLifetime((loop, preview)) { dispatchMain() }
+    }
+
+    /// Starts the preview server and prints `line` for its port; a port that cannot be used exits 2.
+    private func serve(_ server: PreviewServer, line: @escaping @Sendable (UInt16) -> String) throws {
         Task {
             do {
                 let port = try await server.start()
-                preview.printLine(
-                    "hubhost dev: serving http://\(host):\(port)/ — view \(viewFile.path), plugins \(folders)")
+                FileHandle.standardOutput.write(Data((line(port) + "\n").utf8))
             } catch {
                 Diagnostics.print("hubhost dev: cannot serve on \(host):\(port): \(error)")
                 Foundation.exit(ExitStatus.failed.rawValue)
             }
         }
-        withExtendedLifetime((loop, preview)) { dispatchMain() }
     }
 }

@@ -25,26 +25,12 @@ struct IsolationOptions: ParsableArguments {
     var supervises: Bool { !inProcess && !Worker.isWorker }
 }
 
-/// What a worker learns from its supervisor through the environment.
+/// What a worker learns from its supervisor (`WorkerEnvironment`).
 enum Worker {
-    static let restartKey = "HUBHOST_WORKER_RESTART"
-    static let quarantineKey = "HUBHOST_WORKER_QUARANTINE"
-    static let resumeKey = "HUBHOST_WORKER_RESUME_AFTER"
-
     static var isWorker: Bool { CallRecorder.isWorker }
-    private static var environment: [String: String] { ProcessInfo.processInfo.environment }
-
-    /// True in a worker started again after a fault: what the first one printed (view problems) is not repeated.
-    static var isRestart: Bool { (Int(environment[restartKey] ?? "") ?? 0) > 0 }
-
-    /// The event-script line after which a restarted `events` worker takes over (0: from the start).
-    static var resumeAfterStep: Int { Int(environment[resumeKey] ?? "") ?? 0 }
-
-    /// Plugin versions the supervisor quarantined in this run (also persisted, but probing may be off).
-    static var quarantined: [QuarantineRecord] {
-        guard let text = environment[quarantineKey] else { return [] }
-        return (try? JSONDecoder().decode([QuarantineRecord].self, from: Data(text.utf8))) ?? []
-    }
+    static var isRestart: Bool { WorkerEnvironment.isRestart }
+    static var resumeAfterStep: Int { WorkerEnvironment.resumeAfterStep }
+    static var quarantined: [QuarantineRecord] { WorkerEnvironment.quarantined }
 }
 
 /// Runs a one-shot command (`render`, `events`) in workers: the first worker does the whole command; when
@@ -68,11 +54,8 @@ struct OneShotSupervisor {
         while true {
             var options = WorkerProcess.Options(arguments: Array(CommandLine.arguments.dropFirst()))
             options.callTimeout = isolation.callTimeout
-            options.environment[Worker.restartKey] = "\(faults.count)"
-            if !quarantined.isEmpty, let json = try? JSONEncoder().encode(quarantined) {
-                options.environment[Worker.quarantineKey] = String(decoding: json, as: UTF8.self)
-            }
-            if resumeAfter > 0 { options.environment[Worker.resumeKey] = "\(resumeAfter)" }
+            options.environment = WorkerEnvironment.entries(restarts: faults.count, quarantined: quarantined)
+            if resumeAfter > 0 { options.environment[WorkerEnvironment.resumeKey] = "\(resumeAfter)" }
             let worker: WorkerProcess
             do { worker = try WorkerProcess(options) } catch {
                 Diagnostics.print("hubhost: cannot start a worker process: \(error) (--in-process runs without one)")

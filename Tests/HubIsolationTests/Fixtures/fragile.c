@@ -10,7 +10,8 @@
  *
  * The fault happens only for a model whose title is "Trending" (or, for create and deinit, which have no model,
  * once a "Trending" model was configured), and never in a probe child (HUBHOST_PROBE_CHILD is set there).
- * Component: "fragile:card" (full width, 50 high, a filled rectangle and the title; taps counted as UI state).
+ * Component: "fragile:card" (full width, 50 high, a filled rectangle, the title and "taps:N", the number of
+ * selections, kept as UI state).
  */
 #include "hub_plugin.h"
 
@@ -103,7 +104,9 @@ static void draw(void *instance, const hub_view_builder *view, hub_size size) {
     }
 #endif
     view->rect(view, (hub_rect){0, 0, size.width, size.height}, &fill);
-    view->text(view, (hub_rect){8, 8, size.width - 16, size.height - 16}, title ? title : "", &style);
+    char text[160];
+    snprintf(text, sizeof text, "%s taps:%d", title ? title : "", c->taps);
+    view->text(view, (hub_rect){8, 8, size.width - 16, size.height - 16}, text, &style);
 }
 
 static const char *current_state(void *instance) {

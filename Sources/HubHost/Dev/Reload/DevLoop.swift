@@ -35,6 +35,12 @@ public final class DevLoop {
         public var queue = DispatchQueue.main
         /// Start the file watchers (off when a caller feeds `handle(_:)` itself, as the benchmark does).
         public var watch = true
+        /// UI states to restore at start, by model id (a worker taking over from one that faulted).
+        public var initialUIStates: [String: String] = [:]
+        /// Put every component's UI state in each `Output` (for a supervisor that keeps a copy).
+        public var reportUIStates = false
+        /// File versions quarantined earlier in this session (by a worker's supervisor).
+        public var quarantinedVersions: [QuarantineRecord] = []
 
         public init(pluginFolders: [URL], viewFile: URL) {
             self.pluginFolders = pluginFolders
@@ -85,6 +91,8 @@ public final class DevLoop {
         public let reload: Reload
         public let tapped: [Int]?
         public let warnings: [String]
+        /// UI states by model id (with `Options.reportUIStates`).
+        public let uiStates: [String: String]
     }
 
     public let options: Options
@@ -109,6 +117,7 @@ public final class DevLoop {
         self.host = PluginHost(cacheDirectory: options.imageCacheDirectory, logger: logger)
         host.trust = options.trust
         host.preferredPluginIDs = options.preferredPluginIDs
+        host.quarantinedVersions = options.quarantinedVersions
         self.pipeline = RenderPipeline(registry: host.registry)
         let gate =
             options.probe
@@ -123,6 +132,7 @@ public final class DevLoop {
     public func start() throws {
         host.adoptCurrentThread()  // a serial queue may run each block on another thread; the queue is the "thread"
         let loadedSummary = reloader.loadAll(in: options.pluginFolders)
+        restore(options.initialUIStates)
         loadView()
         render(
             Reload(
@@ -268,7 +278,8 @@ public final class DevLoop {
             Output(
                 sequence: sequence, tree: tree, viewIssues: viewIssues,
                 quarantines: reloader.quarantines.values.sorted { $0.file < $1.file }, reload: reload,
-                tapped: tapped, warnings: warnings))
+                tapped: tapped, warnings: warnings,
+                uiStates: options.reportUIStates ? currentUIStates() : [:]))
     }
 
     /// Runs a swap or unload with the UI states of live components saved before and put back after it.
@@ -287,6 +298,11 @@ public final class DevLoop {
             }
         }
         return states
+    }
+
+    /// Every UI state the session knows: saved ones, and the live components' current ones.
+    private func currentUIStates() -> [String: String] {
+        pipeline.pool.uiStates.all.merging(snapshotUIStates()) { _, live in live }
     }
 
     /// Puts the snapshot back after the unload (whose purge cannot read destroyed instances), so the next render

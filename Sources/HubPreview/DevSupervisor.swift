@@ -1,0 +1,242 @@
+import Foundation
+import HubCore
+import HubHost
+
+/// `hubhost dev` as a supervisor: it keeps what must survive a plugin fault (the preview server and its open
+/// pages, the view's name, the UI states the worker last reported, the quarantines of this session) and runs the
+/// dev loop in a worker process. When plugin code crashes, hangs or exits the worker, the page shows the fault
+/// (plugin, call, component, model, the end of stderr) at once; the culprit's file version is quarantined
+/// (persisted with the probe cache); a new worker starts without it and restores the UI states. The supervisor
+/// never exits because of a plugin.
+public final class DevSupervisor: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// The worker's command line (`dev VIEW …`, as this process got it).
+        public var arguments: [String]
+        public var viewFile: URL
+        public var callTimeout: Double = 2
+        /// Persists a quarantine with the probe cache.
+        public var persist: @Sendable (QuarantineRecord) -> Void = { _ in }
+        public init(arguments: [String], viewFile: URL) {
+            self.arguments = arguments
+            self.viewFile = viewFile
+        }
+    }
+
+    public let options: Options
+    public let server: PreviewServer
+    /// Where terminal lines go (stdout).
+    public var printLine: @Sendable (String) -> Void = { line in
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+    /// Where fault reports go (stderr).
+    public var printProblem: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data((TerminalText.line(line) + "\n").utf8))
+    }
+
+    private let lock = NSLock()
+    private var worker: WorkerProcess?
+    private var uiStates: [String: String] = [:]
+    private var lastFrame: PreviewFrame?
+    private var sequence = 0
+    private var quarantined: [QuarantineRecord] = []
+    private var nextTapID = 0
+    private var waitingTaps: [Int: TapWaiter] = [:]
+    /// Consecutive faults no plugin is to blame for (each restart waits longer).
+    private var unattributed = 0
+    /// How many workers were started (1 + restarts).
+    public private(set) var workersStarted = 0
+    /// Every fault seen, in order.
+    public private(set) var faults: [PluginFault] = []
+
+    private final class TapWaiter {
+        let done = DispatchSemaphore(value: 0)
+        var result = "the worker stopped before answering"
+    }
+
+    public init(options: Options, server: PreviewServer) {
+        self.options = options
+        self.server = server
+        server.onTap = { [weak self] indexPath, section in
+            self?.tap(indexPath: indexPath, section: section) ?? "gone"
+        }
+    }
+
+    /// Starts the first worker; each one is watched on its own thread and replaced when it ends.
+    public func start() {
+        Thread.detachNewThread { [weak self] in self?.superviseForever() }
+    }
+
+    private func superviseForever() {
+        while true {
+            let outcome = runWorker()
+            guard let outcome else {
+                Thread.sleep(forTimeInterval: 2)  // could not start one: try again
+                continue
+            }
+            handleEnd(outcome)
+        }
+    }
+
+    /// Runs one worker to its end; nil when it could not be started.
+    private func runWorker() -> WorkerProcess.Outcome? {
+        var workerOptions = WorkerProcess.Options(arguments: options.arguments)
+        workerOptions.controlChannel = true
+        workerOptions.callTimeout = options.callTimeout
+        lock.lock()
+        workerOptions.environment = WorkerEnvironment.entries(restarts: workersStarted, quarantined: quarantined)
+        let hello = DevWorkerChannel.ToWorker(uiStates: uiStates)
+        lock.unlock()
+        let worker: WorkerProcess
+        do { worker = try WorkerProcess(workerOptions) } catch {
+            printProblem("hubhost dev: cannot start a worker process: \(error)")
+            return nil
+        }
+        lock.lock()
+        self.worker = worker
+        workersStarted += 1
+        lock.unlock()
+        if let input = worker.controlIn { DevWorkerChannel.send(hello, to: input, lock: NSLock()) }
+
+        let readerDone = DispatchSemaphore(value: 0)
+        if let output = worker.controlOut {
+            Thread.detachNewThread { [weak self] in
+                DevWorkerChannel.readLines(output.fileDescriptor) { line in
+                    guard let message = try? JSONDecoder().decode(DevWorkerChannel.FromWorker.self, from: line) else {
+                        return
+                    }
+                    self?.received(message)
+                }
+                readerDone.signal()
+            }
+        } else {
+            readerDone.signal()
+        }
+        let outcome = worker.wait()
+        _ = readerDone.wait(timeout: .now() + 2)
+        lock.lock()
+        self.worker = nil
+        let waiters = waitingTaps
+        waitingTaps = [:]
+        lock.unlock()
+        let why = outcome.fault?.summary ?? "it exited with status \(outcome.exitStatus ?? -1)"
+        for waiter in waiters.values {
+            waiter.result = "the worker stopped: \(why)"
+            waiter.done.signal()
+        }
+        return outcome
+    }
+
+    private func received(_ message: DevWorkerChannel.FromWorker) {
+        if let reply = message.tapped {
+            lock.lock()
+            let waiter = waitingTaps.removeValue(forKey: reply.id)
+            lock.unlock()
+            waiter?.result = reply.result
+            waiter?.done.signal()
+        }
+        if var frame = message.frame {
+            lock.lock()
+            if let states = message.uiStates { uiStates = states }
+            unattributed = 0
+            sequence += 1
+            frame.sequence = sequence
+            lastFrame = frame
+            lock.unlock()
+            server.publish(frame)
+        }
+        for line in message.lines ?? [] { printLine(line) }
+    }
+
+    /// A worker ended: say why on the terminal and in the page, quarantine the culprit, and let the loop start the
+    /// next worker (at once after a plugin's fault; after a growing pause when hubhost itself failed).
+    private func handleEnd(_ outcome: WorkerProcess.Outcome) {
+        guard var fault = outcome.fault else {
+            let status = outcome.exitStatus ?? -1
+            publishProblem("worker", "the worker exited with status \(status); starting a new one")
+            printProblem("hubhost dev: the worker exited with status \(status); starting a new one")
+            backOff()
+            return
+        }
+        fault.locate(in: Self.decodeQuietly(options.viewFile))
+        for line in fault.report.split(separator: "\n") { printProblem("hubhost dev: \(line)") }
+        lock.lock()
+        faults.append(fault)
+        lock.unlock()
+        guard fault.isAttributed else {
+            publishProblem("crash", fault.report + "\n(a hubhost bug: --in-process under gdb shows it)")
+            backOff()
+            return
+        }
+        let record = fault.quarantineRecord() ?? fault.quarantineRecord(checkingFile: false)!
+        if fault.quarantineRecord() != nil { options.persist(record) }
+        lock.lock()
+        quarantined.removeAll { $0.file == record.file && $0.hash == record.hash }
+        quarantined.append(record)
+        lock.unlock()
+        publishProblem("crash", fault.report + "\nquarantined; a new worker starts without it")
+    }
+
+    private func backOff() {
+        lock.lock()
+        unattributed += 1
+        let pause = min(8, 0.25 * pow(2, Double(unattributed)))
+        lock.unlock()
+        Thread.sleep(forTimeInterval: pause)
+    }
+
+    /// Shows `message` over the last frame (the view as it was drawn before the fault).
+    private func publishProblem(_ kind: String, _ message: String) {
+        lock.lock()
+        sequence += 1
+        var frame =
+            lastFrame
+            ?? PreviewFrame(
+                sequence: 0, html: "", width: 375, height: 667, boxes: [], problems: [], cause: "",
+                renderedAt: Monotonic.now())
+        frame.sequence = sequence
+        frame.problems.insert(.init(kind: kind, message: message), at: 0)
+        frame.cause = message.split(separator: "\n").first.map(String.init) ?? message
+        frame.tapped = nil
+        frame.renderedAt = Monotonic.now()
+        lock.unlock()
+        server.publish(frame)
+    }
+
+    /// Forwards a tap from the page to the worker and waits for its answer.
+    public func tap(indexPath: [Int], section: String) -> String {
+        lock.lock()
+        guard let input = worker?.controlIn else {
+            lock.unlock()
+            return "no worker is running (it is restarting)"
+        }
+        nextTapID += 1
+        let id = nextTapID
+        let waiter = TapWaiter()
+        waitingTaps[id] = waiter
+        lock.unlock()
+        DevWorkerChannel.send(
+            DevWorkerChannel.ToWorker(tap: .init(id: id, indexPath: indexPath, section: section)), to: input,
+            lock: tapLock)
+        // A hung plugin call ends with the watchdog, which answers every waiting tap.
+        if waiter.done.wait(timeout: .now() + options.callTimeout + 30) == .timedOut {
+            lock.lock()
+            waitingTaps[id] = nil
+            lock.unlock()
+            return "no answer from the worker"
+        }
+        return waiter.result
+    }
+    private let tapLock = NSLock()
+
+    /// The UI states the supervisor keeps (those the worker last reported).
+    public var keptUIStates: [String: String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return uiStates
+    }
+
+    static func decodeQuietly(_ url: URL) -> ViewModel? {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        return try? ViewModelDecoder(file: url.lastPathComponent, maxIssues: 1).decode(data).viewModel
+    }
+}

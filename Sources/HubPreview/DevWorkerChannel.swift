@@ -1,0 +1,132 @@
+import Foundation
+import HubCore
+import HubHost
+import Logging
+
+/// The messages between `hubhost dev` (the supervisor: preview server, UI-state copy, quarantines) and its
+/// worker (the dev loop: plugins, watchers, renders, taps). One JSON object a line: the supervisor writes to the
+/// worker's stdin, the worker to its fd 4.
+public enum DevWorkerChannel {
+    /// Supervisor → worker.
+    public struct ToWorker: Codable, Sendable {
+        /// The first line: the UI states to restore (those the previous worker last reported).
+        public var uiStates: [String: String]?
+        public var tap: Tap?
+    }
+
+    public struct Tap: Codable, Sendable {
+        public var id: Int
+        public var indexPath: [Int]
+        public var section: String
+    }
+
+    /// Worker → supervisor.
+    public struct FromWorker: Codable, Sendable {
+        public var frame: PreviewFrame?
+        /// What the terminal shows for it (the reload line and any warnings).
+        public var lines: [String]?
+        /// Every UI state after this render, by model id.
+        public var uiStates: [String: String]?
+        public var tapped: TapReply?
+    }
+
+    public struct TapReply: Codable, Sendable {
+        public var id: Int
+        public var result: String
+    }
+
+    /// The worker's file descriptor for messages to the supervisor.
+    public static let outputDescriptor: Int32 = 4
+
+    /// Writes one message as a line.
+    static func send<T: Encodable>(_ message: T, to handle: FileHandle, lock: NSLock) {
+        guard var data = try? JSONEncoder().encode(message) else { return }
+        data.append(10)
+        lock.lock()
+        defer { lock.unlock() }
+        try? handle.write(contentsOf: data)
+    }
+
+    /// Reads lines from `fd` until end of file, calling `body` with each (on the calling thread).
+    static func readLines(_ fd: Int32, _ body: (Data) -> Void) {
+        var pending = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            pending.append(contentsOf: buffer[0..<count])
+            while let newline = pending.firstIndex(of: 10) {
+                body(pending[pending.startIndex..<newline])
+                pending.removeSubrange(pending.startIndex...newline)
+            }
+        }
+    }
+}
+
+/// The worker side of `hubhost dev`: runs the dev loop and reports every render to the supervisor, and applies
+/// the taps it forwards. It exits when the supervisor goes away (its stdin closes).
+public final class DevWorker: @unchecked Sendable {
+    private let out = FileHandle(fileDescriptor: DevWorkerChannel.outputDescriptor, closeOnDealloc: false)
+    private let lock = NSLock()
+    private var loop: DevLoop?
+
+    public init() {}
+
+    /// Reads the supervisor's first line, starts the loop with `options` (plus the states to restore) and serves
+    /// taps until stdin closes. Call on the main thread; never returns.
+    public func run(
+        options: DevLoop.Options, logger: Logger, html: @escaping (RenderTree) -> String,
+        started: (DevLoop) -> Void
+    ) throws -> Never {
+        var options = options
+        options.reportUIStates = true
+        var hello: DevWorkerChannel.ToWorker?
+        Self.readFirstLine().map { hello = try? JSONDecoder().decode(DevWorkerChannel.ToWorker.self, from: $0) }
+        options.initialUIStates = hello?.uiStates ?? [:]
+
+        let loop = DevLoop(options: options, logger: logger)
+        self.loop = loop
+        loop.onRender = { [weak self] output in
+            guard let self else { return }
+            let frame = DevPreview.frame(from: output, html: html)
+            let lines = [output.reload.description] + output.warnings.map { "warning: \($0)" }
+            DevWorkerChannel.send(
+                DevWorkerChannel.FromWorker(frame: frame, lines: lines, uiStates: output.uiStates),
+                to: self.out, lock: self.lock)
+        }
+        try loop.start()
+        started(loop)
+
+        let queue = options.queue
+        let reader = Thread { [weak self] in
+            DevWorkerChannel.readLines(0) { line in
+                guard let message = try? JSONDecoder().decode(DevWorkerChannel.ToWorker.self, from: line),
+                    let tap = message.tap
+                else { return }
+                queue.async {
+                    guard let self, let loop = self.loop else { return }
+                    let result = loop.tap(indexPath: tap.indexPath, section: tap.section)
+                    DevWorkerChannel.send(
+                        DevWorkerChannel.FromWorker(tapped: .init(id: tap.id, result: result)), to: self.out,
+                        lock: self.lock)
+                }
+            }
+            exit(0)  // the supervisor is gone
+        }
+        reader.name = "hubhost dev worker input"
+        reader.start()
+        dispatchMain()
+    }
+
+    /// The first line of stdin, read a byte at a time so nothing after it is consumed.
+    private static func readFirstLine() -> Data? {
+        var line = Data()
+        var byte: UInt8 = 0
+        while read(0, &byte, 1) == 1 {
+            if byte == 10 { return line }
+            line.append(byte)
+        }
+        return line.isEmpty ? nil : line
+    }
+}
