@@ -16,6 +16,8 @@ public struct ConformanceSuite {
     public let cacheDirectory: URL
     public var progress: (ProbePhase) -> Void = { _ in }
     public var logger = Logger(label: "hubhost.probe")
+    /// A real view whose models the plugin's components are also run over (`validate --view`).
+    public var view: ViewModel?
 
     public init(file: URL, cacheDirectory: URL) {
         self.file = file
@@ -24,8 +26,9 @@ public struct ConformanceSuite {
 
     /// Runs the suite on `file`, printing each phase and then the report as JSON lines on stdout (write(2), so a
     /// line is out before the plugin's next call can crash the process). Returns whether the plugin is loadable.
-    public static func runPrinting(file: URL, cacheDirectory: URL) -> Bool {
+    public static func runPrinting(file: URL, cacheDirectory: URL, view: ViewModel? = nil) -> Bool {
         var suite = ConformanceSuite(file: file, cacheDirectory: cacheDirectory)
+        suite.view = view
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         func emit<T: Encodable>(_ value: T) {
@@ -91,6 +94,9 @@ public struct ConformanceSuite {
                     check: check, phase: phase)
             }
         }
+
+        exerciseRegistrations(of: record, host: host, phase: phase, check: check)
+        if let view { exerciseView(view, record: record, host: host, phase: phase, check: check) }
 
         phase("unload")
         let unload = host.unload(record)
@@ -181,6 +187,8 @@ public struct ConformanceSuite {
         component.drawView(
             into: ViewBuilder(), size: component.preferredViewSize(for: models[0], containerSize: container))
         check("reuse with another model", id, false, nil, nil)
+
+        exerciseExtensions(component, model: models[0], container: container, id: id, phase: phase, check: check)
 
         if let selection = component.selectionStateHandling {
             phase("selectionState", id)

@@ -55,8 +55,8 @@ public struct ProbeRunner: Sendable {
     }
 
     /// Probes `file` (whose stamp and hash the caller read) in a child.
-    public func probe(_ file: URL, stamp: FileStamp, hash: String) -> Verdict {
-        let child = runChild(file)
+    public func probe(_ file: URL, stamp: FileStamp, hash: String, extraArguments: [String] = []) -> Verdict {
+        let child = runChild(file, extraArguments: extraArguments)
         let lines = child.stdout.split(separator: "\n")
         let decoder = JSONDecoder()
         let lastPhase = lines.reversed().lazy.compactMap { try? decoder.decode(ProbePhase.self, from: Data($0.utf8)) }
@@ -94,9 +94,11 @@ public struct ProbeRunner: Sendable {
     }
 
     /// Runs `hubhost validate --child FILE` and returns its report, or a failure describing the crash or hang.
-    public func validate(_ file: URL) -> (report: ProbeReport?, failure: String?) {
+    /// Runs the suite on `file` for `hubhost validate`; with `view`, also over that view's models.
+    public func validate(_ file: URL, view: URL? = nil) -> (report: ProbeReport?, failure: String?) {
         let stamp = FileStamp.of(file) ?? FileStamp(size: 0, mtimeNanos: 0, inode: 0)
-        switch probe(file, stamp: stamp, hash: ContentDigest.of(file: file) ?? "") {
+        let extra = view.map { ["--view", $0.path] } ?? []
+        switch probe(file, stamp: stamp, hash: ContentDigest.of(file: file) ?? "", extraArguments: extra) {
         case .passed(let report): return (report, nil)
         case .quarantined(let record, let report):
             return (
@@ -121,20 +123,20 @@ public struct ProbeRunner: Sendable {
 
     /// Spawns the executable with `arguments`, stdout and stderr going to files (no pipe can fill up and block
     /// the child), and waits at most `timeout` before SIGKILL.
-    func runChild(_ file: URL) -> ChildResult {
+    func runChild(_ file: URL, extraArguments: [String] = []) -> ChildResult {
         counter.increment()
         let scratch = workDirectory.appendingPathComponent("probe-\(getpid())-\(UUID().uuidString.prefix(8))")
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outPath = scratch.appendingPathComponent("stdout").path
         let errPath = scratch.appendingPathComponent("stderr").path
-        if var result = server?.run(file: file, scratch: scratch, timeout: timeout) {
+        if extraArguments.isEmpty, var result = server?.run(file: file, scratch: scratch, timeout: timeout) {
             result.stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
             let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
             result.stderrTail = String(stderr.suffix(2000)).trimmingCharacters(in: .whitespacesAndNewlines)
             return result
         }
-        let arguments = ["probe", file.path]
+        let arguments = ["probe", file.path] + extraArguments
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

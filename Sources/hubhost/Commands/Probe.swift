@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HubCore
 import HubHost
 
 /// `hubhost probe PLUGIN.so`: the child side of probing. Loads the plugin in this process and runs the
@@ -24,6 +25,9 @@ struct Probe: ParsableCommand {
     @Option(help: "Folder for the private copy of the plugin.")
     var cache: String?
 
+    @Option(help: ArgumentHelp("Also run the plugin's components over this view's models.", valueName: "view.json"))
+    var view: String?
+
     func run() throws {
         if serve { ProbeServer.serve() }
         guard let plugin else { throw ValidationError("give a plugin file (or --serve)") }
@@ -31,6 +35,13 @@ struct Probe: ParsableCommand {
         let cacheDirectory =
             cache.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-probe-\(getpid())")
-        if !ConformanceSuite.runPrinting(file: file, cacheDirectory: cacheDirectory) { throw ExitCode(.problems) }
+        var viewModel: ViewModel?
+        if let view {
+            let loaded = try LoadedView.load(view, images: try ImageOptions.parse([]))
+            viewModel = loaded.viewModel
+        }
+        if !ConformanceSuite.runPrinting(file: file, cacheDirectory: cacheDirectory, view: viewModel) {
+            throw ExitCode(.problems)
+        }
     }
 }

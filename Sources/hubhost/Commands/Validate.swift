@@ -11,13 +11,22 @@ struct Validate: ParsableCommand {
             Checks: ELF image, descriptor and ABI, init; for every component: created by its factory, layout traits, \
             extension tables complete (no NULL functions), preferred size finite and non-negative for every sample \
             model and container, load view, configure and draw every sample model, reuse with another model, \
-            selection state, UI state round trip, destroy; unload clean.
+            every extension called (children, image handling, content offset and view observers, action performer \
+            and observer), selection state, UI state round trip, destroy; every action handler with each trigger, \
+            with and without custom data; every layout manager's margins; unload clean. With --view, every \
+            component also runs over the view's models of its namespaces. A crash or hang names its call and model.
             \(ExitStatus.help([(.ok, "every plugin passes every check"), (.problems, "a check of a plugin failed")]))
             """
     )
 
     @Argument(help: "Plugin files.")
     var plugins: [String]
+
+    @Option(
+        help: ArgumentHelp(
+            "Also run each plugin's components, extensions and action handlers over this view's models.",
+            valueName: "view.json"))
+    var view: String?
 
     @Flag(help: "Print the results as JSON.")
     var json = false
@@ -43,7 +52,7 @@ struct Validate: ParsableCommand {
         var results: [Result] = []
         for path in plugins {
             let file = URL(fileURLWithPath: path).standardizedFileURL
-            let (report, failure) = runner.validate(file)
+            let (report, failure) = runner.validate(file, view: view.map { URL(fileURLWithPath: $0) })
             results.append(
                 Result(
                     file: file.path, passed: failure == nil && (report?.conforms ?? false),

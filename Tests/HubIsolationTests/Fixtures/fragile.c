@@ -5,6 +5,7 @@
  *   -DFAULT_IN=N      the call that faults: 1 create, 2 size, 3 configure, 4 draw, 5 action handler,
  *                     6 selection state, 7 save UI state, 8 deinit, 9 children (set delegate), 10 layout traits
  *   -DFAULT_HOW=N     1 SIGSEGV (default), 2 abort(), 3 exit(3), 4 hang (sleeps forever)
+ *   -DFAULT_WHEN_PROBED  faults in probe and validate children too (still only on "Trending" data)
  *   -DBAD_VALUES      hands the host NaN, infinite and absurd values (sizes, frames, font sizes, measure_text)
  *   -DPLUGIN_VERSION='"2"'
  *
@@ -178,7 +179,11 @@ static const hub_action_handler action_handler = {sizeof action_handler, NULL, h
 
 static bool init(const hub_host *h, char *error, size_t capacity) {
     host = h;
+#ifdef FAULT_WHEN_PROBED
+    probed = 0;
+#else
     probed = getenv("HUBHOST_PROBE_CHILD") != NULL;
+#endif
     return h->register_component_factory(h, "fragile", &factory, error, capacity) &&
            h->register_action_handler(h, &action_handler, error, capacity);
 }
