@@ -108,6 +108,8 @@ let package = Package(
         .testTarget(name: "HubCLITests", dependencies: ["HubTestKit"], path: "Tests/HubCLITests"),
         .testTarget(name: "HubDevTests", dependencies: ["HubTestKit", "HubHost", "HubCore", "HubPreview"],
                     path: "Tests/HubDevTests", exclude: ["Fixtures"]),
+        .testTarget(name: "HubIsolationTests", dependencies: ["HubTestKit", "HubHost", "HubCore"],
+                    path: "Tests/HubIsolationTests", exclude: ["Fixtures"]),
         .testTarget(name: "HubEventsTests", dependencies: ["HubTestKit", "HubCore", "HubHost", "HubRender"],
                     path: "Tests/HubEventsTests", exclude: ["Fixtures"]),
     ],

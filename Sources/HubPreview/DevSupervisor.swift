@@ -61,9 +61,22 @@ public final class DevSupervisor: @unchecked Sendable {
         }
     }
 
-    /// Starts the first worker; each one is watched on its own thread and replaced when it ends.
-    public func start() {
+    /// Starts the first worker; each one is watched on its own thread and replaced when it ends. Returns once
+    /// the first frame is there (or the first worker ended, or `firstFrameTimeout` passed), so the page a browser
+    /// opens next has the view in it.
+    public func start(firstFrameTimeout: Double = 60) {
         Thread.detachNewThread { [weak self] in self?.superviseForever() }
+        _ = firstFrame.wait(timeout: .now() + firstFrameTimeout)
+    }
+    private let firstFrame = DispatchSemaphore(value: 0)
+    private var sawFirst = false
+
+    private func signalFirst() {
+        lock.lock()
+        let first = !sawFirst
+        sawFirst = true
+        lock.unlock()
+        if first { firstFrame.signal() }
     }
 
     private func superviseForever() {
@@ -145,11 +158,13 @@ public final class DevSupervisor: @unchecked Sendable {
             server.publish(frame)
         }
         for line in message.lines ?? [] { printLine(line) }
+        if message.frame != nil { signalFirst() }
     }
 
     /// A worker ended: say why on the terminal and in the page, quarantine the culprit, and let the loop start the
     /// next worker (at once after a plugin's fault; after a growing pause when hubhost itself failed).
     private func handleEnd(_ outcome: WorkerProcess.Outcome) {
+        defer { signalFirst() }
         guard var fault = outcome.fault else {
             let status = outcome.exitStatus ?? -1
             publishProblem("worker", "the worker exited with status \(status); starting a new one")

@@ -102,8 +102,8 @@ struct Dev: ParsableCommand {
                 ProbeGate.persist(record, cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))
             }
             let supervisor = DevSupervisor(options: supervision, server: server)
-            try serve(server, line: serving)
             supervisor.start()
+            try serve(server, line: serving)
             withExtendedLifetime(supervisor) { dispatchMain() }
         }
 

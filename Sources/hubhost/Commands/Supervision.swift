@@ -69,7 +69,7 @@ struct OneShotSupervisor {
                 exit(status)
             }
             fault.locate(in: Self.decodeQuietly(viewFile))
-            let stepNote = isEventScript && fault.step > 0 ? "step \(fault.step) (line \(fault.step)): " : ""
+            let stepNote = isEventScript && fault.step > 0 ? "script line \(fault.step): " : ""
             Diagnostics.printBlock("hubhost: \(stepNote)\(fault.report)")
             guard fault.isAttributed, let plugin = fault.plugin else {
                 Diagnostics.print(
