@@ -9,9 +9,10 @@
  *   -DBAD_VALUES      hands the host NaN, infinite and absurd values (sizes, frames, font sizes, measure_text)
  *   -DPLUGIN_VERSION='"2"'
  *
- * The fault happens only for a model whose title is "Trending" (or, for create and deinit, which have no model,
- * once a "Trending" model was configured), and never in a probe child (HUBHOST_PROBE_CHILD is set there).
- * Component: "fragile:card" (full width, 50 high, a filled rectangle, the title and "taps:N", the number of
+ * The fault happens only for a model whose title is "Trending" (create, which has no model, faults when asked for
+ * "fragile:hot"; deinit once a "Trending" model was configured), and never in a probe child (HUBHOST_PROBE_CHILD
+ * is set there).
+ * Components: "fragile:card" and "fragile:hot" (the same: full width, 50 high, a filled rectangle, the title and "taps:N", the number of
  * selections, kept as UI state).
  */
 #include "hub_plugin.h"
@@ -46,9 +47,9 @@ static int is_trending(const hub_model *model) {
     return title && strcmp(title, "Trending") == 0;
 }
 
-static void fault(int where, const hub_model *model) {
-    if (where != FAULT_IN || probed) return;
-    if (model ? !is_trending(model) : !seen_trending) return;
+/* Faults when `where` is the call chosen, `when` holds (the data says so) and the process is not a probe. */
+static void fault_if(int where, int when) {
+    if (where != FAULT_IN || probed || !when) return;
     fprintf(stderr, "fragile: about to fail in call %d\n", where);
     fflush(stderr);
     switch (FAULT_HOW) {
@@ -59,9 +60,12 @@ static void fault(int where, const hub_model *model) {
     }
 }
 
+/* Faults for a "Trending" model. */
+static void fault(int where, const hub_model *model) { fault_if(where, model && is_trending(model)); }
+
 static const char *traits(void *instance) {
     (void)instance;
-    fault(10, NULL);
+    fault_if(10, seen_trending);
     return HUB_TRAIT_FULL_WIDTH;
 }
 
@@ -154,14 +158,17 @@ static const hub_component_class card_class = {
 
 static bool create_component(const hub_component_factory *factory, const char *name, hub_component *out) {
     (void)factory;
-    if (strcmp(name, "card") != 0) return false;
-    fault(1, NULL);
+    if (strcmp(name, "hot") == 0) {
+        fault_if(1, 1); /* "hot" is how a view asks create to fault */
+    } else if (strcmp(name, "card") != 0) {
+        return false;
+    }
     out->klass = &card_class;
     out->instance = calloc(1, sizeof(card));
     return true;
 }
 
-static const char *const names[] = {"card", NULL};
+static const char *const names[] = {"card", "hot", NULL};
 static const char *const *component_names(const hub_component_factory *factory) {
     (void)factory;
     return names;
@@ -189,7 +196,7 @@ static bool init(const hub_host *h, char *error, size_t capacity) {
 }
 
 static void deinit(void) {
-    fault(8, NULL);
+    fault_if(8, seen_trending);
     host = NULL;
 }
 

@@ -1,0 +1,182 @@
+import Foundation
+import HubTestKit
+import Testing
+
+/// Real C plugins, compiled at test time, that crash, abort, exit() or hang in one call, on one model's data only
+/// and never while probed (Fixtures/fragile.c), run by real `hubhost` processes: the fault is contained in the
+/// worker, named, quarantined, and the rest of the output is intact.
+@Suite(.serialized) struct PluginFaultTests {
+    static let fragile = TestPaths.packageRoot.appendingPathComponent("Tests/HubIsolationTests/Fixtures/fragile.c")
+    static let demoC = TestPaths.binDirectory.appendingPathComponent("libHubDemoC.so")
+
+    /// A plugin folder with fragile (built with `flags`) and the shipped C demo, a cache, and a view whose body[2]
+    /// is the "Trending" model and body[3] a cdemo banner.
+    final class Setup {
+        let folder: TemporaryFolder
+        var plugins: URL { folder.appending("plugins") }
+        var cache: URL { folder.appending("cache") }
+        var view: URL { folder.appending("view.json") }
+
+        /// `hot`: body[2] is "fragile:hot", the component whose create faults.
+        init(flags: [String], hot: Bool = false) throws {
+            folder = try TemporaryFolder("hubhost-isolation")
+            try FileManager.default.createDirectory(
+                at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try install(flags: flags)
+            try FileManager.default.copyItem(at: PluginFaultTests.demoC, to: plugins.appendingPathComponent("libdemoc.so"))
+            let json = """
+                {"body": [
+                  {"id": "a", "component": {"id": "fragile:card"}, "text": {"title": "Hello"}},
+                  {"id": "b", "component": {"id": "fragile:card"}, "text": {"title": "World"}},
+                  {"id": "c", "component": {"id": "fragile:\(hot ? "hot" : "card")"}, "text": {"title": "Trending"}},
+                  {"id": "d", "component": {"id": "cdemo:banner"}, "text": {"title": "Good"}}
+                ]}
+                """
+            try Data(json.utf8).write(to: view)
+        }
+
+        func install(flags: [String]) throws {
+            try FixtureCompiler.compile(
+                PluginFaultTests.fragile, to: plugins.appendingPathComponent("libfragile.so"), flags: flags)
+        }
+
+        func hubhost(_ arguments: [String]) throws -> ProcessResult {
+            try ProcessRunner.hubhost(
+                arguments + ["--plugins", plugins.path, "--plugin-cache", cache.path, "--call-timeout", "1"])
+        }
+
+        /// `render` of the view (SVG, so that draw runs, then JSON to read the sources), returns the result of
+        /// the first and the body nodes of the second.
+        func render() throws -> (ProcessResult, [[String: Any]]) {
+            let result = try hubhost(["render", view.path, "--format", "svg", "-o", folder.appending("out.svg").path])
+            let out = folder.appending("out.json")
+            try? FileManager.default.removeItem(at: out)
+            _ = try hubhost(["render", view.path, "--format", "json", "-o", out.path])
+            let data = (try? Data(contentsOf: out)) ?? Data()
+            let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            return (result, root?["body"] as? [[String: Any]] ?? [])
+        }
+    }
+
+    static func source(_ node: [String: Any]) -> String {
+        if let source = node["source"] as? [String: Any] { return source["plugin"] as? String ?? "?" }
+        return node["source"] as? String ?? "?"
+    }
+
+    static let calls: [(define: String, name: String)] = [
+        ("1", "create"), ("2", "size"), ("3", "configure"), ("4", "draw"),
+    ]
+    static let kinds: [(define: String, words: String)] = [
+        ("1", "crashed with SIGSEGV"), ("2", "crashed with SIGABRT"), ("3", "exited the process with status 3"),
+        ("4", "hung"),
+    ]
+
+    @Test(arguments: calls)
+    func renderContainsEveryKindOfFaultInEachCall(call: (define: String, name: String)) throws {
+        for kind in Self.kinds {
+            let setup = try Setup(
+                flags: ["-DFAULT_IN=\(call.define)", "-DFAULT_HOW=\(kind.define)"], hot: call.name == "create")
+            let (result, body) = try setup.render()
+            // create has no model of its own: the report names the plugin and the call.
+            let expected =
+                "libfragile.so (com.example.fragile 1.0.0) \(kind.words) in \(call.name)"
+                + (call.name == "create" ? "" : " [fragile:card]")
+            #expect(result.status == 5, "\(call.name)/\(kind.words): \(result.stderr)")
+            #expect(result.stderr.contains(expected), "\(result.stderr)")
+            if call.name != "create" {
+                #expect(result.stderr.contains(#"for body[2] (id "c")"#), "\(result.stderr)")
+            }
+            #expect(result.stderr.contains("fragile: about to fail"), "the tail of the plugin's stderr is shown")
+            // The output is written, the good plugin's drawing in it.
+            let svg = (try? String(contentsOf: setup.folder.appending("out.svg"), encoding: .utf8)) ?? ""
+            #expect(svg.contains("Good") && svg.contains("Trending") && !svg.contains("taps:"))
+            // The culprit's components fell back (the quarantine holds for the next run), the good plugin's not.
+            #expect(body.count == 4)
+            #expect(body.prefix(3).allSatisfy { Self.source($0) == "fallback" }, "\(body)")
+            #expect(body.count == 4 && Self.source(body[3]) == "com.hubhost.cdemo")
+        }
+    }
+
+    @Test func theQuarantineIsPersistedUntilTheFileChanges() throws {
+        let setup = try Setup(flags: ["-DFAULT_IN=4"])
+        let (first, _) = try setup.render()
+        #expect(first.status == 5)
+        // A restart does not crash again: the version is quarantined with the probe cache.
+        let (second, body) = try setup.render()
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("quarantined libfragile.so: crashed with SIGSEGV in draw [fragile:card]"))
+        #expect(!second.stderr.contains("about to fail"))
+        #expect(body.prefix(3).allSatisfy { Self.source($0) == "fallback" })
+        // A fixed build clears it.
+        try setup.install(flags: ["-DPLUGIN_VERSION=\"1.0.1\""])
+        let (third, fixed) = try setup.render()
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(fixed.prefix(3).allSatisfy { Self.source($0) == "com.example.fragile" }, "\(fixed)")
+        let listed = try ProcessRunner.hubhost(
+            ["list-namespaces", "--plugins", setup.plugins.path, "--plugin-cache", setup.cache.path])
+        #expect(listed.stdout.contains("fragile"))
+    }
+
+    @Test func valuesAPluginHandsTheHostAreCheckedNotTrappedOn() throws {
+        let setup = try Setup(flags: ["-DBAD_VALUES"])
+        for format in ["json", "svg", "html", "text"] {
+            let result = try setup.hubhost(["render", setup.view.path, "--format", format, "-o", "-"])
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+        }
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
+        let stderr = result.stderr.replacingOccurrences(of: "-nan", with: "nan")
+        let who = "libfragile.so (com.example.fragile 1.0.0) in draw:"
+        for problem in [
+            "font size nan", "font size 1e-300", "measure_text max width inf", "frame x nan",
+            "stroke width nan", "line limit 4000000000",
+        ] {
+            #expect(
+                stderr.contains("\(who) \(problem)"), "\(problem): \(stderr)")
+        }
+        #expect(stderr.contains("libfragile.so (com.example.fragile 1.0.0) in size: width nan"))
+        #expect(!result.stdout.contains("NaN") && !result.stdout.contains("nan\""))
+    }
+
+    @Test func eventsStopsAtTheFaultingStepOrGoesOnWithKeepGoing() throws {
+        let setup = try Setup(flags: ["-DFAULT_IN=5"])
+        let script = setup.folder.appending("script.jsonl")
+        let lines = [#"{"event":"tap","indexPath":[0]}"#, #"{"event":"tap","indexPath":[2]}"#, #"{"event":"tap","indexPath":[1]}"#]
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: script)
+        let stopped = try setup.hubhost(["events", setup.view.path, script.path, "--no-calls"])
+        #expect(stopped.status == 5, "\(stopped.stderr)")
+        #expect(
+            stopped.stderr.contains(
+                #"script line 2: libfragile.so (com.example.fragile 1.0.0) crashed with SIGSEGV in action handler [fragile:card] for body[2] (id "c")"#
+            ), "\(stopped.stderr)")
+        #expect(!stopped.stdout.contains("#3 tap"))
+
+        try setup.install(flags: ["-DFAULT_IN=5", "-DPLUGIN_VERSION=\"1.0.2\""])
+        let going = try setup.hubhost(["events", setup.view.path, script.path, "--no-calls", "--keep-going"])
+        #expect(going.status == 5, "\(going.stderr)")
+        // Each step is printed once: steps before the fault by the first worker, the rest by the next.
+        #expect(going.stdout.components(separatedBy: "#1 tap").count == 2, "\(going.stdout)")
+        #expect(going.stdout.contains("#3 tap indexPath [1]"))
+        #expect(going.stdout.contains("done:"))
+    }
+
+    @Test func inProcessRunsWithoutAWorker() throws {
+        let setup = try Setup(flags: ["-DFAULT_IN=4"])
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-", "--in-process"])
+        // No supervisor: the fault ends the process, as it would under a debugger.
+        #expect(result.status != 0 && result.status != 5, "\(result.status)")
+        #expect(!result.stderr.contains("quarantined"))
+    }
+
+    @Test func validateCallsActionHandlersAndRunsOverAView() throws {
+        let setup = try Setup(flags: ["-DFAULT_IN=5", "-DFAULT_WHEN_PROBED"])
+        let plugin = setup.plugins.appendingPathComponent("libfragile.so")
+        let plain = try ProcessRunner.hubhost(["validate", plugin.path])
+        #expect(plain.status == 0, "only the view's data makes it fault: \(plain.stdout)")
+        #expect(plain.stdout.contains("PASS libfragile.so"))
+        let withView = try ProcessRunner.hubhost(["validate", plugin.path, "--view", setup.view.path])
+        #expect(withView.status == 1)
+        #expect(
+            withView.stdout.contains(#"crashed with SIGSEGV in view action handlers for body[2] (id "c")"#),
+            "\(withView.stdout)")
+    }
+}
