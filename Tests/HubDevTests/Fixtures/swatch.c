@@ -9,6 +9,7 @@
  *   -DHANG_IN_INIT               never returns from init
  *   -DFAIL_IN_INIT               init returns false with a message
  *   -DCRASH_IN_CONFIGURE         segfaults in configure_view
+ *   -DCRASH_ON_TRENDING          segfaults in draw for a model titled "Trending", except in a probe child
  *   -DINFINITE_SIZE              preferred_view_size returns an infinite height
  *   -DLOSE_UI_STATE              restore_ui_state ignores what it is given
  *   -DINCOMPLETE_EXTENSION       the UI-state table has a NULL function
@@ -78,6 +79,9 @@ static void configure(void *instance, const hub_model *model, hub_size container
 static void draw(void *instance, const hub_view_builder *view, hub_size size) {
     swatch *s = instance;
     const char *title = s->model ? host->model_string(host, s->model, HUB_MODEL_TITLE) : NULL;
+#ifdef CRASH_ON_TRENDING
+    if (title && strcmp(title, "Trending") == 0 && !getenv("HUBHOST_PROBE_CHILD")) *(volatile int *)0 = 1;
+#endif
     char text[160];
     snprintf(text, sizeof text, "%s taps:%d", title ? title : "", s->taps);
     hub_text_style style = {sizeof style, 14, 400, 0x000000FFu, HUB_TEXT_LEFT, 1};

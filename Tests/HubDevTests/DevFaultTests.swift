@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// `hubhost dev` with a plugin that crashes on one model's data (swatch.c -DCRASH_ON_TRENDING): the supervisor
+/// keeps serving, shows the fault, restarts the worker without the culprit, keeps the UI state, and takes a
+/// fixed build when it lands.
+@Suite("hubhost dev survives plugin faults", .serialized)
+struct DevFaultTests {
+    let root = TestSupport.temporaryDirectory("devfault")
+    var plugins: URL { root.appendingPathComponent("plugins") }
+    var cache: URL { root.appendingPathComponent("cache") }
+    var view: URL { root.appendingPathComponent("view.json") }
+    var swatch: URL { plugins.appendingPathComponent("libswatch.so") }
+
+    init() throws {
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+    }
+
+    func writeView(_ titles: [String]) throws {
+        let models = titles.enumerated().map { index, title in
+            #"{"id": "m\#(index)", "component": {"id": "swatch:swatch"}, "text": {"title": "\#(title)"}}"#
+        }
+        try #"{"id": "dev", "body": [\#(models.joined(separator: ", "))]}"#
+            .write(to: view, atomically: true, encoding: .utf8)
+    }
+
+    func build(version: String, crashing: Bool) throws {
+        try TestSupport.installPlugin(
+            "swatch.c", at: swatch,
+            defines: ["PLUGIN_VERSION=\"\(version)\""] + (crashing ? ["CRASH_ON_TRENDING"] : []))
+    }
+
+    @Test func aCrashIsShownTheUIStateKeptAndAFixedBuildTakesOver() throws {
+        try build(version: "1", crashing: true)
+        try writeView(["One", "Calm"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        _ = try dev.tap([0])
+        _ = try dev.tap([0])
+        #expect(dev.waitForFrame { $0.html.contains("One taps:2") } != nil, "\(dev.log)")
+
+        // The view now has the model the plugin crashes on: the worker dies, the page says why.
+        try writeView(["One", "Trending"])
+        let fault = dev.waitForFrame {
+            $0.problems.contains {
+                $0.kind == "crash"
+                    && $0.message.contains(
+                        #"libswatch.so (test.dev.swatch 1) crashed with SIGSEGV in draw [swatch:swatch] for body[1] (id "m1")"#
+                    )
+            }
+        }
+        #expect(fault != nil, "\(dev.log)")
+        // A new worker serves without the culprit: its components fall back, the quarantine is listed.
+        let after = dev.waitForFrame {
+            $0.problems.contains { $0.kind == "quarantine" && $0.message.contains("libswatch.so") }
+                && $0.html.contains("Trending")
+        }
+        #expect(after != nil, "\(dev.log)")
+        #expect(after?.html.contains("taps:") == false, "swatches fell back")
+
+        // The fixed build lands: it serves, with the UI state the supervisor kept.
+        try build(version: "2", crashing: false)
+        let fixed = dev.waitForFrame { $0.html.contains("One taps:2") && $0.html.contains("Trending taps:0") }
+        #expect(fixed != nil, "\(dev.log)")
+        #expect(dev.process.isRunning)
+    }
+
+    @Test func aPluginThatCrashesAtStartUpDoesNotStopTheServer() throws {
+        try build(version: "1", crashing: true)
+        try writeView(["Trending", "Calm"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        let frame = dev.waitForFrame {
+            $0.problems.contains { $0.message.contains("crashed with SIGSEGV in draw [swatch:swatch] for body[0]") }
+                && $0.html.contains("Calm")
+        }
+        #expect(frame != nil, "\(dev.log)")
+        #expect(dev.process.isRunning)
+        #expect(dev.log.contains(#"libswatch.so (test.dev.swatch 1) crashed with SIGSEGV in draw"#))
+    }
+}
