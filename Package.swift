@@ -1,3 +1,4 @@
+import Foundation
 // swift-tools-version:6.0
 //
 // hubhost: a headless Hub Framework component host that loads plugins (.so) through a versioned C ABI.
@@ -13,22 +14,22 @@
 //   HubPluginKit the Swift SDK plugin authors link statically
 //   hubhost      the command-line tool
 import PackageDescription
-import Foundation
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 
 /// Plugins export only `hub_plugin_entry`, so two plugins can never interpose on each other's symbols.
 /// lld, because gold keeps the hidden Swift symbols as LOCAL entries in `.dynsym` (harmless, but noisy in `nm -D`).
 let pluginLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags(["-use-ld=lld", "-Xlinker", "--version-script=\(packageRoot)/Plugins/exports.map"]),
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "--version-script=\(packageRoot)/Plugins/exports.map"])
 ]
 
 /// SwiftPM links every product with swiftc, which adds `swiftrt.o`: Swift metadata sections, so the host would
 /// pin the C plugin like a Swift one instead of unloading it. `-nostartfiles` leaves it out. (`libswiftCore` stays
 /// in NEEDED, unused and already loaded by the host.)
-let cPluginLinkerSettings: [LinkerSetting] = pluginLinkerSettings + [
-    .unsafeFlags(["-nostartfiles"]),
-]
+let cPluginLinkerSettings: [LinkerSetting] =
+    pluginLinkerSettings + [
+        .unsafeFlags(["-nostartfiles"])
+    ]
 
 let package = Package(
     name: "hubhost",
@@ -47,10 +48,12 @@ let package = Package(
     ],
     targets: [
         .target(name: "CHubPlugin", path: "Sources/CHubPlugin"),
-        .systemLibrary(name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
-                       providers: [.apt(["libffi-dev"])]),
-        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
-                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
+            providers: [.apt(["libffi-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
         .target(name: "HubCore", path: "Sources/HubCore"),
         .target(name: "HubInjection", dependencies: ["HubCore"], path: "Sources/HubInjection"),
         .target(
@@ -82,36 +85,48 @@ let package = Package(
         ),
         .executableTarget(
             name: "HubBench",
-            dependencies: ["HubCore", "HubInjection", "HubHost", "HubRender", "CHubPlugin", "CFFI"],
+            dependencies: ["HubCore", "HubInjection", "HubHost", "HubRender", "HubPreview", "CHubPlugin", "CFFI"],
             path: "Sources/HubBench"
         ),
 
         // Shipped plugins.
-        .target(name: "HubDemoSwift", dependencies: ["HubPluginKit"], path: "Plugins/DemoSwift",
-                linkerSettings: pluginLinkerSettings),
-        .target(name: "HubDemoC", dependencies: ["CHubPlugin"], path: "Plugins/DemoC", publicHeadersPath: ".",
-                linkerSettings: cPluginLinkerSettings),
+        .target(
+            name: "HubDemoSwift", dependencies: ["HubPluginKit"], path: "Plugins/DemoSwift",
+            linkerSettings: pluginLinkerSettings),
+        .target(
+            name: "HubDemoC", dependencies: ["CHubPlugin"], path: "Plugins/DemoC", publicHeadersPath: ".",
+            linkerSettings: cPluginLinkerSettings),
 
         // Tests. HubTestKit: what every test target shares (paths, a process runner that reads stdout and stderr
         // together, the fixture compiler, temporary folders).
         .target(name: "HubTestKit", path: "Tests/HubTestKit"),
         .testTarget(name: "HubCoreTests", dependencies: ["HubTestKit", "HubCore"], path: "Tests/HubCoreTests"),
-        .testTarget(name: "HubInjectionTests", dependencies: ["HubTestKit", "HubInjection", "HubHost"],
-                    path: "Tests/HubInjectionTests"),
-        .testTarget(name: "HubHostTests", dependencies: ["HubTestKit", "HubHost", "HubCore", "CHubPlugin"],
-                    path: "Tests/HubHostTests", exclude: ["Fixtures"]),
-        .testTarget(name: "HubRenderTests", dependencies: ["HubTestKit", "HubRender", "HubCore", "HubHost"],
-                    path: "Tests/HubRenderTests"),
-        .testTarget(name: "HubPluginKitTests", dependencies: ["HubTestKit", "HubPluginKit", "HubHost", "HubCore",
-                                                             "CHubPlugin"],
-                    path: "Tests/HubPluginKitTests"),
+        .testTarget(
+            name: "HubInjectionTests", dependencies: ["HubTestKit", "HubInjection", "HubHost"],
+            path: "Tests/HubInjectionTests"),
+        .testTarget(
+            name: "HubHostTests", dependencies: ["HubTestKit", "HubHost", "HubCore", "CHubPlugin"],
+            path: "Tests/HubHostTests", exclude: ["Fixtures"]),
+        .testTarget(
+            name: "HubRenderTests", dependencies: ["HubTestKit", "HubRender", "HubCore", "HubHost"],
+            path: "Tests/HubRenderTests"),
+        .testTarget(
+            name: "HubPluginKitTests",
+            dependencies: [
+                "HubTestKit", "HubPluginKit", "HubHost", "HubCore",
+                "CHubPlugin",
+            ],
+            path: "Tests/HubPluginKitTests"),
         .testTarget(name: "HubCLITests", dependencies: ["HubTestKit"], path: "Tests/HubCLITests"),
-        .testTarget(name: "HubDevTests", dependencies: ["HubTestKit", "HubHost", "HubCore", "HubPreview"],
-                    path: "Tests/HubDevTests", exclude: ["Fixtures"]),
-        .testTarget(name: "HubIsolationTests", dependencies: ["HubTestKit", "HubHost", "HubCore"],
-                    path: "Tests/HubIsolationTests", exclude: ["Fixtures"]),
-        .testTarget(name: "HubEventsTests", dependencies: ["HubTestKit", "HubCore", "HubHost", "HubRender"],
-                    path: "Tests/HubEventsTests", exclude: ["Fixtures"]),
+        .testTarget(
+            name: "HubDevTests", dependencies: ["HubTestKit", "HubHost", "HubCore", "HubPreview"],
+            path: "Tests/HubDevTests", exclude: ["Fixtures"]),
+        .testTarget(
+            name: "HubIsolationTests", dependencies: ["HubTestKit", "HubHost", "HubCore"],
+            path: "Tests/HubIsolationTests", exclude: ["Fixtures"]),
+        .testTarget(
+            name: "HubEventsTests", dependencies: ["HubTestKit", "HubCore", "HubHost", "HubRender"],
+            path: "Tests/HubEventsTests", exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -248,8 +248,4 @@ enum LoaderBench {
         s.padding(toLength: width, withPad: " ", startingAt: 0)
     }
 
-    struct BenchError: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
 }

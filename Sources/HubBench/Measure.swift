@@ -46,3 +46,9 @@ enum Measure {
     static func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
     static func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / b) }
 }
+
+/// A benchmark that could not measure what it meant to, and why.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -367,8 +367,4 @@ enum ReloadBench {
         var drawing = ""
     }
 
-    struct BenchError: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
 }

@@ -147,11 +147,6 @@ enum RenderBench {
         return host
     }
 
-    struct BenchError: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
-
     /// A view of `count` body components cycling through the C plugin's banner, badge and tile.
     static func makeView(count: Int) -> [UInt8] {
         var out = "{\"id\":\"bench\",\"title\":\"\(count) components\",\"body\":["

@@ -8,6 +8,7 @@ let sections: [(name: String, run: () throws -> Void)] = [
     ("injection", InjectionBench.run),
     ("events", EventsBench.run),
     ("reload", ReloadBench.run),
+    ("isolation", IsolationBench.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())

@@ -14,6 +14,8 @@ public final class DevSupervisor: @unchecked Sendable {
         public var arguments: [String]
         public var viewFile: URL
         public var callTimeout: Double = 2
+        /// The `hubhost` executable the worker runs; nil: this process's own.
+        public var executable: String?
         /// Persists a quarantine with the probe cache.
         public var persist: @Sendable (QuarantineRecord) -> Void = { _ in }
         public init(arguments: [String], viewFile: URL) {
@@ -28,6 +30,8 @@ public final class DevSupervisor: @unchecked Sendable {
     public var printLine: @Sendable (String) -> Void = { line in
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
+    /// Told about every frame published (after the server has it), on the supervisor's threads.
+    public var onFrame: @Sendable (PreviewFrame) -> Void = { _ in }
     /// Where fault reports go (stderr).
     public var printProblem: @Sendable (String) -> Void = { line in
         FileHandle.standardError.write(Data((TerminalText.line(line) + "\n").utf8))
@@ -94,6 +98,8 @@ public final class DevSupervisor: @unchecked Sendable {
     private func runWorker() -> WorkerProcess.Outcome? {
         var workerOptions = WorkerProcess.Options(arguments: options.arguments)
         workerOptions.controlChannel = true
+        workerOptions.executable = options.executable
+        workerOptions.echo = { [printProblem] line in printProblem(line) }
         workerOptions.callTimeout = options.callTimeout
         lock.lock()
         workerOptions.environment = WorkerEnvironment.entries(restarts: workersStarted, quarantined: quarantined)
@@ -156,6 +162,7 @@ public final class DevSupervisor: @unchecked Sendable {
             lastFrame = frame
             lock.unlock()
             server.publish(frame)
+            onFrame(frame)
         }
         for line in message.lines ?? [] { printLine(line) }
         if message.frame != nil { signalFirst() }
@@ -215,6 +222,7 @@ public final class DevSupervisor: @unchecked Sendable {
         frame.renderedAt = Monotonic.now()
         lock.unlock()
         server.publish(frame)
+        onFrame(frame)
     }
 
     /// Forwards a tap from the page to the worker and waits for its answer.

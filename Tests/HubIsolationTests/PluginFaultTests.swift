@@ -23,7 +23,8 @@ import Testing
             try FileManager.default.createDirectory(
                 at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             try install(flags: flags)
-            try FileManager.default.copyItem(at: PluginFaultTests.demoC, to: plugins.appendingPathComponent("libdemoc.so"))
+            try FileManager.default.copyItem(
+                at: PluginFaultTests.demoC, to: plugins.appendingPathComponent("libdemoc.so"))
             let json = """
                 {"body": [
                   {"id": "a", "component": {"id": "fragile:card"}, "text": {"title": "Hello"}},
@@ -140,7 +141,10 @@ import Testing
     @Test func eventsStopsAtTheFaultingStepOrGoesOnWithKeepGoing() throws {
         let setup = try Setup(flags: ["-DFAULT_IN=5"])
         let script = setup.folder.appending("script.jsonl")
-        let lines = [#"{"event":"tap","indexPath":[0]}"#, #"{"event":"tap","indexPath":[2]}"#, #"{"event":"tap","indexPath":[1]}"#]
+        let lines = [
+            #"{"event":"tap","indexPath":[0]}"#, #"{"event":"tap","indexPath":[2]}"#,
+            #"{"event":"tap","indexPath":[1]}"#,
+        ]
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: script)
         let stopped = try setup.hubhost(["events", setup.view.path, script.path, "--no-calls"])
         #expect(stopped.status == 5, "\(stopped.stderr)")

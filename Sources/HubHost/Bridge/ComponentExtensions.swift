@@ -106,7 +106,9 @@ final class UIStateAdapter: ExtensionAdapter<hub_ui_state_ext>, ComponentWithRes
     }
     func restoreUIState(_ state: String) {
         guard let restore = (component.isAlive ? methods.restore_ui_state : nil) else { return }
-        CallRecorder.during(.restoreUIState, slot: component.slot) { state.withCString { restore(component.instance, $0) } }
+        CallRecorder.during(.restoreUIState, slot: component.slot) {
+            state.withCString { restore(component.instance, $0) }
+        }
     }
 }
 

@@ -96,7 +96,9 @@ final class PluginComponent: Component {
     func drawView(into view: ViewBuilder, size: Size) {
         guard isAlive, let draw = methods.draw_view else { return }
         ViewBuilderBridge.withBuilder(view) { builder in
-            CallRecorder.during(.draw, slot: slot, model: configuredModel) { draw(instance, builder, CInterop.size(size)) }
+            CallRecorder.during(.draw, slot: slot, model: configuredModel) {
+                draw(instance, builder, CInterop.size(size))
+            }
         }
     }
 

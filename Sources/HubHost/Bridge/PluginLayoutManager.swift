@@ -43,7 +43,9 @@ final class PluginLayoutManager: LayoutManager {
         andHeaderWithTraits headerTraits: Set<LayoutTrait>
     ) -> Double {
         guard let margin = function(\.vertical_margin_to_header) else { return 0 }
-        return self.margin { Self.withTraits(traits) { t in Self.withTraits(headerTraits) { h in margin(manager, t, h) } } }
+        return self.margin {
+            Self.withTraits(traits) { t in Self.withTraits(headerTraits) { h in margin(manager, t, h) } }
+        }
     }
 
     func horizontalMarginForComponent(withTraits traits: Set<LayoutTrait>, precedingTraits: Set<LayoutTrait>) -> Double
@@ -71,13 +73,13 @@ final class PluginLayoutManager: LayoutManager {
         let names = row.map(\.sortedNames)
         return margin {
             CInterop.withCStrings(names.flatMap { $0 }) { all in
-            var start = 0
-            var rows: [hub_traits] = []
-            for list in names {
-                rows.append(hub_traits(names: all.map { $0 + start }, count: list.count))
-                start += list.count
-            }
-            return rows.withUnsafeBufferPointer {
+                var start = 0
+                var rows: [hub_traits] = []
+                for list in names {
+                    rows.append(hub_traits(names: all.map { $0 + start }, count: list.count))
+                    start += list.count
+                }
+                return rows.withUnsafeBufferPointer {
                     offset(manager, $0.baseAddress, row.count, firstComponentLeadingOffset, lastComponentTrailingOffset)
                 }
             }

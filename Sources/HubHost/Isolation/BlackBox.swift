@@ -11,7 +11,6 @@ import Foundation
 /// | 1 | the call in progress: sequence << 32 \| `PluginCall` << 16 \| plugin slot (0: no plugin call) |
 /// | 2 | the model of that call, as a `ModelLocation` code (0: none) |
 /// | 3 | the event-script step (line) being applied (0: none) |
-/// | 4 | the worker's phase (`Phase`) |
 ///
 /// Plugin slot `n` (1-based) is `slotSize` bytes at `tableOffset + (n - 1) * slotSize`: a NUL-terminated line
 /// `file path \t plugin id \t version \t content digest`, written when the plugin is loaded.
@@ -27,10 +26,6 @@ public enum BlackBox {
 
     /// The environment variable that tells a worker which inherited descriptor holds its black box.
     public static let environmentKey = "HUBHOST_WORKER_BLACKBOX"
-
-    public enum Phase: UInt64, Sendable {
-        case starting = 0, loading = 1, running = 2, finished = 3
-    }
 
     /// A plugin as a slot describes it.
     public struct PluginInfo: Equatable, Sendable {
@@ -67,7 +62,6 @@ public enum BlackBox {
         public var plugin: PluginInfo?
         public var location: ModelLocationCode
         public var step: Int
-        public var phase: Phase
         /// Changes with every call: the watchdog's way to tell a long call from many short ones.
         public var callWord: UInt64
 
@@ -98,8 +92,7 @@ public enum BlackBox {
             return Snapshot(
                 call: PluginCall(rawValue: UInt8(truncatingIfNeeded: callWord >> 16)) ?? .none,
                 plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(words[2]),
-                step: Int(truncatingIfNeeded: words[3]), phase: Phase(rawValue: words[4]) ?? .starting,
-                callWord: callWord)
+                step: Int(truncatingIfNeeded: words[3]), callWord: callWord)
         }
 
         /// The plugin in slot `slot` (1-based), if the worker wrote it.

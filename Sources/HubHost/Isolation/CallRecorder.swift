@@ -9,7 +9,7 @@ import HubCore
 /// # Thread safety
 /// Main thread only, as every plugin call is (the header's thread rule).
 public enum CallRecorder {
-    /// Word 1: the call; word 2: the model; word 3: the event step; word 4: the phase (see `BlackBox`).
+    /// Word 1: the call; word 2: the model; word 3: the event step (see `BlackBox`).
     @exclusivity(unchecked) nonisolated(unsafe) private static var words: UnsafeMutablePointer<UInt64> = {
         let local = UnsafeMutablePointer<UInt64>.allocate(capacity: 8)
         local.initialize(repeating: 0, count: 8)
@@ -77,8 +77,6 @@ public enum CallRecorder {
 
     /// The event-script step being applied (0: none).
     public static func noteStep(_ step: Int) { words[3] = UInt64(clamping: max(0, step)) }
-
-    public static func notePhase(_ phase: BlackBox.Phase) { words[4] = phase.rawValue }
 
     /// A slot for a loaded plugin, written to the shared table in a worker. Slot 0 means "unknown" (past the
     /// table's end, after thousands of reloads in one worker).

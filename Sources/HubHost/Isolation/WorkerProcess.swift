@@ -12,6 +12,8 @@ import HubCore
 public final class WorkerProcess: @unchecked Sendable {
     public struct Options: Sendable {
         public var arguments: [String]
+        /// The `hubhost` executable to start; nil: this process's own (an embedder such as the benchmark names it).
+        public var executable: String?
         /// Added to (or replacing in) this process's environment.
         public var environment: [String: String] = [:]
         /// Seconds one plugin call may take before the worker is killed as hung.
@@ -85,7 +87,7 @@ public final class WorkerProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         posix_spawn_file_actions_adddup2(&actions, box, 3)
 
-        let executable = Self.executable
+        let executable = options.executable ?? Self.executable
         let argv = ([executable] + options.arguments).map { strdup($0) } + [nil]
         defer { for arg in argv { free(arg) } }
         var environment = ProcessInfo.processInfo.environment

@@ -252,7 +252,9 @@ public final class PluginHost {
         var error = [CChar](repeating: 0, count: 1024)
         record.callSlot = CallRecorder.register(
             path: record.file.path, id: record.id!, version: record.version!, digest: record.contentHash ?? "")
-        let initialised = CallRecorder.during(.initialize, slot: record.callSlot) { d.`init`!(table, &error, error.count) }
+        let initialised = CallRecorder.during(.initialize, slot: record.callSlot) {
+            d.`init`!(table, &error, error.count)
+        }
         guard initialised else {
             let message = String(cString: error)
             revokeRegistrations(of: record)

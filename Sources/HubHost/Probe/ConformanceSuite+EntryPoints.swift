@@ -70,7 +70,8 @@ extension ConformanceSuite {
             }
             check(
                 "action handlers", nil, false, nil,
-                "\(handlers.count) handler(s) × \(Self.sampleContexts(model: model).count) contexts, \(handled) handled")
+                "\(handlers.count) handler(s) × \(Self.sampleContexts(model: model).count) contexts, \(handled) handled"
+            )
         }
         for entry in host.layoutManagers.allEntries where entry.owner == record.owner {
             phase("layoutManager", entry.key)
@@ -109,7 +110,8 @@ extension ConformanceSuite {
         let container = SampleModels.containerSizes[0]
         for model in models {
             let id = model.componentIdentifier.description
-            let place = "\(ModelLocation(code: model.locationCode).map(\.description) ?? "?") (id \"\(model.identifier)\")"
+            let place =
+                "\(ModelLocation(code: model.locationCode).map(\.description) ?? "?") (id \"\(model.identifier)\")"
             phase("view create for \(place)", id)
             let made = host.registry.createComponent(
                 identifier: model.componentIdentifier, category: model.componentCategory)
@@ -157,7 +159,8 @@ extension ConformanceSuite {
                 contexts.append(
                     ActionContext(
                         trigger: trigger,
-                        actionIdentifier: trigger == .selection ? nil : ComponentIdentifier(namespace: "probe", name: "action"),
+                        actionIdentifier: trigger == .selection
+                            ? nil : ComponentIdentifier(namespace: "probe", name: "action"),
                         customData: custom, viewURI: "hub:probe",
                         componentModel: trigger == .contentOperation ? nil : model))
             }

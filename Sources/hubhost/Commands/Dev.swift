@@ -84,9 +84,9 @@ struct Dev: ParsableCommand {
         if Worker.isWorker {
             // The worker: the dev loop, reporting to the supervisor that started it.
             options.quarantinedVersions = Worker.quarantined
-            try DevWorker().run(options: options, logger: plugins.makeLogger(), html: { svg.render($0) }) { loop in
-                plugins.reportProblems(of: loop.host)
-            }
+            try DevWorker().run(
+                options: options, logger: plugins.makeLogger(), html: { svg.render($0) },
+                started: { loop in plugins.reportProblems(of: loop.host) })
         }
         let server = PreviewServer(bindAddress: host, port: port)
         let folders = options.pluginFolders.map(\.path).joined(separator: ", ")

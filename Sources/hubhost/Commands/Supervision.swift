@@ -12,7 +12,8 @@ struct IsolationOptions: ParsableArguments {
 
     @Option(
         name: .customLong("call-timeout"),
-        help: ArgumentHelp("Seconds one plugin call may take before its worker is killed as hung.", valueName: "seconds"))
+        help: ArgumentHelp(
+            "Seconds one plugin call may take before its worker is killed as hung.", valueName: "seconds"))
     var callTimeout: Double = 2
 
     func validate() throws {
@@ -86,7 +87,8 @@ struct OneShotSupervisor {
             if isEventScript && fault.step > 0 {
                 guard keepGoing else {
                     Diagnostics.print(
-                        "hubhost: replay stopped at line \(fault.step) (--keep-going goes on without \(plugin.displayName))")
+                        "hubhost: replay stopped at line \(fault.step) (--keep-going goes on without \(plugin.displayName))"
+                    )
                     exit(ExitStatus.pluginFault.rawValue)
                 }
                 resumeAfter = fault.step

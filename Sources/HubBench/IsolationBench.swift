@@ -1,0 +1,152 @@
+import Foundation
+import HubCore
+import HubHost
+import HubPreview
+
+/// Plugin faults in a worker (issue 10): what the worker costs a one-shot render, and how fast `hubhost dev` is
+/// back after a crash.
+///
+/// 1. `hubhost render` of 100k components (JSON to /dev/null) through its worker, against the same command with
+///    `--in-process` (the baseline), interleaved, medians of wall time. Goal ≤ 1.25×.
+/// 2. `hubhost dev` on the 1k-component view with a plugin that crashes in draw on one model: from the crash frame
+///    the supervisor publishes to the first frame of the new worker (quarantine, restart, load, render). Goal
+///    ≤ 300 ms. Each round installs a new build (a new digest), waits for it to serve, then edits the view so
+///    that it crashes.
+enum IsolationBench {
+    static func run() throws {
+        let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let hubhost = binDirectory.appendingPathComponent("hubhost")
+        let demoC = binDirectory.appendingPathComponent("libHubDemoC.so")
+        guard FileManager.default.isExecutableFile(atPath: hubhost.path),
+            FileManager.default.fileExists(atPath: demoC.path)
+        else {
+            print("isolation: skipped: build the hubhost and HubDemoC products in the same configuration")
+            return
+        }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-isolation-bench-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(
+            at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try render(hubhost: hubhost, demoC: demoC, root: root, plugins: plugins)
+        try recovery(hubhost: hubhost, root: root)
+    }
+
+    static func render(hubhost: URL, demoC: URL, root: URL, plugins: URL) throws {
+        try FileManager.default.copyItem(at: demoC, to: plugins.appendingPathComponent("libHubDemoC.so"))
+        let view = root.appendingPathComponent("big.json")
+        let names = ["banner", "tile", "badge", "divider"]
+        let items = (0..<100_000).map { i in
+            "{\"id\":\"c\(i)\",\"component\":{\"id\":\"cdemo:\(names[i % 4])\"},\"text\":{\"title\":\"Item \(i)\"}}"
+        }
+        try ("{\"body\":[" + items.joined(separator: ",") + "]}").write(to: view, atomically: true, encoding: .utf8)
+        let cache = root.appendingPathComponent("cache")
+        let arguments = [
+            "render", view.path, "--format", "json", "-o", "/dev/null", "--plugins", plugins.path, "--plugin-cache",
+            cache.path,
+        ]
+        try LoaderBench.runQuietly(hubhost, arguments)  // warm the probe cache
+        var worker: [Double] = []
+        var inProcess: [Double] = []
+        for _ in 0..<7 {
+            worker.append(try wall { try LoaderBench.runQuietly(hubhost, arguments) })
+            inProcess.append(try wall { try LoaderBench.runQuietly(hubhost, arguments + ["--in-process"]) })
+        }
+        let w = Measure.medianOf(worker)
+        let p = Measure.medianOf(inProcess)
+        print("hubhost render, 100k components, JSON (7 interleaved runs, median wall time):")
+        print("  --in-process (baseline) \(Measure.ms(p))   through the worker \(Measure.ms(w))")
+        print("  worker/in-process \(Measure.ratio(w, p))  (goal ≤ 1.25×)")
+    }
+
+    static func recovery(hubhost: URL, root: URL) throws {
+        let plugins = root.appendingPathComponent("dev-plugins")
+        try FileManager.default.createDirectory(
+            at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let builds = root.appendingPathComponent("builds")
+        try FileManager.default.createDirectory(at: builds, withIntermediateDirectories: true)
+        let rounds = 10
+        let variants = try (0...rounds).map { i -> URL in
+            let out = builds.appendingPathComponent("swatch\(i).so")
+            try ReloadBench.cc(out, ["CRASH_ON_TRENDING", "PLUGIN_VERSION=\"\(i)\""])
+            return out
+        }
+        let target = plugins.appendingPathComponent("libswatch.so")
+        try ReloadBench.install(variants[0], at: target)
+        let view = root.appendingPathComponent("dev.json")
+        func writeView(trending: Bool) throws {
+            var text = ReloadBench.bigView(count: 1000)
+            if trending { text = text.replacingOccurrences(of: "\"Item 3\"", with: "\"Trending\"") }
+            try text.write(to: view, atomically: true, encoding: .utf8)
+        }
+        try writeView(trending: false)
+
+        var options = DevSupervisor.Options(
+            arguments: [
+                "dev", view.path, "--plugins", plugins.path, "--plugin-cache",
+                root.appendingPathComponent("dev-cache").path,
+            ], viewFile: view)
+        options.executable = hubhost.path
+        let supervisor = DevSupervisor(options: options, server: PreviewServer(port: 0))
+        supervisor.printLine = { _ in }
+        supervisor.printProblem = { _ in }
+        let frames = FrameLog()
+        supervisor.onFrame = { frame in frames.add(frame) }
+        supervisor.start()
+
+        var samples: [Double] = []
+        for round in 1...rounds {
+            try ReloadBench.install(variants[round], at: target)
+            guard
+                frames.wait(timeout: 30, { $0.cause.contains("libswatch.so") && $0.cause.contains(" \(round)") })
+                    != nil
+            else { throw BenchError("round \(round): build \(round) did not load") }
+            try writeView(trending: true)
+            guard let crash = frames.wait(timeout: 30, { $0.problems.first?.kind == "crash" }),
+                let recovered = frames.wait(timeout: 30, { $0.problems.first?.kind != "crash" })
+            else { throw BenchError("round \(round): no crash and recovery") }
+            samples.append(recovered.renderedAt - crash.renderedAt)
+            try writeView(trending: false)
+            _ = frames.wait(timeout: 30) { $0.cause.contains("view updated") }
+        }
+        print("hubhost dev, 1k-component view, a plugin crashing in draw (\(rounds) crashes):")
+        print(
+            "  crash shown → new worker's frame: p50 \(Measure.ms(Measure.percentile(samples, 0.5))), "
+                + "max \(Measure.ms(samples.max() ?? 0))  (goal ≤ 300 ms)")
+    }
+
+    static func wall(_ body: () throws -> Void) rethrows -> Double {
+        let start = Monotonic.now()
+        try body()
+        return Monotonic.now() - start
+    }
+}
+
+/// Frames a supervisor published, and a way to wait for the next one that matches.
+private final class FrameLog: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var frames: [PreviewFrame] = []
+    private var read = 0
+
+    func add(_ frame: PreviewFrame) {
+        condition.lock()
+        frames.append(frame)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The first frame after those already consumed that satisfies `match` (consuming it and those before).
+    func wait(timeout: Double, _ match: (PreviewFrame) -> Bool) -> PreviewFrame? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            while read < frames.count {
+                let frame = frames[read]
+                read += 1
+                if match(frame) { return frame }
+            }
+            if !condition.wait(until: deadline) { return nil }
+        }
+    }
+}
