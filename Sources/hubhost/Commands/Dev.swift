@@ -16,6 +16,10 @@ struct Dev: ParsableCommand {
             component taps it; quarantined plugins and JSON errors show as an overlay. Every new or changed plugin \
             build is first exercised in a child process (`hubhost probe`): a crash, hang or failure quarantines that \
             version and the previous one keeps serving. One line per reload: plugin, version, result, latency.
+            Plugins run in a worker process this one supervises: when plugin code crashes, hangs (one call longer \
+            than --call-timeout) or exits, the page shows which plugin, call and model, that version is \
+            quarantined, and a new worker takes over with the UI states kept; the page keeps being served. \
+            --in-process runs everything here (for a debugger).
             GET /frame returns the current frame as JSON; GET /events is the event stream.
             Runs until interrupted. \(ExitStatus.help([(.failed, "the view file or the port cannot be used")]))
             """
