@@ -31,7 +31,11 @@ public final class DevSupervisor: @unchecked Sendable {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
     /// Told about every frame published (after the server has it), on the supervisor's threads.
-    public var onFrame: @Sendable (PreviewFrame) -> Void = { _ in }
+    /// Its second argument is when the frame reached the supervisor (`Monotonic`), before any decoding.
+    public var onFrame: @Sendable (PreviewFrame, Double) -> Void = { _, _ in } {
+        didSet { observesFrames = true }
+    }
+    private var observesFrames = false
     /// Where fault reports go (stderr).
     public var printProblem: @Sendable (String) -> Void = { line in
         FileHandle.standardError.write(Data((TerminalText.line(line) + "\n").utf8))
@@ -40,7 +44,8 @@ public final class DevSupervisor: @unchecked Sendable {
     private let lock = NSLock()
     private var worker: WorkerProcess?
     private var uiStates: [String: String] = [:]
-    private var lastFrame: PreviewFrame?
+    /// The last frame published, as JSON (decoded only when a fault is drawn over it).
+    private var lastFrameJSON: Data?
     private var sequence = 0
     private var quarantined: [QuarantineRecord] = []
     private var nextTapID = 0
@@ -103,7 +108,7 @@ public final class DevSupervisor: @unchecked Sendable {
         workerOptions.callTimeout = options.callTimeout
         lock.lock()
         workerOptions.environment = WorkerEnvironment.entries(restarts: workersStarted, quarantined: quarantined)
-        let hello = DevWorkerChannel.ToWorker(uiStates: uiStates)
+        let hello = DevWorkerChannel.ToWorker(uiStates: uiStates, lastSequence: sequence)
         lock.unlock()
         let worker: WorkerProcess
         do { worker = try WorkerProcess(workerOptions) } catch {
@@ -119,11 +124,17 @@ public final class DevSupervisor: @unchecked Sendable {
         let readerDone = DispatchSemaphore(value: 0)
         if let output = worker.controlOut {
             Thread.detachNewThread { [weak self] in
+                var envelope: DevWorkerChannel.FromWorker?
                 DevWorkerChannel.readLines(output.fileDescriptor) { line in
+                    if let pending = envelope {
+                        envelope = nil
+                        self?.receivedFrame(Data(line), envelope: pending)
+                        return
+                    }
                     guard let message = try? JSONDecoder().decode(DevWorkerChannel.FromWorker.self, from: line) else {
                         return
                     }
-                    self?.received(message)
+                    if message.frameFollows == true { envelope = message } else { self?.received(message) }
                 }
                 readerDone.signal()
             }
@@ -153,19 +164,24 @@ public final class DevSupervisor: @unchecked Sendable {
             waiter?.result = reply.result
             waiter?.done.signal()
         }
-        if var frame = message.frame {
-            lock.lock()
-            if let states = message.uiStates { uiStates = states }
-            unattributed = 0
-            sequence += 1
-            frame.sequence = sequence
-            lastFrame = frame
-            lock.unlock()
-            server.publish(frame)
-            onFrame(frame)
+    }
+
+    /// A frame from the worker, published as it came (JSON), with the UI states and lines of its envelope.
+    private func receivedFrame(_ json: Data, envelope: DevWorkerChannel.FromWorker) {
+        let arrived = Monotonic.now()
+        let number = envelope.sequence ?? 0
+        lock.lock()
+        if let states = envelope.uiStates { uiStates = states }
+        unattributed = 0
+        sequence = max(sequence, number)
+        lastFrameJSON = json
+        lock.unlock()
+        server.publish(json: json, sequence: number)
+        for line in envelope.lines ?? [] { printLine(line) }
+        signalFirst()
+        if observesFrames, let frame = try? JSONDecoder().decode(PreviewFrame.self, from: json) {
+            onFrame(frame, arrived)
         }
-        for line in message.lines ?? [] { printLine(line) }
-        if message.frame != nil { signalFirst() }
     }
 
     /// A worker ended: say why on the terminal and in the page, quarantine the culprit, and let the loop start the
@@ -211,7 +227,7 @@ public final class DevSupervisor: @unchecked Sendable {
         lock.lock()
         sequence += 1
         var frame =
-            lastFrame
+            lastFrameJSON.flatMap { try? JSONDecoder().decode(PreviewFrame.self, from: $0) }
             ?? PreviewFrame(
                 sequence: 0, html: "", width: 375, height: 667, boxes: [], problems: [], cause: "",
                 renderedAt: Monotonic.now())
@@ -220,9 +236,10 @@ public final class DevSupervisor: @unchecked Sendable {
         frame.cause = message.split(separator: "\n").first.map(String.init) ?? message
         frame.tapped = nil
         frame.renderedAt = Monotonic.now()
+        lastFrameJSON = try? JSONEncoder().encode(frame)
         lock.unlock()
         server.publish(frame)
-        onFrame(frame)
+        if observesFrames { onFrame(frame, frame.renderedAt) }
     }
 
     /// Forwards a tap from the page to the worker and waits for its answer.

@@ -11,6 +11,8 @@ public enum DevWorkerChannel {
     public struct ToWorker: Codable, Sendable {
         /// The first line: the UI states to restore (those the previous worker last reported).
         public var uiStates: [String: String]?
+        /// The first line: frame sequence numbers continue after this one.
+        public var lastSequence: Int?
         public var tap: Tap?
     }
 
@@ -20,9 +22,11 @@ public enum DevWorkerChannel {
         public var section: String
     }
 
-    /// Worker → supervisor.
+    /// Worker → supervisor. With `frameFollows`, the next line is the frame, as `PreviewFrame` JSON (sent as is,
+    /// so that the supervisor publishes it without decoding it).
     public struct FromWorker: Codable, Sendable {
-        public var frame: PreviewFrame?
+        public var frameFollows: Bool?
+        public var sequence: Int?
         /// What the terminal shows for it (the reload line and any warnings).
         public var lines: [String]?
         /// Every UI state after this render, by model id.
@@ -48,20 +52,7 @@ public enum DevWorkerChannel {
     }
 
     /// Reads lines from `fd` until end of file, calling `body` with each (on the calling thread).
-    static func readLines(_ fd: Int32, _ body: (Data) -> Void) {
-        var pending = Data()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            pending.append(contentsOf: buffer[0..<count])
-            while let newline = pending.firstIndex(of: 10) {
-                body(pending[pending.startIndex..<newline])
-                pending.removeSubrange(pending.startIndex...newline)
-            }
-        }
-    }
+    static func readLines(_ fd: Int32, _ body: (Data) -> Void) { LineReader.read(fd, body) }
 }
 
 /// The worker side of `hubhost dev`: runs the dev loop and reports every render to the supervisor, and applies
@@ -84,28 +75,40 @@ public final class DevWorker: @unchecked Sendable {
         var hello: DevWorkerChannel.ToWorker?
         Self.readFirstLine().map { hello = try? JSONDecoder().decode(DevWorkerChannel.ToWorker.self, from: $0) }
         options.initialUIStates = hello?.uiStates ?? [:]
+        let firstSequence = hello?.lastSequence ?? 0
 
         let loop = DevLoop(options: options, logger: logger)
         self.loop = loop
         loop.onRender = { [weak self] output in
             guard let self else { return }
-            let frame = DevPreview.frame(from: output, html: html)
+            var frame = DevPreview.frame(from: output, html: html)
+            frame.sequence += firstSequence
             let lines = [output.reload.description] + output.warnings.map { "warning: \($0)" }
-            DevWorkerChannel.send(
-                DevWorkerChannel.FromWorker(frame: frame, lines: lines, uiStates: output.uiStates),
-                to: self.out, lock: self.lock)
+            let envelope = DevWorkerChannel.FromWorker(
+                frameFollows: true, sequence: frame.sequence, lines: lines, uiStates: output.uiStates)
+            guard var data = try? JSONEncoder().encode(envelope), let json = try? JSONEncoder().encode(frame) else {
+                return
+            }
+            // Envelope and frame in one write, so a tap reply can never come between them.
+            data.append(10)
+            data.append(json)
+            data.append(10)
+            self.lock.lock()
+            try? self.out.write(contentsOf: data)
+            self.lock.unlock()
         }
         try loop.start()
         started(loop)
 
         let queue = options.queue
         let reader = Thread { [weak self] in
+            let worker = self
             DevWorkerChannel.readLines(0) { line in
                 guard let message = try? JSONDecoder().decode(DevWorkerChannel.ToWorker.self, from: line),
                     let tap = message.tap
                 else { return }
                 queue.async {
-                    guard let self, let loop = self.loop else { return }
+                    guard let self = worker, let loop = self.loop else { return }
                     let result = loop.tap(indexPath: tap.indexPath, section: tap.section)
                     DevWorkerChannel.send(
                         DevWorkerChannel.FromWorker(tapped: .init(id: tap.id, result: result)), to: self.out,

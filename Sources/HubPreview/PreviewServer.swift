@@ -19,7 +19,8 @@ public final class PreviewServer: @unchecked Sendable {
 
     private var server: HTTPServer?
     private let lock = NSLock()
-    private var latest: PreviewFrame?
+    private var latestJSON: Data?
+    private var currentJSON: Data? { lock.withLock { latestJSON } }
     private var latestEvent: [UInt8] = []
     private var subscribers: [UUID: AsyncStream<[UInt8]>.Continuation] = [:]
     /// The port requests must name in their Host header; nil until listening.
@@ -45,8 +46,7 @@ public final class PreviewServer: @unchecked Sendable {
                 body: Data(PreviewPage.html.utf8))
         }
         await route("GET /frame", on: server) { [weak self] _ in
-            let frame = self?.currentFrame
-            let data = (try? JSONEncoder().encode(frame)) ?? Data("null".utf8)
+            let data = self?.currentJSON ?? Data("null".utf8)
             return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
         }
         await route("GET /events", on: server) { [weak self] _ in
@@ -107,17 +107,24 @@ public final class PreviewServer: @unchecked Sendable {
 
     public var currentFrame: PreviewFrame? {
         lock.lock()
-        defer { lock.unlock() }
-        return latest
+        let json = latestJSON
+        lock.unlock()
+        return json.flatMap { try? JSONDecoder().decode(PreviewFrame.self, from: $0) }
     }
 
     /// Makes `frame` current and pushes it to every open page.
     public func publish(_ frame: PreviewFrame) {
         guard let json = try? JSONEncoder().encode(frame) else { return }
+        publish(json: json, sequence: frame.sequence)
+    }
+
+    /// Makes a frame already encoded as JSON (without raw newlines, as JSONEncoder writes it) current and pushes
+    /// it, so a frame that arrives encoded (from `dev`'s worker) is never decoded and encoded again.
+    public func publish(json: Data, sequence: Int) {
         // One `data:` line per event: the JSON has no raw newlines (the encoder escapes them in strings).
-        let event = Array("event: render\nid: \(frame.sequence)\ndata: ".utf8) + Array(json) + Array("\n\n".utf8)
+        let event = Array("event: render\nid: \(sequence)\ndata: ".utf8) + Array(json) + Array("\n\n".utf8)
         lock.lock()
-        latest = frame
+        latestJSON = json
         latestEvent = event
         let targets = Array(subscribers.values)
         lock.unlock()

@@ -163,6 +163,20 @@ import Testing
         #expect(going.stdout.contains("done:"))
     }
 
+    /// An extension call the event pipeline makes: the selection state on a tap.
+    @Test func eventsContainsFaultsInExtensions() throws {
+        let call = "selection state"
+        let setup = try Setup(flags: ["-DFAULT_IN=6"])
+        let script = setup.folder.appending("script.jsonl")
+        try Data(#"{"event":"tap","indexPath":[2]}"#.utf8 + [10]).write(to: script)
+        let result = try setup.hubhost(["events", setup.view.path, script.path, "--no-calls", "--keep-going"])
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(#"libfragile.so (com.example.fragile 1.0.0) crashed with SIGSEGV in \#(call)"#),
+            "\(result.stderr)")
+        #expect(result.stdout.contains("done:"), "a fresh worker finished the replay")
+    }
+
     @Test func inProcessRunsWithoutAWorker() throws {
         let setup = try Setup(flags: ["-DFAULT_IN=4"])
         let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-", "--in-process"])

@@ -10,11 +10,9 @@ import HubCore
 /// Main thread only, as every plugin call is (the header's thread rule).
 public enum CallRecorder {
     /// Word 1: the call; word 2: the model; word 3: the event step (see `BlackBox`).
-    @exclusivity(unchecked) nonisolated(unsafe) private static var words: UnsafeMutablePointer<UInt64> = {
-        let local = UnsafeMutablePointer<UInt64>.allocate(capacity: 8)
-        local.initialize(repeating: 0, count: 8)
-        return local
-    }()
+    /// nil until the first plugin is registered (a constant initial value: no lazy-initialisation check on the
+    /// hot path, which a computed initial value would cost on every call).
+    @exclusivity(unchecked) nonisolated(unsafe) private static var words: UnsafeMutablePointer<UInt64>? = nil
     /// The shared plugin table, in a worker.
     nonisolated(unsafe) private static var table: UnsafeMutableRawPointer?
     @exclusivity(unchecked) nonisolated(unsafe) private static var sequence: UInt64 = 0
@@ -51,6 +49,7 @@ public enum CallRecorder {
     /// Notes that `call` of the plugin in `slot` starts, for `location` (a `ModelLocation` code, or 0).
     @inline(__always)
     public static func enter(_ call: PluginCall, slot: UInt16, location: UInt64 = 0) -> Saved {
+        guard let words else { return Saved(call: 0, location: 0) }  // no plugin registered yet
         let saved = Saved(call: words[1], location: words[2])
         sequence &+= 1
         words[2] = location
@@ -61,6 +60,7 @@ public enum CallRecorder {
     /// Notes that the call `enter` returned `saved` for has returned.
     @inline(__always)
     public static func leave(_ saved: Saved) {
+        guard let words else { return }
         words[1] = saved.call
         words[2] = saved.location
     }
@@ -76,11 +76,16 @@ public enum CallRecorder {
     }
 
     /// The event-script step being applied (0: none).
-    public static func noteStep(_ step: Int) { words[3] = UInt64(clamping: max(0, step)) }
+    public static func noteStep(_ step: Int) { words?[3] = UInt64(clamping: max(0, step)) }
 
     /// A slot for a loaded plugin, written to the shared table in a worker. Slot 0 means "unknown" (past the
     /// table's end, after thousands of reloads in one worker).
     static func register(path: String, id: String, version: String, digest: String) -> UInt16 {
+        if words == nil {  // a private page, in a process no supervisor reads
+            let local = UnsafeMutablePointer<UInt64>.allocate(capacity: 8)
+            local.initialize(repeating: 0, count: 8)
+            words = local
+        }
         let info = BlackBox.PluginInfo(path: path, id: id, version: version, digest: digest)
         guard names.count <= BlackBox.slotCount else { return 0 }
         names.append(info.displayName)
@@ -96,7 +101,7 @@ public enum CallRecorder {
 
     /// The plugin and call in progress, "libx.so (com.x 1.0) in draw", for messages about values it handed over.
     static var currentCallDescription: String? {
-        let word = words[1]
+        guard let word = words?[1] else { return nil }
         let slot = Int(word & 0xFFFF)
         guard slot > 0, slot < names.count else { return nil }
         let call = PluginCall(rawValue: UInt8(truncatingIfNeeded: word >> 16)) ?? .none

@@ -1,6 +1,10 @@
 import Foundation
 import HubCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A worker: this same `hubhost` executable started again with the same command, which loads the plugins and
 /// runs the pipeline while this process supervises it (Chromium's renderers, VS Code's extension host, DAW
 /// plugin sandboxes). The worker notes every plugin call in a `BlackBox` it shares with us; a watchdog kills it
@@ -202,22 +206,8 @@ public final class WorkerProcess: @unchecked Sendable {
     private func startReadingStderr(_ fd: Int32) {
         let echo = options.echo
         let thread = Thread { [weak self] in
-            var pending = [UInt8]()
-            var buffer = [UInt8](repeating: 0, count: 16_384)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
-                pending.append(contentsOf: buffer[0..<count])
-                while let newline = pending.firstIndex(of: 10) {
-                    let line = String(decoding: pending[..<newline], as: UTF8.self)
-                    pending.removeSubrange(...newline)
-                    echo(line)
-                    self?.keep(line)
-                }
-            }
-            if !pending.isEmpty {
-                let line = String(decoding: pending, as: UTF8.self)
+            LineReader.read(fd) { bytes in
+                let line = String(decoding: bytes, as: UTF8.self)
                 echo(line)
                 self?.keep(line)
             }
@@ -233,5 +223,37 @@ public final class WorkerProcess: @unchecked Sendable {
         tail.append(String(line.prefix(500)))
         if tail.count > 12 { tail.removeFirst(tail.count - 12) }
         tailLock.unlock()
+    }
+}
+
+/// Reads a pipe line by line until end of file.
+public enum LineReader {
+    /// Calls `body` with each line (without its newline), and with what is left at the end if it is not empty.
+    /// Each byte is scanned once (memchr from where the last scan stopped), so a frame of megabytes arriving in
+    /// pipe-sized pieces costs no more than its copy.
+    public static func read(_ fd: Int32, _ body: (Data) -> Void) {
+        var pending = [UInt8]()
+        var scanned = 0
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            pending.append(contentsOf: chunk[0..<count])
+            var lineStart = 0
+            while let newline = pending.withUnsafeBytes({ bytes -> Int? in
+                guard scanned < bytes.count, let base = bytes.baseAddress,
+                    let found = memchr(base + scanned, 10, bytes.count - scanned)
+                else { return nil }
+                return base.distance(to: UnsafeRawPointer(found))
+            }) {
+                body(Data(pending[lineStart..<newline]))
+                lineStart = newline + 1
+                scanned = lineStart
+            }
+            pending.removeFirst(lineStart)
+            scanned = pending.count
+        }
+        if !pending.isEmpty { body(Data(pending)) }
     }
 }
