@@ -75,6 +75,13 @@ public enum CallRecorder {
         return try body()
     }
 
+    /// `during`, for calls that may come from any thread (services, which host Swift code may use anywhere): noted
+    /// only on the main thread, where every other plugin call is (the page has one writer).
+    public static func duringOnMainThread<R>(_ call: PluginCall, slot: UInt16, _ body: () throws -> R) rethrows -> R {
+        guard Thread.isMainThread else { return try body() }
+        return try during(call, slot: slot, body)
+    }
+
     /// The event-script step being applied (0: none).
     public static func noteStep(_ step: Int) { words?[3] = UInt64(clamping: max(0, step)) }
 

@@ -32,7 +32,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
     case service = 27
     case timer = 28
     case factoryDestroy = 29
-    case actionCompletion = 30
+    case serviceObserver = 30
 
     /// The name reports use: "draw", "configure", "action handler".
     public var name: String {
@@ -64,10 +64,10 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
         case .createAction: return "create action"
         case .actionHandler: return "action handler"
         case .layoutManager: return "layout manager"
-        case .service: return "service"
+        case .service: return "service retain or release"
         case .timer: return "timer"
         case .factoryDestroy: return "factory destroy"
-        case .actionCompletion: return "action completion"
+        case .serviceObserver: return "service observer"
         }
     }
 }

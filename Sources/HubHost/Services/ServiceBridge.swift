@@ -24,10 +24,12 @@ enum ServiceBridge {
                 let key = ServiceKey(id: String(cString: s.interface_id), name: CInterop.string(s.name))
                 let registry = pluginHost.services.registry
                 let owner = record.owner
+                let slot = record.callSlot
                 let register = {
-                    _ = try registry.register(
+                    let entry = try registry.register(
                         key, version: s.version, owner: owner, table: s.table, context: s.context,
                         retain: s.retain, release: s.release)
+                    entry.slot = slot
                 }
                 // A new version loading beside the old one (hot reload): held until the old one is unloaded.
                 if HotSwap.hold(record, "service \(key)", takenBy: registry.provider(of: key)?.owner, apply: register) {
@@ -86,7 +88,7 @@ enum ServiceBridge {
             let observer = function.map { function in
                 ServiceRegistry.PluginObserver(
                     function: function, userData: userData,
-                    isCallable: { [weak record] in record?.codeCallable ?? false })
+                    isCallable: { [weak record] in record?.codeCallable ?? false }, slot: record.callSlot)
             }
             pluginHost.services.registry.setPluginObserver(observer, for: record.owner)
         }

@@ -53,6 +53,8 @@ public final class ServiceEntry: @unchecked Sendable {
     /// Something that must live as long as the entry (the Swift object behind a host service's context).
     let keepAlive: AnyObject?
     public internal(set) var state: State = .active
+    /// The providing plugin's `CallRecorder` slot (0: host code), noted around its retain and release.
+    var slot: UInt16 = 0
     /// Outstanding acquisitions by consumer.
     public internal(set) var holders: [Owner: Int] = [:]
 
@@ -109,6 +111,8 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
         let function: hub_service_changed_fn
         let userData: UnsafeMutableRawPointer?
         let isCallable: () -> Bool
+        /// The observing plugin's `CallRecorder` slot.
+        var slot: UInt16 = 0
     }
 
     public init() {}
@@ -176,7 +180,9 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
                 return .failure(.tooOld(key, version: entry.version, wanted: minVersion, owner: entry.owner))
             }
             entry.holders[consumer, default: 0] += 1
-            entry.retain?(entry.context)
+            if let retain = entry.retain {
+                CallRecorder.duringOnMainThread(.service, slot: entry.slot) { retain(entry.context) }
+            }
             return .success(entry)
         }
     }
@@ -197,7 +203,9 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
         guard let count = entry.holders[consumer], count > 0 else { return }
         entry.holders[consumer] = count == 1 ? nil : count - 1
         // A revoked provider's code may be unmapped: its release is never called.
-        if entry.state != .revoked { entry.release?(entry.context) }
+        if entry.state != .revoked, let release = entry.release {
+            CallRecorder.duringOnMainThread(.service, slot: entry.slot) { release(entry.context) }
+        }
         if entry.holdCount == 0, entry.state == .revoked || entry.state == .withdrawn {
             handedOut[UnsafeMutableRawPointer(entry.idCString)] = nil
         }
@@ -221,7 +229,9 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
     private func notify(_ key: ServiceKey, available: Bool, skipping: Owner?) {
         let targets = lock.withLock { pluginObservers.filter { $0.key != skipping }.sorted { $0.key.id < $1.key.id } }
         for (_, observer) in targets where observer.isCallable() {
-            key.id.withCString { observer.function(observer.userData, $0, available) }
+            CallRecorder.duringOnMainThread(.serviceObserver, slot: observer.slot) {
+                key.id.withCString { observer.function(observer.userData, $0, available) }
+            }
         }
     }
 
