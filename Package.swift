@@ -6,7 +6,9 @@ import Foundation
 //   CHubPlugin   the public C header hub_plugin.h, the plugin contract
 //   CFFI         libffi (Debian's libffi-dev), for calls whose signature is only known at run time
 //   CCrypto      libcrypto (Debian's libssl-dev), SHA-256 for --trusted-hashes
-//   HubCore      models, JSON, registry, layout, lifecycle, events, render tree (pure Swift, no dlopen)
+//   HubVocabulary geometry, colour, text style, traits, selection state, action trigger, JSON value and parser:
+//                the vocabulary HubCore and HubPluginKit share (no host code)
+//   HubCore      models, view decoding, registry, layout, lifecycle, events, render tree (pure Swift, no dlopen)
 //   HubInjection service locator and injector with owners on every registration
 //   HubHost      plugin discovery, validation, loading, the C-ABI bridge, unload, reload
 //   HubRender    JSON, SVG, HTML and text output of a render tree
@@ -54,7 +56,10 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
-        .target(name: "HubCore", path: "Sources/HubCore"),
+        // The vocabulary HubCore and the plugin SDK share, with no host code: geometry, colour, text style, layout
+        // traits, selection state, action trigger, the JSON value and parser. Plugins link it statically.
+        .target(name: "HubVocabulary", path: "Sources/HubVocabulary"),
+        .target(name: "HubCore", dependencies: ["HubVocabulary"], path: "Sources/HubCore"),
         .target(name: "HubInjection", dependencies: ["HubCore"], path: "Sources/HubInjection"),
         .target(
             name: "HubHost",
@@ -73,7 +78,7 @@ let package = Package(
             ],
             path: "Sources/HubPreview"
         ),
-        .target(name: "HubPluginKit", dependencies: ["CHubPlugin"], path: "Sources/HubPluginKit"),
+        .target(name: "HubPluginKit", dependencies: ["CHubPlugin", "HubVocabulary"], path: "Sources/HubPluginKit"),
         .executableTarget(
             name: "hubhost",
             dependencies: [
@@ -100,6 +105,7 @@ let package = Package(
         // Tests. HubTestKit: what every test target shares (paths, a process runner that reads stdout and stderr
         // together, the fixture compiler, temporary folders).
         .target(name: "HubTestKit", path: "Tests/HubTestKit"),
+        .testTarget(name: "HubVocabularyTests", dependencies: ["HubVocabulary"], path: "Tests/HubVocabularyTests"),
         .testTarget(name: "HubCoreTests", dependencies: ["HubTestKit", "HubCore"], path: "Tests/HubCoreTests"),
         .testTarget(
             name: "HubInjectionTests", dependencies: ["HubTestKit", "HubInjection", "HubHost"],

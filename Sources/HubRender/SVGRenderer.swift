@@ -82,7 +82,7 @@ public struct SVGRenderer {
     private func paint(_ attribute: String, _ color: Color) -> String {
         guard color.isVisible else { return " \(attribute)=\"none\"" }
         var s = " \(attribute)=\"\(color.hexRGB)\""
-        if color.alpha < 1 { s += " \(attribute)-opacity=\"\(n((color.alpha * 1000).rounded() / 1000))\"" }
+        if color.opacity < 1 { s += " \(attribute)-opacity=\"\(n((color.opacity * 1000).rounded() / 1000))\"" }
         return s
     }
 

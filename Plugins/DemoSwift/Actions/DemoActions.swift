@@ -26,8 +26,8 @@ final class DelayAction: HubAction {
 
     func perform(with context: HubActionContext, completion: HubActionCompletion) -> HubActionOutcome {
         let custom = context.custom
-        let seconds = max(0, custom?["seconds"]?.number ?? Self.defaultSeconds)
-        let next = custom?["then"]?.string
+        let seconds = max(0, custom?["seconds"]?.numberValue ?? Self.defaultSeconds)
+        let next = custom?["then"]?.stringValue
         let customJSON = context.customJSON
         // The completion is kept by the scheduled closure; the host keeps this action alive until it finishes.
         HubHost.current.schedule(after: seconds) {

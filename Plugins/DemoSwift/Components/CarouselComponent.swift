@@ -87,7 +87,7 @@ final class CarouselComponent: HubComponent, HubComponentWithChildren, HubCompon
     }
 
     func restoreUIState(_ state: String) {
-        guard let saved = HubJSON(parsing: state)?["offset"]?.number else { return }
+        guard let saved = JSONValue(parsing: state)?["offset"]?.numberValue else { return }
         offset = saved
         updateVisibleChildren()
     }

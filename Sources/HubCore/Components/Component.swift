@@ -93,13 +93,6 @@ public protocol ComponentWithRestorableUIState: AnyObject {
     func restoreUIState(_ state: String)
 }
 
-public enum SelectionState: Int, Sendable, Codable, CustomStringConvertible {
-    case none = 0
-    case highlighted = 1
-    case selected = 2
-    public var description: String { ["none", "highlighted", "selected"][rawValue] }
-}
-
 public protocol ComponentWithSelectionState: AnyObject {
     func updateViewForSelectionState(_ state: SelectionState)
 }
@@ -121,12 +114,6 @@ public protocol ActionPerformer: AnyObject {
 
 public protocol ComponentActionPerformer: AnyObject {
     var actionPerformer: ActionPerformer? { get set }
-}
-
-public enum ActionTrigger: Int, Sendable, Codable {
-    case selection = 0
-    case component = 1
-    case contentOperation = 2
 }
 
 /// What an action is performed with (Hub's HUBActionContext).

@@ -1,23 +1,3 @@
-/// A colour as 0xRRGGBBAA.
-public struct Color: Hashable, Sendable, Codable, CustomStringConvertible {
-    public var rgba: UInt32
-    public init(rgba: UInt32) { self.rgba = rgba }
-    public static let clear = Color(rgba: 0)
-    public static let black = Color(rgba: 0x0000_00FF)
-    public static let white = Color(rgba: 0xFFFF_FFFF)
-    public var alpha: Double { Double(rgba & 0xFF) / 255 }
-    public var isVisible: Bool { rgba & 0xFF != 0 }
-    /// "#rrggbb" (alpha is written separately by renderers).
-    public var hexRGB: String {
-        let hex = String(rgba >> 8, radix: 16)
-        return "#" + String(repeating: "0", count: max(0, 6 - hex.count)) + hex
-    }
-    public var description: String {
-        let hex = String(rgba, radix: 16)
-        return "#" + String(repeating: "0", count: max(0, 8 - hex.count)) + hex
-    }
-}
-
 public struct RectStyle: Hashable, Sendable {
     public var fill: Color
     public var stroke: Color
@@ -28,31 +8,6 @@ public struct RectStyle: Hashable, Sendable {
         self.stroke = stroke
         self.strokeWidth = strokeWidth
         self.cornerRadius = cornerRadius
-    }
-}
-
-public enum TextAlignment: Int, Sendable, Codable {
-    case left = 0
-    case center = 1
-    case right = 2
-}
-
-public struct TextStyle: Hashable, Sendable {
-    public var fontSize: Double
-    public var weight: Int
-    public var color: Color
-    public var alignment: TextAlignment
-    /// 0 means unlimited.
-    public var lineLimit: Int
-    public init(
-        fontSize: Double = 14, weight: Int = 400, color: Color = .black, alignment: TextAlignment = .left,
-        lineLimit: Int = 0
-    ) {
-        self.fontSize = fontSize > 0 ? fontSize : 14
-        self.weight = weight > 0 ? weight : 400
-        self.color = color
-        self.alignment = alignment
-        self.lineLimit = max(0, lineLimit)
     }
 }
 

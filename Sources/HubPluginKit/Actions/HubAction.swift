@@ -1,15 +1,5 @@
 import CHubPlugin
 
-/// What triggered an action.
-public enum HubActionTrigger: Sendable {
-    /// The user selected a component (the default selection action, or its target's actions).
-    case selection
-    /// A component performed it through its ``HubActionPerformer``.
-    case component
-    /// A content operation performed it.
-    case contentOperation
-}
-
 /// What an action is performed with (Hub's HUBActionContext). Valid only during the call it is passed to.
 public struct HubActionContext {
     /// What triggered the action.

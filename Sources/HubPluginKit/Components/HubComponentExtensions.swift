@@ -56,11 +56,6 @@ public protocol HubComponentWithRestorableUIState: HubComponent {
 
 // MARK: - Selection
 
-/// Selection states (Hub's HUBComponentSelectionState).
-public enum HubSelectionState: Sendable {
-    case none, highlighted, selected
-}
-
 /// A component whose view reacts to highlight and selection (Hub's HUBComponentWithSelectionState). The same
 /// state is never sent twice in a row.
 public protocol HubComponentWithSelectionState: HubComponent {

@@ -32,7 +32,7 @@ public struct Rect: Hashable, Sendable, Codable, CustomStringConvertible {
         self.width = width
         self.height = height
     }
-    public init(origin: Point, size: Size) {
+    public init(origin: Point = .zero, size: Size) {
         self.init(x: origin.x, y: origin.y, width: size.width, height: size.height)
     }
     public static let zero = Rect(x: 0, y: 0, width: 0, height: 0)
@@ -47,6 +47,10 @@ public struct Rect: Hashable, Sendable, Codable, CustomStringConvertible {
         x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
     }
     public func offsetBy(dx: Double, dy: Double) -> Rect { Rect(x: x + dx, y: y + dy, width: width, height: height) }
+    /// Shrunk by `dx` on the left and right and `dy` on the top and bottom (never below zero size).
+    public func insetBy(dx: Double, dy: Double) -> Rect {
+        Rect(x: x + dx, y: y + dy, width: max(0, width - 2 * dx), height: max(0, height - 2 * dy))
+    }
     public var description: String { "(\(x.compact), \(y.compact), \(width.compact), \(height.compact))" }
 }
 

@@ -1,10 +1,11 @@
-import Foundation
-
 /// A layout trait (Hub's HUBComponentLayoutTrait): an extensible string describing how a component wants to be
 /// laid out. The layout manager turns traits into margins.
-public struct LayoutTrait: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct LayoutTrait: Hashable, Sendable, Comparable, RawRepresentable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
     public let rawValue: String
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
     public var description: String { rawValue }
     public static func < (a: LayoutTrait, b: LayoutTrait) -> Bool { a.rawValue < b.rawValue }
@@ -24,9 +25,12 @@ public struct LayoutTrait: Hashable, Sendable, Comparable, CustomStringConvertib
 
     /// Parses a comma-separated list ("compactWidth, stackable"); empty entries are ignored.
     public static func parseList(_ list: String) -> Set<LayoutTrait> {
-        Set(
-            list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                .map { LayoutTrait($0) })
+        var traits = Set<LayoutTrait>()
+        for entry in list.split(separator: ",") {
+            let name = entry.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
+            if !name.isEmpty { traits.insert(LayoutTrait(String(name))) }
+        }
+        return traits
     }
 }
 

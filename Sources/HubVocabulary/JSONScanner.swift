@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JSON syntax error at a byte offset.
 public struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
     public var line: Int
@@ -8,24 +6,25 @@ public struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 
-/// A small pull scanner over UTF-8 bytes. The view-model decoder walks documents with it and builds models
-/// directly, without an intermediate tree (JSONSerialization plus a JSONValue tree cost ~4× the time and far more
+/// The JSON parser of hubhost and its plugin SDK: a small pull scanner over UTF-8 bytes, with line and column in
+/// every error. The view-model decoder walks documents with it and builds models directly, without an
+/// intermediate tree (JSONSerialization plus a JSONValue tree cost ~4× the time and far more
 /// memory at 100k components; see RenderBench). Generic values (custom data) are read as `JSONValue`.
 /// Object key order is kept.
-struct JSONScanner {
-    enum Kind { case object, array, string, number, bool, null }
+public struct JSONScanner {
+    public enum Kind { case object, array, string, number, bool, null }
 
     private let bytes: [UInt8]
-    private(set) var position = 0
+    public private(set) var position = 0
     /// Nesting limit, so hostile input cannot overflow the stack.
     private var depth = 0
-    static let maxDepth = 512
+    public static let maxDepth = 512
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     // MARK: Errors
 
-    func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
+    public func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
         let offset = min(offset ?? position, bytes.count)
         var line = 1
         var column = 1
@@ -44,12 +43,13 @@ struct JSONScanner {
         guard position < bytes.count else { return "end of input" }
         let b = bytes[position]
         if b >= 0x21 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
-        return String(format: "byte 0x%02x", b)
+        let hex = String(b, radix: 16)
+        return "byte 0x" + (hex.count < 2 ? "0" : "") + hex
     }
 
     // MARK: Structure
 
-    mutating func skipWhitespace() {
+    public mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
@@ -58,14 +58,14 @@ struct JSONScanner {
         }
     }
 
-    var isAtEnd: Bool {
+    public var isAtEnd: Bool {
         mutating get {
             skipWhitespace()
             return position >= bytes.count
         }
     }
 
-    mutating func peekKind() throws -> Kind {
+    public mutating func peekKind() throws -> Kind {
         skipWhitespace()
         guard position < bytes.count else { throw error("unexpected end of input, expected a value") }
         switch bytes[position] {
@@ -89,7 +89,7 @@ struct JSONScanner {
 
     /// Reads an object, calling `body` with each key while the scanner sits on the key's value; `body` must
     /// consume the value.
-    mutating func readObject(_ body: (inout JSONScanner, String) throws -> Void) throws {
+    public mutating func readObject(_ body: (inout JSONScanner, String) throws -> Void) throws {
         try expect(UInt8(ascii: "{"), "'{'")
         depth += 1
         defer { depth -= 1 }
@@ -122,7 +122,7 @@ struct JSONScanner {
     }
 
     /// Reads an array, calling `body` with each index while the scanner sits on the element.
-    mutating func readArray(_ body: (inout JSONScanner, Int) throws -> Void) throws {
+    public mutating func readArray(_ body: (inout JSONScanner, Int) throws -> Void) throws {
         try expect(UInt8(ascii: "["), "'['")
         depth += 1
         defer { depth -= 1 }
@@ -152,7 +152,7 @@ struct JSONScanner {
 
     // MARK: Scalars
 
-    mutating func readString() throws -> String {
+    public mutating func readString() throws -> String {
         try expect(UInt8(ascii: "\""), "'\"'")
         let start = position
         // Fast path: no escapes.
@@ -226,7 +226,7 @@ struct JSONScanner {
         return v
     }
 
-    mutating func readNumber() throws -> Double {
+    public mutating func readNumber() throws -> Double {
         skipWhitespace()
         let start = position
         if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
@@ -284,7 +284,7 @@ struct JSONScanner {
         position += utf8.count
     }
 
-    mutating func readValue() throws -> JSONValue {
+    public mutating func readValue() throws -> JSONValue {
         switch try peekKind() {
         case .object:
             var object = JSONObject()

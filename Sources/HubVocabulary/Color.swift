@@ -1,23 +1,20 @@
-/// A colour, stored as 0xRRGGBBAA (the ABI's format).
-public struct Color: Hashable, Sendable, CustomStringConvertible {
-    /// 0xRRGGBBAA.
+/// A colour as 0xRRGGBBAA (the C ABI's `uint32_t` colours).
+public struct Color: Hashable, Sendable, Codable, CustomStringConvertible {
     public var rgba: UInt32
 
-    public init(rgba: UInt32) {
-        self.rgba = rgba
-    }
+    public init(rgba: UInt32) { self.rgba = rgba }
 
-    /// A colour from 8-bit channels.
     public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
         rgba = UInt32(red) << 24 | UInt32(green) << 16 | UInt32(blue) << 8 | UInt32(alpha)
     }
 
-    /// Parses "#RRGGBB", "#RRGGBBAA", "RRGGBB" or "RRGGBBAA" (for example a model's `custom.color`).
-    /// Returns nil for anything else.
+    /// "#RRGGBB" or "#RRGGBBAA" (the "#" is optional); nil for anything else.
     public init?(hex: String) {
         var digits = Substring(hex)
         if digits.hasPrefix("#") { digits = digits.dropFirst() }
-        guard digits.count == 6 || digits.count == 8, let value = UInt32(digits, radix: 16) else { return nil }
+        guard digits.count == 6 || digits.count == 8, digits.allSatisfy(\.isHexDigit),
+            let value = UInt32(digits, radix: 16)
+        else { return nil }
         rgba = digits.count == 6 ? value << 8 | 0xFF : value
     }
 
@@ -25,19 +22,24 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
     public var green: UInt8 { UInt8(truncatingIfNeeded: rgba >> 16) }
     public var blue: UInt8 { UInt8(truncatingIfNeeded: rgba >> 8) }
     public var alpha: UInt8 { UInt8(truncatingIfNeeded: rgba) }
+    /// Alpha from 0 to 1.
+    public var opacity: Double { Double(rgba & 0xFF) / 255 }
+    public var isVisible: Bool { rgba & 0xFF != 0 }
 
-    /// The same colour with another alpha.
-    public func withAlpha(_ alpha: UInt8) -> Color {
-        Color(rgba: rgba & 0xFFFF_FF00 | UInt32(alpha))
+    public func withAlpha(_ alpha: UInt8) -> Color { Color(rgba: rgba & 0xFFFF_FF00 | UInt32(alpha)) }
+
+    /// "#rrggbb" (alpha is written separately by renderers).
+    public var hexRGB: String {
+        let hex = String(rgba >> 8, radix: 16)
+        return "#" + String(repeating: "0", count: max(0, 6 - hex.count)) + hex
     }
 
-    /// "#RRGGBBAA".
+    /// "#rrggbbaa".
     public var description: String {
-        let hex = String(rgba, radix: 16, uppercase: true)
-        return "#" + String(repeating: "0", count: 8 - hex.count) + hex
+        let hex = String(rgba, radix: 16)
+        return "#" + String(repeating: "0", count: max(0, 8 - hex.count)) + hex
     }
 
-    /// Not drawn.
     public static let clear = Color(rgba: 0x0000_0000)
     public static let black = Color(rgba: 0x0000_00FF)
     public static let white = Color(rgba: 0xFFFF_FFFF)

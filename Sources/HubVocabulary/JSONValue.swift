@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JSON value as read from a view model file. Objects keep their keys' order of appearance, so output is stable.
 public enum JSONValue: Hashable, Sendable {
     case null
@@ -33,19 +31,12 @@ public enum JSONValue: Hashable, Sendable {
         return nil
     }
 
-    /// The JSON type name used in error messages ("a string", "an object").
-    public var typeDescription: String {
-        switch self {
-        case .null: return "null"
-        case .bool(let b): return String(b)
-        case .number(let n): return n.compact
-        case .string(let s): return TerminalText.quoted(s, limit: 40)
-        case .array: return "an array"
-        case .object: return "an object"
-        }
-    }
-
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
+    /// Element `index` of an array; nil out of range or for anything else.
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
+        return elements[index]
+    }
 }
 
 /// An ordered JSON object.
@@ -83,29 +74,21 @@ public struct JSONObject: Hashable, Sendable, Sequence {
 // MARK: - Parsing and serialising
 
 extension JSONValue {
-    /// Parses JSON text. Numbers become doubles; object key order is kept.
-    public static func parse(_ data: Data) throws -> JSONValue {
-        let object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        return JSONValue(foundation: object)
+    /// Parses JSON text (one value, whitespace around it allowed). Numbers become doubles; object key order is
+    /// kept. - Throws: `JSONSyntaxError` with the line and column.
+    public static func parse(utf8 bytes: [UInt8]) throws -> JSONValue {
+        var scanner = JSONScanner(bytes)
+        let value = try scanner.readValue()
+        if !scanner.isAtEnd { throw scanner.error("unexpected data after the JSON value") }
+        return value
     }
 
-    public static func parse(_ text: String) throws -> JSONValue { try parse(Data(text.utf8)) }
+    public static func parse(_ text: String) throws -> JSONValue { try parse(utf8: Array(text.utf8)) }
 
-    init(foundation value: Any) {
-        switch value {
-        case is NSNull: self = .null
-        case let n as NSNumber:
-            // JSONSerialization gives booleans as NSNumber too; they are the ones whose type code is "c".
-            if String(cString: n.objCType) == "c" { self = .bool(n.boolValue) } else { self = .number(n.doubleValue) }
-        case let s as String: self = .string(s)
-        case let a as [Any]: self = .array(a.map(JSONValue.init(foundation:)))
-        case let d as [String: Any]:
-            // Foundation loses key order; sort for determinism.
-            var o = JSONObject()
-            for k in d.keys.sorted() { o[k] = JSONValue(foundation: d[k]!) }
-            self = .object(o)
-        default: self = .null
-        }
+    /// The value `text` holds, or nil when it is not JSON.
+    public init?(parsing text: String) {
+        guard let value = try? JSONValue.parse(text) else { return nil }
+        self = value
     }
 
     /// Compact JSON text with keys in stored order.
@@ -159,7 +142,12 @@ extension JSONValue {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+                if u.value < 0x20 {
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         out += "\""

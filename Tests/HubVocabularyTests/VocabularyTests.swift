@@ -1,0 +1,72 @@
+import HubVocabulary
+import Testing
+
+/// The vocabulary the host and the SDK share: one JSON parser, one colour, one set of traits.
+@Suite struct VocabularyTests {
+    @Test func jsonKeepsKeyOrderAndRoundTrips() throws {
+        let value = try JSONValue.parse(#" {"z": 1, "a": [true, null, "x\ny"], "m": {"k": -2.5}} "#)
+        #expect(value.objectValue?.keys == ["z", "a", "m"])
+        #expect(value["a"]?[0]?.boolValue == true)
+        #expect(value["a"]?[2]?.stringValue == "x\ny")
+        #expect(value["m"]?["k"]?.numberValue == -2.5)
+        #expect(value["a"]?[9] == nil)
+        #expect(value.jsonText == #"{"z":1,"a":[true,null,"x\ny"],"m":{"k":-2.5}}"#)
+        #expect(try JSONValue.parse(value.jsonText) == value)
+    }
+
+    @Test(arguments: [
+        ("{\"a\": }", "line 1, column 7"),
+        ("[1,\n 2,\n x]", "line 3, column 2"),
+        ("{} {}", "unexpected data after the JSON value"),
+        ("\"\\u12\"", "line 1, column"),
+    ])
+    func jsonErrorsSayWhere(text: String, expected: String) {
+        #expect(JSONValue(parsing: text) == nil)
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(text) }
+        do {
+            _ = try JSONValue.parse(text)
+        } catch {
+            #expect("\(error)".contains(expected), "\(error)")
+        }
+    }
+
+    @Test func deepNestingIsAnErrorNotAStackOverflow() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(JSONValue(parsing: deep) == nil)
+    }
+
+    @Test func controlCharactersAreEscapedWhenWritten() {
+        #expect(JSONValue.string("a\u{1}b").jsonText == #""a\u0001b""#)
+    }
+
+    @Test func colours() {
+        #expect(Color(hex: "#FF2D55") == Color(rgba: 0xFF2D_55FF))
+        #expect(Color(hex: "34C75980")?.alpha == 0x80)
+        #expect(Color(hex: "#12345") == nil)
+        #expect(Color(hex: "#GG0000") == nil)
+        #expect(Color(rgba: 0x0102_03FF).hexRGB == "#010203")
+        #expect(Color(rgba: 0x0000_0080).opacity == Double(0x80) / 255)
+        #expect(Color(red: 1, green: 2, blue: 3).description == "#010203ff")
+    }
+
+    @Test func traitListsAreTrimmedAndDeduplicated() {
+        #expect(LayoutTrait.parseList(" compactWidth,stackable , ,\tstackable") == [.compactWidth, .stackable])
+        #expect(LayoutTrait(rawValue: "fullWidth") == .fullWidth)
+        #expect(Set<LayoutTrait>([.stackable, .centered]).sortedNames == ["centered", "stackable"])
+    }
+
+    @Test func textStyleDefaultsReplaceNonsense() {
+        let style = TextStyle(fontSize: -3, weight: 0, lineLimit: -1)
+        #expect(style.fontSize == 14 && style.weight == 400 && style.lineLimit == 0)
+        #expect(TextStyle.title.with(color: .red).color == .red)
+        #expect(TextStyle.Alignment.center == TextAlignment.center)
+    }
+
+    @Test func geometry() {
+        let r = Rect(size: Size(width: 10, height: 4)).insetBy(dx: 2, dy: 3)
+        #expect(r == Rect(x: 2, y: 3, width: 6, height: 0))
+        #expect(Rect(x: 0, y: 0, width: 10, height: 10).contains(Point(x: 9.9, y: 0)))
+        #expect(!Rect(x: 0, y: 0, width: 10, height: 10).contains(Point(x: 10, y: 0)))
+        #expect(Size(width: 15, height: 2.5).description == "15×2.5")
+    }
+}
