@@ -51,7 +51,7 @@ struct ListNamespacesCLITests {
         #expect(good["state"] as? String == "active")
         #expect(good["id"] as? String == "com.example.fixture")
         #expect(good["version"] as? String == "3.1.4")
-        #expect(good["abi"] as? String == "1.0")
+        #expect(good["abi"] as? String == "1.1")
         #expect(good["reason"] is NSNull)
         let namespaces = try #require(good["namespaces"] as? [[String: Any]])
         #expect(namespaces.count == 1)

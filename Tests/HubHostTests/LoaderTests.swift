@@ -22,7 +22,7 @@ struct LoaderTests {
         #expect(record.reason == nil)
         #expect(record.id == "com.example.fixture")
         #expect(record.version == "2.3.4")
-        #expect(record.abi == "1.0")
+        #expect(record.abi == "1.1")
         #expect(record.isSwiftImage == false)
         #expect(record.namespaces.map(\.namespace) == ["fixture"])
         #expect(record.namespaces.first?.components == ["box", "label"])
@@ -55,6 +55,9 @@ struct LoaderTests {
         try fx.cPlugin("libmagic.so", ["FIXTURE_MAGIC": "0xDEADBEEF", "FIXTURE_NAMESPACE": "\"magic\""])
         try fx.cPlugin("libabi2.so", ["FIXTURE_ABI_MAJOR": "2", "FIXTURE_NAMESPACE": "\"abi2\""])
         try fx.cPlugin("libnewer.so", ["FIXTURE_ABI_MINOR": "9", "FIXTURE_NAMESPACE": "\"newer\""])
+        // Built for 1.0 before 1.1 added the showcase extension: loads unchanged (minors are append-only).
+        try fx.cPlugin(
+            "libolder.so", ["FIXTURE_ABI_MINOR": "0", "FIXTURE_NAMESPACE": "\"older\"", "FIXTURE_ID": "\"older\""])
         try fx.cPlugin(
             "libinitfails.so", ["FIXTURE_FAIL_INIT": "\"database missing\"", "FIXTURE_NAMESPACE": "\"failing\""])
 
@@ -70,11 +73,11 @@ struct LoaderTests {
             "libclass32.so": "libclass32.so: ELF32, this host needs ELF64",
             "libnoentry.so": "no entry point [hub_plugin_entry] in [libnoentry.so]",
             "libmagic.so": "libmagic.so: bad magic 0xdeadbeef, not a hub plugin descriptor",
-            "libabi2.so": "libabi2.so was built for hub plugin ABI 2.0; this host speaks 1.0",
-            "libnewer.so": "libnewer.so was built for hub plugin ABI 1.9; this host speaks 1.0",
+            "libabi2.so": "libabi2.so was built for hub plugin ABI 2.0; this host speaks 1.1",
+            "libnewer.so": "libnewer.so was built for hub plugin ABI 1.9; this host speaks 1.1",
             "libinitfails.so": "libinitfails.so: init failed: database missing",
         ]
-        #expect(host.plugins.count == expected.count + 1)
+        #expect(host.plugins.count == expected.count + 2)
         for (file, reason) in expected {
             let record = try #require(byFile[file], "\(file) was not listed")
             #expect(record.state.name == "rejected", "\(file)")
@@ -82,10 +85,12 @@ struct LoaderTests {
             #expect(record.reason?.contains("\n") == false, "one line")
         }
         #expect(byFile["libgood.so"]?.state == .active)
-        #expect(host.registry.allEntries.map(\.namespace) == ["fixture"])
+        #expect(byFile["libolder.so"]?.state == .active)
+        #expect(byFile["libolder.so"]?.abi == "1.0")
+        #expect(host.registry.allEntries.map(\.namespace).sorted() == ["fixture", "older"])
         // Rejected images leave no private copies behind.
         let copies = try FileManager.default.contentsOfDirectory(atPath: fx.cache.path).filter { $0.hasSuffix(".so") }
-        #expect(copies.count == 1)
+        #expect(copies.count == 2)
     }
 
     @Test("a real ELF32 shared object (cc -m32) is rejected by class")

@@ -27,7 +27,7 @@ import Testing
         let (host, record) = host()
         defer { host.unloadAll() }
         #expect(record.state == .pinned, "\(record.reason ?? "")")
-        #expect(record.id == "com.example.embedded" && record.version == "2.0.0" && record.abi == "1.0")
+        #expect(record.id == "com.example.embedded" && record.version == "2.0.0" && record.abi == "1.1")
         #expect(record.namespaces.map(\.namespace) == ["kit"])
         #expect(record.namespaces.first?.components == ["box", "label"])
     }

@@ -47,8 +47,11 @@ extern "C" {
 #define HUB_PLUGIN_MAGIC 0x50425548u
 /** The ABI major version of this header. A host loads only plugins of its own major version. */
 #define HUB_ABI_MAJOR 1u
-/** The ABI minor version of this header. A host loads plugins of an equal or lower minor version. */
-#define HUB_ABI_MINOR 0u
+/**
+ * The ABI minor version of this header. A host loads plugins of an equal or lower minor version.
+ * 1.1 added HUB_EXT_SHOWCASE (stories for the gallery and snapshots); nothing of 1.0 changed.
+ */
+#define HUB_ABI_MINOR 1u
 
 /** Marks the one symbol a plugin exports. */
 #define HUB_EXPORT __attribute__((visibility("default")))
@@ -341,6 +344,8 @@ typedef struct hub_component_factory {
 #define HUB_EXT_VIEW_OBSERVER "hub.view-observer/1"
 #define HUB_EXT_ACTION_PERFORMER "hub.action-performer/1"
 #define HUB_EXT_ACTION_OBSERVER "hub.action-observer/1"
+/** Added in 1.1. */
+#define HUB_EXT_SHOWCASE "hub.showcase/1"
 
 /**
  * What the host gives a component with children (Hub's HUBComponentChildDelegate). Owned by the host; valid until
@@ -464,6 +469,37 @@ typedef struct hub_action_observer_ext {
     uint32_t struct_size;
     void (*action_performed)(void *instance, const struct hub_action_context *context);
 } hub_action_observer_ext;
+
+/**
+ * One story of a component (Storybook's stories, Hub's showcase): a named Hub JSON component model to draw it with,
+ * for `hubhost gallery` and `hubhost snapshot`. Added in 1.1.
+ */
+typedef struct hub_story {
+    uint32_t struct_size;
+    /** "default", "long title", "no image", "selected"…: unique per component. */
+    const char *name;
+    /**
+     * One Hub JSON component model (the object a view's body holds), as UTF-8 JSON text. Its "component" may be
+     * left out: the host fills in this component's "namespace:name". Owned by the plugin; valid until the host's
+     * next call into this instance.
+     */
+    const char *model_json;
+    /** Container widths (points) this story matters at, or NULL with `width_count` 0 for the host's widths. */
+    const double *widths;
+    size_t width_count;
+} hub_story;
+
+/**
+ * HUB_EXT_SHOWCASE (added in 1.1): the component's stories. The host creates an instance only to read them (it is
+ * never configured or drawn) and destroys it after; strings and arrays must stay valid until then.
+ */
+typedef struct hub_showcase_ext {
+    uint32_t struct_size;
+    /** How many stories the component has. */
+    size_t (*story_count)(void *instance);
+    /** Fills `out` (whose struct_size the host set) with story `index` (< story_count); false to skip it. */
+    bool (*story)(void *instance, size_t index, hub_story *out);
+} hub_showcase_ext;
 
 /* ---------------------------------------------------------------------------------------------------------------
  * Actions (Hub's HUBAction, HUBActionFactory, HUBActionHandler)

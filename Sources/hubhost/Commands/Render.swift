@@ -49,8 +49,11 @@ struct Render: ParsableCommand {
 
     @OptionGroup var isolation: IsolationOptions
 
-    @Option(help: "Output format: json, svg, html or text.")
+    @Option(help: "Output format: json, svg, html, text or png.")
     var format: DrawingFormat = .json
+
+    @Option(help: "Pixels per point of --format png (2 for a retina-sized image).")
+    var scale: Double = 1
 
     @Option(
         name: .shortAndLong,
@@ -80,6 +83,9 @@ struct Render: ParsableCommand {
             throw ValidationError("--margin: \(problem)")
         }
         guard maxErrors > 0 else { throw ValidationError("--max-errors must be at least 1") }
+        if let problem = InputLimits.problem(scale, in: 0...8, excludingLowerBound: true) {
+            throw ValidationError("--scale: \(problem)")
+        }
     }
 
     func run() throws {
@@ -113,7 +119,7 @@ struct Render: ParsableCommand {
 
         try format.write(
             tree, naming: host.sourceNaming, access: loaded.access, diagnostics: loaded.problems,
-            to: output)
+            scale: scale, to: output)
         if !loaded.problems.isEmpty { throw ExitCode(.problems) }
     }
 }

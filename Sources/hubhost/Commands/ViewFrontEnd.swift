@@ -59,15 +59,15 @@ extension PluginHost {
 
 /// The output formats of `render` and `events --format`.
 enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
-    case json, svg, html, text
+    case json, svg, html, text, png
 
     /// Whether drawing it needs the components' display lists.
-    var needsDisplayLists: Bool { self == .svg || self == .html }
+    var needsDisplayLists: Bool { self == .svg || self == .html || self == .png }
 
     /// Writes `tree` to `path` (nil or "-": stdout) as `OutputFile` does; a write error exits 2.
     func write(
         _ tree: RenderTree, naming: SourceNaming, access: ImageAccess, diagnostics: [String] = [],
-        to path: String?
+        scale: Double = 1, to path: String?
     ) throws {
         let sink: OutputFile
         do { sink = try OutputFile(path: path ?? "-") } catch {
@@ -82,6 +82,17 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
             sink.write(
                 HTMLRenderer(svg: SVGRenderer(images: images), naming: naming).render(tree, diagnostics: diagnostics))
         case .text: sink.write(TextRenderer(naming: naming).render(tree))
+        case .png:
+            let canvas = tree.canvasSize
+            do {
+                let image = try PNGImage.rasterize(
+                    svg: SVGRenderer(images: images, showFrames: false).render(tree), width: canvas.width,
+                    height: canvas.height, scale: scale)
+                sink.write(try image.pngData())
+            } catch {
+                Diagnostics.print("hubhost: cannot draw the PNG: \(error)")
+                throw ExitCode(.failed)
+            }
         }
         do { try sink.commit() } catch {
             Diagnostics.print("hubhost: \(error)")

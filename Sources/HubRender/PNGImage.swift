@@ -1,0 +1,206 @@
+import CRsvg
+import Foundation
+import HubCore
+
+/// A raster image: 32-bit premultiplied ARGB pixels (cairo's ARGB32), row by row.
+///
+/// PNGs are drawn from hubhost's own SVG by librsvg into a cairo surface and written by cairo, with the fonts
+/// the SVG names (DejaVu Sans Mono, Debian's fonts-dejavu-core), so one build draws the same bytes on any
+/// machine that has that font. The SVG holds only `data:` images (`ImageResolver`), so librsvg reads no file.
+public struct PNGImage: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    /// 0xAARRGGBB, premultiplied, `width * height` of them.
+    public var pixels: [UInt32]
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Draws `svg` (whose size is `width`×`height` points) at `scale` pixels per point.
+    public static func rasterize(svg: String, width: Double, height: Double, scale: Double = 1) throws -> PNGImage {
+        let pixelWidth = max(1, Int((width * scale).rounded(.up)))
+        let pixelHeight = max(1, Int((height * scale).rounded(.up)))
+        guard pixelWidth <= 32_768, pixelHeight <= 32_768 else {
+            throw Failure(description: "\(pixelWidth)×\(pixelHeight) pixels is larger than a PNG hubhost draws (32768)")
+        }
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pixelWidth), Int32(pixelHeight))
+        defer { cairo_surface_destroy(surface) }
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+            throw Failure(description: "cannot make a \(pixelWidth)×\(pixelHeight) image")
+        }
+        let context = cairo_create(surface)
+        defer { cairo_destroy(context) }
+        var error: UnsafeMutablePointer<GError>?
+        let bytes = Array(svg.utf8)
+        guard
+            let handle = bytes.withUnsafeBufferPointer({
+                rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error)
+            })
+        else { throw Failure(description: "librsvg cannot read the drawing: \(message(error))") }
+        defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
+        cairo_scale(context, scale, scale)
+        var viewport = RsvgRectangle(x: 0, y: 0, width: width, height: height)
+        guard rsvg_handle_render_document(handle, context, &viewport, &error) != 0 else {
+            throw Failure(description: "librsvg cannot draw: \(message(error))")
+        }
+        cairo_surface_flush(surface)
+        return PNGImage(surface: surface!)
+    }
+
+    private static func message(_ error: UnsafeMutablePointer<GError>?) -> String {
+        guard let error else { return "unknown error" }
+        defer { g_error_free(error) }
+        return error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+    }
+
+    /// Copies a cairo ARGB32 surface's pixels.
+    init(surface: OpaquePointer) {
+        let width = Int(cairo_image_surface_get_width(surface))
+        let height = Int(cairo_image_surface_get_height(surface))
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        var pixels = [UInt32](repeating: 0, count: width * height)
+        if let data = cairo_image_surface_get_data(surface) {
+            for row in 0..<height {
+                let source = UnsafeRawPointer(data + row * stride).assumingMemoryBound(to: UInt32.self)
+                pixels.withUnsafeMutableBufferPointer { destination in
+                    (destination.baseAddress! + row * width).update(from: source, count: width)
+                }
+            }
+        }
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    public init(width: Int, height: Int, pixels: [UInt32]) {
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// The pixel at (x, y), unpremultiplied, as 0xRRGGBBAA (the vocabulary's `Color` order).
+    public func color(x: Int, y: Int) -> Color? {
+        guard x >= 0, y >= 0, x < width, y < height else { return nil }
+        let argb = pixels[y * width + x]
+        let a = argb >> 24
+        func channel(_ shift: UInt32) -> UInt32 {
+            let value = (argb >> shift) & 0xFF
+            return a == 0 ? 0 : min(255, (value * 255 + a / 2) / a)
+        }
+        return Color(rgba: channel(16) << 24 | channel(8) << 16 | channel(0) << 8 | a)
+    }
+
+    /// The PNG file's bytes (cairo's encoder: no timestamps, so equal pixels give equal bytes).
+    public func pngData() throws -> Data {
+        let surface = makeSurface()
+        defer { cairo_surface_destroy(surface) }
+        final class Sink { var data = Data() }
+        let sink = Sink()
+        let status = cairo_surface_write_to_png_stream(
+            surface,
+            { closure, bytes, length in
+                guard let closure, let bytes else { return CAIRO_STATUS_WRITE_ERROR }
+                Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().data.append(bytes, count: Int(length))
+                return CAIRO_STATUS_SUCCESS
+            }, Unmanaged.passUnretained(sink).toOpaque())
+        guard status == CAIRO_STATUS_SUCCESS else { throw Failure(description: "cannot encode the PNG") }
+        return sink.data
+    }
+
+    /// Decodes PNG bytes; nil when they are not a PNG.
+    public init?(png data: Data) {
+        final class Source {
+            let data: Data
+            var offset = 0
+            init(_ data: Data) { self.data = data }
+        }
+        let source = Source(data)
+        let surface = cairo_image_surface_create_from_png_stream(
+            { closure, bytes, length in
+                guard let closure, let bytes else { return CAIRO_STATUS_READ_ERROR }
+                let source = Unmanaged<Source>.fromOpaque(closure).takeUnretainedValue()
+                let count = Int(length)
+                guard source.offset + count <= source.data.count else { return CAIRO_STATUS_READ_ERROR }
+                source.data.copyBytes(to: bytes, from: source.offset..<(source.offset + count))
+                source.offset += count
+                return CAIRO_STATUS_SUCCESS
+            }, Unmanaged.passUnretained(source).toOpaque())
+        defer { cairo_surface_destroy(surface) }
+        guard let surface, cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
+            cairo_image_surface_get_format(surface) == CAIRO_FORMAT_ARGB32
+                || cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24
+        else { return nil }
+        self.init(surface: surface)
+        if cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24 {
+            pixels = pixels.map { $0 | 0xFF00_0000 }
+        }
+    }
+
+    private func makeSurface() -> OpaquePointer? {
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        if let data = cairo_image_surface_get_data(surface) {
+            pixels.withUnsafeBufferPointer { source in
+                for row in 0..<height {
+                    UnsafeMutableRawPointer(data + row * stride).assumingMemoryBound(to: UInt32.self)
+                        .update(from: source.baseAddress! + row * width, count: width)
+                }
+            }
+        }
+        cairo_surface_mark_dirty(surface)
+        return surface
+    }
+}
+
+/// How two images differ, pixel by pixel.
+public struct PixelDiff: Sendable {
+    /// Pixels whose channels differ by more than the per-channel threshold (or all, when the sizes differ).
+    public var differing: Int
+    public var total: Int
+    /// Red where they differ over a faded copy of the expected image; nil when the sizes differ.
+    public var image: PNGImage?
+
+    public var fraction: Double { total == 0 ? 0 : Double(differing) / Double(total) }
+
+    /// Compares `actual` with `expected`; a channel difference up to `channelThreshold` (0…255) is not a difference.
+    public init(expected: PNGImage, actual: PNGImage, channelThreshold: UInt32 = 0) {
+        guard expected.width == actual.width, expected.height == actual.height else {
+            differing = max(expected.pixels.count, actual.pixels.count)
+            total = differing
+            image = nil
+            return
+        }
+        var count = 0
+        var marked = [UInt32](repeating: 0, count: expected.pixels.count)
+        for i in 0..<expected.pixels.count {
+            let a = expected.pixels[i]
+            let b = actual.pixels[i]
+            var differs = false
+            if a != b {
+                for shift: UInt32 in [0, 8, 16, 24] {
+                    let x = (a >> shift) & 0xFF
+                    let y = (b >> shift) & 0xFF
+                    if (x > y ? x - y : y - x) > channelThreshold {
+                        differs = true
+                        break
+                    }
+                }
+            }
+            if differs {
+                count += 1
+                marked[i] = 0xFFFF_0000
+            } else {
+                // A faded copy (a quarter of each channel over white) for context.
+                let r = (a >> 16) & 0xFF
+                let g = (a >> 8) & 0xFF
+                let bl = a & 0xFF
+                func fade(_ v: UInt32) -> UInt32 { 191 + v / 4 }
+                marked[i] = 0xFF00_0000 | fade(r) << 16 | fade(g) << 8 | fade(bl)
+            }
+        }
+        differing = count
+        total = expected.pixels.count
+        image = PNGImage(width: expected.width, height: expected.height, pixels: marked)
+    }
+}
