@@ -65,6 +65,77 @@ static char *copy_string(const char *text) {
     return copy;
 }
 
+/* ----- 2b. Stories (ABI 1.1, HUB_EXT_SHOWCASE): named models `hubhost gallery` and `hubhost snapshot` draw each
+ * component with. A story's "component" is left out: the host fills in the component's own. A width of 0 means
+ * "the host's widths". The tables are static, so the strings outlive every call, as the ABI asks. ----- */
+
+typedef struct story_def {
+    const char *name;
+    const char *model_json;
+    double width;
+} story_def;
+
+static const story_def banner_stories[] = {
+    {"default", "{\"id\":\"banner\",\"text\":{\"title\":\"Your weekly mix is ready\"}}", 0},
+    {"custom colour", "{\"id\":\"banner\",\"text\":{\"title\":\"Offline mode\"},\"custom\":{\"color\":\"#333333\"}}", 0},
+    {"long title",
+     "{\"id\":\"banner\",\"text\":{\"title\":\"A banner whose title is long enough to wrap onto a second line, "
+     "and then to be cut there\"}}",
+     320},
+};
+static const story_def badge_stories[] = {
+    {"default", "{\"id\":\"badge\",\"text\":{\"title\":\"New\"}}", 0},
+    {"red", "{\"id\":\"badge\",\"text\":{\"title\":\"Trending\"},\"custom\":{\"color\":\"#FF3B30\"}}", 0},
+};
+static const story_def tile_stories[] = {
+    {"default", "{\"id\":\"tile\",\"text\":{\"title\":\"Podcasts\"},\"custom\":{\"color\":\"#AF52DE\"}}", 0},
+    {"no image, no colour", "{\"id\":\"tile\",\"text\":{\"title\":\"Live\"}}", 0},
+};
+static const story_def divider_stories[] = {
+    {"default", "{\"id\":\"divider\"}", 0},
+    {"thick and red", "{\"id\":\"divider\",\"custom\":{\"height\":24,\"color\":\"#FF3B30\"}}", 0},
+};
+
+static bool fill_story(const story_def *stories, size_t count, size_t index, hub_story *out) {
+    if (index >= count) return false;
+    out->name = stories[index].name;
+    out->model_json = stories[index].model_json;
+    out->widths = stories[index].width > 0 ? &stories[index].width : NULL;
+    out->width_count = stories[index].width > 0 ? 1 : 0;
+    return true;
+}
+
+/* One showcase table per component: its functions know which stories are theirs. */
+#define DEMO_SHOWCASE(kind)                                                                                  \
+    static size_t kind##_story_count(void *instance) {                                                       \
+        (void)instance;                                                                                      \
+        return sizeof kind##_stories / sizeof kind##_stories[0];                                             \
+    }                                                                                                        \
+    static bool kind##_story(void *instance, size_t index, hub_story *out) {                                 \
+        (void)instance;                                                                                      \
+        return fill_story(kind##_stories, sizeof kind##_stories / sizeof kind##_stories[0], index, out);     \
+    }                                                                                                        \
+    static const hub_showcase_ext kind##_showcase_ext = {sizeof(hub_showcase_ext), kind##_story_count,      \
+                                                         kind##_story};                                      \
+    static const void *kind##_get_extension(void *instance, const char *extension_id) {                     \
+        (void)instance;                                                                                      \
+        return strcmp(extension_id, HUB_EXT_SHOWCASE) == 0 ? &kind##_showcase_ext : NULL;                    \
+    }
+
+DEMO_SHOWCASE(banner)
+DEMO_SHOWCASE(tile)
+DEMO_SHOWCASE(divider)
+
+static size_t badge_story_count(void *instance) {
+    (void)instance;
+    return sizeof badge_stories / sizeof badge_stories[0];
+}
+static bool badge_story(void *instance, size_t index, hub_story *out) {
+    (void)instance;
+    return fill_story(badge_stories, sizeof badge_stories / sizeof badge_stories[0], index, out);
+}
+static const hub_showcase_ext badge_showcase_ext = {sizeof(hub_showcase_ext), badge_story_count, badge_story};
+
 /* ----- 3a. cdemo:banner — a full-width coloured banner with a centred title. -----
  *
  * Model: text.title (up to 2 lines, white, centred); custom.color ("#RRGGBB") for the background (default green).
@@ -134,7 +205,7 @@ static const hub_component_class banner_class = {
     .prepare_view_for_reuse = banner_prepare_view_for_reuse,
     .configure_view = banner_configure_view,
     .draw_view = banner_draw_view,
-    .get_extension = NULL, /* no optional extensions */
+    .get_extension = banner_get_extension, /* stories only */
     .destroy = banner_destroy,
 };
 
@@ -210,6 +281,7 @@ static const hub_selection_state_ext badge_selection_ext = {
 static const void *badge_get_extension(void *instance, const char *extension_id) {
     (void)instance;
     if (strcmp(extension_id, HUB_EXT_SELECTION_STATE) == 0) return &badge_selection_ext;
+    if (strcmp(extension_id, HUB_EXT_SHOWCASE) == 0) return &badge_showcase_ext;
     return NULL;
 }
 
@@ -306,7 +378,7 @@ static const hub_component_class tile_class = {
     .prepare_view_for_reuse = tile_prepare_view_for_reuse,
     .configure_view = tile_configure_view,
     .draw_view = tile_draw_view,
-    .get_extension = NULL,
+    .get_extension = tile_get_extension,
     .destroy = tile_destroy,
 };
 
@@ -356,7 +428,7 @@ static const hub_component_class divider_class = {
     .prepare_view_for_reuse = divider_prepare_view_for_reuse,
     .configure_view = divider_configure_view,
     .draw_view = divider_draw_view,
-    .get_extension = NULL,
+    .get_extension = divider_get_extension,
     .destroy = divider_destroy,
 };
 

@@ -9,6 +9,8 @@ public struct SVGRenderer {
     public var images: ImageResolver
     /// Outlines every component's frame (thin grey), handy when display lists are empty.
     public var showFrames: Bool
+    /// Prefixes the ids the drawing defines (clip paths), so that several drawings can share one document.
+    public var idPrefix = ""
 
     public init(images: ImageResolver = ImageResolver(), showFrames: Bool = true) {
         self.images = images
@@ -67,7 +69,7 @@ public struct SVGRenderer {
                 guard let child = node.child(at: index) else { break }
                 if clipID == nil {
                     clips += 1
-                    clipID = "clip\(clips)"
+                    clipID = "\(idPrefix)clip\(clips)"
                     out +=
                         "<clipPath id=\"\(clipID!)\"><rect width=\"\(n(frame.width))\" height=\"\(n(frame.height))\"/></clipPath>\n"
                 }

@@ -18,6 +18,7 @@ struct HubHostCommand: ParsableCommand {
             ListNamespaces.self,
             Render.self,
             Events.self,
+            Gallery.self,
             Validate.self,
             Dev.self,
             Probe.self,

@@ -33,6 +33,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
     case timer = 28
     case factoryDestroy = 29
     case serviceObserver = 30
+    case stories = 31
 
     /// The name reports use: "draw", "configure", "action handler".
     public var name: String {
@@ -68,6 +69,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
         case .timer: return "timer"
         case .factoryDestroy: return "factory destroy"
         case .serviceObserver: return "service observer"
+        case .stories: return "stories"
         }
     }
 }

@@ -23,6 +23,9 @@ final class ComponentBox {
     let viewObserver: HubComponentViewObserver?
     let performer: HubComponentActionPerformer?
     let actionObserver: HubComponentActionObserver?
+    let storyteller: HubComponentWithStories?
+    /// The stories' C strings, made on the first request.
+    var stories: StoryStrings?
 
     init(_ component: HubComponent) {
         self.component = component
@@ -36,6 +39,7 @@ final class ComponentBox {
         viewObserver = component as? HubComponentViewObserver
         performer = component as? HubComponentActionPerformer
         actionObserver = component as? HubComponentActionObserver
+        storyteller = component as? HubComponentWithStories
     }
 
     deinit {
@@ -100,6 +104,7 @@ enum ComponentBridge {
         case HUB_EXT_VIEW_OBSERVER: return box.viewObserver == nil ? nil : UnsafeRawPointer(viewObserverExt)
         case HUB_EXT_ACTION_PERFORMER: return box.performer == nil ? nil : UnsafeRawPointer(performerExt)
         case HUB_EXT_ACTION_OBSERVER: return box.actionObserver == nil ? nil : UnsafeRawPointer(actionObserverExt)
+        case HUB_EXT_SHOWCASE: return box.storyteller == nil ? nil : UnsafeRawPointer(showcaseExt)
         default: return nil
         }
     }
@@ -151,6 +156,27 @@ enum ComponentBridge {
             restore_ui_state: { instance, state in
                 guard let state else { return }
                 ComponentBox.from(instance).restorable?.restoreUIState(String(cString: state))
+            }
+        ))
+
+    static let showcaseExt = staticTable(
+        hub_showcase_ext(
+            struct_size: structSize(hub_showcase_ext.self),
+            story_count: { instance in
+                let box = ComponentBox.from(instance)
+                if box.stories == nil { box.stories = StoryStrings(box.storyteller?.stories ?? []) }
+                return box.stories?.stories.count ?? 0
+            },
+            story: { instance, index, out in
+                let box = ComponentBox.from(instance)
+                if box.stories == nil { box.stories = StoryStrings(box.storyteller?.stories ?? []) }
+                guard let strings = box.stories, let out, index < strings.stories.count else { return false }
+                let story = strings.story(Int(index))
+                out.pointee.name = story.name
+                out.pointee.model_json = story.model
+                out.pointee.widths = story.widths
+                out.pointee.width_count = story.widths == nil ? 0 : strings.stories[Int(index)].widths.count
+                return true
             }
         ))
 

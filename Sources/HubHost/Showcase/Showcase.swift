@@ -1,0 +1,149 @@
+import CHubPlugin
+import Foundation
+import HubCore
+
+/// Every component the loaded plugins offer, with its stories (HUB_EXT_SHOWCASE, ABI 1.1): what `hubhost gallery`
+/// draws and `hubhost snapshot --gallery` records. A component whose plugin declares no stories gets the host's
+/// sample models, marked `source: "host"` (Hub's showcase manager shows only what plugins declare; hubhost shows
+/// everything, and says which is which).
+public enum Showcase {
+    /// One story: a named component model, the widths it matters at (empty: the caller's), and where it came from.
+    public struct Story: Codable, Sendable {
+        public enum Source: String, Codable, Sendable { case plugin, host }
+        public var name: String
+        public var source: Source
+        public var widths: [Double]
+        /// The Hub JSON component model, as the plugin gave it (with "component" filled in), for `--format json`.
+        public var model: String
+        /// Why the story cannot be drawn (its JSON is not a component model); nil when it can.
+        public var problem: String?
+    }
+
+    /// A component and its stories, grouped under its plugin and namespace.
+    public struct Entry: Codable, Sendable {
+        /// The plugin's id ("com.hubhost.demo").
+        public var plugin: String
+        public var pluginVersion: String
+        public var file: String
+        public var namespace: String
+        /// "namespace:name".
+        public var component: String
+        public var stories: [Story]
+    }
+
+    /// The entries of every loaded plugin, sorted by plugin, namespace and component.
+    public static func entries(of host: PluginHost) -> [Entry] {
+        var entries: [Entry] = []
+        for record in host.loadedPlugins.sorted(by: { ($0.id ?? "", $0.file.path) < ($1.id ?? "", $1.file.path) }) {
+            for (namespace, names) in record.namespaces {
+                for name in names {
+                    let identifier = ComponentIdentifier(namespace: namespace, name: name)
+                    var stories = pluginStories(identifier, host: host)
+                    if stories.isEmpty { stories = hostStories(identifier) }
+                    entries.append(
+                        Entry(
+                            plugin: record.id ?? record.file.lastPathComponent, pluginVersion: record.version ?? "",
+                            file: record.file.lastPathComponent, namespace: namespace,
+                            component: identifier.description, stories: stories))
+                }
+            }
+        }
+        return entries
+    }
+
+    /// The view a story is drawn as: its model alone in the body.
+    public static func view(of story: Story, component: String) -> ViewModel? {
+        guard story.problem == nil else { return nil }
+        let text = #"{"body": ["# + story.model + "]}"
+        return try? ViewModelDecoder(file: "\(component) story \(story.name)").decode(Data(text.utf8)).viewModel
+    }
+
+    /// Reads the plugin's stories from a fresh instance that is never configured, then destroys it.
+    static func pluginStories(_ identifier: ComponentIdentifier, host: PluginHost) -> [Story] {
+        let made = host.registry.createComponent(identifier: identifier, category: "row")
+        defer { made.component.destroy() }
+        guard case .factory = made.source, let component = made.component as? PluginComponent,
+            let table = component.extensionTable(HUB_EXT_SHOWCASE, as: hub_showcase_ext.self)
+        else { return [] }
+        let methods = CInterop.copyTable(table)
+        guard let count = methods.story_count, let read = methods.story else { return [] }
+        let total = CallRecorder.during(.stories, slot: component.slot) { count(component.instance) }
+        var stories: [Story] = []
+        var names = Set<String>()
+        for index in 0..<min(total, 1000) {
+            var story = hub_story()
+            story.struct_size = UInt32(MemoryLayout<hub_story>.size)
+            guard CallRecorder.during(.stories, slot: component.slot, { read(component.instance, index, &story) })
+            else { continue }
+            let name = CInterop.string(story.name).map { TerminalText.escaped($0, limit: 80) } ?? "story \(index)"
+            guard names.insert(name).inserted else { continue }
+            var widths: [Double] = []
+            if let list = story.widths {
+                for i in 0..<min(story.width_count, 16) where list[i].isFinite && list[i] >= 1 && list[i] <= 4096 {
+                    widths.append(list[i])
+                }
+            }
+            let (model, problem) = modelText(CInterop.string(story.model_json), component: identifier)
+            stories.append(Story(name: name, source: .plugin, widths: widths, model: model, problem: problem))
+        }
+        return stories
+    }
+
+    /// The story's model with "component" filled in, or the reason it is not a component model.
+    static func modelText(_ json: String?, component: ComponentIdentifier) -> (String, String?) {
+        guard let json else { return ("{}", "no model_json") }
+        guard case .object(var object)? = try? JSONValue.parse(json) else {
+            return (json, "model_json is not a JSON object")
+        }
+        if object["component"] == nil {
+            object["component"] = .object(JSONObject([("id", .string(component.description))]))
+        }
+        return (JSONValue.object(object).jsonText, nil)
+    }
+
+    /// The host's sample models as stories (the probe's spread: empty, every field, long text).
+    static func hostStories(_ identifier: ComponentIdentifier) -> [Story] {
+        let samples: [(String, JSONValue)] = [
+            ("empty", .object(JSONObject([("id", .string("empty"))]))),
+            (
+                "full",
+                .object(
+                    JSONObject([
+                        ("id", .string("full")),
+                        (
+                            "text",
+                            .object(
+                                JSONObject([
+                                    ("title", .string("Title")), ("subtitle", .string("Subtitle")),
+                                    ("accessory", .string("Accessory")),
+                                    ("description", .string("A description of the component model.")),
+                                ]))
+                        ),
+                        (
+                            "custom",
+                            .object(JSONObject([("text", .string("custom text")), ("count", .number(3))]))
+                        ),
+                    ]))
+            ),
+            (
+                "long text",
+                .object(
+                    JSONObject([
+                        ("id", .string("long")),
+                        (
+                            "text",
+                            .object(
+                                JSONObject([
+                                    ("title", .string(String(repeating: "Very long title ", count: 12))),
+                                    ("subtitle", .string("Ünïcödé — 日本語のテキスト — عربى")),
+                                ]))
+                        ),
+                    ]))
+            ),
+        ]
+        return samples.map { name, value in
+            let (model, problem) = modelText(value.jsonText, component: identifier)
+            return Story(name: name, source: .host, widths: [], model: model, problem: problem)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import HubCore
+import HubHost
+import HubRender
+
+/// `hubhost gallery`: every component of every loaded plugin, in each of its stories, at each width.
+struct Gallery: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show every component of the loaded plugins in each of its stories and widths (HTML, JSON or PNG).",
+        discussion: """
+            Stories come from plugins (ABI 1.1's hub.showcase/1 extension, HubComponentWithStories in Swift). A \
+            component whose plugin declares none is shown with the host's sample models, marked "host". A story's \
+            own widths replace --widths.
+
+            JSON: [{"plugin", "pluginVersion", "file", "namespace", "component": "ns:name", "stories": [{"name", \
+            "source": "plugin"|"host", "widths", "model", "problem"?}]}], widths filled in. HTML: one page, a \
+            section per plugin, a row per component. PNG: the same drawings on one sheet (--scale for pixel density).
+
+            \(ExitStatus.help([
+                (.ok, "written"),
+                (.problems, "written, but some stories could not be drawn (listed on stderr)"),
+                (.failed, "the output cannot be written or drawn"),
+                (.pluginFault, "written, but a plugin crashed, hung or exited: it was quarantined"),
+            ]))
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument { case html, json, png }
+
+    @OptionGroup var plugins: PluginOptions
+
+    @OptionGroup var isolation: IsolationOptions
+
+    @Option(help: "html, json or png.")
+    var format: Format = .html
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (- for stdout).", valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Container widths, comma-separated.", valueName: "320,375,768"))
+    var widths = WidthList([375])
+
+    @Option(help: "Pixels per point of --format png.")
+    var scale: Double = 1
+
+    func validate() throws {
+        if let problem = InputLimits.problem(scale, in: 0...8, excludingLowerBound: true) {
+            throw ValidationError("--scale: \(problem)")
+        }
+    }
+
+    func run() throws {
+        if isolation.supervises { OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: "").run() }
+        let host = plugins.makeHost()
+        plugins.reportProblems(of: host)
+        let (entries, shots, problems) = StoryShots.shots(of: host, widths: widths.values)
+        for problem in problems { Diagnostics.print("hubhost: \(problem)") }
+
+        let sink: OutputFile
+        do { sink = try OutputFile(path: output ?? "-") } catch {
+            Diagnostics.print("hubhost: \(error)")
+            throw ExitCode(.failed)
+        }
+        let sheet = GallerySheet(items: shots.map(\.item))
+        switch format {
+        case .json:
+            var listed = entries
+            for i in listed.indices {
+                for j in listed[i].stories.indices where listed[i].stories[j].widths.isEmpty {
+                    listed[i].stories[j].widths = widths.values
+                }
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            sink.write(try encoder.encode(listed) + Data("\n".utf8))
+        case .html:
+            sink.write(sheet.html())
+        case .png:
+            let (svg, size) = sheet.svg()
+            do {
+                sink.write(
+                    try PNGImage.rasterize(svg: svg, width: size.width, height: size.height, scale: scale).pngData())
+            } catch {
+                Diagnostics.print("hubhost: cannot draw the gallery: \(error)")
+                throw ExitCode(.failed)
+            }
+        }
+        do { try sink.commit() } catch {
+            Diagnostics.print("hubhost: \(error)")
+            throw ExitCode(.failed)
+        }
+        if !problems.isEmpty { throw ExitCode(.problems) }
+    }
+}
