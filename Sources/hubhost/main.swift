@@ -19,6 +19,7 @@ struct HubHostCommand: ParsableCommand {
             Render.self,
             Events.self,
             Gallery.self,
+            Snapshot.self,
             Validate.self,
             Dev.self,
             Probe.self,

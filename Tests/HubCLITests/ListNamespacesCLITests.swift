@@ -58,7 +58,7 @@ struct ListNamespacesCLITests {
         #expect(namespaces.first?["namespace"] as? String == "fixture")
         #expect(namespaces.first?["components"] as? [String] == ["box", "label"])
         // Sorted keys, pretty-printed.
-        #expect(result.stdout.contains("\"abi\" : \"1.0\""))
+        #expect(result.stdout.contains("\"abi\" : \"1.1\""))
         // The diagnostic goes to stderr.
         #expect(result.stderr.contains("rejected libbad.so: not an ELF file (text)"))
     }
@@ -77,7 +77,7 @@ struct ListNamespacesCLITests {
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("NAMESPACE") == true)
         let row = try #require(lines.dropFirst().first).split(separator: " ", omittingEmptySubsequences: true)
-        #expect(row == ["fixture", "box,label", "com.example.fixture", "3.1.4", "libgood.so", "1.0", "active"])
+        #expect(row == ["fixture", "box,label", "com.example.fixture", "3.1.4", "libgood.so", "1.1", "active"])
     }
 
     @Test("no plugin files: exit 2; usage error: exit 64")

@@ -51,6 +51,7 @@ extension EventEngine {
         case .advance: return "advance"
         case .action: return "action"
         case .image: return "image"
+        case .snapshot: return "snapshot"
         }
     }
 
@@ -63,6 +64,7 @@ extension EventEngine {
         case .action(let t, let id, let custom):
             return "action \(id) at \(t)" + (custom.map { " custom \(JSONValue.object($0).jsonText)" } ?? "")
         case .image(let uri, let ok): return "image \(uri) \(ok ? "ok" : "failed")"
+        case .snapshot(let name): return "snapshot \(TerminalText.quoted(name))"
         }
     }
 }

@@ -31,6 +31,8 @@ public enum ViewEvent: Equatable {
     case action(EventTarget, identifier: ComponentIdentifier, custom: JSONObject?)
     /// The pending load of `uri` finishes: with the image from its source (`ok`), or failed.
     case image(uri: String, ok: Bool)
+    /// A named picture of the view as it is now (`hubhost snapshot`; `events` notes it and draws nothing).
+    case snapshot(name: String)
 }
 
 /// A script line that cannot be replayed.
@@ -54,6 +56,7 @@ public struct EventScriptError: Error, CustomStringConvertible, Equatable {
 ///     {"event": "advance", "seconds": s}
 ///     {"event": "action", "indexPath": [i…], "action": "namespace:name", "custom": {…}}
 ///     {"event": "image", "uri": "…", "ok": true|false}
+///     {"event": "snapshot", "name": "after-tap"}
 ///
 /// An optional `"section": "header"|"overlays"` aims an index path at the header or an overlay.
 public enum EventScript {
@@ -206,9 +209,15 @@ public enum EventScript {
                 ok = b
             }
             return .image(uri: uri, ok: ok)
+        case "snapshot":
+            guard let n = object["name"] else { throw fail("snapshot: missing \"name\"") }
+            guard let snapshotName = n.stringValue, !snapshotName.isEmpty, snapshotName.count <= 80 else {
+                throw fail("snapshot: \"name\": expected a string of 1 to 80 characters, found \(n.typeDescription)")
+            }
+            return .snapshot(name: snapshotName)
         default:
             throw fail(
-                "unknown event \(TerminalText.quoted(name, limit: 60)) (expected tap, highlight, unhighlight, scroll, resize, advance, action or image)"
+                "unknown event \(TerminalText.quoted(name, limit: 60)) (expected tap, highlight, unhighlight, scroll, resize, advance, action, image or snapshot)"
             )
         }
     }

@@ -1,0 +1,171 @@
+import Foundation
+import HubRender
+import HubTestKit
+import Testing
+
+/// `hubhost snapshot` and `hubhost gallery` end to end, with the shipped plugins, real PNGs decoded back.
+@Suite(.serialized) struct SnapshotTests {
+    final class Sandbox {
+        let folder: TemporaryFolder
+        var plugins: URL { folder.appending("plugins") }
+        var cache: URL { folder.appending("cache") }
+        var views: URL { folder.appending("views") }
+
+        init() throws {
+            folder = try TemporaryFolder("hubhost-snapshot")
+            for dir in [plugins, views] {
+                try FileManager.default.createDirectory(
+                    at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            }
+            for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
+                try FileManager.default.copyItem(
+                    at: TestPaths.binDirectory.appendingPathComponent(name), to: plugins.appendingPathComponent(name))
+            }
+            try banner(color: "#FF2D55")
+            let script = """
+                {"event": "snapshot", "name": "before"}
+                {"event": "tap", "indexPath": [1]}
+                {"event": "snapshot", "name": "after tap"}
+                """
+            try Data(script.utf8).write(to: views.appendingPathComponent("tapping.jsonl"))
+            try Data(
+                #"{"body": [{"id": "t", "component": {"id": "demo:row"}, "text": {"title": "Row"}}, {"id": "b", "component": {"id": "cdemo:badge"}, "text": {"title": "Tap me"}}]}"#
+                    .utf8
+            ).write(to: views.appendingPathComponent("tapping.json"))
+        }
+
+        /// views/banner.json: one banner of `color` (the first component: frame (0, 0) to (width, 60+)).
+        func banner(color: String) throws {
+            let json =
+                #"{"body": [{"id": "b", "component": {"id": "cdemo:banner"}, "text": {"title": "Hi"}, "custom": {"color": "\#(color)"}}]}"#
+            try Data(json.utf8).write(to: views.appendingPathComponent("banner.json"))
+        }
+
+        func hubhost(_ arguments: [String]) throws -> ProcessResult {
+            try ProcessRunner.hubhost(arguments + ["--plugins", plugins.path, "--plugin-cache", cache.path])
+        }
+
+        func snapshot(_ mode: String, out: String, _ extra: [String] = []) throws -> ProcessResult {
+            try hubhost(
+                [
+                    "snapshot", mode, views.path, views.appendingPathComponent("tapping.jsonl").path, "--gallery",
+                    "--out", folder.appending(out).path, "--widths", "320,375",
+                ] + extra)
+        }
+
+        func files(in name: String) -> [String] {
+            let root = folder.appending(name)
+            let all = FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? []
+            return all.filter { $0.hasSuffix(".png") }.sorted()
+        }
+    }
+
+    @Test func recordThenVerifyPassesAndRecordingsAreByteIdentical() throws {
+        let sandbox = try Sandbox()
+        let first = try sandbox.snapshot("record", out: "golden")
+        #expect(first.status == 0, "\(first.stderr)")
+        let names = sandbox.files(in: "golden")
+        #expect(names.contains("banner@320.png") && names.contains("banner@375.png"))
+        #expect(names.contains("tapping.before@375.png") && names.contains("tapping.after-tap@375.png"))
+        #expect(names.contains("gallery/demo-row.default@320.png"))
+        #expect(names.contains("gallery/cdemo-banner.long-title@320.png"), "a story's own width")
+        #expect(!names.contains("gallery/cdemo-banner.long-title@375.png"))
+
+        let second = try sandbox.snapshot("record", out: "again")
+        #expect(second.status == 0)
+        #expect(sandbox.files(in: "again") == names)
+        for name in names {
+            let a = try Data(contentsOf: sandbox.folder.appending("golden/" + name))
+            let b = try Data(contentsOf: sandbox.folder.appending("again/" + name))
+            #expect(a == b, "\(name) differs between two recordings")
+        }
+
+        let junit = sandbox.folder.appending("junit.xml")
+        let verify = try sandbox.snapshot("verify", out: "golden", ["--junit", junit.path])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stdout.contains("\(names.count) image(s): \(names.count) match, 0 differ, 0 missing"))
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.contains("tests=\"\(names.count)\" failures=\"0\""))
+    }
+
+    @Test func aChangedFillColourFailsWithADiffAndAReport() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.snapshot("record", out: "golden").status == 0)
+        try sandbox.banner(color: "#34C759")
+        let report = sandbox.folder.appending("report")
+        let junit = sandbox.folder.appending("junit.xml")
+        let verify = try sandbox.snapshot("verify", out: "golden", ["--report", report.path, "--junit", junit.path])
+        #expect(verify.status == 1, "\(verify.stdout)\(verify.stderr)")
+        #expect(verify.stderr.contains("banner@320:") && verify.stderr.contains("pixels differ"))
+        for suffix in ["expected", "actual", "diff"] {
+            #expect(
+                FileManager.default.fileExists(atPath: report.appendingPathComponent("banner@375.\(suffix).png").path))
+        }
+        let html = try String(contentsOf: report.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(html.contains("banner@375.expected.png") && html.contains("banner@375.diff.png"))
+        #expect(try String(contentsOf: junit, encoding: .utf8).contains("failures=\"2\""))
+        // The diff is red where the banner changed.
+        let diff = try #require(
+            PNGImage(png: try Data(contentsOf: report.appendingPathComponent("banner@375.diff.png"))))
+        #expect(diff.color(x: 20, y: 40)?.description == "#ff0000ff")  // inside the banner (below the top margin)
+        #expect(diff.color(x: 2, y: 2)?.description != "#ff0000ff")  // the margin did not change
+        // Within tolerance it passes; a missing golden is exit 2.
+        #expect(try sandbox.snapshot("verify", out: "golden", ["--tolerance", "100"]).status == 0)
+        #expect(try sandbox.snapshot("verify", out: "nothing").status == 2)
+    }
+
+    @Test func pngsDecodedBackHaveTheColourAtKnownFrames() throws {
+        let sandbox = try Sandbox()
+        let out = sandbox.folder.appending("banner.png")
+        let result = try sandbox.hubhost(
+            [
+                "render", sandbox.views.appendingPathComponent("banner.json").path, "--format", "png", "-o", out.path,
+                "--scale", "2",
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let image = try #require(PNGImage(png: try Data(contentsOf: out)))
+        #expect(image.width == 750, "375 points at scale 2")
+        // The banner fills its frame (0, 0, 375, ≥60) with its colour; below the content the canvas is white.
+        #expect(image.color(x: 10, y: 10)?.description == "#ffffffff")  // the top margin (15 points)
+        #expect(image.color(x: 10, y: 60)?.description == "#ff2d55ff")
+        #expect(image.color(x: 740, y: 100)?.description == "#ff2d55ff")
+        #expect(image.color(x: 10, y: image.height - 2)?.description == "#ffffffff")
+    }
+
+    @Test func shardsSplitTheImagesWithoutOverlap() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.snapshot("record", out: "a", ["--shard", "1/2"]).status == 0)
+        #expect(try sandbox.snapshot("record", out: "b", ["--shard", "2/2"]).status == 0)
+        #expect(try sandbox.snapshot("record", out: "all").status == 0)
+        let a = Set(sandbox.files(in: "a"))
+        let b = Set(sandbox.files(in: "b"))
+        #expect(a.isDisjoint(with: b) && !a.isEmpty && !b.isEmpty)
+        #expect(a.union(b) == Set(sandbox.files(in: "all")))
+    }
+
+    @Test func galleryListsEveryComponentWithItsStories() throws {
+        let sandbox = try Sandbox()
+        let result = try sandbox.hubhost(["gallery", "--format", "json", "--widths", "320,768"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let components = entries.compactMap { $0["component"] as? String }
+        #expect(
+            Set(components)
+                == [
+                    "cdemo:badge", "cdemo:banner", "cdemo:divider", "cdemo:tile", "demo:card", "demo:carousel",
+                    "demo:header", "demo:image", "demo:row",
+                ])
+        for entry in entries {
+            let stories = try #require(entry["stories"] as? [[String: Any]])
+            #expect(!stories.isEmpty)
+            #expect(stories.allSatisfy { $0["source"] as? String == "plugin" }, "the shipped plugins declare stories")
+            #expect(stories.allSatisfy { ($0["widths"] as? [Double])?.isEmpty == false })
+        }
+        let html = try sandbox.hubhost(["gallery", "--widths", "320"])
+        #expect(html.stdout.contains("data-component=\"demo:row\" data-story=\"long title\""))
+        #expect(html.stdout.components(separatedBy: "<svg ").count > 20)
+        let png = sandbox.folder.appending("gallery.png")
+        #expect(try sandbox.hubhost(["gallery", "--format", "png", "-o", png.path]).status == 0)
+        #expect(PNGImage(png: try Data(contentsOf: png)) != nil)
+    }
+}
