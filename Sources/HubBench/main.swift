@@ -9,6 +9,7 @@ let sections: [(name: String, run: () throws -> Void)] = [
     ("events", EventsBench.run),
     ("reload", ReloadBench.run),
     ("isolation", IsolationBench.run),
+    ("snapshot", SnapshotBench.run),
 ]
 
 let wanted = Set(CommandLine.arguments.dropFirst())
