@@ -49,5 +49,12 @@ for script in "$examples"/events/*.jsonl; do
   [ -s "$errors" ] || rm -f "$errors"
 done
 
-echo "== open $out/home.html in a browser, or run: hubhost dev examples/home.json --plugins $plugins"
+echo "== hubhost gallery: every component of the bundled plugins in each of its stories"
+errors="$out/gallery.errors.txt"
+rm -f "$errors"
+run_step "$out/gallery.html" "$errors" "$hubhost" gallery --plugins "$plugins" --widths 320,375 -o "$out/gallery.html"
+run_step "$out/gallery.png" "$errors" "$hubhost" gallery --plugins "$plugins" --format png -o "$out/gallery.png"
+[ -s "$errors" ] || rm -f "$errors"
+
+echo "== open $out/home.html or $out/gallery.html in a browser, or run: hubhost dev examples/home.json --plugins $plugins"
 exit $failed
