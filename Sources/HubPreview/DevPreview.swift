@@ -18,6 +18,15 @@ public final class DevPreview: @unchecked Sendable {
         self.server = server
         self.html = html
         loop.onRender = { [weak self] output in self?.rendered(output) }
+        loop.host.onPluginLog = { [weak server] record, level, message in
+            let entry = DevWorkerChannel.LogEntry(level: level.rawValue, source: record.displayName, message: message)
+            if let json = try? JSONEncoder().encode(entry) { server?.publish(event: "log", json: json) }
+        }
+        loop.onActivity = { [weak server] activity in
+            if let json = try? JSONEncoder().encode(["activity": activity ?? ""]) {
+                server?.publish(event: "activity", json: json)
+            }
+        }
         let queue = loop.options.queue
         server.onTap = { [weak self] indexPath, section in
             // Plugin calls happen on the loop's queue only.
@@ -35,19 +44,24 @@ public final class DevPreview: @unchecked Sendable {
     /// The page's frame for a render: HTML, one box per component (in view coordinates), problems.
     public static func frame(from output: DevLoop.Output, html: (RenderTree) -> String) -> PreviewFrame {
         var boxes: [PreviewFrame.Box] = []
-        func collect(_ node: RenderNode, section: String, origin: Point) {
+        // A box for each component where it can be seen: children only inside their parent's visible part (a
+        // carousel's strip), so a child scrolled out of its strip has no click target over the strip.
+        func collect(_ node: RenderNode, section: String, origin: Point, visible: Rect?) {
             let frame = node.frame.offsetBy(dx: origin.x, dy: origin.y)
+            let shown = visible.map { frame.intersection($0) } ?? frame
+            guard shown.width > 0, shown.height > 0 else { return }
             boxes.append(
                 .init(
                     indexPath: node.indexPath, section: section, id: node.modelID,
                     component: node.componentIdentifier.description,
-                    x: frame.x, y: frame.y, width: frame.width, height: frame.height))
-            for child in node.children { collect(child, section: section, origin: frame.origin) }
+                    x: shown.x, y: shown.y, width: shown.width, height: shown.height))
+            for child in node.children { collect(child, section: section, origin: frame.origin, visible: shown) }
         }
         if let tree = output.tree {
-            if let header = tree.header { collect(header, section: "header", origin: .zero) }
-            for node in tree.body { collect(node, section: "body", origin: .zero) }
-            for node in tree.overlays { collect(node, section: "overlay", origin: .zero) }
+            for node in tree.body { collect(node, section: "body", origin: .zero, visible: nil) }
+            // Drawn over the body, so listed after it: the page's last box on top wins a click.
+            if let header = tree.header { collect(header, section: "header", origin: .zero, visible: nil) }
+            for node in tree.overlays { collect(node, section: "overlay", origin: .zero, visible: nil) }
         }
         var problems = output.quarantines.map { PreviewFrame.Problem(kind: "quarantine", message: $0.description) }
         problems += output.viewIssues.map { PreviewFrame.Problem(kind: "json", message: $0) }
@@ -59,7 +73,8 @@ public final class DevPreview: @unchecked Sendable {
         return PreviewFrame(
             sequence: output.sequence, html: output.tree.map(html) ?? "", width: size.width,
             height: size.height, boxes: boxes, problems: problems,
-            cause: output.reload.description, tapped: output.tapped,
+            cause: output.reload.description, tapped: output.tapped, tappedSection: output.tappedSection,
+            plugins: output.plugins,
             settledAt: output.reload.settledAt, lastEventAt: output.reload.lastEventAt,
             renderedAt: output.reload.renderedAt)
     }

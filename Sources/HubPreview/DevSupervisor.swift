@@ -157,6 +157,10 @@ public final class DevSupervisor: @unchecked Sendable {
     }
 
     private func received(_ message: DevWorkerChannel.FromWorker) {
+        if let log = message.log, let json = try? JSONEncoder().encode(log) { server.publish(event: "log", json: json) }
+        if let activity = message.activity, let json = try? JSONEncoder().encode(["activity": activity]) {
+            server.publish(event: "activity", json: json)
+        }
         if let reply = message.tapped {
             lock.lock()
             let waiter = waitingTaps.removeValue(forKey: reply.id)

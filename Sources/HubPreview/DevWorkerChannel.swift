@@ -32,6 +32,26 @@ public enum DevWorkerChannel {
         /// Every UI state after this render, by model id.
         public var uiStates: [String: String]?
         public var tapped: TapReply?
+        /// A plugin's log line (every level; the page filters).
+        public var log: LogEntry?
+        /// What the loop started doing ("" when it is done).
+        public var activity: String?
+    }
+
+    /// A log line as the page's log panel shows it.
+    public struct LogEntry: Codable, Sendable {
+        public var time: String
+        public var level: String
+        /// The plugin ("com.example.rows 1.2.0 (librows.so)").
+        public var source: String
+        public var message: String
+
+        public init(time: Date = Date(), level: String, source: String, message: String) {
+            self.time = ISO8601DateFormatter.withFractions.string(from: time)
+            self.level = level
+            self.source = source
+            self.message = message
+        }
     }
 
     public struct TapReply: Codable, Sendable {
@@ -97,6 +117,15 @@ public final class DevWorker: @unchecked Sendable {
             try? self.out.write(contentsOf: data)
             self.lock.unlock()
         }
+        loop.host.onPluginLog = { [weak self] record, level, message in
+            guard let self else { return }
+            let entry = DevWorkerChannel.LogEntry(level: level.rawValue, source: record.displayName, message: message)
+            DevWorkerChannel.send(DevWorkerChannel.FromWorker(log: entry), to: self.out, lock: self.lock)
+        }
+        loop.onActivity = { [weak self] activity in
+            guard let self else { return }
+            DevWorkerChannel.send(DevWorkerChannel.FromWorker(activity: activity ?? ""), to: self.out, lock: self.lock)
+        }
         try loop.start()
         started(loop)
 
@@ -132,4 +161,13 @@ public final class DevWorker: @unchecked Sendable {
         }
         return line.isEmpty ? nil : line
     }
+}
+
+extension ISO8601DateFormatter {
+    /// "2026-11-24T07:50:12.345Z".
+    static let withFractions: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HubHost
 
 /// One render of the view as the preview page shows it: the view's HTML, a clickable box per component, and an
 /// overlay of problems (quarantined plugins, JSON errors). Pushed to every open page over server-sent events.
@@ -47,8 +48,11 @@ public struct PreviewFrame: Codable, Sendable {
     public var problems: [Problem]
     /// The reload that caused this render ("initial" for the first), as the terminal printed it.
     public var cause: String
-    /// The index path the last tap went to, highlighted by the page.
+    /// The index path the last tap went to, highlighted by the page, and its section.
     public var tapped: [Int]?
+    public var tappedSection: String?
+    /// Every plugin file of the session, for the plugin panel.
+    public var plugins: [DevLoop.PluginRow]?
     /// Monotonic seconds (CLOCK_MONOTONIC, shared by processes on this machine): when the change that caused
     /// this render settled, and when the render was ready to push. For latency measurements.
     public var settledAt: Double?
@@ -57,9 +61,11 @@ public struct PreviewFrame: Codable, Sendable {
 
     public init(
         sequence: Int, html: String, width: Double, height: Double, boxes: [Box], problems: [Problem],
-        cause: String, tapped: [Int]? = nil, settledAt: Double? = nil, lastEventAt: Double? = nil,
-        renderedAt: Double
+        cause: String, tapped: [Int]? = nil, tappedSection: String? = nil, plugins: [DevLoop.PluginRow]? = nil,
+        settledAt: Double? = nil, lastEventAt: Double? = nil, renderedAt: Double
     ) {
+        self.tappedSection = tappedSection
+        self.plugins = plugins
         self.sequence = sequence
         self.html = html
         self.width = width

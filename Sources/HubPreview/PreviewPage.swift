@@ -1,8 +1,19 @@
-/// The preview page: it opens `/events` and replaces the view with every pushed frame (no reload of the page),
-/// puts a clickable box over each component (a click posts its index path to `/tap`), and shows quarantines and
-/// JSON errors as an overlay.
+import Foundation
+
+/// The preview page. `GET /` serves it with the current frame in it (server-rendered first paint: the drawing is
+/// in the HTML, the frame JSON beside it), and it then follows `/events`: `render` replaces the view, `log` adds a
+/// plugin log line, `activity` shows what the loop is doing. A click on a component posts its index path to
+/// `/tap`; problems show as an overlay that can be dismissed; the side panel lists the plugins and the log.
 enum PreviewPage {
-    static let html = """
+    /// The page with `current` (a `PreviewFrame` as JSON) applied: its drawing inlined, its frame data embedded.
+    static func html(current: Data?, drawing: String?) -> String {
+        // JSONEncoder escapes "/" as "\/", so the JSON cannot close the script element it sits in.
+        let frameJSON = current.map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        return head + "<div id=\"view\">" + (drawing ?? "") + "</div>" + middle
+            + "<script id=\"initial-frame\" type=\"application/json\">" + frameJSON + "</script>" + script
+    }
+
+    private static let head = """
         <!doctype html>
         <html lang="en">
         <head>
@@ -10,9 +21,12 @@ enum PreviewPage {
         <title>hubhost dev</title>
         <style>
           body { margin: 0; font: 13px/1.4 system-ui, sans-serif; background: #f2f2f2; color: #222; }
-          header { padding: 6px 12px; background: #1e1e1e; color: #eee; display: flex; gap: 16px; }
+          header { padding: 6px 12px; background: #1e1e1e; color: #eee; display: flex; gap: 16px; align-items: center; }
           header .state { color: #8fd18f; }
           header .state.down { color: #f08a8a; }
+          header a { color: #9cc9ff; }
+          #activity { color: #ffd24c; }
+          #activity:not(:empty)::before { content: "⏳ "; }
           main { padding: 12px; display: flex; gap: 16px; align-items: flex-start; }
           #stage { position: relative; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.2); }
           #view { position: relative; }
@@ -24,53 +38,106 @@ enum PreviewPage {
                      background: rgba(160,0,0,.92); color: #fff; padding: 8px 10px; white-space: pre-wrap;
                      font-family: ui-monospace, monospace; font-size: 12px; }
           #overlay.shown { display: block; }
-          #log { font-family: ui-monospace, monospace; font-size: 12px; max-width: 480px; white-space: pre-wrap; }
+          #overlay button { float: right; }
+          aside { min-width: 360px; max-width: 520px; }
+          aside h2 { font-size: 13px; margin: 12px 0 4px; }
+          table { border-collapse: collapse; width: 100%; background: #fff; font-size: 12px; }
+          td, th { border-bottom: 1px solid #ddd; padding: 3px 6px; text-align: left; vertical-align: top; }
+          tr.quarantined td, tr.rejected td { color: #a00; }
+          #log { font-family: ui-monospace, monospace; font-size: 12px; white-space: pre-wrap; background: #fff;
+                 max-height: 320px; overflow: auto; padding: 4px; }
+          #log .trace, #log .debug { color: #888; } #log .warning { color: #a05a00; } #log .error, #log .critical { color: #a00; }
         </style>
         </head>
         <body data-sequence="0">
-        <header><b>hubhost dev</b><span id="state" class="state">connecting…</span><span id="cause"></span></header>
+        <header><b>hubhost dev</b><span id="state" class="state">connecting…</span><span id="activity"></span>
+          <span id="cause"></span><span style="flex:1"></span>
+          <a id="export-svg" href="/export.svg" download="view.svg">SVG</a><a id="export-png" href="/export.png" download="view.png">PNG</a></header>
         <main>
-          <div id="stage"><div id="view"></div><div id="boxes"></div><div id="overlay"></div></div>
-          <div id="log"></div>
+          <div id="stage">
+        """
+
+    private static let middle = """
+        <div id="boxes"></div><div id="overlay"><button id="dismiss" title="Dismiss">✕</button><span id="problems"></span></div></div>
+          <aside>
+            <h2>Plugins</h2>
+            <table id="plugins"><thead><tr><th>file</th><th>id</th><th>version</th><th>build</th><th>state</th><th>namespaces</th><th>loaded</th></tr></thead><tbody></tbody></table>
+            <h2>Log <select id="level"><option value="trace">all</option><option value="info" selected>info and up</option><option value="warning">warnings and errors</option></select></h2>
+            <div id="log"></div>
+          </aside>
         </main>
+
+        """
+
+    private static let script = """
         <script>
         const $ = (id) => document.getElementById(id);
         const same = (a, b) => Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i]);
-        function apply(frame) {
-          $('view').innerHTML = frame.html;
+        const levels = ['trace', 'debug', 'info', 'notice', 'warning', 'error', 'critical'];
+        let dismissed = '';
+        function text(tag, value, className) { const e = document.createElement(tag); e.textContent = value ?? ''; if (className) e.className = className; return e; }
+        function apply(frame, initial) {
+          if (!frame) return;
+          if (!initial) $('view').innerHTML = frame.html;
           $('stage').style.width = frame.width + 'px';
           $('stage').style.minHeight = frame.height + 'px';
           const boxes = $('boxes');
           boxes.replaceChildren();
           for (const b of frame.boxes) {
             const d = document.createElement('div');
-            d.className = 'box' + (same(b.indexPath, frame.tapped) ? ' tapped' : '');
+            const tapped = same(b.indexPath, frame.tapped) && (frame.tappedSection ?? 'body') === b.section;
+            d.className = 'box' + (tapped ? ' tapped' : '');
             d.dataset.indexPath = b.indexPath.join('.');
             d.dataset.section = b.section;
             d.dataset.componentId = b.id;
-            d.title = b.component + ' · ' + b.id + ' · [' + b.indexPath.join(', ') + ']';
+            d.title = b.component + ' · ' + b.id + ' · ' + b.section + ' [' + b.indexPath.join(', ') + ']';
             Object.assign(d.style, { left: b.x + 'px', top: b.y + 'px', width: b.width + 'px', height: b.height + 'px' });
             boxes.appendChild(d);
           }
-          const overlay = $('overlay');
-          overlay.textContent = frame.problems.map(p => p.kind + ': ' + p.message).join('\\n');
-          overlay.className = frame.problems.length ? 'shown' : '';
+          const problems = frame.problems.map(p => p.kind + ': ' + p.message).join('\\n');
+          $('problems').textContent = problems;
+          $('overlay').className = problems && problems !== dismissed ? 'shown' : '';
           $('cause').textContent = '#' + frame.sequence + ' ' + frame.cause;
           document.body.dataset.sequence = String(frame.sequence);
-          const log = $('log');
-          log.textContent = ('#' + frame.sequence + ' ' + frame.cause + '\\n' + log.textContent).slice(0, 4000);
+          addLog({ level: 'info', time: new Date().toISOString(), message: '#' + frame.sequence + ' ' + frame.cause, source: 'reload' });
+          const rows = $('plugins').tBodies[0];
+          rows.replaceChildren();
+          for (const p of frame.plugins ?? []) {
+            const tr = document.createElement('tr');
+            tr.className = p.state;
+            tr.dataset.file = p.file;
+            for (const value of [p.file, p.id, p.version, p.build,
+                                 p.state + (p.reason ? ': ' + p.reason : ''), (p.namespaces ?? []).join('; '),
+                                 p.loadedAt ? p.loadedAt.replace('T', ' ').replace('Z', '') + ' (' + p.loadMilliseconds + ' ms)' : ''])
+              tr.appendChild(text('td', value));
+            rows.appendChild(tr);
+          }
         }
+        function addLog(entry) {
+          const line = text('div', entry.time.slice(11, 23) + ' ' + entry.level.padEnd(8) + (entry.source ? entry.source + ': ' : '') + entry.message, entry.level);
+          line.dataset.level = entry.level;
+          line.hidden = levels.indexOf(entry.level) < levels.indexOf($('level').value);
+          $('log').prepend(line);
+          while ($('log').childElementCount > 1000) $('log').lastChild.remove();
+        }
+        $('level').addEventListener('change', () => {
+          for (const line of $('log').children) line.hidden = levels.indexOf(line.dataset.level) < levels.indexOf($('level').value);
+        });
+        $('dismiss').addEventListener('click', () => { dismissed = $('problems').textContent; $('overlay').className = ''; });
         $('boxes').addEventListener('click', async (event) => {
           const box = event.target.closest('.box');
-          if (!box || box.dataset.section !== 'body' && box.dataset.section !== 'header' && box.dataset.section !== 'overlay') return;
+          if (!box) return;
           const indexPath = box.dataset.indexPath.split('.').map(Number);
           const reply = await fetch('/tap', { method: 'POST', headers: { 'Content-Type': 'application/json' },
                                               body: JSON.stringify({ indexPath, section: box.dataset.section }) });
           const result = await reply.json();
-          $('log').textContent = 'tap [' + indexPath.join(', ') + ']: ' + result.result + '\\n' + $('log').textContent;
+          addLog({ level: 'info', time: new Date().toISOString(), message: box.dataset.section + ' [' + indexPath.join(', ') + ']: ' + result.result, source: 'tap' });
         });
+        apply(JSON.parse($('initial-frame').textContent), true);
         const events = new EventSource('/events');
-        events.addEventListener('render', (e) => apply(JSON.parse(e.data)));
+        events.addEventListener('render', (e) => apply(JSON.parse(e.data), false));
+        events.addEventListener('log', (e) => addLog(JSON.parse(e.data)));
+        events.addEventListener('activity', (e) => { $('activity').textContent = JSON.parse(e.data).activity ?? ''; });
         events.onopen = () => { $('state').textContent = 'live'; $('state').className = 'state'; };
         events.onerror = () => { $('state').textContent = 'reconnecting…'; $('state').className = 'state down'; };
         </script>

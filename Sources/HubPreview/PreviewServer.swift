@@ -1,6 +1,7 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
+import HubRender
 
 /// The live preview's HTTP server (FlyingFox), loopback only unless told otherwise.
 ///
@@ -40,10 +41,38 @@ public final class PreviewServer: @unchecked Sendable {
             ? try .inet6(ip6: ip, port: requestedPort)
             : try .inet(ip4: ip, port: requestedPort)
         let server = HTTPServer(address: address, timeout: 3600, logger: .disabled)
-        await route("GET /", on: server) { _ in
+        await route("GET /", on: server) { [weak self] _ in
+            // Server-rendered first paint: the current drawing is in the page; events only update it.
             HTTPResponse(
                 statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                body: Data(PreviewPage.html.utf8))
+                body: Data(PreviewPage.html(current: self?.currentJSON, drawing: self?.currentFrame?.html).utf8))
+        }
+        await route("GET /export.svg", on: server) { [weak self] _ in
+            guard let frame = self?.currentFrame, !frame.html.isEmpty else {
+                return PreviewGuard.reply(.notFound, "no drawing yet")
+            }
+            return HTTPResponse(
+                statusCode: .ok,
+                headers: [
+                    .contentType: "image/svg+xml", .init("Content-Disposition"): "attachment; filename=\"view.svg\"",
+                ],
+                body: Data(frame.html.utf8))
+        }
+        await route("GET /export.png", on: server) { [weak self] _ in
+            guard let frame = self?.currentFrame, !frame.html.isEmpty else {
+                return PreviewGuard.reply(.notFound, "no drawing yet")
+            }
+            do {
+                let png = try PNGImage.rasterize(svg: frame.html, width: frame.width, height: frame.height).pngData()
+                return HTTPResponse(
+                    statusCode: .ok,
+                    headers: [
+                        .contentType: "image/png", .init("Content-Disposition"): "attachment; filename=\"view.png\"",
+                    ],
+                    body: png)
+            } catch {
+                return PreviewGuard.reply(.internalServerError, "cannot draw the PNG: \(error)")
+            }
         }
         await route("GET /frame", on: server) { [weak self] _ in
             let data = self?.currentJSON ?? Data("null".utf8)
@@ -131,10 +160,25 @@ public final class PreviewServer: @unchecked Sendable {
         for continuation in targets { continuation.yield(event) }
     }
 
+    /// Pushes a named event (`log`, `activity`) to every open page. Log lines are also kept (the last 500) for
+    /// pages that open later.
+    public func publish(event name: String, json: Data) {
+        let event = Array("event: \(name)\ndata: ".utf8) + Array(json) + Array("\n\n".utf8)
+        lock.lock()
+        if name == "log" {
+            recentLogs.append(event)
+            if recentLogs.count > 500 { recentLogs.removeFirst(recentLogs.count - 500) }
+        }
+        let targets = Array(subscribers.values)
+        lock.unlock()
+        for continuation in targets { continuation.yield(event) }
+    }
+    private var recentLogs: [[UInt8]] = []
+
     /// A stream for one page: the current frame first, then every new one; nil when too many are open.
     private func subscribe() -> AsyncStream<[UInt8]>? {
         let id = UUID()
-        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(64))
         lock.lock()
         guard subscribers.count < PreviewGuard.maxEventStreams else {
             lock.unlock()
@@ -144,6 +188,7 @@ public final class PreviewServer: @unchecked Sendable {
         // Tell the browser to retry quickly if the connection drops, then send what is current.
         continuation.yield(Array("retry: 500\n\n".utf8))
         if !latestEvent.isEmpty { continuation.yield(latestEvent) }
+        if !recentLogs.isEmpty { continuation.yield(Array(recentLogs.joined())) }
         lock.unlock()
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }

@@ -47,6 +47,14 @@ public struct Rect: Hashable, Sendable, Codable, CustomStringConvertible {
         x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
     }
     public func offsetBy(dx: Double, dy: Double) -> Rect { Rect(x: x + dx, y: y + dy, width: width, height: height) }
+    /// The part both rectangles cover (zero-sized when they do not meet).
+    public func intersection(_ other: Rect) -> Rect {
+        let left = max(x, other.x)
+        let top = max(y, other.y)
+        let right = min(maxX, other.maxX)
+        let bottom = min(maxY, other.maxY)
+        return Rect(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))
+    }
     /// Shrunk by `dx` on the left and right and `dy` on the top and bottom (never below zero size).
     public func insetBy(dx: Double, dy: Double) -> Rect {
         Rect(x: x + dx, y: y + dy, width: max(0, width - 2 * dx), height: max(0, height - 2 * dy))

@@ -55,6 +55,9 @@ enum HostTable {
             guard let host, let message else { return }
             let record = Unmanaged<PluginRecord>.fromOpaque(host.pointee.host_data).takeUnretainedValue()
             let level = HostTable.logLevel(level)
+            if let listener = record.host?.onPluginLog {
+                listener(record, level, TerminalText.escaped(String(cString: message), limit: 2000))
+            }
             guard level >= record.logger.logLevel else { return }  // filtered out: no need to copy the message
             record.logger.log(level: level, "\(TerminalText.escaped(String(cString: message), limit: 2000))")
         }

@@ -40,6 +40,9 @@ public final class PluginHost {
     /// Told during an unload transaction (after components are revoked, before `deinit`), so other owners of
     /// plugin registrations (services, injector bindings) revoke theirs.
     public var unloadObservers: [(PluginRecord) -> Void] = []
+    /// Told about every `log` call of every plugin, at every level (the preview's log panel), before the
+    /// logger's own level filter.
+    public var onPluginLog: ((PluginRecord, Logger.Level, String) -> Void)?
 
     let logger: Logger
     /// The host's main thread, as `hub_plugin.h` promises plugins: every call into a plugin is made from it, and
@@ -156,6 +159,11 @@ public final class PluginHost {
             logger: logger)
         record.host = self
         plugins.append(record)
+        let started = Monotonic.now()
+        defer {
+            record.loadedAt = Date()
+            record.loadDuration = Monotonic.now() - started
+        }
         do {
             try load(record)
             logger.debug("loaded \(record.displayName) as \(record.state)")

@@ -54,6 +54,9 @@ public final class PluginRecord {
     public internal(set) var isSwiftImage = false
     /// The private copy the image was loaded from.
     public internal(set) var privateCopy: URL?
+    /// When the load finished (wall clock) and how long it took (copy, open, init, register), for the preview.
+    public internal(set) var loadedAt: Date?
+    public internal(set) var loadDuration: Double?
     /// Non-fatal problems: registrations the host refused, and what unload found.
     public internal(set) var warnings: [String] = []
     /// Whether the plugin was already told that it called the host from another thread (set from that thread).

@@ -84,7 +84,8 @@ struct Dev: ParsableCommand {
         options.imageAccess = images.access(viewFile: viewFile)
 
         // The page shows the view as the SVG drawing HubRender's HTML output embeds; frames are drawn by the page.
-        let svg = SVGRenderer(showFrames: false)
+        // Images drawn as `render --format html` draws them: data: URIs, and files the view may use, inlined.
+        let svg = SVGRenderer(images: ImageResolver(access: images.access(viewFile: viewFile)), showFrames: false)
         if Worker.isWorker {
             // The worker: the dev loop, reporting to the supervisor that started it.
             options.quarantinedVersions = Worker.quarantined

@@ -82,6 +82,23 @@ public final class DevLoop {
         }
     }
 
+    /// One plugin file as the preview's plugin panel lists it.
+    public struct PluginRow: Codable, Sendable {
+        public var file: String
+        public var id: String?
+        public var version: String?
+        /// The first 12 hex digits of the content digest: which build is serving.
+        public var build: String?
+        /// active, pinned, retired, rejected, quarantined, unloaded.
+        public var state: String
+        public var reason: String?
+        /// "namespace: name, name".
+        public var namespaces: [String]
+        /// Wall-clock time of the load, ISO 8601, and how long it took (ms).
+        public var loadedAt: String?
+        public var loadMilliseconds: Double?
+    }
+
     /// A render and what led to it.
     public struct Output {
         public let sequence: Int
@@ -90,7 +107,11 @@ public final class DevLoop {
         public let quarantines: [QuarantineRecord]
         public let reload: Reload
         public let tapped: [Int]?
+        /// The section of `tapped` ("body", "header", "overlay").
+        public let tappedSection: String?
         public let warnings: [String]
+        /// Every plugin file the session knows, latest version first per file.
+        public let plugins: [PluginRow]
         /// UI states by model id (with `Options.reportUIStates`).
         public let uiStates: [String: String]
     }
@@ -100,6 +121,8 @@ public final class DevLoop {
     public let pipeline: RenderPipeline
     /// Called on `queue` after every render.
     public var onRender: (Output) -> Void = { _ in }
+    /// Told on `queue` when a reload starts (what it does) and ends (nil), so a page can show that work is going on.
+    public var onActivity: (String?) -> Void = { _ in }
 
     private let reloader: PluginReloader
     private let logger: Logger
@@ -108,6 +131,7 @@ public final class DevLoop {
     private var viewIssues: [String] = []
     private var sequence = 0
     private var tapped: [Int]?
+    private var tappedSection: String?
     /// The event pipeline over the current render: taps from the preview go through it (selection states with
     /// Hub's delays, the selection action, action handlers and observers).
     private var engine: EventEngine?
@@ -174,7 +198,9 @@ public final class DevLoop {
             } else if change.kind == .deleted {
                 render(reloader.pluginDeleted(change, aroundSwap: keepingUIStates))
             } else {
+                onActivity("probing and loading \(change.url.lastPathComponent)")
                 render(reloader.pluginChanged(change, aroundSwap: keepingUIStates))
+                onActivity(nil)
             }
         }
     }
@@ -200,6 +226,9 @@ public final class DevLoop {
         // The preview server validates requests; this stays total for any other caller.
         guard indexPath.allSatisfy({ $0 >= 0 }) else { return "tap at \(section) \(indexPath): no such component" }
         let type = ComponentType(rawValue: section == "overlays" ? "overlay" : section) ?? .body
+        // The page names components by their index paths; the header's starts with its own index (0), which the
+        // event pipeline's header paths leave out ([] is the header, [i] its child i).
+        let path = type == .header ? Array(indexPath.dropFirst()) : indexPath
         let trace = EventTrace()
         engine.trace = trace
         if type == .body, let first = indexPath.first, let frames = pipeline.layout?.frames, first >= 0,
@@ -211,12 +240,13 @@ public final class DevLoop {
                 engine.scroll(to: Point(x: 0, y: max(0, frame.minY)), programmatic: true)
             }
         }
-        engine.tap(.indexPath(indexPath, section: type))
+        engine.tap(.indexPath(path, section: type))
         host.scheduler.advance(by: EventEngine.deselectDelay)
         engine.trace = nil
         let said = trace.records.filter { $0.kind != .call && $0.kind != .event }.map(\.message)
         let result = said.isEmpty ? "tap at \(section) \(indexPath): nothing happened" : said.joined(separator: "; ")
         tapped = indexPath
+        tappedSection = type.rawValue
         emit(
             Reload(file: options.viewFile.lastPathComponent, result: .tapped, detail: result),
             tree: engine.renderTree())
@@ -235,8 +265,17 @@ public final class DevLoop {
             viewIssues = result.issues.map(\.description)
             if result.suppressedIssueCount > 0 { viewIssues.append("… and \(result.suppressedIssueCount) more") }
             return true
+        } catch let failure as DecodeFailure {
+            viewIssues = ["\(failure)"]
+            return false
         } catch {
-            viewIssues = ["\(error)"]
+            // Say what happened in words (not a Foundation error domain); the last good view keeps rendering.
+            let name = options.viewFile.lastPathComponent
+            viewIssues = [
+                FileManager.default.fileExists(atPath: options.viewFile.path)
+                    ? "\(name): cannot read it (\((error as NSError).localizedDescription)); the last good view is shown"
+                    : "\(name): the file is gone (deleted or renamed?); the last good view is shown until it is back"
+            ]
             return false
         }
     }
@@ -278,8 +317,32 @@ public final class DevLoop {
             Output(
                 sequence: sequence, tree: tree, viewIssues: viewIssues,
                 quarantines: reloader.quarantines.values.sorted { $0.file < $1.file }, reload: reload,
-                tapped: tapped, warnings: warnings,
+                tapped: tapped, tappedSection: tappedSection, warnings: warnings, plugins: pluginRows(),
                 uiStates: options.reportUIStates ? currentUIStates() : [:]))
+    }
+
+    /// The plugin panel's rows: every file, the serving (or latest) record of each.
+    private func pluginRows() -> [PluginRow] {
+        var latest: [String: PluginRecord] = [:]
+        for record in host.plugins {
+            if let current = latest[record.file.path], current.isLoaded && !record.isLoaded { continue }
+            latest[record.file.path] = record
+        }
+        let stamp = ISO8601DateFormatter()
+        return latest.values.sorted { $0.file.path < $1.file.path }.map { record in
+            var row = PluginRow(
+                file: record.file.lastPathComponent, id: record.id, version: record.version,
+                build: record.contentHash.map { String($0.prefix(12)) }, state: record.state.name,
+                reason: record.reason,
+                namespaces: record.namespaces.map { "\($0.namespace): \($0.components.joined(separator: ", "))" },
+                loadedAt: record.loadedAt.map { stamp.string(from: $0) },
+                loadMilliseconds: record.loadDuration.map { ($0 * 10_000).rounded() / 10 })
+            if let quarantine = reloader.quarantines[record.file.path] {
+                row.state = "quarantined"
+                row.reason = quarantine.reason
+            }
+            return row
+        }
     }
 
     /// Runs a swap or unload with the UI states of live components saved before and put back after it.
