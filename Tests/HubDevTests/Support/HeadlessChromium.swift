@@ -73,6 +73,15 @@ final class HeadlessChromium: @unchecked Sendable {
     }
 
     /// Evaluates a JavaScript expression in the page; returns its value as a string.
+    /// Opens `url` with requests to URLs matching `blocked` (patterns such as "*/events") failing, as a page
+    /// whose event stream never connects.
+    func open(_ url: String, blocking blocked: [String]) throws {
+        try open("about:blank")
+        _ = try send("Network.enable", [:], inPage: true)
+        _ = try send("Network.setBlockedURLs", ["urls": blocked], inPage: true)
+        _ = try send("Page.navigate", ["url": url], inPage: true)
+    }
+
     func evaluate(_ expression: String) throws -> String {
         // String(…) in the page: JSON booleans would come back as NSNumber 1/0.
         let result = try send(

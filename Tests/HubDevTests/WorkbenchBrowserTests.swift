@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+/// The preview as a workbench, in headless Chromium, on the bundled example view and plugins: first paint without
+/// the event stream, the plugin panel, images, header and overlay taps, export.
+@Suite("Preview workbench in headless Chromium", .serialized)
+struct WorkbenchBrowserTests {
+    static let examples = TestSupport.packageRoot.appendingPathComponent("examples")
+
+    /// `hubhost dev examples/home.json` on a copy of the shipped plugins.
+    static func start() throws -> (DevProcess, URL) {
+        let root = TestSupport.temporaryDirectory("workbench")
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
+            try FileManager.default.copyItem(
+                at: TestSupport.binDirectory.appendingPathComponent(name), to: plugins.appendingPathComponent(name))
+        }
+        let dev = try DevProcess(
+            view: examples.appendingPathComponent("home.json"), plugins: plugins,
+            cache: root.appendingPathComponent("cache"))
+        return (dev, root)
+    }
+
+    @Test(
+        .enabled(
+            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    func firstPaintPluginsImagesTapsAndExport() throws {
+        let (dev, root) = try Self.start()
+        defer {
+            dev.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+        // The page itself carries the drawing: no event is needed for a first paint.
+        let (status, page) = try HTTP.request(port: dev.port, "GET", "/")
+        let html = String(decoding: page, as: UTF8.self)
+        #expect(status == 200)
+        #expect(html.contains("<div id=\"view\"><svg") && html.contains("Good evening"))
+        #expect(html.contains("data:image/png;base64"), "images are inlined as render --format html does")
+
+        let browser = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
+        defer { browser.quit() }
+        try browser.open("http://127.0.0.1:\(dev.port)/", blocking: ["*/events"])
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.querySelectorAll('#boxes .box').length")).flatMap(Int.init) ?? 0 > 5
+            })
+        #expect(try browser.evaluate("document.getElementById('view').innerHTML.includes('Good evening')") == "true")
+        #expect(try browser.evaluate("document.getElementById('state').textContent") != "live", "no event stream")
+
+        // With events: the plugin panel lists both plugins with their build and state.
+        try browser.open("http://127.0.0.1:\(dev.port)/")
+        #expect(TestSupport.waitUntil { (try? browser.evaluate("document.getElementById('state').textContent")) == "live" })
+        let rows = try browser.evaluate(
+            "[...document.querySelectorAll('#plugins tbody tr')].map(r => [...r.cells].map(c => c.textContent).slice(0, 5).join('|')).join('\\n')"
+        )
+        let lines = rows.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(rows)")
+        #expect(lines.contains { $0.hasPrefix("libHubDemoC.so|com.hubhost.cdemo|1.0.0|") && $0.hasSuffix("|active") })
+        #expect(lines.contains { $0.hasPrefix("libHubDemoSwift.so|com.hubhost.demo|1.0.0|") && $0.hasSuffix("|pinned") })
+        #expect(lines.allSatisfy { $0.split(separator: "|")[3].count == 12 }, "a 12-digit build digest")
+
+        // Images are drawn in the page.
+        #expect(Int(try browser.evaluate("document.querySelectorAll('#view image').length")) ?? 0 > 0)
+
+        // The header taps (it used to answer "has no child 0") and only it is highlighted.
+        _ = try browser.evaluate("document.querySelector('#boxes .box[data-section=\"header\"]').click()")
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.querySelectorAll('#boxes .box.tapped').length")) == "1"
+                    && (try? browser.evaluate("document.querySelector('#boxes .box.tapped').dataset.section")) == "header"
+            }, "\(dev.log)")
+        #expect(try browser.evaluate("document.getElementById('log').textContent.includes('header [0]: [')") == "true")
+        #expect(!(try browser.evaluate("document.getElementById('log').textContent")).contains("has no child"))
+
+        // An overlay taps too.
+        _ = try browser.evaluate("document.querySelector('#boxes .box[data-section=\"overlay\"]').click()")
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.querySelector('#boxes .box.tapped')?.dataset.section")) == "overlay"
+            }, "\(dev.log)")
+
+        // Export: the PNG and the SVG of the current view.
+        let (pngStatus, png) = try HTTP.request(port: dev.port, "GET", "/export.png")
+        #expect(pngStatus == 200 && png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        let (svgStatus, svg) = try HTTP.request(port: dev.port, "GET", "/export.svg")
+        #expect(svgStatus == 200 && String(decoding: svg, as: UTF8.self).hasPrefix("<svg"))
+        #expect(try browser.evaluate("document.getElementById('export-png').getAttribute('href')") == "/export.png")
+    }
+}
