@@ -32,6 +32,9 @@ public final class DevPreview: @unchecked Sendable {
             // Plugin calls happen on the loop's queue only.
             queue.sync { self?.loop.tap(indexPath: indexPath, section: section) ?? "gone" }
         }
+        server.onRequest = { [weak self] request in
+            queue.sync { self.map { request.answer(with: $0.loop) } ?? "gone" }
+        }
     }
 
     private func rendered(_ output: DevLoop.Output) {
@@ -70,12 +73,16 @@ public final class DevPreview: @unchecked Sendable {
         }
         problems += output.warnings.map { PreviewFrame.Problem(kind: "memory", message: $0) }
         let size = output.tree?.canvasSize ?? Size(width: 375, height: 667)
-        return PreviewFrame(
+        var frame = PreviewFrame(
             sequence: output.sequence, html: output.tree.map(html) ?? "", width: size.width,
             height: size.height, boxes: boxes, problems: problems,
             cause: output.reload.description, tapped: output.tapped, tappedSection: output.tappedSection,
             plugins: output.plugins,
             settledAt: output.reload.settledAt, lastEventAt: output.reload.lastEventAt,
             renderedAt: output.reload.renderedAt)
+        frame.extras = output.extras.map {
+            PreviewFrame.Extra(width: $0.width, height: $0.tree.canvasSize.height, html: html($0.tree))
+        }
+        return frame
     }
 }

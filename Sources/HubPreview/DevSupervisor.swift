@@ -66,8 +66,9 @@ public final class DevSupervisor: @unchecked Sendable {
         self.options = options
         self.server = server
         server.onTap = { [weak self] indexPath, section in
-            self?.tap(indexPath: indexPath, section: section) ?? "gone"
+            self?.ask(PreviewRequest(kind: .tap, indexPath: indexPath, section: section)) ?? "gone"
         }
+        server.onRequest = { [weak self] request in self?.ask(request) ?? "gone" }
     }
 
     /// Starts the first worker; each one is watched on its own thread and replaced when it ends. Returns once
@@ -248,6 +249,11 @@ public final class DevSupervisor: @unchecked Sendable {
 
     /// Forwards a tap from the page to the worker and waits for its answer.
     public func tap(indexPath: [Int], section: String) -> String {
+        ask(PreviewRequest(kind: .tap, indexPath: indexPath, section: section))
+    }
+
+    /// Forwards a page's request to the worker and waits for its answer.
+    public func ask(_ request: PreviewRequest) -> String {
         lock.lock()
         guard let input = worker?.controlIn else {
             lock.unlock()
@@ -259,7 +265,7 @@ public final class DevSupervisor: @unchecked Sendable {
         waitingTaps[id] = waiter
         lock.unlock()
         DevWorkerChannel.send(
-            DevWorkerChannel.ToWorker(tap: .init(id: id, indexPath: indexPath, section: section)), to: input,
+            DevWorkerChannel.ToWorker(tap: .init(id: id, request: request)), to: input,
             lock: tapLock)
         // A hung plugin call ends with the watchdog, which answers every waiting tap.
         if waiter.done.wait(timeout: .now() + options.callTimeout + 30) == .timedOut {

@@ -16,10 +16,10 @@ public enum DevWorkerChannel {
         public var tap: Tap?
     }
 
+    /// A page's request (tap, inspect, edit, widths) with the id its reply carries.
     public struct Tap: Codable, Sendable {
         public var id: Int
-        public var indexPath: [Int]
-        public var section: String
+        public var request: PreviewRequest
     }
 
     /// Worker → supervisor. With `frameFollows`, the next line is the frame, as `PreviewFrame` JSON (sent as is,
@@ -138,7 +138,7 @@ public final class DevWorker: @unchecked Sendable {
                 else { return }
                 queue.async {
                     guard let self = worker, let loop = self.loop else { return }
-                    let result = loop.tap(indexPath: tap.indexPath, section: tap.section)
+                    let result = tap.request.answer(with: loop)
                     DevWorkerChannel.send(
                         DevWorkerChannel.FromWorker(tapped: .init(id: tap.id, result: result)), to: self.out,
                         lock: self.lock)
@@ -148,7 +148,9 @@ public final class DevWorker: @unchecked Sendable {
         }
         reader.name = "hubhost dev worker input"
         reader.start()
-        dispatchMain()
+        // Not dispatchMain(): on Linux it ends the main thread and serves the main queue from another one, and
+        // plugins (HubPluginKit's MainThreadBound) rightly insist on the thread that initialised them.
+        MainThreadRunLoop.run()
     }
 
     /// The first line of stdin, read a byte at a time so nothing after it is consumed.
@@ -170,4 +172,14 @@ extension ISO8601DateFormatter {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter
     }()
+}
+
+/// Serves the main dispatch queue on the main thread for ever, without spinning.
+public enum MainThreadRunLoop {
+    public static func run() -> Never {
+        // A run loop with no source returns at once; a far timer keeps it waiting for main-queue work instead.
+        let keepAlive = Timer(timeInterval: 86_400, repeats: true) { _ in }
+        RunLoop.main.add(keepAlive, forMode: .default)
+        while true { RunLoop.main.run(mode: .default, before: .distantFuture) }
+    }
 }

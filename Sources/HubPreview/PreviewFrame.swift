@@ -53,6 +53,20 @@ public struct PreviewFrame: Codable, Sendable {
     public var tappedSection: String?
     /// Every plugin file of the session, for the plugin panel.
     public var plugins: [DevLoop.PluginRow]?
+    /// The view at more widths, drawn beside the interactive one.
+    public var extras: [Extra]?
+
+    /// A static drawing of the view at another width.
+    public struct Extra: Codable, Sendable {
+        public var width: Double
+        public var height: Double
+        public var html: String
+        public init(width: Double, height: Double, html: String) {
+            self.width = width
+            self.height = height
+            self.html = html
+        }
+    }
     /// Monotonic seconds (CLOCK_MONOTONIC, shared by processes on this machine): when the change that caused
     /// this render settled, and when the render was ready to push. For latency measurements.
     public var settledAt: Double?

@@ -106,6 +106,33 @@ struct PreviewGuard: Sendable {
         }
     }
 
+    /// `{"widths": [320, 768]}`: up to 6 widths from 100 to 4096 points.
+    static func parseWidths(_ body: Data) -> Result<[Double], TapError> {
+        guard let items = (try? JSONValue.parse(body))?.objectValue?["widths"]?.arrayValue else {
+            return .failure(TapError("widths: expected {\"widths\": [number, …]}"))
+        }
+        guard items.count <= 6 else { return .failure(TapError("widths: at most 6")) }
+        var widths: [Double] = []
+        for (position, item) in items.enumerated() {
+            guard case .number(let n) = item, n >= 100, n <= 4096 else {
+                return .failure(
+                    TapError("widths[\(position)]: expected a number from 100 to 4096, found \(item.typeDescription)"))
+            }
+            widths.append(n)
+        }
+        return .success(widths)
+    }
+
+    /// An edit's model: the "model" member, a JSON object (as text or as an object).
+    static func parseModel(_ body: Data) -> Result<String, TapError> {
+        guard let value = (try? JSONValue.parse(body))?.objectValue?["model"] else {
+            return .failure(TapError("model: missing"))
+        }
+        if let text = value.stringValue { return .success(text) }
+        if value.objectValue != nil { return .success(value.jsonText) }
+        return .failure(TapError("model: expected a component model (a JSON object), found \(value.typeDescription)"))
+    }
+
     struct TapError: Error, Equatable {
         var message: String
         init(_ message: String) { self.message = message }

@@ -40,6 +40,16 @@ enum PreviewPage {
           #overlay.shown { display: block; }
           #overlay button { float: right; }
           aside { min-width: 360px; max-width: 520px; }
+          #extras { display: flex; gap: 16px; align-items: flex-start; }
+          #extras figure { margin: 0; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.2); }
+          #extras figcaption { font-size: 11px; color: #555; padding: 2px 6px; }
+          #canvas { display: flex; gap: 16px; align-items: flex-start; transform-origin: top left; }
+          #inspector { background: #fff; padding: 6px; font-size: 12px; }
+          #inspector dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 8px; margin: 0 0 6px; }
+          #inspector dt { color: #666; } #inspector dd { margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
+          #inspector textarea { width: 100%; height: 120px; font-family: ui-monospace, monospace; font-size: 11px; }
+          #inspector input[type=text] { width: 100%; }
+          body.inspecting .box:hover { outline: 2px solid #7a3cff; }
           aside h2 { font-size: 13px; margin: 12px 0 4px; }
           table { border-collapse: collapse; width: 100%; background: #fff; font-size: 12px; }
           td, th { border-bottom: 1px solid #ddd; padding: 3px 6px; text-align: left; vertical-align: top; }
@@ -52,14 +62,29 @@ enum PreviewPage {
         <body data-sequence="0">
         <header><b>hubhost dev</b><span id="state" class="state">connecting…</span><span id="activity"></span>
           <span id="cause"></span><span style="flex:1"></span>
+          <label><input type="checkbox" id="inspect-mode"> inspect</label>
+          <select id="device" title="Add a device width"><option value="">+ device</option><option value="320">iPhone SE 320</option><option value="375">iPhone 375</option><option value="414">iPhone Plus 414</option><option value="768">iPad 768</option><option value="1024">Desktop 1024</option></select>
+          <input id="widths" size="14" placeholder="more widths: 320,768" title="Widths drawn beside the view (comma-separated)">
+          <select id="zoom" title="Zoom"><option value="0.5">50%</option><option value="0.75">75%</option><option value="1" selected>100%</option><option value="1.5">150%</option></select>
           <a id="export-svg" href="/export.svg" download="view.svg">SVG</a><a id="export-png" href="/export.png" download="view.png">PNG</a></header>
         <main>
-          <div id="stage">
+          <div id="canvas"><div id="stage">
         """
 
     private static let middle = """
         <div id="boxes"></div><div id="overlay"><button id="dismiss" title="Dismiss">✕</button><span id="problems"></span></div></div>
+          <div id="extras"></div></div>
           <aside>
+            <h2>Inspector</h2>
+            <div id="inspector"><p id="inspector-hint">Tick "inspect", then click a component.</p>
+              <dl id="inspected"></dl>
+              <div id="editor" hidden>
+                <label>title <input type="text" id="edit-title"></label>
+                <label>subtitle <input type="text" id="edit-subtitle"></label>
+                <label>custom (JSON) <textarea id="edit-custom"></textarea></label>
+                <button id="apply-edit">Apply (in memory)</button> <span id="edit-result"></span>
+              </div>
+            </div>
             <h2>Plugins</h2>
             <table id="plugins"><thead><tr><th>file</th><th>id</th><th>version</th><th>build</th><th>state</th><th>namespaces</th><th>loaded</th></tr></thead><tbody></tbody></table>
             <h2>Log <select id="level"><option value="trace">all</option><option value="info" selected>info and up</option><option value="warning">warnings and errors</option></select></h2>
@@ -100,6 +125,16 @@ enum PreviewPage {
           $('cause').textContent = '#' + frame.sequence + ' ' + frame.cause;
           document.body.dataset.sequence = String(frame.sequence);
           addLog({ level: 'info', time: new Date().toISOString(), message: '#' + frame.sequence + ' ' + frame.cause, source: 'reload' });
+          const extras = $('extras');
+          extras.replaceChildren();
+          for (const extra of frame.extras ?? []) {
+            const figure = document.createElement('figure');
+            figure.dataset.width = String(extra.width);
+            figure.innerHTML = extra.html;
+            figure.appendChild(text('figcaption', extra.width + ' pt'));
+            extras.appendChild(figure);
+          }
+          if (document.activeElement !== $('widths')) $('widths').value = (frame.extras ?? []).map(e => e.width).join(',');
           const rows = $('plugins').tBodies[0];
           rows.replaceChildren();
           for (const p of frame.plugins ?? []) {
@@ -124,9 +159,51 @@ enum PreviewPage {
           for (const line of $('log').children) line.hidden = levels.indexOf(line.dataset.level) < levels.indexOf($('level').value);
         });
         $('dismiss').addEventListener('click', () => { dismissed = $('problems').textContent; $('overlay').className = ''; });
+        let inspected = null;
+        async function inspect(box) {
+          const reply = await fetch('/inspect?section=' + box.dataset.section + '&path=' + box.dataset.indexPath);
+          inspected = await reply.json();
+          const list = $('inspected');
+          list.replaceChildren();
+          if (!inspected) { list.appendChild(text('dt', 'nothing there')); $('editor').hidden = true; return; }
+          const frame = inspected.frame ? [inspected.frame.x, inspected.frame.y, inspected.frame.width, inspected.frame.height].join(', ') : '';
+          for (const [k, v] of [['id', inspected.id], ['component', inspected.component], ['category', inspected.category],
+                                ['plugin', inspected.source], ['section', inspected.section + ' [' + inspected.indexPath.join(', ') + ']'],
+                                ['frame', frame], ['traits', inspected.traits.join(', ')], ['selection', inspected.selectionState],
+                                ['UI state', inspected.uiState ?? '—'], ['model', inspected.model]]) {
+            list.appendChild(text('dt', k)); list.appendChild(text('dd', v));
+          }
+          const model = JSON.parse(inspected.model);
+          $('edit-title').value = model.text?.title ?? '';
+          $('edit-subtitle').value = model.text?.subtitle ?? '';
+          $('edit-custom').value = JSON.stringify(model.custom ?? {}, null, 1);
+          $('editor').hidden = false;
+          $('inspector-hint').hidden = true;
+        }
+        $('apply-edit').addEventListener('click', async () => {
+          if (!inspected) return;
+          const model = JSON.parse(inspected.model);
+          model.text = Object.assign(model.text ?? {}, { title: $('edit-title').value, subtitle: $('edit-subtitle').value });
+          try { model.custom = JSON.parse($('edit-custom').value || '{}'); } catch (e) { $('edit-result').textContent = 'custom: ' + e.message; return; }
+          const reply = await fetch('/edit', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+                                               body: JSON.stringify({ section: inspected.section, indexPath: inspected.indexPath, model }) });
+          $('edit-result').textContent = reply.ok ? (await reply.json()).result : await reply.text();
+        });
+        async function setWidths(widths) {
+          await fetch('/widths', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ widths }) });
+        }
+        $('widths').addEventListener('change', () => setWidths($('widths').value.split(',').map(Number).filter(n => n >= 100)));
+        $('device').addEventListener('change', () => {
+          const current = $('widths').value.split(',').map(Number).filter(n => n >= 100);
+          if ($('device').value) setWidths([...current, Number($('device').value)]);
+          $('device').value = '';
+        });
+        $('zoom').addEventListener('change', () => { $('canvas').style.transform = 'scale(' + $('zoom').value + ')'; });
+        $('inspect-mode').addEventListener('change', () => document.body.classList.toggle('inspecting', $('inspect-mode').checked));
         $('boxes').addEventListener('click', async (event) => {
           const box = event.target.closest('.box');
           if (!box) return;
+          if ($('inspect-mode').checked) { inspect(box); return; }
           const indexPath = box.dataset.indexPath.split('.').map(Number);
           const reply = await fetch('/tap', { method: 'POST', headers: { 'Content-Type': 'application/json' },
                                               body: JSON.stringify({ indexPath, section: box.dataset.section }) });

@@ -1,6 +1,8 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
+import HubCore
+import HubHost
 import HubRender
 
 /// The live preview's HTTP server (FlyingFox), loopback only unless told otherwise.
@@ -17,6 +19,8 @@ public final class PreviewServer: @unchecked Sendable {
     public let requestedPort: UInt16
     /// Told about a click in the page; returns what happened, for the page's log.
     public var onTap: @Sendable (_ indexPath: [Int], _ section: String) -> String = { _, _ in "no handler" }
+    /// Told about the workbench's requests (inspect, edit, widths); returns the answer (JSON text for inspect).
+    public var onRequest: @Sendable (_ request: PreviewRequest) -> String = { _ in "no handler" }
 
     private var server: HTTPServer?
     private let lock = NSLock()
@@ -98,6 +102,44 @@ public final class PreviewServer: @unchecked Sendable {
             }
             let result = self?.onTap(tap.indexPath, tap.section) ?? "gone"
             let reply = try JSONSerialization.data(withJSONObject: ["indexPath": tap.indexPath, "result": result])
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
+        }
+        await route("GET /inspect", on: server) { [weak self] request in
+            // ?section=body&path=1.2
+            let section = request.query["section"] ?? "body"
+            let path = (request.query["path"] ?? "").split(separator: ".").compactMap { Int($0) }
+            guard ["body", "header", "overlay"].contains(section), path.count <= InputLimits.indexPathDepth,
+                path.allSatisfy({ $0 >= 0 && $0 < InputLimits.index })
+            else { return PreviewGuard.reply(.badRequest, "inspect: section and path (i.j.k) expected") }
+            let answer = self?.onRequest(PreviewRequest(kind: .inspect, indexPath: path, section: section)) ?? "null"
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: Data(answer.utf8))
+        }
+        await route("POST /edit", on: server) { [weak self] request in
+            let body = try await request.bodyData
+            let tap: PreviewGuard.Tap
+            switch PreviewGuard.Tap.parse(body) {
+            case .success(let parsed): tap = parsed
+            case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
+            }
+            let model: String
+            switch PreviewGuard.parseModel(body) {
+            case .success(let parsed): model = parsed
+            case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
+            }
+            let answer =
+                self?.onRequest(
+                    PreviewRequest(kind: .edit, indexPath: tap.indexPath, section: tap.section, model: model)) ?? "gone"
+            let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
+        }
+        await route("POST /widths", on: server) { [weak self] request in
+            let widths: [Double]
+            switch PreviewGuard.parseWidths(try await request.bodyData) {
+            case .success(let parsed): widths = parsed
+            case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
+            }
+            let answer = self?.onRequest(PreviewRequest(kind: .widths, widths: widths)) ?? "gone"
+            let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
             return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
         }
         self.server = server
@@ -239,6 +281,43 @@ struct EventBytes: AsyncBufferedSequence, Sendable {
                 return pending
             }
             return await base.next()
+        }
+    }
+}
+
+/// A workbench request from the page, as the dev loop (or its worker) answers it.
+public struct PreviewRequest: Codable, Sendable {
+    public enum Kind: String, Codable, Sendable { case tap, inspect, edit, widths }
+    public var kind: Kind
+    public var indexPath: [Int] = []
+    public var section: String = "body"
+    /// The new component model (edit), as JSON text.
+    public var model: String?
+    public var widths: [Double]?
+
+    public init(
+        kind: Kind, indexPath: [Int] = [], section: String = "body", model: String? = nil, widths: [Double]? = nil
+    ) {
+        self.kind = kind
+        self.indexPath = indexPath
+        self.section = section
+        self.model = model
+        self.widths = widths
+    }
+
+    /// What the dev loop says to it (on the loop's queue).
+    public func answer(with loop: DevLoop) -> String {
+        switch kind {
+        case .tap: return loop.tap(indexPath: indexPath, section: section)
+        case .inspect:
+            guard let inspection = loop.inspect(indexPath: indexPath, section: section),
+                let json = try? JSONEncoder().encode(inspection)
+            else { return "null" }
+            return String(decoding: json, as: UTF8.self)
+        case .edit: return loop.edit(indexPath: indexPath, section: section, modelJSON: model ?? "") ?? "edited"
+        case .widths:
+            loop.setExtraWidths(widths ?? [])
+            return "drawing at \(loop.options.extraWidths.map { Int($0) })"
         }
     }
 }

@@ -8,7 +8,7 @@ struct WorkbenchBrowserTests {
     static let examples = TestSupport.packageRoot.appendingPathComponent("examples")
 
     /// `hubhost dev examples/home.json` on a copy of the shipped plugins.
-    static func start() throws -> (DevProcess, URL) {
+    static func start(_ extra: [String] = []) throws -> (DevProcess, URL) {
         let root = TestSupport.temporaryDirectory("workbench")
         let plugins = root.appendingPathComponent("plugins")
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
@@ -18,7 +18,7 @@ struct WorkbenchBrowserTests {
         }
         let dev = try DevProcess(
             view: examples.appendingPathComponent("home.json"), plugins: plugins,
-            cache: root.appendingPathComponent("cache"))
+            cache: root.appendingPathComponent("cache"), extra: extra)
         return (dev, root)
     }
 
@@ -51,14 +51,16 @@ struct WorkbenchBrowserTests {
 
         // With events: the plugin panel lists both plugins with their build and state.
         try browser.open("http://127.0.0.1:\(dev.port)/")
-        #expect(TestSupport.waitUntil { (try? browser.evaluate("document.getElementById('state').textContent")) == "live" })
+        #expect(
+            TestSupport.waitUntil { (try? browser.evaluate("document.getElementById('state').textContent")) == "live" })
         let rows = try browser.evaluate(
             "[...document.querySelectorAll('#plugins tbody tr')].map(r => [...r.cells].map(c => c.textContent).slice(0, 5).join('|')).join('\\n')"
         )
         let lines = rows.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(rows)")
         #expect(lines.contains { $0.hasPrefix("libHubDemoC.so|com.hubhost.cdemo|1.0.0|") && $0.hasSuffix("|active") })
-        #expect(lines.contains { $0.hasPrefix("libHubDemoSwift.so|com.hubhost.demo|1.0.0|") && $0.hasSuffix("|pinned") })
+        #expect(
+            lines.contains { $0.hasPrefix("libHubDemoSwift.so|com.hubhost.demo|1.0.0|") && $0.hasSuffix("|pinned") })
         #expect(lines.allSatisfy { $0.split(separator: "|")[3].count == 12 }, "a 12-digit build digest")
 
         // Images are drawn in the page.
@@ -69,7 +71,8 @@ struct WorkbenchBrowserTests {
         #expect(
             TestSupport.waitUntil {
                 (try? browser.evaluate("document.querySelectorAll('#boxes .box.tapped').length")) == "1"
-                    && (try? browser.evaluate("document.querySelector('#boxes .box.tapped').dataset.section")) == "header"
+                    && (try? browser.evaluate("document.querySelector('#boxes .box.tapped').dataset.section"))
+                        == "header"
             }, "\(dev.log)")
         #expect(try browser.evaluate("document.getElementById('log').textContent.includes('header [0]: [')") == "true")
         #expect(!(try browser.evaluate("document.getElementById('log').textContent")).contains("has no child"))
@@ -87,5 +90,58 @@ struct WorkbenchBrowserTests {
         let (svgStatus, svg) = try HTTP.request(port: dev.port, "GET", "/export.svg")
         #expect(svgStatus == 200 && String(decoding: svg, as: UTF8.self).hasPrefix("<svg"))
         #expect(try browser.evaluate("document.getElementById('export-png').getAttribute('href')") == "/export.png")
+    }
+
+    @Test(
+        .enabled(
+            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    func severalWidthsAndInspectorEdits() throws {
+        let (dev, root) = try Self.start(["--widths", "375,320"])
+        defer {
+            dev.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let browser = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
+        defer { browser.quit() }
+        try browser.open("http://127.0.0.1:\(dev.port)/")
+        let extraWidths = "[...document.querySelectorAll('#extras figure')].map(f => f.dataset.width).join()"
+        #expect(TestSupport.waitUntil { (try? browser.evaluate(extraWidths)) == "320" }, "\(dev.log)")
+        #expect(try browser.evaluate("document.querySelector('#extras figure svg') !== null") == "true")
+
+        // The page's control changes the widths.
+        _ = try browser.evaluate(
+            "(() => { const w = document.getElementById('widths'); w.value = '768,414'; w.dispatchEvent(new Event('change')); })()"
+        )
+        #expect(TestSupport.waitUntil { (try? browser.evaluate(extraWidths)) == "768,414" }, "\(dev.log)")
+
+        // Inspect the banner (body[0]), then edit its title in the page: the view re-renders with it.
+        _ = try browser.evaluate("document.getElementById('inspect-mode').click()")
+        _ = try browser.evaluate(
+            "document.querySelector('#boxes .box[data-section=\"body\"][data-index-path=\"0\"]').click()")
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.getElementById('inspected').textContent.includes('cdemo:banner')"))
+                    == "true"
+            })
+        #expect(
+            try browser.evaluate("document.getElementById('inspected').textContent.includes('com.hubhost.cdemo')")
+                == "true")
+        #expect(try browser.evaluate("document.getElementById('edit-title').value") == "Your weekly mix is ready")
+        _ = try browser.evaluate(
+            "(() => { document.getElementById('edit-title').value = 'Edited in the page'; document.getElementById('edit-custom').value = '{\"color\": \"#FF0000\"}'; document.getElementById('apply-edit').click(); })()"
+        )
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.getElementById('view').innerHTML.includes('Edited in the page')"))
+                    == "true"
+            }, "\(dev.log)")
+        #expect(try browser.evaluate("document.getElementById('view').innerHTML.includes('#ff0000')") == "true")
+        #expect(
+            try browser.evaluate("document.querySelector('#extras figure').innerHTML.includes('Edited in the page')")
+                == "true")
+        // The file is untouched.
+        let file = try String(contentsOf: Self.examples.appendingPathComponent("home.json"), encoding: .utf8)
+        #expect(!file.contains("Edited in the page"))
     }
 }

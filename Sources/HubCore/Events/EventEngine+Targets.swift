@@ -10,6 +10,24 @@ extension EventEngine {
         case none
     }
 
+    /// The live component at `path` of `section` ([] is the header itself), or nil; reports nothing (for
+    /// inspectors).
+    public func wrapper(at path: [Int], section: ComponentType) -> ComponentWrapper? {
+        var rest = path[...]
+        var wrapper: ComponentWrapper?
+        switch section {
+        case .header: wrapper = pipeline.headerWrapper
+        case .overlay:
+            guard let first = rest.popFirst(), pipeline.overlayWrappers.indices.contains(first) else { return nil }
+            wrapper = pipeline.overlayWrappers[first]
+        case .body:
+            guard let first = rest.popFirst() else { return nil }
+            wrapper = displayedBody[first]
+        }
+        for index in rest { wrapper = wrapper?.children[index] }
+        return wrapper
+    }
+
     func resolve(_ target: EventTarget, for event: String) -> Resolved {
         switch target {
         case .point(let point):

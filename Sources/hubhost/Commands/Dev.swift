@@ -54,6 +54,12 @@ struct Dev: ParsableCommand {
 
     @OptionGroup var isolation: IsolationOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Draw the view at these widths side by side (the first is the interactive one; the page can change them).",
+            valueName: "320,375,768"))
+    var widths: WidthList?
+
     func validate() throws {
         guard (0...60_000).contains(quietMilliseconds) else { throw ValidationError("--quiet-ms: must be 0 to 60000") }
         if let problem = InputLimits.problem(probeTimeout, in: 0...3600, excludingLowerBound: true) {
@@ -81,6 +87,10 @@ struct Dev: ParsableCommand {
         options.retiredMemoryBudget = retiredBudget << 20
         options.probe = !noProbe
         options.viewport = viewport.size
+        if let widths = widths?.values, let first = widths.first {
+            options.viewport.width = first
+            options.extraWidths = Array(widths.dropFirst())
+        }
         options.imageAccess = images.access(viewFile: viewFile)
 
         // The page shows the view as the SVG drawing HubRender's HTML output embeds; frames are drawn by the page.
@@ -109,6 +119,7 @@ struct Dev: ParsableCommand {
             let supervisor = DevSupervisor(options: supervision, server: server)
             supervisor.start()
             try serve(server, line: serving)
+            // The supervisor runs no plugin code: the main queue may move to another thread.
             withExtendedLifetime(supervisor) { dispatchMain() }
         }
 
@@ -118,7 +129,9 @@ struct Dev: ParsableCommand {
         try loop.start()
         plugins.reportProblems(of: loop.host)
         try serve(server, line: serving)
-        withExtendedLifetime((loop, preview)) { dispatchMain() }
+        // The main queue runs on the main thread (not dispatchMain(), which ends it on Linux): the thread the
+        // plugins were initialised on.
+        withExtendedLifetime((loop, preview)) { MainThreadRunLoop.run() }
     }
 
     /// Starts the preview server and prints `line` for its port; a port that cannot be used exits 2.

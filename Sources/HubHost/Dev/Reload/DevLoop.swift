@@ -33,6 +33,8 @@ public final class DevLoop {
         public var trust = PluginTrust()
         public var preferredPluginIDs: Set<String> = []
         public var queue = DispatchQueue.main
+        /// More widths to draw the view at, beside the interactive one (the viewport's).
+        public var extraWidths: [Double] = []
         /// Start the file watchers (off when a caller feeds `handle(_:)` itself, as the benchmark does).
         public var watch = true
         /// UI states to restore at start, by model id (a worker taking over from one that faulted).
@@ -56,6 +58,8 @@ public final class DevLoop {
             case
                 viewError = "view error"
             case tapped
+            case edited = "edited in the page"
+            case widths = "widths changed"
         }
         public var file: String
         public var version: String?
@@ -114,9 +118,11 @@ public final class DevLoop {
         public let plugins: [PluginRow]
         /// UI states by model id (with `Options.reportUIStates`).
         public let uiStates: [String: String]
+        /// The same view at the other widths of `Options.extraWidths` (static drawings beside the interactive one).
+        public let extras: [(width: Double, tree: RenderTree)]
     }
 
-    public let options: Options
+    public internal(set) var options: Options
     public let host: PluginHost
     public let pipeline: RenderPipeline
     /// Called on `queue` after every render.
@@ -127,14 +133,14 @@ public final class DevLoop {
     private let reloader: PluginReloader
     private let logger: Logger
     private var watchers: [FileWatcher] = []
-    private var viewModel: ViewModel?
+    var viewModel: ViewModel?
     private var viewIssues: [String] = []
     private var sequence = 0
     private var tapped: [Int]?
     private var tappedSection: String?
     /// The event pipeline over the current render: taps from the preview go through it (selection states with
     /// Hub's delays, the selection action, action handlers and observers).
-    private var engine: EventEngine?
+    var engine: EventEngine?
     public init(options: Options, logger: Logger = Logger(label: "hubhost.dev")) {
         self.options = options
         self.logger = logger
@@ -282,7 +288,7 @@ public final class DevLoop {
 
     /// Renders the current view model through a fresh event engine on the same pipeline (instances, reuse
     /// pool and UI states carry over), every body component live, and reports it.
-    private func render(_ reload: Reload) {
+    func render(_ reload: Reload) {
         var tree: RenderTree?
         if let viewModel {
             let engine = host.makeEventEngine(
@@ -301,7 +307,7 @@ public final class DevLoop {
         emit(reload, tree: tree)
     }
 
-    private func emit(_ reload: Reload, tree: RenderTree?) {
+    func emit(_ reload: Reload, tree: RenderTree?) {
         var reload = reload
         reload.renderedAt = Monotonic.now()
         sequence += 1
@@ -318,7 +324,7 @@ public final class DevLoop {
                 sequence: sequence, tree: tree, viewIssues: viewIssues,
                 quarantines: reloader.quarantines.values.sorted { $0.file < $1.file }, reload: reload,
                 tapped: tapped, tappedSection: tappedSection, warnings: warnings, plugins: pluginRows(),
-                uiStates: options.reportUIStates ? currentUIStates() : [:]))
+                uiStates: options.reportUIStates ? currentUIStates() : [:], extras: tree == nil ? [] : extraDrawings()))
     }
 
     /// The plugin panel's rows: every file, the serving (or latest) record of each.

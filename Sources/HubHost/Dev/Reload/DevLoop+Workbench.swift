@@ -1,0 +1,117 @@
+import Foundation
+import HubCore
+
+/// What the preview's workbench asks of the dev loop beyond reloading: the view at more widths, a component's
+/// details, and edits made in the page (in memory; the view file is never written).
+extension DevLoop {
+    /// A component as the inspector shows it.
+    public struct Inspection: Codable, Sendable {
+        public var section: String
+        public var indexPath: [Int]
+        public var id: String
+        public var component: String
+        public var category: String
+        /// Who made it: the plugin id, or "fallback (category)".
+        public var source: String
+        public var traits: [String]
+        public var frame: Rect?
+        public var selectionState: String
+        public var uiState: String?
+        /// The component model as Hub JSON (pretty enough to edit: one line).
+        public var model: String
+    }
+
+    /// The view drawn at each extra width (one-shot pipelines: instances are not kept between renders).
+    func extraDrawings() -> [(width: Double, tree: RenderTree)] {
+        guard let viewModel else { return [] }
+        return options.extraWidths.map { width in
+            let pipeline = RenderPipeline(registry: host.registry)
+            pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
+            let tree = pipeline.render(viewModel, viewport: Size(width: width, height: options.viewport.height))
+            pipeline.tearDown()
+            return (width, tree)
+        }
+    }
+
+    /// Draws the view at these widths beside the interactive one, from now on. Call on `queue`.
+    public func setExtraWidths(_ widths: [Double]) {
+        host.adoptCurrentThread()
+        options.extraWidths = Array(widths.filter { $0.isFinite && $0 >= 100 && $0 <= 4096 }.prefix(6))
+        render(Reload(file: options.viewFile.lastPathComponent, result: .widths, detail: "\(options.extraWidths)"))
+    }
+
+    /// The live component at `indexPath` of `section` (as the page names it: the header's path starts with 0).
+    public func inspect(indexPath: [Int], section: String) -> Inspection? {
+        host.adoptCurrentThread()
+        let type = ComponentType(rawValue: section == "overlays" ? "overlay" : section) ?? .body
+        let path = type == .header ? Array(indexPath.dropFirst()) : indexPath
+        guard let engine, let wrapper = engine.wrapper(at: path, section: type), let model = wrapper.model else {
+            return nil
+        }
+        let source: String
+        switch wrapper.source {
+        case .factory(_, let owner): source = host.plugins.first { $0.owner == owner }?.id ?? owner.displayName
+        case .fallback(let category): source = "fallback (\(category))"
+        }
+        let node = pipeline.lastTree?.allNodes.first {
+            $0.modelID == model.identifier && $0.indexPath == model.indexPath
+        }
+        return Inspection(
+            section: type.rawValue, indexPath: indexPath, id: model.identifier,
+            component: model.componentIdentifier.description, category: model.componentCategory, source: source,
+            traits: wrapper.layoutTraits.sortedNames, frame: node?.frame,
+            selectionState: wrapper.selectionState.description,
+            uiState: wrapper.component.restorableUIState?.currentUIState, model: model.hubJSON.jsonText)
+    }
+
+    /// Replaces the model at `indexPath` of `section` with `modelJSON` (a Hub JSON component model) in the view
+    /// held in memory, and renders. The view file is not written: the next save of the file replaces the edit.
+    /// Returns nil when done, else what is wrong.
+    public func edit(indexPath: [Int], section: String, modelJSON: String) -> String? {
+        host.adoptCurrentThread()
+        guard let viewModel else { return "no view to edit" }
+        guard case .object(let replacement)? = try? JSONValue.parse(modelJSON) else {
+            return "the model is not a JSON object"
+        }
+        let type = ComponentType(rawValue: section == "overlays" ? "overlay" : section) ?? .body
+        guard case .object(var view) = viewModel.hubJSON else { return "the view cannot be edited" }
+        let path = type == .header ? Array(indexPath.dropFirst()) : indexPath
+
+        /// `value` with the model at `path` (child indexes) replaced.
+        func replaced(_ value: JSONValue, _ path: ArraySlice<Int>) -> JSONValue? {
+            guard let index = path.first else { return .object(replacement) }
+            guard case .object(var object) = value, case .array(var children)? = object["children"],
+                children.indices.contains(index), let child = replaced(children[index], path.dropFirst())
+            else { return nil }
+            children[index] = child
+            object["children"] = .array(children)
+            return .object(object)
+        }
+        switch type {
+        case .header:
+            guard let header = view["header"], let edited = replaced(header, path[...]) else {
+                return "no such component"
+            }
+            view["header"] = edited
+        case .body, .overlay:
+            let key = type == .body ? "body" : "overlays"
+            guard case .array(var list)? = view[key], let first = path.first, list.indices.contains(first),
+                let edited = replaced(list[first], path.dropFirst())
+            else { return "no such component" }
+            list[first] = edited
+            view[key] = .array(list)
+        }
+        do {
+            let decoded = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
+                Data(JSONValue.object(view).jsonText.utf8))
+            self.viewModel = decoded.viewModel
+            render(
+                Reload(
+                    file: options.viewFile.lastPathComponent, result: .edited,
+                    detail: "\(type.rawValue) \(indexPath) (in memory; save the file to keep it)"))
+            return decoded.issues.first.map(\.description)
+        } catch {
+            return "\(error)"
+        }
+    }
+}
