@@ -34,9 +34,11 @@ public struct FileChange: Sendable, CustomStringConvertible {
 /// Watches folders with inotify and reports settled changes of files in them.
 ///
 /// Why folders, not files: builds replace a file by renaming over it, which drops a watch on the old inode.
-/// Events of one path are coalesced until nothing has happened to it for `quietPeriod`; then the file must have
-/// the same size and mtime as at its last event and satisfy `isReady` (for plugins: a complete ELF), otherwise
-/// the watcher keeps waiting, because a file still being written must never be loaded. A file whose content hash
+/// A write is known complete when the writer closes the file (IN_CLOSE_WRITE) or renames it into place
+/// (IN_MOVED_TO) and the file then satisfies `isReady` (for plugins: a complete ELF): such a change settles at
+/// once. Any other event (a file created, still being written) waits until nothing has happened to the path for
+/// `quietPeriod`; then the file must have the same size and mtime as at its last event and satisfy `isReady`,
+/// otherwise the watcher keeps waiting, because a file still being written must never be loaded. A file whose content hash
 /// equals the last reported one is skipped (a no-op rebuild).
 ///
 /// # Thread safety
@@ -65,6 +67,10 @@ public final class FileWatcher: @unchecked Sendable {
         var url: URL
         var lastEventAt: Double
         var stampAtEvent: FileStamp?
+        /// The last event said the write is over (closed after writing, or renamed into place).
+        var closed = false
+
+        func deadline(quietPeriod: Double) -> Double { closed ? lastEventAt : lastEventAt + quietPeriod }
     }
 
     /// - Parameters:
@@ -137,7 +143,7 @@ public final class FileWatcher: @unchecked Sendable {
         while true {
             lock.lock()
             let isRunning = running
-            let nextDeadline = pending.values.map { $0.lastEventAt + quietPeriod }.min()
+            let nextDeadline = pending.values.map { $0.deadline(quietPeriod: quietPeriod) }.min()
             lock.unlock()
             guard isRunning else { break }
 
@@ -166,6 +172,7 @@ public final class FileWatcher: @unchecked Sendable {
         defer { lock.unlock() }
         while offset + 16 <= count {
             let wd = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int32.self) }
+            let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
             let nameLength = Int(
                 buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
             let nameBytes = buffer[(offset + 16)..<min(count, offset + 16 + nameLength)].prefix { $0 != 0 }
@@ -173,7 +180,9 @@ public final class FileWatcher: @unchecked Sendable {
             guard let directory = watches[wd], !nameBytes.isEmpty else { continue }
             let url = directory.appendingPathComponent(String(decoding: nameBytes, as: UTF8.self))
             guard accepts(url) else { continue }
-            pending[url.path] = Pending(url: url, lastEventAt: now, stampAtEvent: FileStamp.of(url))
+            pending[url.path] = Pending(
+                url: url, lastEventAt: now, stampAtEvent: FileStamp.of(url),
+                closed: mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0)
         }
     }
 
@@ -182,7 +191,7 @@ public final class FileWatcher: @unchecked Sendable {
         let now = Monotonic.now()
         var changes: [FileChange] = []
         lock.lock()
-        let due = pending.filter { now >= $0.value.lastEventAt + quietPeriod }
+        let due = pending.filter { now >= $0.value.deadline(quietPeriod: quietPeriod) }
         lock.unlock()
         for (path, item) in due {
             let stamp = FileStamp.of(item.url)
@@ -215,8 +224,9 @@ public final class FileWatcher: @unchecked Sendable {
             }
             lock.lock()
             if retry {
-                // Wait a further quiet period, measured from now; keep the stamp we just saw.
-                pending[path] = Pending(url: item.url, lastEventAt: now, stampAtEvent: stamp)
+                // Wait a further quiet period, measured from now; keep the stamp we just saw. (A new event of the
+                // path replaces this, and a close or rename settles it at once again.)
+                pending[path] = Pending(url: item.url, lastEventAt: now, stampAtEvent: stamp, closed: false)
             } else if pending[path]?.lastEventAt == item.lastEventAt {
                 pending[path] = nil
             }
