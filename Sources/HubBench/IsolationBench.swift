@@ -112,7 +112,9 @@ enum IsolationBench {
             text = text.replacingOccurrences(of: "\"Item 0\"", with: "\"Saved \(save)\"")
             let placed = Monotonic.now()
             try text.write(to: view, atomically: false, encoding: .utf8)  // as an editor saves: in place, closed
-            guard let updated = frames.wait(timeout: 30, { $0.cause.contains("view updated") && $0.html.contains("Saved \(save)") }),
+            guard
+                let updated = frames.wait(
+                    timeout: 30, { $0.cause.contains("view updated") && $0.html.contains("Saved \(save)") }),
                 let received = frames.received(updated.sequence)
             else { throw BenchError("view save \(save) was not rendered") }
             viewSaves.append(received - placed)

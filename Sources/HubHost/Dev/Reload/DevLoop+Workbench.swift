@@ -115,3 +115,32 @@ extension DevLoop {
         }
     }
 }
+
+extension DevLoop {
+    /// A changed plugin file: its probe (a child process, up to the probe timeout) runs off the loop's queue, so
+    /// taps, view edits and the page are served meanwhile; the load and swap come back to the queue. When the file
+    /// changes again before its probe is done, only the latest change is applied.
+    func probeThenLoad(_ change: FileChange) {
+        let path = change.url.path
+        probeGenerations[path, default: 0] += 1
+        let generation = probeGenerations[path]!
+        onActivity("probing \(change.url.lastPathComponent)")
+        guard let gate = reloader.gate, host.trust.refusal(of: change.url) == nil else {
+            render(reloader.pluginChanged(change, aroundSwap: keepingUIStates))
+            onActivity(nil)
+            return
+        }
+        let queue = options.queue
+        let target = WeakLoop(self)
+        DispatchQueue.global(qos: .userInitiated).async {
+            let verdict = gate.check(change.url)
+            queue.async {
+                guard let loop = target.loop, loop.probeGenerations[path] == generation else { return }
+                loop.host.adoptCurrentThread()
+                loop.onActivity("loading \(change.url.lastPathComponent)")
+                loop.render(loop.reloader.pluginChanged(change, verdict: verdict, aroundSwap: loop.keepingUIStates))
+                loop.onActivity(nil)
+            }
+        }
+    }
+}

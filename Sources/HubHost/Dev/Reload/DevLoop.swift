@@ -58,6 +58,7 @@ public final class DevLoop {
             case
                 viewError = "view error"
             case tapped
+            case unchanged
             case edited = "edited in the page"
             case widths = "widths changed"
         }
@@ -130,7 +131,9 @@ public final class DevLoop {
     /// Told on `queue` when a reload starts (what it does) and ends (nil), so a page can show that work is going on.
     public var onActivity: (String?) -> Void = { _ in }
 
-    private let reloader: PluginReloader
+    let reloader: PluginReloader
+    /// Per plugin path, the latest change whose probe is running (older ones are dropped when they finish).
+    var probeGenerations: [String: Int] = [:]
     private let logger: Logger
     private var watchers: [FileWatcher] = []
     var viewModel: ViewModel?
@@ -204,9 +207,7 @@ public final class DevLoop {
             } else if change.kind == .deleted {
                 render(reloader.pluginDeleted(change, aroundSwap: keepingUIStates))
             } else {
-                onActivity("probing and loading \(change.url.lastPathComponent)")
-                render(reloader.pluginChanged(change, aroundSwap: keepingUIStates))
-                onActivity(nil)
+                probeThenLoad(change)
             }
         }
     }
@@ -352,7 +353,7 @@ public final class DevLoop {
     }
 
     /// Runs a swap or unload with the UI states of live components saved before and put back after it.
-    private func keepingUIStates(_ swap: () -> Void) {
+    func keepingUIStates(_ swap: () -> Void) {
         let states = snapshotUIStates()
         swap()
         restore(states)
@@ -385,7 +386,7 @@ public final class DevLoop {
 }
 
 /// Lets watcher threads reach the loop without keeping it alive.
-private final class WeakLoop: @unchecked Sendable {
+final class WeakLoop: @unchecked Sendable {
     weak var loop: DevLoop?
     init(_ loop: DevLoop) { self.loop = loop }
 }

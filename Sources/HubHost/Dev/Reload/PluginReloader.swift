@@ -42,7 +42,12 @@ final class PluginReloader {
 
     /// A new or changed plugin file: trust, probe, load beside the old version, swap when its init succeeded.
     /// `aroundSwap` runs the unload-and-register step (the session keeps UI states across it).
-    func pluginChanged(_ change: FileChange, aroundSwap: (() -> Void) -> Void) -> DevLoop.Reload {
+    ///
+    /// `verdict` is the probe's, when the caller ran it already (off the loop's queue, so that taps and view
+    /// edits are served while a probe runs); nil runs it here.
+    func pluginChanged(
+        _ change: FileChange, verdict: ProbeGate.Verdict? = nil, aroundSwap: (() -> Void) -> Void
+    ) -> DevLoop.Reload {
         let path = change.url.path
         var reload = DevLoop.Reload(
             file: change.url.lastPathComponent, result: .loaded,
@@ -57,8 +62,17 @@ final class PluginReloader {
             return reload
         }
 
+        // The build that is serving, put back (after a bad one was quarantined): nothing to load.
+        if let old, old.isLoaded, let hash = change.hash, old.contentHash == hash {
+            quarantines[path] = nil
+            reload.result = .unchanged
+            reload.version = old.version
+            reload.detail = "the build that is serving (\(hash.prefix(12))); it keeps serving"
+            return reload
+        }
+
         // 1. Probe the new build in a child process.
-        if let gate, case .quarantined(let record) = gate.check(change.url) {
+        if let gate, case .quarantined(let record) = verdict ?? gate.check(change.url) {
             gate.cache.save()
             if !record.loaderRejectsItself {
                 quarantines[path] = record

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// The dev loop keeps serving while a new build is probed, and putting back the build that serves is not an error.
+@Suite("hubhost dev stays responsive", .serialized)
+struct DevLoopResponsivenessTests {
+    let root = TestSupport.temporaryDirectory("responsive")
+    var plugins: URL { root.appendingPathComponent("plugins") }
+    var view: URL { root.appendingPathComponent("view.json") }
+    var swatch: URL { plugins.appendingPathComponent("libswatch.so") }
+
+    init() throws {
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        try #"{"body": [{"id": "a", "component": {"id": "swatch:swatch"}, "text": {"title": "One"}}]}"#
+            .write(to: view, atomically: true, encoding: .utf8)
+    }
+
+    @Test func tapsAreServedWhileAProbeRunsAndTheServingBuildPutBackIsNoError() throws {
+        let good = root.appendingPathComponent("good.so")
+        _ = try TestSupport.compilePlugin("swatch.c", to: good, defines: ["PLUGIN_VERSION=\"1\""])
+        try FileManager.default.copyItem(at: good, to: swatch)
+        let dev = try DevProcess(
+            view: view, plugins: plugins, cache: root.appendingPathComponent("cache"),
+            extra: ["--probe-timeout", "4"])
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+
+        // A build that hangs in init: its probe takes the whole timeout (4 s) before it is quarantined.
+        try TestSupport.installPlugin("swatch.c", at: swatch, defines: ["HANG_IN_INIT", "PLUGIN_VERSION=\"2\""])
+        _ = TestSupport.waitUntil(timeout: 2) { dev.log.contains("probing") || dev.lines.count > 2 }
+        usleep(300_000)  // the probe is running now
+        let started = Date()
+        let answer = try dev.tap([0])
+        let waited = Date().timeIntervalSince(started)
+        #expect(answer.contains("[a] selected"), "\(answer)")
+        #expect(waited < 2, "the tap waited \(waited) s behind the probe")
+        #expect(dev.waitForFrame(timeout: 20) { $0.problems.contains { $0.message.contains("hung in init") } } != nil)
+
+        // Put back the build that is serving: reported as unchanged, not as an error.
+        let staged = plugins.appendingPathComponent(".staged")
+        try FileManager.default.copyItem(at: good, to: staged)
+        #expect(rename(staged.path, swatch.path) == 0)
+        #expect(
+            dev.waitForFrame { $0.cause.contains("libswatch.so") && $0.cause.contains("unchanged") } != nil,
+            "\(dev.log)")
+        #expect(!dev.log.contains("already loaded"))
+    }
+}
