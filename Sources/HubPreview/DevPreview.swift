@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HubCore
 import HubHost
+import HubRender
 
 /// Connects the development loop to the preview server: every render becomes a frame pushed to the open pages,
 /// every click in a page becomes a tap on the loop's queue, and every reload prints one terminal line.
@@ -80,9 +81,26 @@ public final class DevPreview: @unchecked Sendable {
             plugins: output.plugins,
             settledAt: output.reload.settledAt, lastEventAt: output.reload.lastEventAt,
             renderedAt: output.reload.renderedAt)
+        if let shots = output.gallery {
+            // Gallery mode: every story on one sheet (no boxes: stories are pictures, not a view to tap).
+            let (svg, size) = GallerySheet(items: shots.map(\.galleryItem)).svg()
+            frame.html = svg
+            frame.width = size.width
+            frame.height = size.height
+            frame.boxes = []
+        }
         frame.extras = output.extras.map {
             PreviewFrame.Extra(width: $0.width, height: $0.tree.canvasSize.height, html: html($0.tree))
         }
         return frame
+    }
+}
+
+extension Showcase.Shot {
+    /// The shot as the gallery sheet draws it.
+    public var galleryItem: GallerySheet.Item {
+        GallerySheet.Item(
+            plugin: entry.plugin, namespace: entry.namespace, component: entry.component, story: story.name,
+            source: story.source.rawValue, width: width, tree: tree)
     }
 }

@@ -45,4 +45,23 @@ struct DevLoopResponsivenessTests {
             "\(dev.log)")
         #expect(!dev.log.contains("already loaded"))
     }
+
+    @Test func galleryModeShowsEveryStoryAndFollowsRebuilds() throws {
+        try TestSupport.installPlugin(
+            "swatch.c", at: swatch, defines: ["SWATCH_COLOR=0xFF0000FFu", "PLUGIN_VERSION=\"1\""])
+        let dev = try DevProcess(
+            view: nil, plugins: plugins, cache: root.appendingPathComponent("cache"), extra: ["--widths", "320,375"])
+        defer { dev.stop() }
+        // swatch.c declares no stories: the host's samples stand in, at both widths, on one sheet.
+        let first = dev.waitForFrame { $0.html.contains("swatch:swatch — full (host sample) @ 320") }
+        #expect(first != nil, "\(dev.log)")
+        #expect(first?.html.contains("swatch:label — empty (host sample) @ 375") == true)
+        #expect(first?.html.contains("#ff0000") == true)
+        #expect(first?.boxes.isEmpty == true)
+        try TestSupport.installPlugin(
+            "swatch.c", at: swatch, defines: ["SWATCH_COLOR=0x00FF00FFu", "PLUGIN_VERSION=\"2\""])
+        let rebuilt = dev.waitForFrame { $0.html.contains("#00ff00") }
+        #expect(rebuilt != nil, "\(dev.log)")
+        #expect(rebuilt?.html.contains("#ff0000") == false)
+    }
 }

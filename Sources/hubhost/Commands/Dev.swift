@@ -25,8 +25,11 @@ struct Dev: ParsableCommand {
             """
     )
 
-    @Argument(help: "The view model (Hub JSON).")
-    var view: String
+    @Argument(help: "The view model (Hub JSON); not with --gallery.")
+    var view: String?
+
+    @Flag(help: "Show every story of every loaded plugin (as `hubhost gallery`), hot-reloaded, instead of a view.")
+    var gallery = false
 
     @OptionGroup var plugins: PluginOptions
 
@@ -61,6 +64,7 @@ struct Dev: ParsableCommand {
     var widths: WidthList?
 
     func validate() throws {
+        guard (view == nil) == gallery else { throw ValidationError("give a view file, or --gallery (not both)") }
         guard (0...60_000).contains(quietMilliseconds) else { throw ValidationError("--quiet-ms: must be 0 to 60000") }
         if let problem = InputLimits.problem(probeTimeout, in: 0...3600, excludingLowerBound: true) {
             throw ValidationError("--probe-timeout: \(problem)")
@@ -71,8 +75,8 @@ struct Dev: ParsableCommand {
     }
 
     func run() throws {
-        let viewFile = URL(fileURLWithPath: view).standardizedFileURL
-        guard FileManager.default.fileExists(atPath: viewFile.path) else {
+        let viewFile = URL(fileURLWithPath: view ?? "gallery.json").standardizedFileURL
+        if let view, !FileManager.default.fileExists(atPath: viewFile.path) {
             Diagnostics.print("hubhost dev: \(TerminalText.escaped(view)): no such file")
             throw ExitCode(.failed)
         }
@@ -87,6 +91,7 @@ struct Dev: ParsableCommand {
         options.retiredMemoryBudget = retiredBudget << 20
         options.probe = !noProbe
         options.viewport = viewport.size
+        options.gallery = gallery
         if let widths = widths?.values, let first = widths.first {
             options.viewport.width = first
             options.extraWidths = Array(widths.dropFirst())
@@ -105,9 +110,8 @@ struct Dev: ParsableCommand {
         }
         let server = PreviewServer(bindAddress: host, port: port)
         let folders = options.pluginFolders.map(\.path).joined(separator: ", ")
-        let serving = { (port: UInt16) in
-            "hubhost dev: serving http://\(host):\(port)/ — view \(viewFile.path), plugins \(folders)"
-        }
+        let what = gallery ? "the gallery of every story" : "view \(viewFile.path)"
+        let serving = { (port: UInt16) in "hubhost dev: serving http://\(host):\(port)/ — \(what), plugins \(folders)" }
         if isolation.supervises {
             // The supervisor: the preview server and what must survive a plugin fault; plugins run in a worker.
             var supervision = DevSupervisor.Options(

@@ -54,7 +54,7 @@ struct Gallery: ParsableCommand {
         if isolation.supervises { OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: "").run() }
         let host = plugins.makeHost()
         plugins.reportProblems(of: host)
-        let (entries, shots, problems) = StoryShots.shots(of: host, widths: widths.values)
+        let (entries, shots, problems) = Showcase.shots(of: host, widths: widths.values)
         for problem in problems { Diagnostics.print("hubhost: \(problem)") }
 
         let sink: OutputFile
@@ -62,7 +62,7 @@ struct Gallery: ParsableCommand {
             Diagnostics.print("hubhost: \(error)")
             throw ExitCode(.failed)
         }
-        let sheet = GallerySheet(items: shots.map(\.item))
+        let sheet = GallerySheet(items: shots.map(\.galleryItem))
         switch format {
         case .json:
             var listed = entries

@@ -114,7 +114,7 @@ struct Snapshot: ParsableCommand {
             }
         }
         if options.gallery {
-            let (_, shots, problems) = StoryShots.shots(of: host, widths: options.widths.values)
+            let (_, shots, problems) = Showcase.shots(of: host, widths: options.widths.values)
             for problem in problems { Diagnostics.print("hubhost: \(problem)") }
             failed = failed || !problems.isEmpty
             pictures += shots.map {

@@ -11,14 +11,16 @@ final class DevProcess {
     private(set) var port: UInt16 = 0
 
     /// Starts `hubhost dev VIEW --plugins PLUGINS --port 0 …` and waits until it serves.
-    init(view: URL, plugins: URL, cache: URL, extra: [String] = []) throws {
+    /// `view` nil: `hubhost dev --gallery`.
+    init(view: URL?, plugins: URL, cache: URL, extra: [String] = []) throws {
         output = cache.appendingPathComponent("dev-\(UUID().uuidString.prefix(6)).log")
         try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = TestSupport.hubhost
         process.arguments =
             [
-                "dev", view.path, "--plugins", plugins.path, "--port", "0", "--plugin-cache", cache.path,
+                "dev", view?.path ?? "--gallery", "--plugins", plugins.path, "--port", "0", "--plugin-cache",
+                cache.path,
                 "--quiet-ms", "100",
             ] + extra
         let handle = try FileHandle(forWritingTo: output)

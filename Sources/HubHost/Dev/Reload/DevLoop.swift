@@ -35,6 +35,8 @@ public final class DevLoop {
         public var queue = DispatchQueue.main
         /// More widths to draw the view at, beside the interactive one (the viewport's).
         public var extraWidths: [Double] = []
+        /// Show every story of every loaded plugin instead of a view (`hubhost dev --gallery`).
+        public var gallery = false
         /// Start the file watchers (off when a caller feeds `handle(_:)` itself, as the benchmark does).
         public var watch = true
         /// UI states to restore at start, by model id (a worker taking over from one that faulted).
@@ -121,6 +123,8 @@ public final class DevLoop {
         public let uiStates: [String: String]
         /// The same view at the other widths of `Options.extraWidths` (static drawings beside the interactive one).
         public let extras: [(width: Double, tree: RenderTree)]
+        /// Gallery mode: every story of every loaded plugin, drawn again after every reload.
+        public let gallery: [Showcase.Shot]?
     }
 
     public internal(set) var options: Options
@@ -166,10 +170,10 @@ public final class DevLoop {
         host.adoptCurrentThread()  // a serial queue may run each block on another thread; the queue is the "thread"
         let loadedSummary = reloader.loadAll(in: options.pluginFolders)
         restore(options.initialUIStates)
-        loadView()
+        if !options.gallery { loadView() }
         render(
             Reload(
-                file: options.viewFile.lastPathComponent, result: .initial,
+                file: options.gallery ? "gallery" : options.viewFile.lastPathComponent, result: .initial,
                 detail: loadedSummary))
 
         guard options.watch else { return }
@@ -187,8 +191,10 @@ public final class DevLoop {
             onChange: { changes in queue.async { target.loop?.handle(changes) } })
         view.seed([options.viewFile])
         try plugins.start()
+        watchers = [plugins]
+        guard !options.gallery else { return }  // the gallery has no view file to watch
         try view.start()
-        watchers = [plugins, view]
+        watchers.append(view)
     }
 
     public func stop() {
@@ -325,7 +331,9 @@ public final class DevLoop {
                 sequence: sequence, tree: tree, viewIssues: viewIssues,
                 quarantines: reloader.quarantines.values.sorted { $0.file < $1.file }, reload: reload,
                 tapped: tapped, tappedSection: tappedSection, warnings: warnings, plugins: pluginRows(),
-                uiStates: options.reportUIStates ? currentUIStates() : [:], extras: tree == nil ? [] : extraDrawings()))
+                uiStates: options.reportUIStates ? currentUIStates() : [:], extras: tree == nil ? [] : extraDrawings(),
+                gallery: options.gallery
+                    ? Showcase.shots(of: host, widths: [options.viewport.width] + options.extraWidths).shots : nil))
     }
 
     /// The plugin panel's rows: every file, the serving (or latest) record of each.
