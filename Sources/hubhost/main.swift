@@ -25,6 +25,7 @@ struct HubHostCommand: ParsableCommand {
             Probe.self,
             ListServices.self,
             Call.self,
+            Inject.self,
         ]
     )
 }

@@ -49,7 +49,8 @@ extern "C" {
 #define HUB_ABI_MAJOR 1u
 /**
  * The ABI minor version of this header. A host loads plugins of an equal or lower minor version.
- * 1.1 added HUB_EXT_SHOWCASE (stories for the gallery and snapshots); nothing of 1.0 changed.
+ * 1.1 added HUB_EXT_SHOWCASE (stories for the gallery and snapshots) and `hub_host.inject` (injector keys
+ * resolved for plugins); nothing of 1.0 changed.
  */
 #define HUB_ABI_MINOR 1u
 
@@ -698,6 +699,24 @@ typedef struct hub_logger_service {
  * own table, so everything registered through it belongs to that plugin and is revoked when it unloads. Every
  * function takes the table itself as its first argument.
  */
+/** What `inject` resolved (added in 1.1). Exactly one member is meaningful, as `type` says. */
+typedef enum hub_value_type {
+    HUB_VALUE_NONE = 0,    /* the binding produced nothing (void, or a NULL pointer) */
+    HUB_VALUE_INT = 1,     /* `i` (signed and unsigned integers up to 64 bits) */
+    HUB_VALUE_DOUBLE = 2,  /* `d` */
+    HUB_VALUE_STRING = 3,  /* `s`, UTF-8, owned by the host (valid until this plugin's next `inject`) */
+    HUB_VALUE_POINTER = 4, /* `p`, owned by whoever made it (the binding's plugin) */
+} hub_value_type;
+
+typedef struct hub_value {
+    uint32_t struct_size;
+    hub_value_type type;
+    int64_t i;
+    double d;
+    const char *s;
+    void *p;
+} hub_value;
+
 typedef struct hub_host {
     uint32_t struct_size;
     /** The ABI version the host speaks. */
@@ -855,6 +874,21 @@ typedef struct hub_host {
      * replaces the first. [main-thread]
      */
     void (*set_service_observer)(const struct hub_host *host, hub_service_changed_fn fn, void *user_data);
+
+    /* ----- Added in 1.1 (check HUB_HAS_MEMBER(host, hub_host, inject) before calling). ----- */
+
+    /**
+     * Resolves the injector key `key` (`name` NULL: the default binding) with `arguments_json`, a JSON array of
+     * numbers, strings and nulls that replace the binding's default arguments position by position (NULL or "[]":
+     * the defaults), and fills `out` (whose struct_size the caller set) with what the binding produced: the
+     * result of the initializer a plugin exports and a module file binds, called through libffi, with the
+     * binding's scope honoured (a singleton is made once and then returned again). A string result is owned by
+     * the host and valid until this plugin's next `inject` call. Returns false, writing why into `out_error`
+     * (the key, the module file and binding, the plugin that provides it, and what happened: no binding, revoked
+     * because its plugin unloaded, a cycle, a call that failed), otherwise; `out` is then untouched. [main-thread]
+     */
+    bool (*inject)(const struct hub_host *host, const char *key, const char *name, const char *arguments_json,
+                   struct hub_value *out, char *out_error, size_t out_error_capacity);
 } hub_host;
 
 /* ---------------------------------------------------------------------------------------------------------------

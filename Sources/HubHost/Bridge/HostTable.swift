@@ -150,6 +150,7 @@ enum HostTable {
         }
 
         ServiceBridge.install(into: &table)
+        InjectBridge.install(into: &table)
 
         let pointer = UnsafeMutablePointer<hub_host>.allocate(capacity: 1)
         pointer.initialize(to: table)

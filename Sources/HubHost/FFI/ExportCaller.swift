@@ -48,8 +48,13 @@ public enum ExportCaller {
                     "\(plugin.path): symbol \(symbol) not found (plugins linked with the version script export only hub_plugin_entry)"
             )
         }
+        // Noted in the black box: when `hubhost call` runs in a worker, a crash in the function names the plugin
+        // and the call (a wrong signature crashes the callee, not hubhost).
+        let slot = CallRecorder.register(
+            path: plugin.path, id: "", version: "", digest: image.contentHash)
         do {
-            return try FFICall(function: UnsafeRawPointer(function), signature: signature).call(values: values)
+            let call = try FFICall(function: UnsafeRawPointer(function), signature: signature)
+            return try CallRecorder.during(.exportedFunction, slot: slot) { try call.call(values: values) }
         } catch {
             throw Failure(message: "\(symbol): \(error)")
         }

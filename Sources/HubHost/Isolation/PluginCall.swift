@@ -34,6 +34,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
     case factoryDestroy = 29
     case serviceObserver = 30
     case stories = 31
+    case exportedFunction = 32
 
     /// The name reports use: "draw", "configure", "action handler".
     public var name: String {
@@ -70,6 +71,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
         case .factoryDestroy: return "factory destroy"
         case .serviceObserver: return "service observer"
         case .stories: return "stories"
+        case .exportedFunction: return "an exported function called through libffi"
         }
     }
 }

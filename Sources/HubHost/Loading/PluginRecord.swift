@@ -81,6 +81,8 @@ public final class PluginRecord {
     weak var host: PluginHost?
     /// Where `CallRecorder` notes calls into this plugin (0 until it is initialised).
     var callSlot: UInt16 = 0
+    /// The string result of this plugin's last `inject` (valid until its next one, as the header says).
+    var injectString: UnsafeMutablePointer<CChar>?
     var handle: UnsafeMutableRawPointer?
     var descriptor: UnsafePointer<hub_plugin_descriptor>?
     /// The plugin's own `hub_host` table; `host_data` points back at this record.

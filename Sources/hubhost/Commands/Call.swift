@@ -28,7 +28,18 @@ struct Call: ParsableCommand {
     @Argument(parsing: .allUnrecognized, help: "The arguments, one word each (negative numbers allowed).")
     var arguments: [String] = []
 
+    @OptionGroup var isolation: IsolationOptions
+
     func run() throws {
+        // The call runs in a worker: a wrong signature or a crashing function is reported; hubhost lives.
+        if isolation.supervises {
+            var supervisor = OneShotSupervisor(
+                isolation: isolation, plugins: try PluginOptions.parse([]), viewFile: "")
+            supervisor.recovers = false
+            supervisor.context =
+                "the call was \(symbol) \(signature) with \(arguments.isEmpty ? "no arguments" : arguments.joined(separator: " "))"
+            supervisor.run()
+        }
         do {
             let result = try ExportCaller.call(
                 plugin: URL(fileURLWithPath: plugin), symbol: symbol,

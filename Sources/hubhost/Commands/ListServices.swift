@@ -38,7 +38,7 @@ struct ListServices: ParsableCommand {
     var json = false
 
     func run() throws {
-        let host = plugins.makeHost()
+        let host = plugins.makeHost(loadsModuleFilesItself: true)
         var problems = host.services.loadModuleFiles(in: plugins.folders).map(\.description)
         problems += host.plugins.compactMap(\.reason)
         for name in unload {

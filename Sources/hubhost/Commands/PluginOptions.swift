@@ -77,8 +77,10 @@ struct PluginOptions: ParsableArguments {
         return logger
     }
 
-    /// A host with the plugins of `folders` loaded. Rejected files are in `host.plugins` with their reasons.
-    func makeHost() -> PluginHost {
+    /// A host with the plugins of `folders` loaded and their module files bound. Rejected files are in
+    /// `host.plugins` with their reasons. `loadsModuleFilesItself`: the caller reads the module files (to list
+    /// their problems its own way).
+    func makeHost(loadsModuleFilesItself: Bool = false) -> PluginHost {
         // A cache folder that cannot be written is said once, and the run goes on in a temporary one.
         let (cache, problem) = CacheFolder.usable(cacheDirectory.map { URL(fileURLWithPath: $0) })
         if let problem { Diagnostics.print("hubhost: \(problem)") }
@@ -90,6 +92,10 @@ struct PluginOptions: ParsableArguments {
         // Each plugin version is first exercised in a child process (cached); crashing ones are quarantined.
         ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))?.install(on: host)
         host.loadPlugins(in: folders)
+        // Every command binds the module files beside the plugins, so plugins can `inject` what they declare.
+        if !loadsModuleFilesItself {
+            for problem in host.services.loadModuleFiles(in: folders) { Diagnostics.print("hubhost: \(problem)") }
+        }
         return host
     }
 

@@ -46,6 +46,11 @@ struct OneShotSupervisor {
     /// `events --keep-going`: after a fault in a step, go on with the next step (else stop there).
     var keepGoing = false
     var isEventScript = false
+    /// Said with a fault (what the worker was doing, e.g. the call `hubhost call` made).
+    var context: String?
+    /// Quarantine the culprit and run again without it (render, events). Off for `call` and `inject`, where the
+    /// fault is most often the caller's (a wrong signature), not the plugin's: report it and stop.
+    var recovers = true
 
     /// Supervises workers until the command is done, then exits with its status. Never returns.
     func run() -> Never {
@@ -72,11 +77,13 @@ struct OneShotSupervisor {
             fault.locate(in: Self.decodeQuietly(viewFile))
             let stepNote = isEventScript && fault.step > 0 ? "script line \(fault.step): " : ""
             Diagnostics.printBlock("hubhost: \(stepNote)\(fault.report)")
+            if let context { Diagnostics.print("hubhost: \(context)") }
             guard fault.isAttributed, let plugin = fault.plugin else {
                 Diagnostics.print(
                     "hubhost: this is a hubhost bug, not a plugin's; run with --in-process under gdb to see it")
                 exit(ExitStatus.failed.rawValue)
             }
+            guard recovers else { exit(ExitStatus.pluginFault.rawValue) }
             faults.append(fault)
             let record = quarantine(fault, plugin: plugin)
             quarantined.append(record)

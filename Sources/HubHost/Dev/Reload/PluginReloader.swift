@@ -28,6 +28,7 @@ final class PluginReloader {
     func loadAll(in folders: [URL]) -> String {
         gate?.install(on: host)
         host.loadPlugins(in: folders)
+        host.services.loadModuleFiles(in: folders)
         for record in host.plugins {
             if record.isLoaded { loaded[record.file.path] = record }
             if case .quarantined = record.state,
@@ -91,6 +92,7 @@ final class PluginReloader {
             reload.version = record.version
             if record.isLoaded {
                 loaded[path] = record
+                host.services.pluginDidLoad(record)  // its module-file bindings, if a module file names it
             } else {
                 reload.result = .rejected
                 reload.detail = record.reason
@@ -109,10 +111,12 @@ final class PluginReloader {
         aroundSwap { outcome = HotSwap.commit(successor, in: host) }
         guard let (unload, failed) = outcome else { return reload }
         loaded[path] = successor.record
+        // The new version's bindings replace the old one's (revoked with it in the swap).
+        let rebinding = host.services.pluginDidLoad(successor.record).map(\.description)
         reload.result = .swapped
         var notes = [unload.description]
         if old.isSwiftImage { retired.append(old) }
-        notes += failed.map { "not re-registered: \($0)" }
+        notes += failed.map { "not re-registered: \($0)" } + rebinding
         reload.detail = notes.joined(separator: "; ")
         return reload
     }

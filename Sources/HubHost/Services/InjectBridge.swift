@@ -1,0 +1,99 @@
+import CHubPlugin
+import Foundation
+import HubCore
+import HubInjection
+
+/// `hub_host.inject` (ABI 1.1): a plugin resolves an injector key (a binding a module file declares, or one host
+/// Swift code installed) and gets what it produced, with the binding's scope honoured.
+enum InjectBridge {
+    static func install(into table: inout hub_host) {
+        table.inject = { host, key, name, arguments, out, errorBuffer, capacity in
+            InjectBridge.inject(host, key, name, arguments, out, errorBuffer, capacity)
+        }
+    }
+
+    static func inject(
+        _ host: UnsafePointer<hub_host>?, _ key: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?,
+        _ arguments: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<hub_value>?,
+        _ errorBuffer: UnsafeMutablePointer<CChar>?, _ capacity: Int
+    ) -> Bool {
+        guard let (record, pluginHost) = HostTable.resolve(host) else {
+            CInterop.writeError("inject: the plugin is not loaded", errorBuffer, capacity)
+            return false
+        }
+        guard let key = CInterop.string(key), !key.isEmpty, let out else {
+            CInterop.writeError("inject: key and out must not be NULL", errorBuffer, capacity)
+            return false
+        }
+        let serviceKey = ServiceKey(id: key, name: CInterop.string(name))
+        let parsed: [Any]
+        switch parseArguments(CInterop.string(arguments)) {
+        case .success(let values): parsed = values
+        case .failure(let problem):
+            CInterop.writeError("inject \(serviceKey): \(problem)", errorBuffer, capacity)
+            return false
+        }
+        do {
+            let value = try pluginHost.services.injector.get(key: serviceKey, arguments: parsed)
+            write(value, to: out, record: record)
+            return true
+        } catch {
+            CInterop.writeError("inject \(serviceKey): \(error)", errorBuffer, capacity)
+            return false
+        }
+    }
+
+    struct ArgumentError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static func parseArguments(_ text: String?) -> Result<[Any], ArgumentError> {
+        guard let text, !text.isEmpty else { return .success([]) }
+        guard case .array(let items)? = try? JSONValue.parse(text) else {
+            return .failure(
+                ArgumentError("arguments_json must be a JSON array, got \(TerminalText.quoted(text, limit: 60))"))
+        }
+        var values: [Any] = []
+        for (position, item) in items.enumerated() {
+            switch item {
+            case .number(let n):
+                values.append(n == n.rounded() && abs(n) < 9.0e15 ? Int64(n) as Any : n as Any)
+            case .string(let s): values.append(s)
+            case .null: values.append(Optional<String>.none as Any)
+            case .bool(let b): values.append(Int64(b ? 1 : 0))
+            default:
+                return .failure(
+                    ArgumentError(
+                        "argument \(position + 1) is \(item.typeDescription); numbers, strings and null are allowed"))
+            }
+        }
+        return .success(values)
+    }
+
+    /// Fills `out` with `value`, touching only the members its struct_size covers.
+    static func write(_ value: Any?, to out: UnsafeMutablePointer<hub_value>, record: PluginRecord) {
+        var result = hub_value()
+        result.struct_size = UInt32(MemoryLayout<hub_value>.size)
+        switch value {
+        case let v as Int64: (result.type, result.i) = (HUB_VALUE_INT, v)
+        case let v as UInt64: (result.type, result.i) = (HUB_VALUE_INT, Int64(bitPattern: v))
+        case let v as Int: (result.type, result.i) = (HUB_VALUE_INT, Int64(v))
+        case let v as Double: (result.type, result.d) = (HUB_VALUE_DOUBLE, v)
+        case let v as String:
+            free(record.injectString)
+            record.injectString = strdup(v)
+            (result.type, result.s) = (HUB_VALUE_STRING, UnsafePointer(record.injectString))
+        case let v as UnsafeMutableRawPointer: (result.type, result.p) = (HUB_VALUE_POINTER, v)
+        case let v as OpaquePointer: (result.type, result.p) = (HUB_VALUE_POINTER, UnsafeMutableRawPointer(v))
+        default: result.type = HUB_VALUE_NONE
+        }
+        let declared = Int(UnsafeRawPointer(out).load(as: UInt32.self))
+        withUnsafeBytes(of: &result) { bytes in
+            UnsafeMutableRawPointer(out).copyMemory(
+                from: bytes.baseAddress!, byteCount: min(max(declared, 0), bytes.count))
+        }
+        // struct_size stays the caller's.
+        UnsafeMutableRawPointer(out).storeBytes(of: UInt32(declared), as: UInt32.self)
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import HubCore
+import HubHost
+import HubInjection
+
+/// `hubhost inject KEY [ARGS…]`: resolves an injector key end to end, as a plugin's `inject` does.
+struct Inject: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Resolve an injector key (a module-file binding) and print what it produced, its scope and owner.",
+        discussion: """
+            Loads the plugins and the module files beside them (as every command does), then resolves KEY with \
+            ARGS replacing the binding's default arguments position by position (numbers, strings, "null"). The \
+            call runs in a worker process, so a binding whose function crashes is reported, not fatal.
+            \(ExitStatus.help([
+                (.ok, "resolved"), (.problems, "the key has no binding, its plugin unloaded, or the call failed"),
+                (.pluginFault, "the bound function crashed, hung or exited (reported; nothing is quarantined)"),
+            ]))
+            """
+    )
+
+    @Argument(help: "The injector key.") var key: String
+
+    @Argument(parsing: .allUnrecognized, help: "Arguments (numbers, strings, null), one word each.")
+    var arguments: [String] = []
+
+    @Option(help: "The binding's name (named bindings).") var name: String?
+
+    @Flag(help: "Print JSON.") var json = false
+
+    @OptionGroup var plugins: PluginOptions
+
+    @OptionGroup var isolation: IsolationOptions
+
+    func run() throws {
+        if isolation.supervises {
+            var supervisor = OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: "")
+            supervisor.recovers = false
+            supervisor.context = "resolving \(key)"
+            supervisor.run()
+        }
+        let host = plugins.makeHost()
+        plugins.reportProblems(of: host)
+        let serviceKey = ServiceKey(id: key, name: name)
+        let values: [Any] = arguments.map { word in
+            if word == "null" { return Optional<String>.none as Any }
+            if let int = Int64(word) { return int }
+            if let double = Double(word) { return double }
+            return word
+        }
+        let registration = host.services.registrations.last { $0.key == serviceKey }
+        let value: Any?
+        do { value = try host.services.injector.get(key: serviceKey, arguments: values) } catch {
+            Diagnostics.print("hubhost inject: \(error)")
+            throw ExitCode(.problems)
+        }
+        let shown: String
+        switch value {
+        case nil: shown = "nothing"
+        case let v as String: shown = TerminalText.quoted(v)
+        case let v as UnsafeMutableRawPointer: shown = "pointer \(v)"
+        case let v?: shown = "\(v)"
+        }
+        if json {
+            let row: [String: Any] = [
+                "key": serviceKey.description, "value": shown, "scope": registration?.scope ?? "unknown",
+                "owner": registration?.owner.displayName ?? "unknown",
+            ]
+            let data = try JSONSerialization.data(withJSONObject: row, options: [.sortedKeys, .prettyPrinted])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print("\(serviceKey) = \(shown)")
+            print(
+                "  scope: \(registration?.scope ?? "unknown")   owner: \(registration?.owner.displayName ?? "unknown")")
+        }
+    }
+}

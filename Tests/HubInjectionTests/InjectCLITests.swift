@@ -1,0 +1,121 @@
+import Foundation
+import HubTestKit
+import Testing
+
+/// A C plugin that resolves an injector key another plugin's module file binds (ABI 1.1's `hub_host.inject`), and
+/// `hubhost inject` / `hubhost call` in a worker, as processes.
+@Suite("inject across the C ABI", .serialized)
+struct InjectCLITests {
+    /// A component "injected:sum" that draws what `inject("sum", NULL, custom.arguments)` gives, or the error.
+    static let injectingConsumer = #"""
+        #include <hub_plugin.h>
+        #include <stdio.h>
+        #include <stdlib.h>
+        #include <string.h>
+        static const hub_host *host;
+        typedef struct item { const hub_model *model; } item;
+        static const char *traits(void *i) { (void)i; return HUB_TRAIT_FULL_WIDTH; }
+        static void load_view(void *i) { (void)i; }
+        static hub_size size(void *i, const hub_model *m, hub_size c) { (void)i; (void)m; return (hub_size){c.width, 120}; }
+        static void reuse(void *i) { ((item *)i)->model = NULL; }
+        static void configure(void *i, const hub_model *m, hub_size c) { (void)c; ((item *)i)->model = m; }
+        static void draw(void *i, const hub_view_builder *v, hub_size s) {
+            item *it = i;
+            const char *key = host->model_string(host, it->model, HUB_MODEL_TITLE);
+            const char *args = host->model_custom_string(host, it->model, "arguments");
+            char text[300], error[256] = "";
+            hub_value out = {sizeof out};
+            if (!HUB_HAS_MEMBER(host, hub_host, inject)) snprintf(text, sizeof text, "host too old");
+            else if (host->inject(host, key, NULL, args, &out, error, sizeof error)) {
+                if (out.type == HUB_VALUE_INT) snprintf(text, sizeof text, "%s=%lld", key, (long long)out.i);
+                else if (out.type == HUB_VALUE_DOUBLE) snprintf(text, sizeof text, "%s=%g", key, out.d);
+                else if (out.type == HUB_VALUE_STRING) snprintf(text, sizeof text, "%s=%s", key, out.s);
+                else snprintf(text, sizeof text, "%s=other", key);
+            } else snprintf(text, sizeof text, "error: %s", error);
+            hub_text_style style = {sizeof style, 12, 400, 0x000000FFu, HUB_TEXT_LEFT, 0};
+            v->text(v, (hub_rect){0, 0, s.width, s.height}, text, &style);
+        }
+        static void destroy(void *i) { free(i); }
+        static const hub_component_class klass = {sizeof klass, traits, load_view, size, reuse, configure, draw, NULL, destroy};
+        static bool create(const hub_component_factory *f, const char *n, hub_component *out) {
+            (void)f; if (strcmp(n, "sum") != 0) return false;
+            out->klass = &klass; out->instance = calloc(1, sizeof(item)); return true;
+        }
+        static const char *const names[] = {"sum", NULL};
+        static const char *const *component_names(const hub_component_factory *f) { (void)f; return names; }
+        static const hub_component_factory factory = {sizeof factory, NULL, create, component_names, NULL};
+        static bool init(const hub_host *h, char *e, size_t n) { host = h; return h->register_component_factory(h, "injected", &factory, e, n); }
+        static const hub_plugin_descriptor d = {HUB_PLUGIN_MAGIC, sizeof d, {HUB_ABI_MAJOR, HUB_ABI_MINOR}, "com.test.injected", "Injected", "1.0.0", "", "", init, NULL};
+        HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &d; }
+        """#
+
+    /// Provider and consumer plugins, and a module file binding "sum" (add_u32, defaults 2 and 3), "neg" and
+    /// "counter" (a singleton of make_controller).
+    static func setUp() throws -> CPlugins {
+        let dir = try CPlugins()
+        try dir.compile(providerSource, as: "liba_provider.so")
+        try dir.compile(injectingConsumer, as: "libc_injected.so")
+        try """
+        { "bindings": [
+          { "key": "sum", "plugin": "liba_provider.so", "symbol": "add_u32", "signature": "(u32,u32)->u32", "defaults": [2, 3] },
+          { "key": "neg", "plugin": "liba_provider.so", "symbol": "negate_i64", "signature": "(i64)->i64", "defaults": [7] },
+          { "key": "controller", "plugin": "liba_provider.so", "symbol": "make_controller",
+            "signature": "(str,str,i32,f64,u8,i64,f32)->ptr", "defaults": ["Home", "main", 1, 1.5, 2, 3, 0.5], "scope": "singleton" } ] }
+        """.write(to: dir.plugins.appendingPathComponent("math.modules.json"), atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    @Test func aPluginResolvesAKeyAnotherPluginsModuleFileBinds() throws {
+        let dir = try Self.setUp()
+        defer { dir.cleanUp() }
+        let view = dir.root.appendingPathComponent("view.json")
+        try #"""
+        {"body": [
+          {"id": "a", "component": {"id": "injected:sum"}, "text": {"title": "sum"}},
+          {"id": "b", "component": {"id": "injected:sum"}, "text": {"title": "sum"}, "custom": {"arguments": "[40, 2]"}},
+          {"id": "c", "component": {"id": "injected:sum"}, "text": {"title": "neg"}, "custom": {"arguments": "[-5]"}},
+          {"id": "d", "component": {"id": "injected:sum"}, "text": {"title": "missing"}},
+          {"id": "e", "component": {"id": "injected:sum"}, "text": {"title": "sum"}, "custom": {"arguments": "[1, \"x\"]"}}
+        ]}
+        """#.write(to: view, atomically: true, encoding: .utf8)
+        let run = try CLITests.hubhost(
+            [
+                "render", view.path, "--format", "svg", "-o", "-", "--plugins", dir.plugins.path, "--plugin-cache",
+                dir.cache.path,
+            ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(">sum=5<"), "defaults")
+        #expect(run.stdout.contains(">sum=42<"), "arguments replace the defaults")
+        #expect(run.stdout.contains(">neg=5<"))
+        #expect(run.stdout.contains("error: inject missing:"), "\(run.stdout)")
+        let texts = run.stdout.components(separatedBy: "<text").joined()
+        #expect(texts.contains("u32"), "a bad argument is an error naming the type: \(run.stdout)")
+    }
+
+    @Test func injectResolvesAKeyEndToEndAndCallSurvivesAWrongSignature() throws {
+        let dir = try Self.setUp()
+        defer { dir.cleanUp() }
+        let common = ["--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path]
+        let sum = try CLITests.hubhost(["inject", "sum", "40", "2"] + common)
+        #expect(sum.status == 0, "\(sum.stderr)")
+        #expect(sum.stdout.contains("sum = 42"))
+        #expect(sum.stdout.contains("owner: com.test.provider 1.0.0 (liba_provider.so)"), "\(sum.stdout)")
+        let singleton = try CLITests.hubhost(["inject", "controller", "--json"] + common)
+        #expect(
+            singleton.stdout.contains("\"scope\" : \"provider (singleton)\"") || singleton.stdout.contains("singleton"),
+            "\(singleton.stdout)")
+        let missing = try CLITests.hubhost(["inject", "nothing"] + common)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("nothing"))
+
+        // A well-formed but wrong signature: the callee crashes in a worker; hubhost reports it and lives.
+        let plugin = dir.plugins.appendingPathComponent("liba_provider.so").path
+        let wrong = try CLITests.hubhost([
+            "call", plugin, "negate_i32", "--signature", "(i32,i32,f64)->str", "1", "2", "3",
+        ])
+        #expect(wrong.status == 5, "\(wrong.status) \(wrong.stderr)")
+        #expect(
+            wrong.stderr.contains("liba_provider.so") && wrong.stderr.contains("crashed with SIG"), "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("the call was negate_i32 (i32,i32,f64)->str with 1 2 3"))
+    }
+}
