@@ -123,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "HubPluginKitTests",
             dependencies: [
-                "HubTestKit", "HubPluginKit", "HubHost", "HubCore",
+                "HubTestKit", "HubPluginKit", "HubHost", "HubCore", "HubInjection",
                 "CHubPlugin",
             ],
             path: "Tests/HubPluginKitTests"),

@@ -118,4 +118,28 @@ struct InjectCLITests {
             wrong.stderr.contains("liba_provider.so") && wrong.stderr.contains("crashed with SIG"), "\(wrong.stderr)")
         #expect(wrong.stderr.contains("the call was negate_i32 (i32,i32,f64)->str with 1 2 3"))
     }
+
+    @Test func aKeyBoundTwiceIsRefusedWithBothNamedAndTheGraphShowsProviders() throws {
+        let dir = try Self.setUp()
+        defer { dir.cleanUp() }
+        try """
+        { "bindings": [ { "key": "sum", "plugin": "liba_provider.so", "symbol": "add_u8", "signature": "(u8,u8)->u8" } ] }
+        """.write(to: dir.plugins.appendingPathComponent("zz-second.modules.json"), atomically: true, encoding: .utf8)
+        let common = ["--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path]
+        let listed = try CLITests.hubhost(["list-services"] + common)
+        #expect(listed.status == 1, "\(listed.stdout)")
+        let refusal = listed.stdout + listed.stderr
+        #expect(refusal.contains("key sum is already bound by"), "\(refusal)")
+        #expect(refusal.contains("math.modules.json") && refusal.contains("zz-second.modules.json"))
+        // The first binding still serves.
+        #expect(try CLITests.hubhost(["inject", "sum", "1", "1"] + common).stdout.contains("sum = 2"))
+
+        let dot = try CLITests.hubhost(["list-services", "--graph", "dot"] + common)
+        #expect(dot.stdout.hasPrefix("digraph services {"))
+        #expect(
+            dot.stdout.contains(#""owner com.test.provider 1.0.0 (liba_provider.so)" -> "key sum""#), "\(dot.stdout)")
+        #expect(dot.stdout.contains(#""key com.test.greeter""#))
+        let svg = try CLITests.hubhost(["list-services", "--graph", "svg"] + common)
+        #expect(svg.stdout.hasPrefix("<svg") && svg.stdout.contains(">sum</text>"))
+    }
 }

@@ -149,6 +149,25 @@ public final class HostServices {
                 )
                 continue
             }
+            // One key, one binding: a second module file (or a C service) claiming it is refused, both named.
+            if let holder = boundFunctions.last(where: { $0.binding.key == binding.key && !$0.isRevoked }) {
+                fail(
+                    "key \(binding.key) is already bound by \(holder.file) (\(holder.binding.label), \(holder.owner.displayName)); this binding is refused"
+                )
+                continue
+            }
+            if let service = registry.provider(of: binding.key) {
+                fail(
+                    "key \(binding.key) is already a C service of \(service.owner.displayName); this binding is refused"
+                )
+                continue
+            }
+            if let other = byOwner.values.joined().first(where: { $0.binding.key == binding.key }) {
+                fail(
+                    "key \(binding.key) is bound twice in this file (\(other.binding.label) first); this binding is refused"
+                )
+                continue
+            }
             do {
                 let bound = try BoundFunction(
                     file: file.url.path, binding: binding, owner: record.owner,

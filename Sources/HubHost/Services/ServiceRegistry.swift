@@ -211,6 +211,15 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
         }
     }
 
+    /// Who holds which service now (consumer and key), for the dependency graph.
+    public var acquisitions: [(key: ServiceKey, consumer: Owner)] {
+        lock.withLock {
+            providers.values.joined().flatMap { entry in
+                entry.holders.filter { $0.value > 0 }.keys.map { (entry.key, $0) }
+            }
+        }
+    }
+
     /// The serving provider of `key`, without acquiring it (listings, host-side calls made under the lock's
     /// protection of the main thread).
     public func provider(of key: ServiceKey) -> ServiceEntry? { lock.withLock { providers[key]?.last } }

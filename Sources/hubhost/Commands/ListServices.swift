@@ -37,6 +37,14 @@ struct ListServices: ParsableCommand {
     @Flag(name: .customLong("json"), help: "Print JSON for scripts instead of a table.")
     var json = false
 
+    enum GraphFormat: String, ExpressibleByArgument { case dot, svg }
+
+    @Option(
+        help: ArgumentHelp(
+            "Print the dependency graph instead: owners → keys they provide → consumers holding them (dot or svg).",
+            valueName: "format"))
+    var graph: GraphFormat?
+
     func run() throws {
         let host = plugins.makeHost(loadsModuleFilesItself: true)
         var problems = host.services.loadModuleFiles(in: plugins.folders).map(\.description)
@@ -51,6 +59,14 @@ struct ListServices: ParsableCommand {
         }
         let registrations = host.services.registrations
         let survivors = host.services.survivors
+        if let graph {
+            let dependencies = ServiceGraph(
+                provides: registrations.map { ($0.owner.displayName, $0.key.description, $0.scope) },
+                uses: host.services.registry.acquisitions.map { ($0.consumer.displayName, $0.key.description) })
+            print(graph == .dot ? dependencies.dot() : dependencies.svg(), terminator: "")
+            if !problems.isEmpty { throw ExitCode(.problems) }
+            return
+        }
         if json {
             print(try TextTable.json(Listing(registrations: registrations, survivors: survivors, problems: problems)))
         } else {

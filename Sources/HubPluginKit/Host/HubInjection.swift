@@ -1,0 +1,81 @@
+import CHubPlugin
+
+/// What an injector key resolved to (ABI 1.1's `hub_host.inject`).
+public enum HubInjected: Equatable {
+    /// The binding produced nothing (void, or a NULL pointer).
+    case none
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    /// Owned by whoever made it (the binding's plugin).
+    case pointer(UnsafeMutableRawPointer)
+
+    public var intValue: Int64? { if case .int(let v) = self { return v } else { return nil } }
+    public var doubleValue: Double? { if case .double(let v) = self { return v } else { return nil } }
+    public var stringValue: String? { if case .string(let v) = self { return v } else { return nil } }
+    public var pointerValue: UnsafeMutableRawPointer? {
+        if case .pointer(let v) = self { return v } else { return nil }
+    }
+}
+
+/// Why a key could not be resolved, in the host's words: the key, the module file and binding, the plugin that
+/// provides it, and what happened (no binding, revoked by an unload, a cycle, a bad argument).
+public struct HubInjectionError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+}
+
+extension HubHost {
+    /// Resolves an injector key the way Objection's `getObject` does, across the C ABI: a binding a module file
+    /// declares (an initializer some plugin exports, called through libffi) or one the host installed, with its
+    /// scope honoured (a singleton is made once). `arguments` replace the binding's defaults position by position
+    /// (Int, Double, String or nil). Call on the host's main thread, from inside a host call.
+    ///
+    /// ```swift
+    /// let sum = try HubHost.current.inject("sum", arguments: [40, 2]).intValue  // 42
+    /// ```
+    public func inject(_ key: String, named name: String? = nil, arguments: [Any?] = []) throws -> HubInjected {
+        guard Int(table.pointee.struct_size) >= MemoryLayout<hub_host>.offset(of: \hub_host.inject)! + 8,
+            let inject = table.pointee.inject
+        else { throw HubInjectionError(description: "inject \(key): the host speaks ABI \(abiVersion), 1.1 is needed") }
+        var json = "["
+        for (position, argument) in arguments.enumerated() {
+            if position > 0 { json += "," }
+            switch argument {
+            case nil: json += "null"
+            case let v as Int: json += String(v)
+            case let v as Int64: json += String(v)
+            case let v as Int32: json += String(v)
+            case let v as UInt32: json += String(v)
+            case let v as Double: json += v.isFinite ? String(v) : "null"
+            case let v as String: json += JSONValue.string(v).jsonText
+            default:
+                throw HubInjectionError(
+                    description:
+                        "inject \(key): argument \(position + 1) is \(type(of: argument!)); use Int, Double, String or nil"
+                )
+            }
+        }
+        json += "]"
+        var out = hub_value()
+        out.struct_size = UInt32(MemoryLayout<hub_value>.size)
+        var error = [CChar](repeating: 0, count: 1024)
+        let ok = key.withCString { k in
+            json.withCString { a in
+                withOptionalCString(name) { n in inject(table, k, n, a, &out, &error, error.count) }
+            }
+        }
+        guard ok else { throw HubInjectionError(description: String(cString: error)) }
+        switch out.type {
+        case HUB_VALUE_INT: return .int(out.i)
+        case HUB_VALUE_DOUBLE: return .double(out.d)
+        case HUB_VALUE_STRING: return out.s.map { .string(String(cString: $0)) } ?? .none
+        case HUB_VALUE_POINTER: return out.p.map { .pointer($0) } ?? .none
+        default: return .none
+        }
+    }
+}
+
+private func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let string else { return body(nil) }
+    return string.withCString { body($0) }
+}
