@@ -1,10 +1,12 @@
 import Foundation
+import HubHost
+import HubInjection
 import HubTestKit
 import Testing
 
 /// A C plugin that resolves an injector key another plugin's module file binds (ABI 1.1's `hub_host.inject`), and
 /// `hubhost inject` / `hubhost call` in a worker, as processes.
-@Suite("inject across the C ABI", .serialized)
+@Suite("inject across the C ABI", .serialized, .pluginCode)
 struct InjectCLITests {
     /// A component "injected:sum" that draws what `inject("sum", NULL, custom.arguments)` gives, or the error.
     static let injectingConsumer = #"""
@@ -142,4 +144,32 @@ struct InjectCLITests {
         let svg = try CLITests.hubhost(["list-services", "--graph", "svg"] + common)
         #expect(svg.stdout.hasPrefix("<svg") && svg.stdout.contains(">sum</text>"))
     }
+
+    @Test func observersHearOfAProviderOnlyAfterItsInitSucceeded() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let failing = try dir.compile(providerSource, as: "libfailing.so", defines: ["FAIL_AFTER_REGISTER": "1"])
+        let good = try dir.compile(providerSource, as: "libgood.so", defines: ["PLUGIN_ID": "\"com.test.good\""])
+        let host = PluginHost(cacheDirectory: dir.cache)
+        defer { host.unloadAll() }
+        let heard = Collected()
+        let token = host.services.registry.observe { change in heard.append("\(change)") }
+        _ = token
+        let record = host.load(file: failing)
+        #expect(!record.isLoaded)
+        #expect(record.reason?.contains("init fails after registering") == true)
+        #expect(heard.items.isEmpty, "no observer heard of a provider whose init failed: \(heard.items)")
+        #expect(host.services.registry.provider(of: ServiceKey(id: "com.test.greeter")) == nil)
+        let second = host.load(file: good)
+        #expect(second.isLoaded)
+        #expect(heard.items.contains { $0.contains("com.test.greeter") }, "\(heard.items)")
+    }
+}
+
+/// Strings a callback collects.
+final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [String] = []
+    func append(_ item: String) { lock.withLock { storage.append(item) } }
+    var items: [String] { lock.withLock { storage } }
 }

@@ -97,7 +97,12 @@ let providerSource = #"""
     static bool init(const hub_host *host, char *error, size_t capacity) {
         hub_service service = { sizeof(hub_service), "com.test.greeter", GREETER_VERSION, NULL, &table, &state,
                                 retain_context, release_context };
-        return host->register_service(host, &service, error, capacity);
+        bool registered = host->register_service(host, &service, error, capacity);
+    #ifdef FAIL_AFTER_REGISTER
+        snprintf(error, capacity, "init fails after registering (FAIL_AFTER_REGISTER)");
+        return false;
+    #endif
+        return registered;
     }
 
     static const hub_plugin_descriptor descriptor = {

@@ -260,8 +260,18 @@ public final class PluginHost {
         var error = [CChar](repeating: 0, count: 1024)
         record.callSlot = CallRecorder.register(
             path: record.file.path, id: record.id!, version: record.version!, digest: record.contentHash ?? "")
+        record.holdsRegistrations = true
         let initialised = CallRecorder.during(.initialize, slot: record.callSlot) {
             d.`init`!(table, &error, error.count)
+        }
+        record.holdsRegistrations = false
+        let held = record.heldRegistrations
+        record.heldRegistrations = []
+        if initialised {
+            // Now, and only now, other plugins' observers hear of its services.
+            for (what, apply) in held {
+                do { try apply() } catch { record.warnings.append("\(what) not registered: \(error)") }
+            }
         }
         guard initialised else {
             let message = String(cString: error)

@@ -81,6 +81,9 @@ public final class PluginRecord {
     weak var host: PluginHost?
     /// Where `CallRecorder` notes calls into this plugin (0 until it is initialised).
     var callSlot: UInt16 = 0
+    /// True while its `init` runs: service registrations wait in `heldRegistrations` until it returned true.
+    var holdsRegistrations = false
+    var heldRegistrations: [(what: String, apply: () throws -> Void)] = []
     /// The string result of this plugin's last `inject` (valid until its next one, as the header says).
     var injectString: UnsafeMutablePointer<CChar>?
     var handle: UnsafeMutableRawPointer?

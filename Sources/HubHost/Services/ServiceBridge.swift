@@ -31,6 +31,28 @@ enum ServiceBridge {
                         retain: s.retain, release: s.release)
                     entry.slot = slot
                 }
+                // During init: held until init returns true, so that no observer hears of a provider whose init
+                // then fails (and which is unloaded); a refusal then is the plugin's warning.
+                let swapping = record.host?.staging?.file == record.file
+                if record.holdsRegistrations, !swapping, let refusal = registry.refusal(of: key, owner: owner) {
+                    throw refusal  // refused now, as an unheld registration would be, so init can react
+                }
+                if record.holdsRegistrations {
+                    record.heldRegistrations.append(
+                        (
+                            "service \(key)",
+                            {
+                                if HotSwap.hold(
+                                    record, "service \(key)", takenBy: registry.provider(of: key)?.owner,
+                                    apply: register)
+                                {
+                                    return
+                                }
+                                try register()
+                            }
+                        ))
+                    return true
+                }
                 // A new version loading beside the old one (hot reload): held until the old one is unloaded.
                 if HotSwap.hold(record, "service \(key)", takenBy: registry.provider(of: key)?.owner, apply: register) {
                     return true

@@ -211,6 +211,15 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
         }
     }
 
+    /// Why `register` would refuse `owner`'s provider of `key` now, or nil (checked before a held registration).
+    func refusal(of key: ServiceKey, owner: Owner) -> ServiceError? {
+        lock.withLock {
+            guard let current = providers[key]?.last else { return nil }
+            return current.shadowable && current.owner != owner
+                ? nil : ServiceError.taken(key, owner: current.owner, claimant: owner)
+        }
+    }
+
     /// Who holds which service now (consumer and key), for the dependency graph.
     public var acquisitions: [(key: ServiceKey, consumer: Owner)] {
         lock.withLock {
