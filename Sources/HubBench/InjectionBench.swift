@@ -18,6 +18,7 @@ enum InjectionBench {
     static func run() throws {
         try resolveSection()
         try ffiSection()
+        try cABISection()
     }
 
     /// Runs each variant once per round, `samples` rounds, and returns each variant's median: variants measured
