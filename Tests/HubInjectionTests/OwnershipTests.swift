@@ -46,6 +46,19 @@ struct OwnershipTests {
         token.cancel()
     }
 
+    @Test("a revocation reaches injectors derived with withModules and withoutModules")
+    func revocationReachesDerivedInjectors() throws {
+        let injector = try Injector(Module { $0.bindClass(HostWeather.self, to: Weather.self) })
+        try injector.install(Module(owner: plugin) { $0.bindClass(PluginWeather.self, to: Weather.self) })
+        let derived = try injector.withModules(Module { _ in })
+        let grandchild = try derived.withModules(Module { _ in })
+        #expect(try derived.get(Weather.self).forecast == "plugin: sunny")
+        #expect(try grandchild.get(Weather.self).forecast == "plugin: sunny")
+        injector.revokeAll(ownedBy: plugin)
+        #expect(try derived.get(Weather.self).forecast == "host: cloudy", "the derived injector forgot the plugin too")
+        #expect(try grandchild.get(Weather.self).forecast == "host: cloudy")
+    }
+
     @Test("without another binding, lookups fail cleanly until a provider returns; the new provider then serves")
     func failCleanlyThenReload() throws {
         let injector = try Injector()

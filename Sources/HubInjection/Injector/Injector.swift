@@ -108,7 +108,23 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     /// A new injector with this one's modules plus `modules` (Objection's `withModules:`). Nothing cached is
     /// shared with this injector; every module is configured again.
     public func withModules(_ modules: [Module]) throws -> Injector {
-        try Injector(modules: self.modules + modules)
+        adopt(try Injector(modules: self.modules + modules))
+    }
+
+    /// Injectors derived from this one (`withModules`, `withoutModules`), held weakly: a revocation reaches them
+    /// too, so none keeps serving a binding whose plugin unloaded.
+    private var derived: [DerivedInjector] = []
+    private final class DerivedInjector {
+        weak var injector: Injector?
+        init(_ injector: Injector) { self.injector = injector }
+    }
+
+    private func adopt(_ injector: Injector) -> Injector {
+        lock.withLock {
+            derived.removeAll { $0.injector == nil }
+            derived.append(DerivedInjector(injector))
+        }
+        return injector
     }
 
     public func withModules(_ modules: Module...) throws -> Injector { try withModules(modules) }
@@ -116,7 +132,7 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     /// A new injector without the modules of the given classes (Objection's `withoutModuleOfTypes:`).
     public func withoutModules(ofTypes types: [Module.Type]) throws -> Injector {
         let removed = Set(types.map { ObjectIdentifier($0) })
-        return try Injector(modules: modules.filter { !removed.contains(ObjectIdentifier(type(of: $0))) })
+        return adopt(try Injector(modules: modules.filter { !removed.contains(ObjectIdentifier(type(of: $0))) }))
     }
 
     public func withoutModules(ofType type: Module.Type) throws -> Injector { try withoutModules(ofTypes: [type]) }
@@ -223,6 +239,9 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
             invalidate(revocation.keys)
         }
         revocation.keys.sort()
+        // Every injector derived from this one loses the owner's bindings too.
+        let children = lock.withLock { derived.compactMap(\.injector) }
+        for child in children { _ = child.revokeAll(ownedBy: owner) }
         ledger.markRevoked(owner)
         revocation.survivors = ledger.survivors(ownedBy: owner)
         observers.notify(revocation.keys.map { .removed($0, owner: owner) })
