@@ -145,6 +145,24 @@ struct InjectCLITests {
         #expect(svg.stdout.hasPrefix("<svg") && svg.stdout.contains(">sum</text>"))
     }
 
+    @Test func validateChecksTheModuleFileBindingsOfAPlugin() throws {
+        let dir = try Self.setUp()
+        defer { dir.cleanUp() }
+        let clean = try CLITests.hubhost(["validate", dir.plugins.appendingPathComponent("liba_provider.so").path])
+        #expect(clean.status == 0, "\(clean.stdout)")
+        try """
+        { "bindings": [
+          { "key": "hidden", "plugin": "liba_provider.so", "symbol": "init", "signature": "()->i32" },
+          { "key": "bad", "plugin": "liba_provider.so", "symbol": "add_u8", "signature": "(u8,u8)->u8", "defaults": [1, "x"] } ] }
+        """.write(to: dir.plugins.appendingPathComponent("more.modules.json"), atomically: true, encoding: .utf8)
+        let run = try CLITests.hubhost(["validate", dir.plugins.appendingPathComponent("liba_provider.so").path])
+        #expect(run.status == 1)
+        #expect(
+            run.stdout.contains("binding 'hidden' (bindings[0]): init is not exported by liba_provider.so"),
+            "\(run.stdout)")
+        #expect(run.stdout.contains("binding 'bad' (bindings[1]): default 2 must be u8"), "\(run.stdout)")
+    }
+
     @Test func observersHearOfAProviderOnlyAfterItsInitSucceeded() throws {
         let dir = try CPlugins()
         defer { dir.cleanUp() }

@@ -112,10 +112,27 @@ public enum ELFInspector {
         var hasDynsym = false
         var exportsEntry = false
         var hasSwiftMetadata = false
+        /// Every exported (defined, global or weak) function, when asked for.
+        var exports: Set<String>?
+    }
+
+    /// The functions `file` exports in `.dynsym` (what `dlsym` can find), read without loading it: what
+    /// `validate` checks module-file bindings against.
+    public static func exportedFunctions(of file: URL) throws -> Set<String> {
+        let name = file.lastPathComponent
+        let data = try Data(contentsOf: file)
+        return try data.withUnsafeBytes { bytes in
+            let reader = Reader(bytes: bytes)
+            try check(reader) { Rejection(reason: "\(name): \($0)") }
+            let facts = try sectionFacts(reader, { Rejection(reason: "\(name): \($0)") }, collectExports: true)
+            return facts.exports ?? []
+        }
     }
 
     /// Walks the section headers: finds `.dynsym` and its string table, and any `swift5_*` section.
-    private static func sectionFacts(_ r: Reader, _ reject: (String) -> Rejection) throws -> SectionFacts {
+    private static func sectionFacts(
+        _ r: Reader, _ reject: (String) -> Rejection, collectExports: Bool = false
+    ) throws -> SectionFacts {
         let shoff = Int(clamping: r.u64(0x28))
         let shentsize = Int(r.u16(0x3A))
         let shnum = Int(r.u16(0x3C))
@@ -136,6 +153,7 @@ public enum ELFInspector {
         }
 
         var facts = SectionFacts()
+        if collectExports { facts.exports = [] }
         if shstrndx < shnum {
             let names = header(shstrndx)
             if inFile(names.offset, names.size) {
@@ -169,9 +187,9 @@ public enum ELFInspector {
                 let symbolType = info & 0xF
                 // A defined (shndx != 0), global or weak function.
                 guard shndx != 0, binding == 1 || binding == 2, symbolType == 2 else { continue }
-                if r.cString(at: strings.offset + Int(r.u32(at)), limit: strings.offset + strings.size) == entrySymbol {
-                    facts.exportsEntry = true
-                }
+                let symbol = r.cString(at: strings.offset + Int(r.u32(at)), limit: strings.offset + strings.size)
+                if symbol == entrySymbol { facts.exportsEntry = true }
+                if let symbol, facts.exports != nil { facts.exports?.insert(symbol) }
             }
         }
         return facts

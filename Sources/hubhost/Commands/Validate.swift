@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HubCore
 import HubHost
 
 /// `hubhost validate PLUGIN.so…`: the conformance suite for plugin authors. Each plugin runs in its own child
@@ -53,10 +54,13 @@ struct Validate: ParsableCommand {
         for path in plugins {
             let file = URL(fileURLWithPath: path).standardizedFileURL
             let (report, failure) = runner.validate(file, view: view.map { URL(fileURLWithPath: $0) })
+            let bindingProblems = Self.moduleFileProblems(for: file)
             results.append(
                 Result(
-                    file: file.path, passed: failure == nil && (report?.conforms ?? false),
-                    failure: failure, report: report))
+                    file: file.path,
+                    passed: failure == nil && (report?.conforms ?? false) && bindingProblems.isEmpty,
+                    failure: failure ?? (bindingProblems.isEmpty ? nil : bindingProblems.joined(separator: "\n  ")),
+                    report: report))
         }
         if json {
             let encoder = JSONEncoder()
@@ -73,6 +77,34 @@ struct Validate: ParsableCommand {
             print(failed == 0 ? "\(results.count) plugin(s) passed" : "\(failed) of \(results.count) plugin(s) failed")
         }
         if !results.allSatisfy(\.passed) { throw ExitCode(.problems) }
+    }
+
+    /// What is wrong with the module-file bindings beside `plugin` that name it: a symbol it does not export
+    /// (plugins linked with the version script export only hub_plugin_entry), or defaults that do not fit the
+    /// signature. Read from the ELF, without loading the plugin.
+    static func moduleFileProblems(for plugin: URL) -> [String] {
+        let files = ModuleFile.files(in: [plugin.deletingLastPathComponent()])
+        guard !files.isEmpty else { return [] }
+        let exported = (try? ELFInspector.exportedFunctions(of: plugin)) ?? []
+        var problems: [String] = []
+        for url in files {
+            guard let file = try? ModuleFile(contentsOf: url) else { continue }
+            // Bindings that could not be read (a default that does not fit the signature…) and that name this
+            // plugin: found by their place in the file.
+            let raw = (try? JSONValue.parse(Data(contentsOf: url)))?["bindings"]?.arrayValue ?? []
+            let mine = raw.indices.filter { raw[$0]["plugin"]?.stringValue == plugin.lastPathComponent }
+            problems += file.problems.filter { problem in
+                mine.contains { problem.description.contains("bindings[\($0)]") }
+            }.map(\.description)
+            for binding in file.bindings where binding.plugin == plugin.lastPathComponent {
+                if !exported.contains(binding.symbol) {
+                    problems.append(
+                        "\(url.lastPathComponent): binding \(binding.label): \(binding.symbol) is not exported by "
+                            + "\(plugin.lastPathComponent) (add it to the version script, or mark it HUB_EXPORT)")
+                }
+            }
+        }
+        return problems
     }
 
     private func printHuman(_ result: Result) {
