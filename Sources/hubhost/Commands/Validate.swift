@@ -15,7 +15,9 @@ struct Validate: ParsableCommand {
             every extension called (children, image handling, content offset and view observers, action performer \
             and observer), selection state, UI state round trip, destroy; every action handler with each trigger, \
             with and without custom data; every layout manager's margins; unload clean. With --view, every \
-            component also runs over the view's models of its namespaces. A crash or hang names its call and model.
+            component also runs over the view's models of its namespaces. A crash or hang names its call and model. \
+            Module files beside the plugin are checked too: every function a binding names must be exported, and \
+            its defaults must fit the signature.
             \(ExitStatus.help([(.ok, "every plugin passes every check"), (.problems, "a check of a plugin failed")]))
             """
     )
