@@ -145,6 +145,27 @@ struct InjectCLITests {
         #expect(svg.stdout.hasPrefix("<svg") && svg.stdout.contains(">sum</text>"))
     }
 
+    @Test func eagerSingletonsAreMadeAtLoadAwokenAndRequiresResolvedFirst() throws {
+        let dir = try Self.setUp()
+        defer { dir.cleanUp() }
+        try """
+        { "bindings": [
+          { "key": "eager.controller", "plugin": "liba_provider.so", "symbol": "make_controller",
+            "signature": "(str,str,i32,f64,u8,i64,f32)->ptr", "defaults": ["E", "m", 1, 1, 1, 1, 1],
+            "scope": "singleton", "eager": true, "awoken": "awake_controller" },
+          { "key": "awakened", "plugin": "liba_provider.so", "symbol": "awakened", "signature": "()->i32" },
+          { "key": "needy", "plugin": "liba_provider.so", "symbol": "add_u8", "signature": "(u8,u8)->u8",
+            "defaults": [1, 1], "requires": ["sum", "no.such.key"] } ] }
+        """.write(to: dir.plugins.appendingPathComponent("eager.modules.json"), atomically: true, encoding: .utf8)
+        let common = ["--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path]
+        // Made once when the plugin loaded (eager), and awoken once; asking again returns the same singleton.
+        let count = try CLITests.hubhost(["inject", "awakened"] + common)
+        #expect(count.stdout.contains("awakened = 1"), "\(count.stdout)\(count.stderr)")
+        let needy = try CLITests.hubhost(["inject", "needy"] + common)
+        #expect(needy.status == 1)
+        #expect(needy.stderr.contains("requires no.such.key"), "\(needy.stderr)")
+    }
+
     @Test func validateChecksTheModuleFileBindingsOfAPlugin() throws {
         let dir = try Self.setUp()
         defer { dir.cleanUp() }

@@ -131,6 +131,9 @@ let providerSource = #"""
     HUB_EXPORT int64_t controller_big(void *c) { return ((controller *)c)->big; }
     HUB_EXPORT float controller_ratio(void *c) { return ((controller *)c)->ratio; }
     HUB_EXPORT void free_controller(void *c) { free(c); }
+    static int awakenings;
+    HUB_EXPORT void awake_controller(void *c) { (void)c; awakenings++; }
+    HUB_EXPORT int32_t awakened(void) { return awakenings; }
 
     HUB_EXPORT int8_t negate_i8(int8_t v) { return (int8_t)-v; }
     HUB_EXPORT uint8_t add_u8(uint8_t a, uint8_t b) { return (uint8_t)(a + b); }

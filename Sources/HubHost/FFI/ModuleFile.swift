@@ -21,6 +21,12 @@ public struct ModuleFile: Sendable {
         public let signature: FFISignature
         public let defaults: [JSONValue]
         public let scope: Scope
+        /// Made when its plugin loads (Objection's eager singletons), not on first use.
+        public var eager = false
+        /// Keys resolved before this binding's function is called (Objection's `requires`).
+        public var requires: [ServiceKey] = []
+        /// A function the plugin exports, `(ptr)->void`, called with each pointer the binding made (`awoken`).
+        public var awoken: String?
         /// "bindings[0]" — where it is in the file, for messages.
         public let path: String
         /// "'home.controller' (bindings[0])"
@@ -120,9 +126,29 @@ public struct ModuleFile: Sendable {
         guard let scope = Scope(rawValue: scopeText) else {
             throw fail("\(path).scope must be \"normal\" or \"singleton\", found \"\(scopeText)\"", label)
         }
-        return Binding(
+        var binding = Binding(
             key: key, plugin: try string("plugin"), symbol: try string("symbol"), signature: signature,
             defaults: defaults, scope: scope, path: path)
+        if let eager = object["eager"] {
+            guard let flag = eager.boolValue else { throw fail("\(path).eager must be true or false", label) }
+            guard !flag || scope == .singleton else {
+                throw fail("\(path).eager needs \"scope\": \"singleton\"", label)
+            }
+            binding.eager = flag
+        }
+        if let requires = object["requires"] {
+            guard let keys = requires.arrayValue?.compactMap(\.stringValue), keys.count == requires.arrayValue?.count
+            else { throw fail("\(path).requires must be an array of keys", label) }
+            binding.requires = keys.map { ServiceKey(id: $0) }
+        }
+        if let awoken = object["awoken"] {
+            guard let symbol = awoken.stringValue, !symbol.isEmpty else {
+                throw fail("\(path).awoken must be the name of an exported function", label)
+            }
+            guard signature.result == .ptr else { throw fail("\(path).awoken needs a ptr result", label) }
+            binding.awoken = symbol
+        }
+        return binding
     }
 
     /// The module files in `folders` (sorted by name).

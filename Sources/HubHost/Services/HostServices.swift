@@ -130,6 +130,7 @@ public final class HostServices {
         var problems: [ModuleFile.Failure] = []
         let folder = file.url.deletingLastPathComponent().standardizedFileURL.path
         var byOwner: [Owner: [BoundFunction]] = [:]
+        var awakenings: [ServiceKey: FFICall] = [:]
         for binding in file.bindings where onlyPlugin == nil || binding.plugin == onlyPlugin {
             func fail(_ reason: String) {
                 problems.append(.init(file: file.url.path, binding: binding.label, reason: reason))
@@ -168,6 +169,15 @@ public final class HostServices {
                 )
                 continue
             }
+            var awoken: FFICall?
+            if let name = binding.awoken {
+                guard let function = dlsym(handle, name) else {
+                    fail("awoken function \(name) not found in \(binding.plugin) (is it exported?)")
+                    continue
+                }
+                awoken = try? FFICall(function: UnsafeRawPointer(function), signature: FFISignature("(ptr)->void"))
+            }
+            awakenings[binding.key] = awoken
             do {
                 let bound = try BoundFunction(
                     file: file.url.path, binding: binding, owner: record.owner,
@@ -182,10 +192,23 @@ public final class HostServices {
         for (owner, functions) in byOwner.sorted(by: { $0.key.id < $1.key.id }) {
             let module = Module(owner: owner) { binder in
                 for function in functions {
-                    binder.bindProvider(toKey: function.binding.key, scope: function.binding.scope) { _, arguments in
+                    let awoken = awakenings[function.binding.key]
+                    binder.bindProvider(toKey: function.binding.key, scope: function.binding.scope) {
+                        injector, arguments in
+                        // `requires`: resolved first; a missing one is this binding's error, naming both.
+                        for required in function.binding.requires {
+                            do { _ = try injector.get(key: required) } catch {
+                                throw ModuleFile.Failure(
+                                    file: function.file, binding: function.binding.label,
+                                    reason: "requires \(required): \(error)")
+                            }
+                        }
                         let result = try function.invoke(arguments)
                         switch result {
                         case .pointer(nil), .string(nil), .void: return nil
+                        case .pointer(let made?):
+                            _ = try awoken?.call(values: [.pointer(made)])  // `awoken`: told it was made
+                            return result.swiftValue
                         default: return result.swiftValue
                         }
                     }
@@ -194,6 +217,15 @@ public final class HostServices {
             do {
                 try injector.install(module)
                 boundFunctions += functions
+                // Eager singletons are made now, as their plugin loads (Objection's registerEagerSingleton).
+                for function in functions where function.binding.eager {
+                    do { _ = try injector.get(key: function.binding.key) } catch {
+                        problems.append(
+                            .init(
+                                file: file.url.path, binding: function.binding.label,
+                                reason: "eager singleton: \(error)"))
+                    }
+                }
             } catch {
                 for function in functions {
                     problems.append(.init(file: file.url.path, binding: function.binding.label, reason: "\(error)"))
