@@ -166,6 +166,47 @@ struct InjectCLITests {
         #expect(needy.stderr.contains("requires no.such.key"), "\(needy.stderr)")
     }
 
+    /// Keeps the last `hub_service_event` it was told, as text.
+    static let eventObserver = #"""
+        #include <hub_plugin.h>
+        #include <stdio.h>
+        static char last[512] = "none";
+        static void on_event(void *data, const hub_service_event *e) {
+            (void)data;
+            snprintf(last, sizeof last, "%s|%s|%u|%d|%s", e->interface_id, e->name ? e->name : "-", e->version,
+                     e->available, e->provider ? e->provider : "-");
+        }
+        HUB_EXPORT const char *last_event(void) { return last; }
+        static bool init(const hub_host *h, char *e, size_t n) {
+            (void)e; (void)n;
+            if (!HUB_HAS_MEMBER(h, hub_host, set_service_event_observer)) return false;
+            h->set_service_event_observer(h, on_event, NULL);
+            return true;
+        }
+        static const hub_plugin_descriptor d = {HUB_PLUGIN_MAGIC, sizeof d, {HUB_ABI_MAJOR, HUB_ABI_MINOR}, "com.test.events", "Events", "1", "", "", init, NULL};
+        HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &d; }
+        """#
+
+    @Test func eventObserversAreToldTheNameVersionAndProvider() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let observerFile = try dir.compile(Self.eventObserver, as: "libevents.so")
+        let providerFile = try dir.compile(providerSource, as: "liba_provider.so")
+        let host = PluginHost(cacheDirectory: dir.cache)
+        defer { host.unloadAll() }
+        let observer = host.load(file: observerFile)
+        #expect(observer.isLoaded, "\(observer.reason ?? "")")
+        let copy = try #require(observer.privateCopy)
+        let handle = try #require(dlopen(copy.path, RTLD_NOW | RTLD_NOLOAD))
+        let symbol = try #require(dlsym(handle, "last_event"))
+        let lastEvent = unsafeBitCast(symbol, to: (@convention(c) () -> UnsafePointer<CChar>).self)
+        let provider = host.load(file: providerFile)
+        #expect(provider.isLoaded)
+        #expect(String(cString: lastEvent()) == "com.test.greeter|-|2|1|com.test.provider 1.0.0 (liba_provider.so)")
+        host.unload(provider)
+        #expect(String(cString: lastEvent()) == "com.test.greeter|-|0|0|-")
+    }
+
     @Test func validateChecksTheModuleFileBindingsOfAPlugin() throws {
         let dir = try Self.setUp()
         defer { dir.cleanUp() }

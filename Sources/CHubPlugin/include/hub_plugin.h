@@ -648,6 +648,22 @@ typedef struct hub_service {
  */
 typedef void (*hub_service_changed_fn)(void *user_data, const char *interface_id, bool available);
 
+/** What an observer set with `set_service_event_observer` is told (added in 1.1). Valid during the call. */
+typedef struct hub_service_event {
+    uint32_t struct_size;
+    const char *interface_id;
+    /** The binding's name; NULL for the default binding. */
+    const char *name;
+    /** The serving provider's interface version (0 when none serves any more). */
+    uint32_t version;
+    /** True: a provider serves the key now; false: the provider went away (and none serves). */
+    bool available;
+    /** The serving provider, "com.example.sky 1.0.0 (libsky.so)", or NULL when none serves. */
+    const char *provider;
+} hub_service_event;
+
+typedef void (*hub_service_event_fn)(void *user_data, const hub_service_event *event);
+
 /* ----- Host services: interfaces the host provides under these ids (owner "hubhost"), version 1. ----- */
 
 /** The image loader the host renders with. Table: hub_image_loader_service. */
@@ -889,6 +905,13 @@ typedef struct hub_host {
      */
     bool (*inject)(const struct hub_host *host, const char *key, const char *name, const char *arguments_json,
                    struct hub_value *out, char *out_error, size_t out_error_capacity);
+
+    /**
+     * Like `set_service_observer`, with the key's name, the provider's version and the provider itself (a
+     * `hub_service_event`); NULL removes it. Told only about providers whose init returned true. One per plugin;
+     * it may be set beside a `set_service_observer` one. [main-thread] (Added in 1.1.)
+     */
+    void (*set_service_event_observer)(const struct hub_host *host, hub_service_event_fn fn, void *user_data);
 } hub_host;
 
 /* ---------------------------------------------------------------------------------------------------------------

@@ -110,9 +110,21 @@ enum ServiceBridge {
             let observer = function.map { function in
                 ServiceRegistry.PluginObserver(
                     function: function, userData: userData,
-                    isCallable: { [weak record] in record?.codeCallable ?? false }, slot: record.callSlot)
+                    isCallable: { [weak record] in record?.codeCallable ?? false }, slot: record.callSlot,
+                    owner: record.owner)
             }
             pluginHost.services.registry.setPluginObserver(observer, for: record.owner)
+        }
+
+        table.set_service_event_observer = { host, function, userData in
+            guard let (record, pluginHost) = HostTable.resolve(host) else { return }
+            let observer = function.map { function in
+                ServiceRegistry.PluginObserver(
+                    eventFunction: function, userData: userData,
+                    isCallable: { [weak record] in record?.codeCallable ?? false }, slot: record.callSlot,
+                    owner: record.owner)
+            }
+            pluginHost.services.registry.setPluginEventObserver(observer, for: record.owner)
         }
     }
 

@@ -104,15 +104,19 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
     /// Entries that left the table while consumers still held them, by the address of their id string.
     private var handedOut: [UnsafeMutableRawPointer: ServiceEntry] = [:]
     private var pluginObservers: [Owner: PluginObserver] = [:]
+    private var pluginEventObservers: [Owner: PluginObserver] = [:]
     private let observers = ChangeObservers()
 
     /// A plugin's `hub_service_changed_fn`, called only while `isCallable()` says its code is there.
     struct PluginObserver {
-        let function: hub_service_changed_fn
+        var function: hub_service_changed_fn?
+        /// The 1.1 observer: told id, name, version and provider.
+        var eventFunction: hub_service_event_fn?
         let userData: UnsafeMutableRawPointer?
         let isCallable: () -> Bool
         /// The observing plugin's `CallRecorder` slot.
         var slot: UInt16 = 0
+        var owner: Owner
     }
 
     public init() {}
@@ -240,15 +244,38 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
         lock.withLock { pluginObservers[owner] = observer }
     }
 
+    /// Sets (or with nil removes) the 1.1 event observer of the plugin `owner`.
+    func setPluginEventObserver(_ observer: PluginObserver?, for owner: Owner) {
+        lock.withLock { pluginEventObservers[owner] = observer }
+    }
+
     public func observe(_ handler: @escaping (RegistrationChange) -> Void) -> ObservationToken {
         observers.add(handler)
     }
 
     private func notify(_ key: ServiceKey, available: Bool, skipping: Owner?) {
-        let targets = lock.withLock { pluginObservers.filter { $0.key != skipping }.sorted { $0.key.id < $1.key.id } }
-        for (_, observer) in targets where observer.isCallable() {
+        var targets: [PluginObserver] = []
+        var serving: ServiceEntry?
+        lock.withLock {
+            targets = Array(pluginObservers.values) + Array(pluginEventObservers.values)
+            serving = providers[key]?.last
+        }
+        targets = targets.filter { $0.owner != skipping }.sorted { $0.owner.id < $1.owner.id }
+        let provider = available ? serving : nil
+        for observer in targets where observer.isCallable() {
             CallRecorder.duringOnMainThread(.serviceObserver, slot: observer.slot) {
-                key.id.withCString { observer.function(observer.userData, $0, available) }
+                key.id.withCString { id in
+                    observer.function?(observer.userData, id, available)
+                    guard let eventFunction = observer.eventFunction else { return }
+                    withOptionalCString(key.name) { name in
+                        withOptionalCString(provider?.owner.displayName) { providerName in
+                            var event = hub_service_event(
+                                struct_size: UInt32(MemoryLayout<hub_service_event>.size), interface_id: id, name: name,
+                                version: provider?.version ?? 0, available: available, provider: providerName)
+                            eventFunction(observer.userData, &event)
+                        }
+                    }
+                }
             }
         }
     }
@@ -261,6 +288,7 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
         var restoredKeys: [ServiceKey] = []
         lock.withLock {
             pluginObservers[owner] = nil
+            pluginEventObservers[owner] = nil
             for (key, stack) in providers where stack.contains(where: { $0.owner == owner }) {
                 let servingWasOwned = stack.last?.owner == owner
                 let remaining = stack.filter { $0.owner != owner }
