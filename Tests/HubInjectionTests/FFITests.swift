@@ -190,7 +190,9 @@ struct ModuleFileTests {
         #expect { try kept.invoke([]) } throws: {
             "\($0)".hasSuffix("liba_provider.so was unloaded (\(f.provider.owner)); the binding is revoked")
         }
-        #expect(throws: InjectionError.noBinding(ServiceKey(id: "home.controller"))) {
+        // The injector's error names the key, the plugin and what happened.
+        #expect(throws: InjectionError.revoked(ServiceKey(id: "home.controller"), owner: f.provider.owner.displayName))
+        {
             try f.host.services.injector.get(key: ServiceKey(id: "home.controller"))
         }
         #expect(f.host.services.boundFunctions.isEmpty)

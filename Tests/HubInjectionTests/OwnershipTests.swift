@@ -65,7 +65,13 @@ struct OwnershipTests {
         try injector.install(Module(owner: plugin) { $0.bindClass(PluginWeather.self, to: Weather.self) })
         #expect(try injector.get(Weather.self) is PluginWeather)
         injector.revokeAll(ownedBy: plugin)
-        #expect(throws: InjectionError.noBinding(ServiceKey(Weather.self))) { try injector.get(Weather.self) }
+        // The error says why: the key was bound, by a plugin that unloaded.
+        #expect(throws: InjectionError.revoked(ServiceKey(Weather.self), owner: plugin.displayName)) {
+            try injector.get(Weather.self)
+        }
+        #expect(
+            InjectionError.revoked(ServiceKey(Weather.self), owner: plugin.displayName).description
+                .contains("bound by com.test.weather 1 (libweather.so), which unloaded"))
         let reloaded = Owner(id: "com.test.weather@2#2")
         try injector.install(Module(owner: reloaded) { $0.bindClass(HostWeather.self, to: Weather.self) })
         #expect(try injector.get(Weather.self) is HostWeather)
@@ -123,7 +129,10 @@ struct OwnershipTests {
                 return
             }
             for _ in 0..<200 {
-                do { _ = try injector.get(Weather.self) } catch InjectionError.noBinding {
+                // Failing cleanly after the revocation says why: the owner unloaded.
+                do { _ = try injector.get(Weather.self) } catch InjectionError.revoked(_, let owner)
+                    where owner == plugin.displayName
+                {
                 } catch { unexpected.append(nil) }
             }
         }

@@ -20,6 +20,8 @@ public enum InjectionError: Error, Equatable, CustomStringConvertible {
     case noInitializer(type: String, arguments: Int)
     /// A provider (or a module-file binding) failed; `message` says why.
     case providerFailed(ServiceKey, message: String)
+    /// The key was bound, but its owner (a plugin) unloaded, which revoked the binding.
+    case revoked(ServiceKey, owner: String)
 
     public var description: String {
         switch self {
@@ -44,6 +46,9 @@ public enum InjectionError: Error, Equatable, CustomStringConvertible {
             return "\(type) has no custom initializer, so it cannot take \(arguments) argument(s)"
         case .providerFailed(let key, let message):
             return "\(key): \(message)"
+        case .revoked(let key, let owner):
+            return
+                "no binding for \(key) any more: it was bound by \(owner), which unloaded (its bindings were revoked)"
         }
     }
 }

@@ -69,6 +69,7 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
             }
             for (module, binder) in zip(modules, binders) {
                 moduleList.append(module)
+                for key in binder.order { revokedKeys[key] = nil }
                 for key in binder.order {
                     bindings[key, default: []].append(binder.bindings[key]!)
                     invalidate([key])
@@ -114,6 +115,8 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     /// Injectors derived from this one (`withModules`, `withoutModules`), held weakly: a revocation reaches them
     /// too, so none keeps serving a binding whose plugin unloaded.
     private var derived: [DerivedInjector] = []
+    /// Keys whose last binding an unload revoked, with that owner (for the error a later `get` gets).
+    private var revokedKeys: [ServiceKey: Owner] = [:]
     private final class DerivedInjector {
         weak var injector: Injector?
         init(_ injector: Injector) { self.injector = injector }
@@ -235,6 +238,8 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
                 let remaining = stackOfBindings.filter { $0.owner != owner }
                 bindings[key] = remaining.isEmpty ? nil : remaining
                 revocation.keys.append(key)
+                // Remembered so that a later `get` says why the key has no binding (until it is bound again).
+                if remaining.isEmpty { revokedKeys[key] = owner }
             }
             invalidate(revocation.keys)
         }
@@ -300,7 +305,10 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     private func resolve(_ key: ServiceKey, arguments: [Any], buildable: Injectable.Type?) throws -> Any? {
         if !stack.isEmpty { stack[stack.count - 1].dependencies.insert(key) }
         if let cached = singletons[key] { return cached }
-        guard let binding = binding(for: key, buildable: buildable) else { throw InjectionError.noBinding(key) }
+        guard let binding = binding(for: key, buildable: buildable) else {
+            if let owner = revokedKeys[key] { throw InjectionError.revoked(key, owner: owner.displayName) }
+            throw InjectionError.noBinding(key)
+        }
         switch binding.kind {
         case .instance(let value):
             return value
