@@ -30,6 +30,8 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     @usableFromInline var typed: [ObjectIdentifier: LocatorEntry] = [:]
     private var injectors: [ServiceKey: InjectorEntry] = [:]
     /// Keys whose factories are running on the (single, locked) construction path, outermost first.
+    /// A cycle found while the current outermost construction runs (cleared when it ends).
+    private var cycleFound: [ServiceKey]?
     private var constructing: [ServiceKey] = []
     /// The owner registrations made inside `assemble` default to.
     private var assemblyOwner: Owner?
@@ -283,11 +285,20 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     /// Runs `entry`'s factory (the lock is held), caches the result, then runs the key's injector once.
     fileprivate func construct(_ entry: LocatorEntry, _ build: () -> Any) -> Result<Any, LocatorError> {
         if let start = constructing.firstIndex(of: entry.key) {
-            return .failure(.dependencyCycle(Array(constructing[start...]) + [entry.key]))
+            let cycle = Array(constructing[start...]) + [entry.key]
+            cycleFound = cycleFound ?? cycle
+            return .failure(.dependencyCycle(cycle))
         }
         constructing.append(entry.key)
         let value = build()
         constructing.removeLast()
+        // A factory whose dependencies ran into a cycle built its object without them: that half-built object is
+        // neither cached nor returned; the caller gets the cycle as its error.
+        if let cycle = cycleFound, cycle.contains(entry.key) {
+            if constructing.isEmpty { cycleFound = nil }
+            return .failure(.dependencyCycle(cycle))
+        }
+        if constructing.isEmpty { cycleFound = nil }
         entry.cache(value)
         ledger.watch(value, key: entry.key, owner: entry.owner)
         _ = injectors[entry.key]?.apply(self, value)
