@@ -38,4 +38,30 @@ import Testing
         }
         #expect(throws: HubInjectionError.self) { try kit.inject("sum", arguments: [[1]]) }
     }
+
+    @Test func aSwiftPluginBindsKeysOthersResolveAndItsUnloadRevokesThem() throws {
+        let host = PluginHost(cacheDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("kit-bind"))
+        let record = host.loadEmbedded(EmbeddedPluginEntry.descriptor, name: "embedded")
+        #expect(record.isLoaded, "\(record.reason ?? "")")
+        let kit = HubPluginKit.HubHost.current
+        var made = 0
+        try kit.bind("swift.greeting", singleton: true) { _ in
+            made += 1
+            return .string("Hello from Swift")
+        }
+        try kit.bind("swift.double") { arguments in
+            guard let n = arguments.first as? Double else { throw HubInjectionError(description: "needs a number") }
+            return .double(n * 2)
+        }
+        // The host resolves them (as a C plugin's `inject` would), with the scope honoured.
+        #expect(try host.services.injector.get(key: ServiceKey(id: "swift.greeting")) as? String == "Hello from Swift")
+        #expect(try host.services.injector.get(key: ServiceKey(id: "swift.greeting")) as? String == "Hello from Swift")
+        #expect(made == 1)
+        #expect(try kit.inject("swift.double", arguments: [21]) == .double(42))
+        #expect(throws: (any Error).self) { try host.services.injector.get(key: ServiceKey(id: "swift.double")) }
+        // A second bind of the key is refused, naming the holder.
+        #expect(throws: HubInjectionError.self) { try kit.bind("swift.double") { _ in .none } }
+        host.unloadAll()
+        #expect(throws: InjectionError.self) { try host.services.injector.get(key: ServiceKey(id: "swift.double")) }
+    }
 }

@@ -733,6 +733,14 @@ typedef struct hub_value {
     void *p;
 } hub_value;
 
+/**
+ * A provider a plugin binds to an injector key (`hub_host.bind`, added in 1.1): fills `out` (its struct_size set)
+ * from `arguments_json` (the caller's arguments, a JSON array, "[]" when none) and returns true, or writes why
+ * into `out_error` and returns false. [main-thread]
+ */
+typedef bool (*hub_provider_fn)(void *user_data, const char *arguments_json, struct hub_value *out, char *out_error,
+                                size_t out_error_capacity);
+
 typedef struct hub_host {
     uint32_t struct_size;
     /** The ABI version the host speaks. */
@@ -912,6 +920,15 @@ typedef struct hub_host {
      * it may be set beside a `set_service_observer` one. [main-thread] (Added in 1.1.)
      */
     void (*set_service_event_observer)(const struct hub_host *host, hub_service_event_fn fn, void *user_data);
+
+    /**
+     * Binds the injector key `key` (`name` NULL: the default binding) to `provider`, owned by this plugin's load:
+     * its unload revokes it. `singleton` true makes the value once (a pointer result then belongs to the plugin
+     * until it unloads). Refused, writing why, when the key is bound already (both are named). Other plugins,
+     * module files and host code resolve it with `inject`. [main-thread] (Added in 1.1.)
+     */
+    bool (*bind)(const struct hub_host *host, const char *key, const char *name, hub_provider_fn provider,
+                 void *user_data, bool singleton, char *out_error, size_t out_error_capacity);
 } hub_host;
 
 /* ---------------------------------------------------------------------------------------------------------------

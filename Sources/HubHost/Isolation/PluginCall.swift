@@ -35,6 +35,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
     case serviceObserver = 30
     case stories = 31
     case exportedFunction = 32
+    case provider = 33
 
     /// The name reports use: "draw", "configure", "action handler".
     public var name: String {
@@ -72,6 +73,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
         case .serviceObserver: return "service observer"
         case .stories: return "stories"
         case .exportedFunction: return "an exported function called through libffi"
+        case .provider: return "an injector provider"
         }
     }
 }

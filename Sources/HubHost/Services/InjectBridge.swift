@@ -10,6 +10,74 @@ enum InjectBridge {
         table.inject = { host, key, name, arguments, out, errorBuffer, capacity in
             InjectBridge.inject(host, key, name, arguments, out, errorBuffer, capacity)
         }
+        table.bind = { host, key, name, provider, userData, singleton, errorBuffer, capacity in
+            InjectBridge.bind(host, key, name, provider, userData, singleton, errorBuffer, capacity)
+        }
+    }
+
+    /// `hub_host.bind`: a plugin's provider under an injector key, owned by its load.
+    static func bind(
+        _ host: UnsafePointer<hub_host>?, _ key: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?,
+        _ provider: hub_provider_fn?, _ userData: UnsafeMutableRawPointer?, _ singleton: Bool,
+        _ errorBuffer: UnsafeMutablePointer<CChar>?, _ capacity: Int
+    ) -> Bool {
+        guard let (record, pluginHost) = HostTable.resolve(host) else {
+            CInterop.writeError("bind: the plugin is not loaded", errorBuffer, capacity)
+            return false
+        }
+        guard let key = CInterop.string(key), !key.isEmpty, let provider else {
+            CInterop.writeError("bind: key and provider must not be NULL", errorBuffer, capacity)
+            return false
+        }
+        let serviceKey = ServiceKey(id: key, name: CInterop.string(name))
+        let services = pluginHost.services
+        if let holder = services.injector.registrations.first(where: { $0.key == serviceKey }) {
+            CInterop.writeError(
+                "bind \(serviceKey): already bound by \(holder.owner.displayName); \(record.displayName) cannot bind it again",
+                errorBuffer, capacity)
+            return false
+        }
+        let data = userData
+        let module = Module(owner: record.owner) { binder in
+            binder.bindProvider(toKey: serviceKey, scope: singleton ? .singleton : .normal) { _, arguments in
+                guard record.codeCallable else { throw InjectionError.revoked(serviceKey, owner: record.displayName) }
+                var out = hub_value()
+                out.struct_size = UInt32(MemoryLayout<hub_value>.size)
+                var error = [CChar](repeating: 0, count: 512)
+                let json = JSONValue.array(arguments.map(InjectBridge.jsonValue)).jsonText
+                let ok = CallRecorder.during(.provider, slot: record.callSlot) {
+                    json.withCString { provider(data, $0, &out, &error, error.count) }
+                }
+                guard ok else {
+                    throw InjectionError.providerFailed(
+                        serviceKey, message: "\(record.displayName): \(String(cString: error))")
+                }
+                switch out.type {
+                case HUB_VALUE_INT: return out.i
+                case HUB_VALUE_DOUBLE: return out.d
+                case HUB_VALUE_STRING: return out.s.map { String(cString: $0) }
+                case HUB_VALUE_POINTER: return out.p
+                default: return nil
+                }
+            }
+        }
+        do { try services.injector.install(module) } catch {
+            CInterop.writeError("bind \(serviceKey): \(error)", errorBuffer, capacity)
+            return false
+        }
+        return true
+    }
+
+    /// A caller's argument as JSON for a plugin's provider.
+    static func jsonValue(_ value: Any) -> JSONValue {
+        switch value {
+        case let v as Int64: return .number(Double(v))
+        case let v as Int: return .number(Double(v))
+        case let v as Double: return .number(v)
+        case let v as String: return .string(v)
+        case let v as Bool: return .bool(v)
+        default: return .null
+        }
     }
 
     static func inject(
