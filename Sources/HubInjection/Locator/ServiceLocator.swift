@@ -1,3 +1,4 @@
+import Foundation
 import HubCore
 
 /// A service locator with HIPInstanceLocator's semantics, plus an owner on every registration.
@@ -20,7 +21,7 @@ import HubCore
 ///   factory holds. Hand such work over after the factory returns.
 /// - `revokeAll(ownedBy:)` takes the same lock, so a lookup sees all of an owner's registrations or none.
 public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
-    public typealias ErrorCallback = (LocatorError) -> Void
+    public typealias ErrorCallback = @Sendable (LocatorError) -> Void
 
     @usableFromInline let lock = RecursiveLock()
     private let errorCallback: ErrorCallback
@@ -38,15 +39,21 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
     private let observers = ChangeObservers()
     private let ledger = SurvivorLedger()
 
-    /// - Parameter errorCallback: told about every error. Unlike HIPInstanceLocator's default it does not
-    ///   assert: a plugin host must not trap on a plugin's missing registration.
-    public init(errorCallback: @escaping ErrorCallback = { _ in }) {
+    /// - Parameter errorCallback: told about every error. The default writes each one to stderr (a missing key
+    ///   must not pass silently), where HIPInstanceLocator's asserts: a plugin host must not trap on a plugin's
+    ///   missing registration.
+    public init(errorCallback: @escaping ErrorCallback = ServiceLocator.reportToStandardError) {
         self.errorCallback = errorCallback
+    }
+
+    /// The default error callback: one line on stderr per error, "hubhost: locator: no dependency registered for …".
+    public static let reportToStandardError: ErrorCallback = { error in
+        FileHandle.standardError.write(Data("hubhost: locator: \(error)\n".utf8))
     }
 
     /// Runs `assemblyBlock` right after initialisation.
     public convenience init(
-        errorCallback: @escaping ErrorCallback = { _ in },
+        errorCallback: @escaping ErrorCallback = ServiceLocator.reportToStandardError,
         assemblyBlock: (ServiceLocator) -> Void
     ) {
         self.init(errorCallback: errorCallback)
