@@ -7,6 +7,7 @@ let sections: [(name: String, run: () throws -> Void)] = [
     ("render", RenderBench.run),
     ("injection", InjectionBench.run),
     ("events", EventsBench.run),
+    ("trace", EventsBench.traceSection),
     ("reload", ReloadBench.run),
     ("isolation", IsolationBench.run),
     ("snapshot", SnapshotBench.run),

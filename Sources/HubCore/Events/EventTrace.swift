@@ -3,6 +3,22 @@
 public struct TraceRecord: CustomStringConvertible {
     public enum Kind: String, Sendable {
         case event, call, state, action, open, image, appear, disappear, note, error
+
+        /// The name padded to 9 columns, made once (the trace writes one per line).
+        var padded: String {
+            switch self {
+            case .event: return "event    "
+            case .call: return "call     "
+            case .state: return "state    "
+            case .action: return "action   "
+            case .open: return "open     "
+            case .image: return "image    "
+            case .appear: return "appear   "
+            case .disappear: return "disappear"
+            case .note: return "note     "
+            case .error: return "error    "
+            }
+        }
     }
     public var kind: Kind
     /// The script line (or event number) the record belongs to; 0 before the first event.
@@ -21,8 +37,7 @@ public struct TraceRecord: CustomStringConvertible {
 
     /// Events flush left, everything they cause indented under them.
     public var description: String {
-        kind == .event
-            ? "#\(step) \(message)" : "  \(kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(message)"
+        kind == .event ? "#\(step) \(message)" : "  \(kind.padded) \(message)"
     }
 
     /// One JSON object: {"step", "kind", "message", …fields}.
@@ -47,8 +62,12 @@ public final class EventTrace {
 
     public init(sink: ((TraceRecord) -> Void)? = nil) { self.sink = sink }
 
+    /// False when nobody reads the records' JSON fields (a text trace): they are then not built.
+    public var buildsFields = true
+
     public func add(_ kind: TraceRecord.Kind, _ message: String, _ fields: [(String, JSONValue)] = []) {
-        let record = TraceRecord(kind: kind, step: step, message: message, fields: JSONObject(fields))
+        let record = TraceRecord(
+            kind: kind, step: step, message: message, fields: buildsFields ? JSONObject(fields) : JSONObject())
         if keepRecords { records.append(record) }
         sink?(record)
     }

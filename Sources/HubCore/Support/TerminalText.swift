@@ -10,6 +10,8 @@ public enum TerminalText {
 
     /// `value` with control characters escaped, cut after `limit` characters.
     public static func escaped(_ value: String, limit: Int = echoLimit) -> String {
+        // Printable ASCII within the limit (the common case, e.g. every id in a trace) has nothing to escape.
+        if value.utf8.count <= limit, value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return value }
         var out = ""
         var count = 0
         var consumedBytes = 0

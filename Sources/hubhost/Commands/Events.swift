@@ -120,15 +120,20 @@ struct Events: ParsableCommand {
         let host = plugins.makeHost()
         plugins.reportProblems(of: host)
 
-        let out = FileHandle.standardOutput
         // A worker taking over after a plugin fault replays the steps before it silently: they were printed.
         let resumeAfter = Worker.resumeAfterStep
         var replaying = resumeAfter > 0
+        // Lines are buffered and written when a step begins (and at the end), not one write per line: a step's
+        // output is out before the next step's plugin calls, which is what a fault report needs.
+        let out = TraceOutput()
+        defer { out.flush() }
         let trace = EventTrace { [json, noCalls] record in
             if replaying || (noCalls && record.kind == .call) { return }
-            out.write(Data(((json ? record.jsonLine : TerminalText.line(record.description)) + "\n").utf8))
+            if record.kind == .event { out.flush() }
+            out.append(json ? record.jsonLine : TerminalText.line(record.description))
         }
         trace.keepRecords = false
+        trace.buildsFields = json
         if !noCalls { host.registry.componentDecorator = ComponentTracer(trace: trace).decorate }
 
         let delivery: ComponentImageLoader.Delivery =
@@ -182,6 +187,7 @@ struct Events: ParsableCommand {
                 + (host.services.openedURIs.isEmpty ? "none" : host.services.openedURIs.joined(separator: ", ")))
         // Rendering the final state draws every live component again; those calls are not part of the replay.
         trace.sink = nil
+        out.flush()
 
         if let format {
             try format.write(engine.renderTree(), naming: host.sourceNaming, access: loaded.access, to: output)
@@ -199,5 +205,30 @@ struct Events: ParsableCommand {
             if skipped > 0 { Diagnostics.print("hubhost: \(script): skipped \(skipped) bad line(s)") }
             throw ExitCode(.problems)
         }
+    }
+}
+
+/// Trace lines on their way to stdout, written in large pieces.
+final class TraceOutput {
+    private var buffer: [UInt8] = []
+
+    func append(_ line: String) {
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(10)
+        if buffer.count > 1 << 16 { flush() }
+    }
+
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(1, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
     }
 }

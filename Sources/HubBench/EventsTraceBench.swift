@@ -1,0 +1,48 @@
+import Foundation
+import HubCore
+
+/// Issue 14: `hubhost events` scrolling 100k components in 1,000 steps with the default trace (every call into a
+/// component) against the same with `--no-calls`, as processes (median of 3 interleaved runs, wall time).
+extension EventsBench {
+    static func traceSection() throws {
+        let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let hubhost = binDirectory.appendingPathComponent("hubhost")
+        let demoC = binDirectory.appendingPathComponent("libHubDemoC.so")
+        guard FileManager.default.isExecutableFile(atPath: hubhost.path),
+            FileManager.default.fileExists(atPath: demoC.path)
+        else {
+            print("events trace: skipped: build hubhost and HubDemoC in the same configuration")
+            return
+        }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-trace-bench-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(
+            at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.copyItem(at: demoC, to: plugins.appendingPathComponent("libHubDemoC.so"))
+        let view = root.appendingPathComponent("view.json")
+        let items = (0..<100_000).map { i in
+            "{\"id\":\"c\(i)\",\"component\":{\"id\":\"cdemo:banner\"},\"text\":{\"title\":\"Item \(i)\"}}"
+        }
+        try ("{\"body\":[" + items.joined(separator: ",") + "]}").write(to: view, atomically: true, encoding: .utf8)
+        let script = root.appendingPathComponent("scroll.jsonl")
+        // 1,000 steps down the whole content (100k banners of 60-odd points).
+        let lines = (1...1000).map { "{\"event\":\"scroll\",\"y\":\($0 * 6_400)}" }
+        try (lines.joined(separator: "\n") + "\n").write(to: script, atomically: true, encoding: .utf8)
+        let arguments = [
+            "events", view.path, script.path, "--plugins", plugins.path, "--plugin-cache",
+            root.appendingPathComponent("cache").path,
+        ]
+        try LoaderBench.runQuietly(hubhost, arguments + ["--no-calls"])  // warm the probe cache
+        var traced: [Double] = []
+        var quiet: [Double] = []
+        for _ in 0..<3 {
+            traced.append(try IsolationBench.wall { try LoaderBench.runQuietly(hubhost, arguments) })
+            quiet.append(try IsolationBench.wall { try LoaderBench.runQuietly(hubhost, arguments + ["--no-calls"]) })
+        }
+        let t = Measure.medianOf(traced)
+        let q = Measure.medianOf(quiet)
+        print("hubhost events, 100k components scrolled in 1,000 steps (median of 3 processes, wall):")
+        print("  --no-calls \(Measure.ms(q))   default trace \(Measure.ms(t))   \(Measure.ratio(t, q))  (goal ≤ 1.3×)")
+    }
+}
