@@ -5,20 +5,9 @@ import HubCore
 /// component) against the same with `--no-calls`, as processes (median of 3 interleaved runs, wall time).
 extension EventsBench {
     static func traceSection() throws {
-        let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let hubhost = binDirectory.appendingPathComponent("hubhost")
-        let demoC = binDirectory.appendingPathComponent("libHubDemoC.so")
-        guard FileManager.default.isExecutableFile(atPath: hubhost.path),
-            FileManager.default.fileExists(atPath: demoC.path)
-        else {
-            print("events trace: skipped: build hubhost and HubDemoC in the same configuration")
-            return
-        }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-trace-bench-\(getpid())")
+        guard let (hubhost, demoC) = BenchBinaries.hubhostAndDemoC(section: "events trace") else { return }
+        let (root, plugins) = try BenchBinaries.workFolder("trace")
         defer { try? FileManager.default.removeItem(at: root) }
-        let plugins = root.appendingPathComponent("plugins")
-        try FileManager.default.createDirectory(
-            at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         try FileManager.default.copyItem(at: demoC, to: plugins.appendingPathComponent("libHubDemoC.so"))
         let view = root.appendingPathComponent("view.json")
         let items = (0..<100_000).map { i in

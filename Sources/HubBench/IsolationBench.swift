@@ -14,20 +14,9 @@ import HubPreview
 ///    that it crashes.
 enum IsolationBench {
     static func run() throws {
-        let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let hubhost = binDirectory.appendingPathComponent("hubhost")
-        let demoC = binDirectory.appendingPathComponent("libHubDemoC.so")
-        guard FileManager.default.isExecutableFile(atPath: hubhost.path),
-            FileManager.default.fileExists(atPath: demoC.path)
-        else {
-            print("isolation: skipped: build the hubhost and HubDemoC products in the same configuration")
-            return
-        }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-isolation-bench-\(getpid())")
+        guard let (hubhost, demoC) = BenchBinaries.hubhostAndDemoC(section: "isolation") else { return }
+        let (root, plugins) = try BenchBinaries.workFolder("isolation")
         defer { try? FileManager.default.removeItem(at: root) }
-        let plugins = root.appendingPathComponent("plugins")
-        try FileManager.default.createDirectory(
-            at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         try render(hubhost: hubhost, demoC: demoC, root: root, plugins: plugins)
         try recovery(hubhost: hubhost, root: root)
     }

@@ -52,3 +52,30 @@ struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// The `hubhost` executable and the C demo plugin built beside this benchmark, for sections that run hubhost as
+/// a process; nil (with a line saying so) when they are not built in the same configuration.
+enum BenchBinaries {
+    static let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+
+    static func hubhostAndDemoC(section: String) -> (hubhost: URL, demoC: URL)? {
+        let hubhost = directory.appendingPathComponent("hubhost")
+        let demoC = directory.appendingPathComponent("libHubDemoC.so")
+        guard FileManager.default.isExecutableFile(atPath: hubhost.path),
+            FileManager.default.fileExists(atPath: demoC.path)
+        else {
+            print("\(section): skipped: build the hubhost and HubDemoC products in the same configuration")
+            return nil
+        }
+        return (hubhost, demoC)
+    }
+
+    /// A fresh folder for a section (the caller removes it) with a plugin folder hubhost accepts (mode 755).
+    static func workFolder(_ label: String) throws -> (root: URL, plugins: URL) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-\(label)-bench-\(getpid())")
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(
+            at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        return (root, plugins)
+    }
+}

@@ -15,20 +15,15 @@ import HubRender
 /// 3. In process, per story: drawing the PNG (rasterise + encode) against writing its SVG.
 enum SnapshotBench {
     static func run() throws {
-        let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let hubhost = binDirectory.appendingPathComponent("hubhost")
-        let shipped = ["libHubDemoC.so", "libHubDemoSwift.so"].map { binDirectory.appendingPathComponent($0) }
-        guard FileManager.default.isExecutableFile(atPath: hubhost.path),
-            shipped.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) })
-        else {
-            print("snapshot: skipped: build hubhost and the shipped plugins in the same configuration")
+        guard let (hubhost, demoC) = BenchBinaries.hubhostAndDemoC(section: "snapshot") else { return }
+        let demoSwift = BenchBinaries.directory.appendingPathComponent("libHubDemoSwift.so")
+        guard FileManager.default.fileExists(atPath: demoSwift.path) else {
+            print("snapshot: skipped: build the HubDemoSwift product in the same configuration")
             return
         }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-snapshot-bench-\(getpid())")
+        let shipped = [demoC, demoSwift]
+        let (root, plugins) = try BenchBinaries.workFolder("snapshot")
         defer { try? FileManager.default.removeItem(at: root) }
-        let plugins = root.appendingPathComponent("plugins")
-        try FileManager.default.createDirectory(
-            at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         for file in shipped {
             try FileManager.default.copyItem(at: file, to: plugins.appendingPathComponent(file.lastPathComponent))
         }

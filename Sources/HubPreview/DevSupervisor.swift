@@ -200,7 +200,7 @@ public final class DevSupervisor: @unchecked Sendable {
             backOff()
             return
         }
-        fault.locate(in: Self.decodeQuietly(options.viewFile))
+        fault.locate(inViewFile: options.viewFile.path)
         for line in fault.report.split(separator: "\n") { printProblem("hubhost dev: \(line)") }
         lock.lock()
         faults.append(fault)
@@ -210,8 +210,14 @@ public final class DevSupervisor: @unchecked Sendable {
             backOff()
             return
         }
-        let record = fault.quarantineRecord() ?? fault.quarantineRecord(checkingFile: false)!
-        if fault.quarantineRecord() != nil { options.persist(record) }
+        // Persisted only when the file is still the version that faulted (one digest of it, not two).
+        let record: QuarantineRecord
+        if let current = fault.quarantineRecord() {
+            record = current
+            options.persist(record)
+        } else {
+            record = fault.quarantineRecord(checkingFile: false)!
+        }
         lock.lock()
         quarantined.removeAll { $0.file == record.file && $0.hash == record.hash }
         quarantined.append(record)
@@ -283,10 +289,5 @@ public final class DevSupervisor: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return uiStates
-    }
-
-    static func decodeQuietly(_ url: URL) -> ViewModel? {
-        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-        return try? ViewModelDecoder(file: url.lastPathComponent, maxIssues: 1).decode(data).viewModel
     }
 }

@@ -127,20 +127,6 @@ public struct GallerySheet {
     }
 
     private func n(_ value: Double) -> String { value.compact }
-
-    private func escape(_ text: String) -> String {
-        var out = ""
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
 }
 
 extension String {

@@ -149,8 +149,8 @@ public struct SVGRenderer {
     }
 }
 
-/// XML/HTML text escaping.
-func escape(_ s: String) -> String {
+/// XML/HTML text escaping (the renderers, the gallery, and the CLI's report and graph).
+public func escape(_ s: String) -> String {
     var out = ""
     out.reserveCapacity(s.utf8.count)
     for c in s.unicodeScalars {

@@ -38,6 +38,14 @@ public struct PluginFault: Sendable, Error {
     /// True when a plugin is to blame (and can be quarantined).
     public var isAttributed: Bool { plugin != nil }
 
+    /// Names the model from the view file the worker was given (read again, quietly: a view that cannot be
+    /// read or decoded leaves the model unnamed).
+    public mutating func locate(inViewFile path: String) {
+        guard location != nil, !path.isEmpty, let data = FileManager.default.contents(atPath: path) else { return }
+        let name = (path as NSString).lastPathComponent
+        locate(in: try? ViewModelDecoder(file: name, maxIssues: 1).decode(data).viewModel)
+    }
+
     /// Names the model from the view the worker was given (the supervisor's copy).
     public mutating func locate(in view: ViewModel?) {
         guard let view, let location, let model = location.model(in: view) else { return }

@@ -7,29 +7,10 @@ import Foundation
 /// SHA-256 in Swift cost more than the dlopen it precedes). A cached copy is reused only after a byte-for-byte
 /// comparison, so even a collision can never load the wrong code.
 public enum ContentDigest {
-    /// The digest of the file's bytes, or nil when it cannot be read.
-    ///
-    /// Read with read(2), never mapped: a build may truncate the file while it is hashed, and a mapped page past
-    /// the new end would kill the process with SIGBUS (seen when the watcher hashed a file being rewritten).
+    /// The digest of the file's bytes, or nil when it cannot be read (read whole, never mapped: `RegularFile`).
     public static func of(file url: URL) -> String? {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        let count = bytes.withUnsafeMutableBytes { buffer -> Int in
-            var offset = 0
-            while offset < buffer.count {
-                let n = read(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { break }
-                offset += n
-            }
-            return offset
-        }
-        // A file that shrank meanwhile is hashed as what was read (the watcher then sees it change again).
-        return bytes.withUnsafeBytes { hex(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        guard case .success(let data) = RegularFile.read(url) else { return nil }
+        return of(data: data)
     }
 
     public static func of(data: Data) -> String { data.withUnsafeBytes { hex($0) } }

@@ -42,29 +42,14 @@ public enum ELFInspector {
         let name = file.lastPathComponent
         func reject(_ why: String) -> Rejection { Rejection(reason: "\(name): \(why)") }
 
-        // Regular file (after following links), readable, non-empty. Read with plain POSIX calls: one open, one
-        // fstat and one read, checked on the same descriptor (Foundation's reader costs more than the rest of
-        // the validation for small plugins).
-        let fd = open(file.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // NONBLOCK: a FIFO named .so must not hang us
-        guard fd >= 0 else { throw reject("cannot read the file (\(String(cString: strerror(errno))))") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw reject("cannot read the file (\(String(cString: strerror(errno))))") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw reject("not a regular file") }
-        guard info.st_size > 0 else { throw reject("empty file (0 bytes)") }
-        var data = Data(count: Int(info.st_size))
-        let readCount = data.withUnsafeMutableBytes { buffer -> Int in
-            var offset = 0
-            while offset < buffer.count {
-                let n = read(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { break }
-                offset += n
-            }
-            return offset
+        // Regular file (after following links), readable, non-empty; read whole, never mapped (`RegularFile`).
+        let data: Data
+        switch RegularFile.read(file) {
+        case .success(let bytes): data = bytes
+        case .failure(.unreadable(let why)): throw reject("cannot read the file (\(why))")
+        case .failure(.notRegular): throw reject("not a regular file")
         }
-        // A file that shrank while being read is checked as what was read (and will fail as truncated).
-        if readCount < data.count { data.removeSubrange(readCount...) }
+        guard !data.isEmpty else { throw reject("empty file (0 bytes)") }
         return try data.withUnsafeBytes { bytes -> PluginImageInfo in
             let reader = Reader(bytes: bytes)
             try check(reader, reject)

@@ -81,11 +81,6 @@ extension HubHost {
     }
 }
 
-private func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
-    guard let string else { return body(nil) }
-    return string.withCString { body($0) }
-}
-
 extension HubHost {
     /// Binds `key` to `provider`, as an Objection module's `bindBlock` does, across the C ABI: other plugins, module
     /// files and host code resolve it with `inject`. The binding belongs to this plugin's load (its unload revokes

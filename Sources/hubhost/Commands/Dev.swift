@@ -101,9 +101,9 @@ struct Dev: ParsableCommand {
         // The page shows the view as the SVG drawing HubRender's HTML output embeds; frames are drawn by the page.
         // Images drawn as `render --format html` draws them: data: URIs, and files the view may use, inlined.
         let svg = SVGRenderer(images: ImageResolver(access: images.access(viewFile: viewFile)), showFrames: false)
-        if Worker.isWorker {
+        if CallRecorder.isWorker {
             // The worker: the dev loop, reporting to the supervisor that started it.
-            options.quarantinedVersions = Worker.quarantined
+            options.quarantinedVersions = WorkerEnvironment.quarantined
             try DevWorker().run(
                 options: options, logger: plugins.makeLogger(), html: { svg.render($0) },
                 started: { loop in plugins.reportProblems(of: loop.host) })

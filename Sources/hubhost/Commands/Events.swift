@@ -121,7 +121,7 @@ struct Events: ParsableCommand {
         plugins.reportProblems(of: host)
 
         // A worker taking over after a plugin fault replays the steps before it silently: they were printed.
-        let resumeAfter = Worker.resumeAfterStep
+        let resumeAfter = WorkerEnvironment.resumeAfterStep
         var replaying = resumeAfter > 0
         // Lines are buffered and written when a step begins (and at the end), not one write per line: a step's
         // output is out before the next step's plugin calls, which is what a fault report needs.

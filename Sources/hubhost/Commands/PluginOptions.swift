@@ -87,7 +87,7 @@ struct PluginOptions: ParsableArguments {
         let host = PluginHost(cacheDirectory: cache, logger: makeLogger())
         host.trust = trust
         host.preferredPluginIDs = Set(preferred)
-        host.quarantinedVersions = Worker.quarantined
+        host.quarantinedVersions = WorkerEnvironment.quarantined
         if isSafeMode { Diagnostics.print("hubhost: safe mode: no plugins are loaded") }
         // Each plugin version is first exercised in a child process (cached); crashing ones are quarantined.
         ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))?.install(on: host)

@@ -1,5 +1,6 @@
 import Foundation
 import HubCore
+import HubRender
 
 /// The service dependency graph of `list-services --graph`: who provides each key (C services, module-file
 /// bindings, host services) and who holds it now. DOT for Graphviz, or a self-contained SVG in three columns
@@ -35,10 +36,6 @@ struct ServiceGraph {
         let width = 1040.0
         let height = Double(max(providers.count, keys.count, consumers.count, 1)) * rowHeight + 48
         func y(_ index: Int) -> Double { 40 + Double(index) * rowHeight }
-        func escape(_ s: String) -> String {
-            s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-        }
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
         out += "font-family=\"DejaVu Sans Mono, monospace\" font-size=\"11\">\n"
         out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"

@@ -129,7 +129,7 @@ struct Snapshot: ParsableCommand {
     }
 
     private static func baseName(_ file: String) -> String {
-        SnapshotNames.safe(((file as NSString).lastPathComponent as NSString).deletingPathExtension)
+        Showcase.Shot.safe(((file as NSString).lastPathComponent as NSString).deletingPathExtension)
     }
 
     private static func view(_ file: String, _ options: Options, _ host: PluginHost) throws -> [Picture] {
@@ -167,7 +167,7 @@ struct Snapshot: ParsableCommand {
                 CallRecorder.noteStep(number)
                 engine.apply(event, step: number)
                 if case .snapshot(let name) = event {
-                    let safe = SnapshotNames.safe(name)
+                    let safe = Showcase.Shot.safe(name)
                     guard names.insert(safe).inserted else {
                         Diagnostics.print("hubhost: \(file):\(number): a second snapshot named \(safe)")
                         throw ExitCode(.failed)

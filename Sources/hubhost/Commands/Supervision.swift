@@ -23,15 +23,7 @@ struct IsolationOptions: ParsableArguments {
     }
 
     /// True in the process that should supervise a worker: not a worker itself, and not told to stay in-process.
-    var supervises: Bool { !inProcess && !Worker.isWorker }
-}
-
-/// What a worker learns from its supervisor (`WorkerEnvironment`).
-enum Worker {
-    static var isWorker: Bool { CallRecorder.isWorker }
-    static var isRestart: Bool { WorkerEnvironment.isRestart }
-    static var resumeAfterStep: Int { WorkerEnvironment.resumeAfterStep }
-    static var quarantined: [QuarantineRecord] { WorkerEnvironment.quarantined }
+    var supervises: Bool { !inProcess && !CallRecorder.isWorker }
 }
 
 /// Runs a one-shot command (`render`, `events`) in workers: the first worker does the whole command; when
@@ -74,7 +66,7 @@ struct OneShotSupervisor {
                 if !faults.isEmpty && status <= ExitStatus.problems.rawValue { exit(ExitStatus.pluginFault.rawValue) }
                 exit(status)
             }
-            fault.locate(in: Self.decodeQuietly(viewFile))
+            fault.locate(inViewFile: viewFile)
             let stepNote = isEventScript && fault.step > 0 ? "script line \(fault.step): " : ""
             Diagnostics.printBlock("hubhost: \(stepNote)\(fault.report)")
             if let context { Diagnostics.print("hubhost: \(context)") }
@@ -114,11 +106,5 @@ struct OneShotSupervisor {
         }
         // The file changed since it was loaded: quarantine exactly the version that faulted, for this run only.
         return fault.quarantineRecord(checkingFile: false)!
-    }
-
-    /// The view as the worker decoded it, to name a fault's model; nil when it cannot be read.
-    static func decodeQuietly(_ path: String) -> ViewModel? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try? ViewModelDecoder(file: path, maxIssues: 1).decode(data).viewModel
     }
 }

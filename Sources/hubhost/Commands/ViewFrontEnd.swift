@@ -41,7 +41,7 @@ struct LoadedView {
             problems.append("\(path): … and \(decoded.suppressedIssueCount) more problems (--max-errors \(maxErrors))")
         }
         // A worker started again after a plugin fault: the first one printed them.
-        if !Worker.isRestart { for line in problems { Diagnostics.print(line) } }
+        if !WorkerEnvironment.isRestart { for line in problems { Diagnostics.print(line) } }
         return LoadedView(
             path: path, url: url, decoded: decoded, access: access, problems: problems,
             problemCount: decoded.totalIssueCount + imageIssues.count)

@@ -1,8 +1,5 @@
 import ArgumentParser
 import Foundation
-import HubCore
-import HubHost
-import HubRender
 
 /// `--widths 320,375,768`: the container widths stories are drawn at (a story's own widths win).
 struct WidthList: ExpressibleByArgument {
@@ -17,9 +14,4 @@ struct WidthList: ExpressibleByArgument {
     }
 
     init(_ values: [Double]) { self.values = values }
-}
-
-/// File names made from untrusted text (view and script snapshot names).
-enum SnapshotNames {
-    static func safe(_ text: String) -> String { Showcase.Shot.safe(text) }
 }
