@@ -89,13 +89,22 @@ struct CrossPluginTests {
         let old = records[0]
         let consumer = records[1]
         #expect(Self.render(host, title: "A") == "Hello, A")
+        try
+            #"{ "bindings": [ { "key": "sum", "plugin": "liba_provider.so", "symbol": "add_u32", "signature": "(u32,u32)->u32", "defaults": [2, 3] } ] }"#
+            .write(to: dir.plugins.appendingPathComponent("math.modules.json"), atomically: true, encoding: .utf8)
+        #expect(host.services.loadModuleFiles(in: [dir.plugins]).isEmpty)
+        #expect(try host.services.injector.get(key: ServiceKey(id: "sum")) as? UInt64 == 5)
         try dir.compile(providerSource, as: "liba_provider.so", defines: ["GREETING": CPlugins.quoted("Hej")])
         let successor = HotSwap.loadBeside(old, file: providerFile, in: host)
         #expect(successor.record.isLoaded, "\(successor.record.reason ?? "")")
         #expect(successor.held == ["service com.test.greeter"])
         #expect(Self.render(host, title: "A") == "Hello, A")  // the old version keeps serving meanwhile
         let (report, failed) = HotSwap.commit(successor, in: host)
-        #expect(report.outcome == .unloaded && failed.isEmpty)
+        #expect(report.outcome == .unloaded && failed.isEmpty, "\(failed)")
+        // The module file's binding moved to the new version in the same step.
+        #expect(
+            host.services.injector.registrations.first { $0.key.id == "sum" }?.owner == successor.record.owner)
+        #expect(try host.services.injector.get(key: ServiceKey(id: "sum"), arguments: [Int64(40)]) as? UInt64 == 43)
         #expect(Self.render(host, title: "A") == "Hej, A")
         #expect(try Self.export(consumer, "consumer_last_available", as: IntFn.self)() == 1)
         #expect(host.services.registrations.first { $0.key.id == "com.test.greeter" }?.owner == successor.record.owner)

@@ -35,6 +35,7 @@ extension PluginHost {
                 CallRecorder.during(.deinitialize, slot: record.callSlot) { deinitialize() }
             }
             record.codeCallable = false
+            record.injectCache.clear()
             if record.isSwiftImage {
                 // The Swift runtime keeps this image's metadata for good: keep it mapped (and its host table alive).
                 record.state = .retired

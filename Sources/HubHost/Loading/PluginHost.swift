@@ -86,7 +86,11 @@ public final class PluginHost {
 
     /// Makes the calling thread the host's main thread, for an embedder that creates the host on one thread and
     /// drives it from another (a test sharing one host between tests, a server handing it to its own thread).
-    public func adoptCurrentThread() { mainThread = pthread_self() }
+    public func adoptCurrentThread() {
+        mainThread = pthread_self()
+        // What plugins resolved on the old thread is not served on it any more (its calls are refused).
+        for record in plugins { record.injectCache.clear() }
+    }
 
     /// The records that are loaded (active or pinned).
     public var loadedPlugins: [PluginRecord] { plugins.filter(\.isLoaded) }

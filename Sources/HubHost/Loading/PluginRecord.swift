@@ -86,6 +86,8 @@ public final class PluginRecord {
     var heldRegistrations: [(what: String, apply: () throws -> Void)] = []
     /// The string result of this plugin's last `inject` (valid until its next one, as the header says).
     var injectString: UnsafeMutablePointer<CChar>?
+    /// The singletons and bound instances this plugin resolved through `inject`, for its next asks.
+    let injectCache = InjectCache()
     var handle: UnsafeMutableRawPointer?
     var descriptor: UnsafePointer<hub_plugin_descriptor>?
     /// The plugin's own `hub_host` table; `host_data` points back at this record.

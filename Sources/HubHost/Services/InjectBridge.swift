@@ -85,15 +85,23 @@ enum InjectBridge {
         _ arguments: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<hub_value>?,
         _ errorBuffer: UnsafeMutablePointer<CChar>?, _ capacity: Int
     ) -> Bool {
+        // A cached singleton or bound instance asked for again without arguments: no trip through the injector.
+        let noArguments = arguments == nil || arguments![0] == 0 || strcmp(arguments!, "[]") == 0
+        if noArguments, let key, let out, let record = HostTable.record(host), record.codeCallable,
+            let cached = record.injectCache.lookup(key, name)
+        {
+            copy(cached, to: out)
+            return true
+        }
         guard let (record, pluginHost) = HostTable.resolve(host) else {
             CInterop.writeError("inject: the plugin is not loaded", errorBuffer, capacity)
             return false
         }
-        guard let key = CInterop.string(key), !key.isEmpty, let out else {
+        guard let key, key[0] != 0, let out else {
             CInterop.writeError("inject: key and out must not be NULL", errorBuffer, capacity)
             return false
         }
-        let serviceKey = ServiceKey(id: key, name: CInterop.string(name))
+        let serviceKey = ServiceKey(id: String(cString: key), name: CInterop.string(name))
         let parsed: [Any]
         switch parseArguments(CInterop.string(arguments)) {
         case .success(let values): parsed = values
@@ -101,9 +109,17 @@ enum InjectBridge {
             CInterop.writeError("inject \(serviceKey): \(problem)", errorBuffer, capacity)
             return false
         }
+        let injector = pluginHost.services.injector
+        let generation = injector.generation.value
         do {
-            let value = try pluginHost.services.injector.get(key: serviceKey, arguments: parsed)
-            write(value, to: out, record: record)
+            let (value, reusable) = try injector.resolveForReuse(key: serviceKey, arguments: parsed)
+            var result = hubValue(value, record: record)
+            if reusable {
+                result = record.injectCache.store(
+                    result, key: key, name: name, generation: injector.generation, thread: pluginHost.mainThread,
+                    at: generation)
+            }
+            copy(result, to: out)
             return true
         } catch {
             CInterop.writeError("inject \(serviceKey): \(error)", errorBuffer, capacity)
@@ -139,8 +155,8 @@ enum InjectBridge {
         return .success(values)
     }
 
-    /// Fills `out` with `value`, touching only the members its struct_size covers.
-    static func write(_ value: Any?, to out: UnsafeMutablePointer<hub_value>, record: PluginRecord) {
+    /// `value` as a `hub_value`; a string is copied into the record (valid until the plugin's next `inject`).
+    static func hubValue(_ value: Any?, record: PluginRecord) -> hub_value {
         var result = hub_value()
         result.struct_size = UInt32(MemoryLayout<hub_value>.size)
         switch value {
@@ -156,10 +172,20 @@ enum InjectBridge {
         case let v as OpaquePointer: (result.type, result.p) = (HUB_VALUE_POINTER, UnsafeMutableRawPointer(v))
         default: result.type = HUB_VALUE_NONE
         }
+        return result
+    }
+
+    /// Copies `value` into `out`, touching only the members the caller's struct_size covers.
+    @inline(__always)
+    static func copy(_ value: hub_value, to out: UnsafeMutablePointer<hub_value>) {
         let declared = Int(UnsafeRawPointer(out).load(as: UInt32.self))
-        withUnsafeBytes(of: &result) { bytes in
-            UnsafeMutableRawPointer(out).copyMemory(
-                from: bytes.baseAddress!, byteCount: min(max(declared, 0), bytes.count))
+        if declared >= MemoryLayout<hub_value>.size {
+            out.pointee = value
+            out.pointee.struct_size = UInt32(declared)
+            return
+        }
+        withUnsafeBytes(of: value) { bytes in
+            UnsafeMutableRawPointer(out).copyMemory(from: bytes.baseAddress!, byteCount: max(declared, 0))
         }
         // struct_size stays the caller's.
         UnsafeMutableRawPointer(out).storeBytes(of: UInt32(declared), as: UInt32.self)

@@ -1,4 +1,5 @@
 import HubCore
+import Synchronization
 
 /// An injector with Objection's semantics (and motion-objection's conveniences), plus owners.
 ///
@@ -45,6 +46,16 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     private var stack: [Frame] = []
     private let observers = ChangeObservers()
     private let ledger = SurvivorLedger()
+    /// Moves on whenever a cached value may have changed (a module installed, an owner revoked): a caller that keeps
+    /// what `resolveForReuse` called reusable may go on using it while this has not moved.
+    public let generation = Generation()
+
+    /// A counter any thread may read without the injector's lock.
+    public final class Generation: Sendable {
+        private let counter = Atomic<Int>(0)
+        public var value: Int { counter.load(ordering: .acquiring) }
+        func advance() { counter.wrappingAdd(1, ordering: .releasing) }
+    }
 
     /// Builds an injector from `modules` (configured in order) and instantiates their eager singletons.
     /// - Throws: the first binding error of a module, or an eager singleton that is not a singleton.
@@ -189,6 +200,15 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
     /// The object bound under a string key; nil only when a provider returned nil.
     public func get(key: ServiceKey, arguments: [Any] = []) throws -> Any? {
         try lock.withLock { try resolve(key, arguments: arguments, buildable: nil) }
+    }
+
+    /// `get(key:)`, and whether the value is a cached singleton or a bound instance, which a caller may keep and
+    /// hand out again until `generation` moves.
+    public func resolveForReuse(key: ServiceKey, arguments: [Any] = []) throws -> (value: Any?, reusable: Bool) {
+        try lock.withLock {
+            let value = try resolve(key, arguments: arguments, buildable: nil)
+            return (value, arguments.isEmpty && isCached(key))
+        }
     }
 
     /// Builds `T` with an ad-hoc initializer (`getObject:initializer:argumentList:`), ignoring its declared one.
@@ -362,7 +382,12 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
         do {
             try inject(object, composition: composition)
         } catch {
-            if scope == .singleton { singletons[key] = nil }
+            if scope == .singleton {
+                singletons[key] = nil
+                // A nested get may have kept the half-built object; it must not be handed out again.
+                fast.removeAll()
+                generation.advance()
+            }
             throw error
         }
         return object
@@ -416,5 +441,6 @@ public final class Injector: OwnedContainer, @unchecked Sendable {
             work.append(contentsOf: dependents.removeValue(forKey: key) ?? [])
         }
         fast.removeAll()
+        generation.advance()
     }
 }

@@ -58,8 +58,9 @@ public enum HotSwap {
             apply: record.isLoaded ? stage.held.map { ($0.what, $0.apply) } : [])
     }
 
-    /// Unloads the predecessor and applies the held registrations. Returns the unload report and the held
-    /// registrations that failed to apply (they name their reason).
+    /// Unloads the predecessor, applies the held registrations and binds the new version's module-file bindings,
+    /// in one step (nothing runs in between that could see the key unbound). Returns the unload report and what
+    /// failed to apply or bind (each names its reason).
     public static func commit(_ successor: Successor, in host: PluginHost) -> (unload: UnloadReport, failed: [String]) {
         let report = host.unload(successor.predecessor)
         var failed: [String] = []
@@ -68,6 +69,11 @@ public enum HotSwap {
                 failed.append("\(what): \(error)")
                 successor.record.warnings.append("\(error)")
             }
+        }
+        // The old version's bindings were revoked with it; the new one's replace them.
+        for problem in host.services.pluginDidLoad(successor.record) {
+            failed.append(problem.description)
+            successor.record.warnings.append(problem.description)
         }
         return (report, failed)
     }

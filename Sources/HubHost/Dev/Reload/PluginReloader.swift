@@ -111,12 +111,10 @@ final class PluginReloader {
         aroundSwap { outcome = HotSwap.commit(successor, in: host) }
         guard let (unload, failed) = outcome else { return reload }
         loaded[path] = successor.record
-        // The new version's bindings replace the old one's (revoked with it in the swap).
-        let rebinding = host.services.pluginDidLoad(successor.record).map(\.description)
         reload.result = .swapped
         var notes = [unload.description]
         if old.isSwiftImage { retired.append(old) }
-        notes += failed.map { "not re-registered: \($0)" } + rebinding
+        notes += failed.map { "not re-registered: \($0)" }
         reload.detail = notes.joined(separator: "; ")
         return reload
     }
