@@ -127,7 +127,8 @@ let package = Package(
                 "CHubPlugin",
             ],
             path: "Tests/HubPluginKitTests"),
-        .testTarget(name: "HubCLITests", dependencies: ["HubTestKit"], path: "Tests/HubCLITests"),
+        .testTarget(
+            name: "HubCLITests", dependencies: ["HubTestKit"], path: "Tests/HubCLITests", exclude: ["Golden"]),
         .testTarget(
             name: "HubDevTests", dependencies: ["HubTestKit", "HubHost", "HubCore", "HubPreview"],
             path: "Tests/HubDevTests", exclude: ["Fixtures"]),

@@ -210,6 +210,9 @@ enum InjectionBench {
         print(
             "      direct \(perCall(floorDirectTime)), ffi_call \(perCall(floorFFITime))   \(Measure.ratio(floorFFITime, floorDirectTime))"
         )
+        print(
+            "    a prepared binding call against libffi's floor: \(Measure.ratio(viaFFIPrepared, floorFFITime)) (goal <= 1.1×)"
+        )
         print("  bench_add(i32,i32)->i32 (a function with no body to speak of, for scale):")
         print("    direct C call                   \(perCall(directAddTime))")
         print(

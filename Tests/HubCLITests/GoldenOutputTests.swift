@@ -1,0 +1,52 @@
+import Foundation
+import HubTestKit
+import Testing
+
+/// The example views rendered with the shipped plugins, in JSON, SVG and text, byte for byte against the files in
+/// Golden/ (made by this same command). Writers get faster; their output does not change. After a deliberate
+/// change of the output, record again with HUBHOST_RECORD_GOLDEN=1 and review the diff.
+@Suite("golden output", .serialized)
+struct GoldenOutputTests {
+    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+    static let views = ["home", "carousel", "traits", "fallback", "custom-data", "images", "large"]
+    static let formats = ["json", "svg", "text"]
+
+    @Test func exampleViewsRenderByteIdenticalToTheGoldenFiles() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-golden-\(UUID().uuidString)")
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
+            try FileManager.default.copyItem(
+                at: TestPaths.binDirectory.appendingPathComponent(name), to: plugins.appendingPathComponent(name))
+        }
+        let recording = ProcessInfo.processInfo.environment["HUBHOST_RECORD_GOLDEN"] == "1"
+        for view in Self.views {
+            for format in Self.formats {
+                let output = root.appendingPathComponent("\(view).\(format)")
+                let run = try ProcessRunner.hubhost(
+                    [
+                        "render", "examples/\(view).json", "--format", format, "-o", output.path, "--plugins",
+                        plugins.path, "--plugin-cache", root.appendingPathComponent("cache").path,
+                    ], currentDirectory: TestPaths.packageRoot)
+                #expect(run.status == 0, "\(view).\(format): \(run.stderr)")
+                let actual = try Data(contentsOf: output)
+                let expectedFile = Self.golden.appendingPathComponent("\(view).\(format)")
+                if recording {
+                    try actual.write(to: expectedFile)
+                    continue
+                }
+                let expected = try Data(contentsOf: expectedFile)
+                #expect(
+                    actual == expected,
+                    "\(view).\(format) differs from Golden/\(view).\(format) (\(actual.count) bytes against \(expected.count)); first difference at byte \(Self.firstDifference(actual, expected))"
+                )
+            }
+        }
+    }
+
+    static func firstDifference(_ a: Data, _ b: Data) -> Int {
+        let (x, y) = (Array(a), Array(b))
+        return zip(x, y).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(x.count, y.count)
+    }
+}
