@@ -108,8 +108,8 @@ enum RenderBench {
         var bytes = 0
         var hasher = Hasher()
         JSONRenderer(pretty: false).render(tree) { chunk in
-            bytes += chunk.utf8.count
-            hasher.combine(chunk)
+            bytes += chunk.count
+            hasher.combine(bytes: chunk)
         }
         pipeline.tearDown()
         return Output(tree: tree, jsonBytes: bytes, jsonHash: hasher.finalize())

@@ -17,18 +17,17 @@ public struct JSONRenderer {
     }
 
     public func render(_ tree: RenderTree) -> String {
-        var text = ""
-        render(tree) { text += $0 }
-        return text
+        ByteWriter.string { write(tree, to: &$0) }
     }
 
     /// Streams the JSON to `sink` in chunks of about 64 KiB, so a huge view is never one string in memory.
-    public func render(_ tree: RenderTree, to sink: (String) -> Void) {
-        withoutActuallyEscaping(sink) { write(tree, to: $0) }
+    public func render(_ tree: RenderTree, to sink: (UnsafeRawBufferPointer) -> Void) {
+        ByteWriter.stream(to: sink) { write(tree, to: &$0) }
     }
 
-    private func write(_ tree: RenderTree, to sink: @escaping (String) -> Void) {
-        var w = Writer(pretty: pretty, sink: sink)
+    private func write(_ tree: RenderTree, to bytes: inout ByteWriter) {
+        var w = Writer(pretty: pretty, out: bytes)
+        defer { bytes = w.out }
         w.open("{")
         w.key("body")
         w.open("[")
@@ -40,7 +39,7 @@ public struct JSONRenderer {
         w.key("contentSize")
         size(tree.contentSize, &w)
         w.key("header")
-        if let header = tree.header { write(header, &w) } else { w.raw("null") }
+        if let header = tree.header { write(header, &w) } else { w.out.write("null") }
         w.key("overlays")
         w.open("[")
         for node in tree.overlays {
@@ -51,8 +50,7 @@ public struct JSONRenderer {
         w.key("viewport")
         size(tree.viewport, &w)
         w.close("}")
-        w.raw("\n")
-        w.flush()
+        w.out.write("\n")
     }
 
     private func size(_ s: Size, _ w: inout Writer) {
@@ -73,7 +71,6 @@ public struct JSONRenderer {
             write(child, &w)
         }
         w.close("]")
-        w.flushIfFull()
         w.key("componentIdentifier")
         w.string(node.componentIdentifier.description)
         w.key("frame")
@@ -109,101 +106,84 @@ public struct JSONRenderer {
     }
 }
 
-/// A minimal JSON writer that keeps commas and indentation right and hands its text to a sink in chunks.
+/// A minimal JSON writer that keeps commas and indentation right, over a `ByteWriter`.
 struct Writer {
     let pretty: Bool
-    var out = ""
+    var out: ByteWriter
     private var depth = 0
-    private var needsComma: [Bool] = []
-    private let sink: ((String) -> Void)?
-    private static let chunkSize = 1 << 16
+    /// Per open bracket, whether it has an item yet.
+    private var hasItems: [Bool] = []
 
-    init(pretty: Bool, sink: ((String) -> Void)? = nil) {
+    init(pretty: Bool, out: ByteWriter) {
         self.pretty = pretty
-        self.sink = sink
-        out.reserveCapacity(Self.chunkSize + 1024)
+        self.out = out
     }
 
-    mutating func flushIfFull() { if out.utf8.count >= Self.chunkSize { flush() } }
-
-    mutating func flush() {
-        guard let sink, !out.isEmpty else { return }
-        sink(out)
-        out.removeAll(keepingCapacity: true)
-    }
+    private static let spaces: StaticString =
+        "                                                                                                                                "
 
     private mutating func newline() {
         guard pretty else { return }
-        out += "\n"
-        out += String(repeating: "  ", count: depth)
+        out.byte(0x0A)
+        var left = 2 * depth
+        while left > 0 {
+            let n = min(left, Self.spaces.utf8CodeUnitCount)
+            out.bytes(UnsafeBufferPointer(start: Self.spaces.utf8Start, count: n))
+            left -= n
+        }
     }
 
     private mutating func separate() {
-        if needsComma.last == true { out += "," }
-        if !needsComma.isEmpty { needsComma[needsComma.count - 1] = true }
+        if let last = hasItems.indices.last {
+            if hasItems[last] { out.byte(UInt8(ascii: ",")) }
+            hasItems[last] = true
+        }
         newline()
     }
 
-    mutating func open(_ bracket: String) {
-        out += bracket
+    mutating func open(_ bracket: StaticString) {
+        out.write(bracket)
         depth += 1
-        needsComma.append(false)
+        hasItems.append(false)
     }
 
-    mutating func close(_ bracket: String) {
-        let hadItems = needsComma.removeLast()
+    mutating func close(_ bracket: StaticString) {
+        let hadItems = hasItems.removeLast()
         depth -= 1
         if hadItems { newline() }
-        out += bracket
+        out.write(bracket)
     }
 
     /// `k` is one of our own key names, which need no escaping.
-    mutating func key(_ k: String) {
+    mutating func key(_ k: StaticString) {
         separate()
-        out += "\""
-        out += k
-        out += pretty ? "\": " : "\":"
+        out.byte(UInt8(ascii: "\""))
+        out.write(k)
+        out.write(pretty ? "\": " : "\":")
     }
 
     /// Starts an array element.
     mutating func item() { separate() }
 
-    mutating func raw(_ s: String) { out += s }
-    mutating func string(_ s: String) { Writer.escape(s, to: &out) }
-
-    /// JSON string escaping with a fast path for the usual string that needs none.
-    static func escape(_ s: String, to out: inout String) {
-        var plain = true
-        for b in s.utf8 where b < 0x20 || b == 0x22 || b == 0x5C {
-            plain = false
-            break
-        }
-        if plain {
-            out += "\""
-            out += s
-            out += "\""
-        } else {
-            JSONValue.writeEscaped(s, to: &out)
-        }
-    }
-    mutating func number(_ n: Double) { out += Writer.format(n) }
+    mutating func string(_ s: String) { out.writeJSONString(s) }
+    mutating func number(_ n: Double) { out.write(number: n) }
 
     mutating func inlineInts(_ values: [Int]) {
-        out += "["
+        out.byte(UInt8(ascii: "["))
         for (i, v) in values.enumerated() {
-            if i > 0 { out += pretty ? ", " : "," }
-            out += String(v)
+            if i > 0 { out.write(pretty ? ", " : ",") }
+            out.write(v)
         }
-        out += "]"
+        out.byte(UInt8(ascii: "]"))
     }
 
     mutating func inlineStrings(_ values: [String]) {
-        out += "["
+        out.byte(UInt8(ascii: "["))
         for (i, v) in values.enumerated() {
-            if i > 0 { out += pretty ? ", " : "," }
-            Writer.escape(v, to: &out)
+            if i > 0 { out.write(pretty ? ", " : ",") }
+            out.writeJSONString(v)
         }
-        out += "]"
+        out.byte(UInt8(ascii: "]"))
     }
 
     static func format(_ n: Double) -> String {

@@ -18,47 +18,77 @@ public struct SVGRenderer {
     }
 
     public func render(_ tree: RenderTree) -> String {
-        var out = ""
-        writeDocument(tree, to: &out)
-        return out
+        ByteWriter.string { writeDocument(tree, to: &$0) }
+    }
+
+    /// Streams the SVG to `sink` in chunks of about 64 KiB.
+    public func render(_ tree: RenderTree, to sink: (UnsafeRawBufferPointer) -> Void) {
+        ByteWriter.stream(to: sink) { writeDocument(tree, to: &$0) }
     }
 
     func writeDocument(_ tree: RenderTree, to out: inout String) {
+        out += render(tree)
+    }
+
+    func writeDocument(_ tree: RenderTree, to out: inout ByteWriter) {
         let canvas = tree.canvasSize
-        out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(canvas.width))\" height=\"\(n(canvas.height))\" "
-        out +=
-            "viewBox=\"0 0 \(n(canvas.width)) \(n(canvas.height))\" font-family=\"DejaVu Sans Mono, Menlo, monospace\">\n"
-        if let title = tree.title ?? tree.viewID { out += "<title>\(escape(title))</title>\n" }
-        out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
+        out.write("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
+        n(canvas.width, &out)
+        out.write("\" height=\"")
+        n(canvas.height, &out)
+        out.write("\" viewBox=\"0 0 ")
+        n(canvas.width, &out)
+        out.byte(0x20)
+        n(canvas.height, &out)
+        out.write("\" font-family=\"DejaVu Sans Mono, Menlo, monospace\">\n")
+        if let title = tree.title ?? tree.viewID {
+            out.write("<title>")
+            out.writeXMLEscaped(title)
+            out.write("</title>\n")
+        }
+        out.write("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
         var clips = 0
-        out += "<g class=\"body\">\n"
+        out.write("<g class=\"body\">\n")
         for node in tree.body { draw(node, at: node.frame, depth: 1, clips: &clips, to: &out) }
-        out += "</g>\n"
+        out.write("</g>\n")
         if let header = tree.header {
-            out += "<g class=\"header\">\n"
+            out.write("<g class=\"header\">\n")
             draw(header, at: header.frame, depth: 1, clips: &clips, to: &out)
-            out += "</g>\n"
+            out.write("</g>\n")
         }
         if !tree.overlays.isEmpty {
-            out += "<g class=\"overlays\">\n"
-            out +=
-                "<rect x=\"0\" y=\"0\" width=\"\(n(tree.viewport.width))\" height=\"\(n(tree.viewport.height))\" fill=\"none\" stroke=\"#999999\" stroke-dasharray=\"6 4\"/>\n"
+            out.write("<g class=\"overlays\">\n")
+            out.write("<rect x=\"0\" y=\"0\" width=\"")
+            n(tree.viewport.width, &out)
+            out.write("\" height=\"")
+            n(tree.viewport.height, &out)
+            out.write("\" fill=\"none\" stroke=\"#999999\" stroke-dasharray=\"6 4\"/>\n")
             for node in tree.overlays { draw(node, at: node.frame, depth: 1, clips: &clips, to: &out) }
-            out += "</g>\n"
+            out.write("</g>\n")
         }
-        out += "</svg>\n"
+        out.write("</svg>\n")
     }
 
     /// Children are clipped to their parent's bounds, as a parent view clips its subviews (a carousel's strip).
-    private func draw(_ node: RenderNode, at frame: Rect, depth: Int, clips: inout Int, to out: inout String) {
+    private func draw(_ node: RenderNode, at frame: Rect, depth: Int, clips: inout Int, to out: inout ByteWriter) {
         guard depth < 64 else { return }  // a child cycle cannot recurse forever
-        out +=
-            "<g transform=\"translate(\(n(frame.x)),\(n(frame.y)))\" data-id=\"\(escape(node.modelID))\" data-component=\"\(escape(node.componentIdentifier.description))\">\n"
+        out.write("<g transform=\"translate(")
+        n(frame.x, &out)
+        out.byte(UInt8(ascii: ","))
+        n(frame.y, &out)
+        out.write(")\" data-id=\"")
+        out.writeXMLEscaped(node.modelID)
+        out.write("\" data-component=\"")
+        out.writeXMLEscaped(node.componentIdentifier.description)
+        out.write("\">\n")
         if showFrames {
-            out +=
-                "<rect width=\"\(n(frame.width))\" height=\"\(n(frame.height))\" fill=\"none\" stroke=\"#cccccc\" stroke-width=\"0.5\"/>\n"
+            out.write("<rect width=\"")
+            n(frame.width, &out)
+            out.write("\" height=\"")
+            n(frame.height, &out)
+            out.write("\" fill=\"none\" stroke=\"#cccccc\" stroke-width=\"0.5\"/>\n")
         }
-        var clipID: String?
+        var clipID: Int?
         for item in node.displayList {
             switch item {
             case .rect(let r, let style): rect(r, style, to: &out)
@@ -69,43 +99,86 @@ public struct SVGRenderer {
                 guard let child = node.child(at: index) else { break }
                 if clipID == nil {
                     clips += 1
-                    clipID = "\(idPrefix)clip\(clips)"
-                    out +=
-                        "<clipPath id=\"\(clipID!)\"><rect width=\"\(n(frame.width))\" height=\"\(n(frame.height))\"/></clipPath>\n"
+                    clipID = clips
+                    out.write("<clipPath id=\"")
+                    clipName(clips, &out)
+                    out.write("\"><rect width=\"")
+                    n(frame.width, &out)
+                    out.write("\" height=\"")
+                    n(frame.height, &out)
+                    out.write("\"/></clipPath>\n")
                 }
-                out += "<g clip-path=\"url(#\(clipID!))\">\n"
+                out.write("<g clip-path=\"url(#")
+                clipName(clipID!, &out)
+                out.write(")\">\n")
                 draw(child, at: r, depth: depth + 1, clips: &clips, to: &out)
-                out += "</g>\n"
+                out.write("</g>\n")
             }
         }
-        out += "</g>\n"
+        out.write("</g>\n")
     }
 
-    private func paint(_ attribute: String, _ color: Color) -> String {
-        guard color.isVisible else { return " \(attribute)=\"none\"" }
-        var s = " \(attribute)=\"\(color.hexRGB)\""
-        if color.opacity < 1 { s += " \(attribute)-opacity=\"\(n((color.opacity * 1000).rounded() / 1000))\"" }
-        return s
+    private func clipName(_ number: Int, _ out: inout ByteWriter) {
+        out.write(idPrefix)
+        out.write("clip")
+        out.write(number)
     }
 
-    private func rect(_ r: Rect, _ style: RectStyle, to out: inout String) {
-        out += "<rect x=\"\(n(r.x))\" y=\"\(n(r.y))\" width=\"\(n(max(0, r.width)))\" height=\"\(n(max(0, r.height)))\""
-        if style.cornerRadius > 0 { out += " rx=\"\(n(style.cornerRadius))\"" }
-        out += paint("fill", style.fill)
-        if style.stroke.isVisible, style.strokeWidth > 0 {
-            out += paint("stroke", style.stroke) + " stroke-width=\"\(n(style.strokeWidth))\""
+    /// ` fill="#rrggbb"` (and its opacity), or ` fill="none"`.
+    private func paint(_ attribute: StaticString, _ color: Color, _ out: inout ByteWriter) {
+        out.byte(0x20)
+        out.write(attribute)
+        guard color.isVisible else { return out.write("=\"none\"") }
+        out.write("=\"#")
+        // color.hexRGB, without making a string.
+        let rgb = color.rgba >> 8
+        for shift in stride(from: 20, through: 0, by: -4) {
+            let digit = UInt8((rgb >> UInt32(shift)) & 0xF)
+            out.byte(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
         }
-        out += "/>\n"
+        out.byte(UInt8(ascii: "\""))
+        if color.opacity < 1 {
+            out.byte(0x20)
+            out.write(attribute)
+            out.write("-opacity=\"")
+            n((color.opacity * 1000).rounded() / 1000, &out)
+            out.byte(UInt8(ascii: "\""))
+        }
     }
 
-    private func text(_ r: Rect, _ string: String, _ style: TextStyle, to out: inout String) {
+    private func rect(_ r: Rect, _ style: RectStyle, to out: inout ByteWriter) {
+        out.write("<rect x=\"")
+        n(r.x, &out)
+        out.write("\" y=\"")
+        n(r.y, &out)
+        out.write("\" width=\"")
+        n(max(0, r.width), &out)
+        out.write("\" height=\"")
+        n(max(0, r.height), &out)
+        out.byte(UInt8(ascii: "\""))
+        if style.cornerRadius > 0 {
+            out.write(" rx=\"")
+            n(style.cornerRadius, &out)
+            out.byte(UInt8(ascii: "\""))
+        }
+        paint("fill", style.fill, &out)
+        if style.stroke.isVisible, style.strokeWidth > 0 {
+            paint("stroke", style.stroke, &out)
+            out.write(" stroke-width=\"")
+            n(style.strokeWidth, &out)
+            out.byte(UInt8(ascii: "\""))
+        }
+        out.write("/>\n")
+    }
+
+    private func text(_ r: Rect, _ string: String, _ style: TextStyle, to out: inout ByteWriter) {
         let lineHeight = TextMetrics.lineHeight(for: style)
         let advance = TextMetrics.advance(for: style)
         var lines = TextMetrics.lines(string, style: style, maxWidth: r.width)
         // Lines below the frame are not drawn (at least one is).
         let fitting = max(1, Int(saturating: (r.height / lineHeight).rounded(.down) + 0.001))
         if r.height > 0, lines.count > fitting { lines = Array(lines.prefix(fitting)) }
-        let anchor: String
+        let anchor: StaticString
         let x: Double
         switch style.alignment {
         case .left:
@@ -122,30 +195,60 @@ public struct SVGRenderer {
             // Baseline: centred in the line box, about 0.8 em below the top of the glyphs.
             let baseline = r.y + Double(i) * lineHeight + (lineHeight - style.fontSize) / 2 + style.fontSize * 0.8
             let width = Double(line.count) * advance
-            out += "<text x=\"\(n(x))\" y=\"\(n(baseline))\" font-size=\"\(n(style.fontSize))\""
-            if style.weight != 400 { out += " font-weight=\"\(style.weight)\"" }
-            if anchor != "start" { out += " text-anchor=\"\(anchor)\"" }
-            out += paint("fill", style.color)
-            out += " textLength=\"\(n(width))\" lengthAdjust=\"spacingAndGlyphs\">\(escape(line))</text>\n"
+            out.write("<text x=\"")
+            n(x, &out)
+            out.write("\" y=\"")
+            n(baseline, &out)
+            out.write("\" font-size=\"")
+            n(style.fontSize, &out)
+            out.byte(UInt8(ascii: "\""))
+            if style.weight != 400 {
+                out.write(" font-weight=\"")
+                out.write(style.weight)
+                out.byte(UInt8(ascii: "\""))
+            }
+            if style.alignment != .left {
+                out.write(" text-anchor=\"")
+                out.write(anchor)
+                out.byte(UInt8(ascii: "\""))
+            }
+            paint("fill", style.color, &out)
+            out.write(" textLength=\"")
+            n(width, &out)
+            out.write("\" lengthAdjust=\"spacingAndGlyphs\">")
+            out.writeXMLEscaped(line)
+            out.write("</text>\n")
         }
     }
 
-    private func image(_ r: Rect, uri: String?, mode: ContentMode, placeholder: Color, to out: inout String) {
+    private func image(_ r: Rect, uri: String?, mode: ContentMode, placeholder: Color, to out: inout ByteWriter) {
         rect(r, RectStyle(fill: placeholder), to: &out)
         guard let uri, let href = images.resolve(uri) else { return }
-        let aspect: String
+        let aspect: StaticString
         switch mode {
         case .scaleToFill: aspect = "none"
         case .aspectFit: aspect = "xMidYMid meet"
         case .aspectFill: aspect = "xMidYMid slice"
         }
-        out +=
-            "<image x=\"\(n(r.x))\" y=\"\(n(r.y))\" width=\"\(n(r.width))\" height=\"\(n(r.height))\" preserveAspectRatio=\"\(aspect)\" href=\"\(escape(href))\"/>\n"
+        out.write("<image x=\"")
+        n(r.x, &out)
+        out.write("\" y=\"")
+        n(r.y, &out)
+        out.write("\" width=\"")
+        n(r.width, &out)
+        out.write("\" height=\"")
+        n(r.height, &out)
+        out.write("\" preserveAspectRatio=\"")
+        out.write(aspect)
+        out.write("\" href=\"")
+        out.writeXMLEscaped(href)
+        out.write("\"/>\n")
     }
 
-    private func n(_ value: Double) -> String {
+    /// A coordinate, rounded to hundredths, in its shortest form.
+    private func n(_ value: Double, _ out: inout ByteWriter) {
         let rounded = (value * 100).rounded() / 100
-        return Writer.format(rounded == 0 ? 0 : rounded)
+        out.write(number: rounded == 0 ? 0 : rounded)
     }
 }
 

@@ -34,15 +34,24 @@ public enum TerminalText {
 
     /// A whole message (hubhost's own text around untrusted values) with any control character escaped and the
     /// line cut at `limit` characters; the one newline a caller adds stays the only one.
-    public static func line(_ message: String, limit: Int = 10 * echoLimit) -> String {
-        var needsWork = message.utf8.count > limit
-        if !needsWork {
-            for byte in message.utf8 where byte < 0x20 || byte == 0x7F || byte >= 0xC2 {
-                needsWork = true
-                break
-            }
+    /// How many characters of one output line are echoed.
+    public static let lineLimit = 10 * echoLimit
+
+    public static func line(_ message: String, limit: Int = lineLimit) -> String {
+        message.utf8.count <= limit && isPrintable(message) ? message : escaped(message, limit: limit)
+    }
+
+    /// True when `escape` leaves every character of `text` as it is. Checked on bytes: a control byte, or the
+    /// lead bytes of the escaped C1 controls (0xC2) and of the escaped line, paragraph and direction marks
+    /// (0xE2 0x80 / 0xE2 0x81); other non-ASCII text (an arrow, accents) passes.
+    public static func isPrintable(_ text: String) -> Bool {
+        var previousWasE2 = false
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x7F || byte == 0xC2 { return false }
+            if previousWasE2 && (byte == 0x80 || byte == 0x81) { return false }
+            previousWasE2 = byte == 0xE2
         }
-        return needsWork ? escaped(message, limit: limit) : message
+        return true
     }
 
     /// A dictionary key as a step of a JSON path: `name` when it is a plain identifier, else `["…"]`.

@@ -77,11 +77,11 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
         let images = ImageResolver(access: access)
         switch self {
         case .json: JSONRenderer(naming: naming).render(tree) { sink.write($0) }
-        case .svg: sink.write(SVGRenderer(images: images).render(tree))
+        case .svg: SVGRenderer(images: images).render(tree) { sink.write($0) }
         case .html:
             sink.write(
                 HTMLRenderer(svg: SVGRenderer(images: images), naming: naming).render(tree, diagnostics: diagnostics))
-        case .text: sink.write(TextRenderer(naming: naming).render(tree))
+        case .text: TextRenderer(naming: naming).render(tree) { sink.write($0) }
         case .png:
             let canvas = tree.canvasSize
             do {

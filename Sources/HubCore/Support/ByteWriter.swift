@@ -1,0 +1,167 @@
+/// Output built as bytes in one fixed buffer that goes to a sink each time it fills, as a streaming encoder
+/// writes: no `String` grows, no indentation string is made per line, and untrusted text is escaped a buffer at
+/// a time with a copy when nothing needs escaping (the usual case).
+///
+/// Made by `ByteWriter.stream(to:_:)`, which flushes and frees it when the body returns; pass it `inout`.
+public struct ByteWriter {
+    private let base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private let capacity: Int
+    private let sink: (UnsafeRawBufferPointer) -> Void
+
+    private init(capacity: Int, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
+        self.capacity = capacity
+        self.base = .allocate(capacity: capacity)
+        self.sink = sink
+    }
+
+    /// Runs `body` with a writer whose bytes reach `sink` in chunks of about `capacity` bytes (and once more at
+    /// the end). The chunk is only valid during the sink's call.
+    public static func stream<R>(
+        capacity: Int = 64 << 10, to sink: (UnsafeRawBufferPointer) -> Void, _ body: (inout ByteWriter) throws -> R
+    ) rethrows -> R {
+        try withoutActuallyEscaping(sink) { sink in
+            var writer = ByteWriter(capacity: capacity, sink: sink)
+            defer {
+                writer.flush()
+                writer.base.deallocate()
+            }
+            return try body(&writer)
+        }
+    }
+
+    /// Everything `body` writes, as one string (small outputs and tests).
+    public static func string(_ body: (inout ByteWriter) throws -> Void) rethrows -> String {
+        var bytes: [UInt8] = []
+        try stream(to: { bytes.append(contentsOf: $0) }, body)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public mutating func flush() {
+        guard count > 0 else { return }
+        sink(UnsafeRawBufferPointer(start: base, count: count))
+        count = 0
+    }
+
+    @inline(__always)
+    private mutating func reserve(_ n: Int) {
+        if count + n > capacity { flush() }
+    }
+
+    @inline(__always)
+    public mutating func byte(_ b: UInt8) {
+        if count == capacity { flush() }
+        base[count] = b
+        count += 1
+    }
+
+    /// Bytes copied in (a run longer than the buffer goes to the sink directly).
+    public mutating func bytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let start = bytes.baseAddress, bytes.count > 0 else { return }
+        if bytes.count > capacity {
+            flush()
+            sink(UnsafeRawBufferPointer(bytes))
+            return
+        }
+        reserve(bytes.count)
+        (base + count).update(from: start, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// Our own literal text (markup, key names), as it is.
+    @inline(__always)
+    public mutating func write(_ text: StaticString) {
+        bytes(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// `text` as it is (only for text that needs no escaping in the output's syntax).
+    public mutating func write(_ text: String) {
+        withUTF8(text) { bytes($0) }
+    }
+
+    /// `n` in decimal.
+    public mutating func write(_ n: Int) {
+        reserve(20)
+        var value = n.magnitude
+        if n < 0 {
+            base[count] = UInt8(ascii: "-")
+            count += 1
+        }
+        var digits = 1
+        var probe = value
+        while probe >= 10 {
+            probe /= 10
+            digits += 1
+        }
+        var position = count + digits
+        count = position
+        repeat {
+            position -= 1
+            base[position] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+        } while value > 0
+    }
+
+    /// `n` in its shortest form: an integer without a fraction, `null` when not finite (as JSON has no NaN).
+    public mutating func write(number n: Double) {
+        guard n.isFinite else { return write("null" as StaticString) }
+        if n == n.rounded(), abs(n) < 1e15 { return write(Int(n)) }
+        write(String(n))
+    }
+
+    /// `text` as a JSON string, in quotes: `"`, `\` and control characters escaped (`\n`, `\r`, `\t`, `\u00XX`),
+    /// everything else as it is.
+    public mutating func writeJSONString(_ text: String) {
+        byte(UInt8(ascii: "\""))
+        withUTF8(text) { utf8 in
+            var start = 0
+            for (i, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
+                bytes(UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                start = i + 1
+                switch b {
+                case 0x22: write("\\\"")
+                case 0x5C: write("\\\\")
+                case 0x0A: write("\\n")
+                case 0x0D: write("\\r")
+                case 0x09: write("\\t")
+                default:
+                    write("\\u00")
+                    byte(Self.hexDigits[Int(b >> 4)])
+                    byte(Self.hexDigits[Int(b & 0xF)])
+                }
+            }
+            bytes(UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        byte(UInt8(ascii: "\""))
+    }
+
+    /// `text` escaped for XML and HTML text and attributes: `&`, `<`, `>` and `"` as entities, control characters
+    /// other than newline and tab as spaces.
+    public mutating func writeXMLEscaped(_ text: String) {
+        withUTF8(text) { utf8 in
+            var start = 0
+            for (i, b) in utf8.enumerated()
+            where b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 || (b < 0x20 && b != 0x0A && b != 0x09) {
+                bytes(UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                start = i + 1
+                switch b {
+                case 0x26: write("&amp;")
+                case 0x3C: write("&lt;")
+                case 0x3E: write("&gt;")
+                case 0x22: write("&quot;")
+                default: byte(0x20)
+                }
+            }
+            bytes(UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    @inline(__always)
+    private func withUTF8<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = text
+        return copy.withUTF8(body)
+    }
+}
