@@ -235,10 +235,11 @@ private final class DecodeContext {
                     case "id":
                         // Lenient, as Hub: "ns:name[:…]" sets both, a bare name sets only the name.
                         if let v = try string(&s) {
-                            let parts = v.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-                            if parts.count >= 2 {
-                                b.namespace = String(parts[0])
-                                b.name = String(parts[1])
+                            // Cut at the colons in place (no array of parts per model).
+                            if let colon = v.utf8.firstIndex(of: UInt8(ascii: ":")) {
+                                let rest = v.utf8[v.utf8.index(after: colon)...]
+                                b.namespace = String(Substring(v.utf8[..<colon]))
+                                b.name = String(Substring(rest.prefix { $0 != UInt8(ascii: ":") }))
                             } else {
                                 b.name = v
                             }
