@@ -5,7 +5,7 @@ public struct TraceRecord: CustomStringConvertible {
         case event, call, state, action, open, image, appear, disappear, note, error
 
         /// The name padded to 9 columns, made once (the trace writes one per line).
-        var padded: String {
+        public var padded: String {
             switch self {
             case .event: return "event    "
             case .call: return "call     "
@@ -65,9 +65,12 @@ public final class EventTrace {
     /// False when nobody reads the records' JSON fields (a text trace): they are then not built.
     public var buildsFields = true
 
-    public func add(_ kind: TraceRecord.Kind, _ message: String, _ fields: [(String, JSONValue)] = []) {
+    /// `fields` are only built when they are read (a JSON trace).
+    public func add(
+        _ kind: TraceRecord.Kind, _ message: String, _ fields: @autoclosure () -> [(String, JSONValue)] = []
+    ) {
         let record = TraceRecord(
-            kind: kind, step: step, message: message, fields: buildsFields ? JSONObject(fields) : JSONObject())
+            kind: kind, step: step, message: message, fields: buildsFields ? JSONObject(fields()) : JSONObject())
         if keepRecords { records.append(record) }
         sink?(record)
     }

@@ -21,14 +21,27 @@ public final class ComponentTracer {
     }
 
     fileprivate func call(
-        _ instance: TracingComponent, _ method: String, _ detail: String = "",
-        _ fields: [(String, JSONValue)] = []
+        _ instance: TracingComponent, _ method: String, _ detail: @autoclosure () -> String = "",
+        _ fields: @autoclosure () -> [(String, JSONValue)] = []
     ) {
-        let model = instance.modelID.map { " [\($0)]" } ?? ""
+        // One string, appended in place: this runs for every call into every component.
+        var message = instance.name
+        if let model = instance.modelID {
+            message += " ["
+            message += model
+            message += "]"
+        }
+        message += " "
+        message += method
+        let detail = detail()
+        if !detail.isEmpty {
+            message += " "
+            message += detail
+        }
         trace.add(
-            .call, "\(instance.name)\(model) \(method)\(detail.isEmpty ? "" : " " + detail)",
+            .call, message,
             [("instance", .string(instance.name)), ("model", .optional(instance.modelID)), ("method", .string(method))]
-                + fields)
+                + fields())
     }
 }
 

@@ -130,7 +130,7 @@ struct Events: ParsableCommand {
         let trace = EventTrace { [json, noCalls] record in
             if replaying || (noCalls && record.kind == .call) { return }
             if record.kind == .event { out.flush() }
-            out.append(json ? record.jsonLine : TerminalText.line(record.description))
+            if json { out.append(record.jsonLine) } else { out.append(record) }
         }
         trace.keepRecords = false
         trace.buildsFields = json
@@ -216,6 +216,22 @@ final class TraceOutput {
         buffer.append(contentsOf: line.utf8)
         buffer.append(10)
         if buffer.count > 1 << 16 { flush() }
+    }
+
+    /// The record's text line (`TerminalText.line(record.description)`), written in pieces when its message is
+    /// printable and short, as nearly every message is.
+    func append(_ record: TraceRecord) {
+        guard record.message.utf8.count + 32 <= TerminalText.lineLimit, TerminalText.isPrintable(record.message)
+        else { return append(TerminalText.line(record.description)) }
+        if record.kind == .event {
+            buffer.append(UInt8(ascii: "#"))
+            buffer.append(contentsOf: String(record.step).utf8)
+        } else {
+            buffer.append(contentsOf: "  ".utf8)
+            buffer.append(contentsOf: record.kind.padded.utf8)
+        }
+        buffer.append(UInt8(ascii: " "))
+        append(record.message)
     }
 
     func flush() {
