@@ -89,8 +89,11 @@ struct PluginOptions: ParsableArguments {
         host.preferredPluginIDs = Set(preferred)
         host.quarantinedVersions = WorkerEnvironment.quarantined
         if isSafeMode { Diagnostics.print("hubhost: safe mode: no plugins are loaded") }
-        // Each plugin version is first exercised in a child process (cached); crashing ones are quarantined.
-        ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))?.install(on: host)
+        // Each plugin version is first exercised in a child process (cached); crashing ones are quarantined. The
+        // children are forked from one scanner process (`probe --serve`), started only when something needs
+        // probing: one start-up for a cold folder of hundreds of plugins instead of one per plugin.
+        ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache), warm: true)?
+            .install(on: host)
         host.loadPlugins(in: folders)
         // Every command binds the module files beside the plugins, so plugins can `inject` what they declare.
         if !loadsModuleFilesItself {
