@@ -6,7 +6,7 @@ import Foundation
 //   CHubPlugin   the public C header hub_plugin.h, the plugin contract
 //   CFFI         libffi (Debian's libffi-dev), for calls whose signature is only known at run time
 //   CCrypto      libcrypto (Debian's libssl-dev), SHA-256 for --trusted-hashes
-//   CRsvg        librsvg and cairo (Debian's librsvg2-dev), SVG to PNG
+//   CRsvg        librsvg and cairo, loaded on the first PNG (Debian's librsvg2-2), SVG to PNG
 //   HubVocabulary geometry, colour, text style, traits, selection state, action trigger, JSON value and parser:
 //                the vocabulary HubCore and HubPluginKit share (no host code)
 //   HubCore      models, view decoding, registry, layout, lifecycle, events, render tree (pure Swift, no dlopen)
@@ -64,9 +64,8 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(
-            name: "CRsvg", path: "Sources/CRsvg", pkgConfig: "librsvg-2.0",
-            providers: [.apt(["librsvg2-dev", "fonts-dejavu-core"])]),
+        // Loaded with dlopen on the first PNG, not linked: see Sources/CRsvg/include/crsvg.h.
+        .target(name: "CRsvg", path: "Sources/CRsvg"),
         // The vocabulary HubCore and the plugin SDK share, with no host code: geometry, colour, text style, layout
         // traits, selection state, action trigger, the JSON value and parser. Plugins link it statically.
         .target(name: "HubVocabulary", path: "Sources/HubVocabulary", swiftSettings: hotPathSettings),

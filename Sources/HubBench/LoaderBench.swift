@@ -157,6 +157,16 @@ enum LoaderBench {
         print("hubhost list-namespaces on 200 plugins (a process each; median). cold: empty cache; warm: second run")
         let startup = try Measure.median(repetitions: repetitions) { try runQuietly(hubhost, ["--help"]) }
         print("  baseline `hubhost --help`:                     \(Measure.ms(startup))")
+        // Issue 14's floor: a C program that dlopens the same files and reads their descriptors.
+        let loop = cache.deletingLastPathComponent().appendingPathComponent("descriptor-loop")
+        let loopSource = cache.deletingLastPathComponent().appendingPathComponent("descriptor-loop.c")
+        try descriptorLoopSource.write(to: loopSource, atomically: true, encoding: .utf8)
+        try ReloadBench.runTool(
+            "/usr/bin/env", ["cc", "-O2", "-I", ReloadBench.include.path, loopSource.path, "-o", loop.path, "-ldl"])
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".so") }
+            .sorted().map { folder.appendingPathComponent($0).path }
+        let floor = try Measure.median(repetitions: repetitions) { try runQuietly(loop, files) }
+        print("  floor: a C loop dlopening them and reading their descriptors: \(Measure.ms(floor))")
         for (label, environment) in [
             ("probe gate off (HUBHOST_PROBE=0)", noProbe),
             ("probe gate on (default)", ProcessInfo.processInfo.environment),
@@ -171,21 +181,15 @@ enum LoaderBench {
             print(
                 "  \(pad(label, 34))  cold \(pad(Measure.ms(cold)))  warm \(pad(Measure.ms(warm)))  "
                     + "warm/startup \(Measure.ratio(warm, startup))")
+            print(
+                "  \(pad("", 34))  cold \(Measure.ratio(cold, floor)) of the C loop (goal ≤ 10×), warm \(Measure.ratio(warm, floor)) (goal ≤ 3×)"
+            )
         }
     }
 
+    /// Runs a process to the end, output discarded; throws unless it exits 0.
     static func runQuietly(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
-        let process = Process()
-        if let environment { process.environment = environment }
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchError("\(executable.lastPathComponent) \(arguments) exited \(process.terminationStatus)")
-        }
+        try BenchProcess.run(executable.path, arguments, environment: environment)
     }
 
     // MARK: Plugins
@@ -212,6 +216,25 @@ enum LoaderBench {
         guard process.terminationStatus == 0 else { throw BenchError("cc failed while generating plugins") }
         return files
     }
+
+    /// The floor of a plugin scan: dlopen each file, find the entry point, read the descriptor.
+    static let descriptorLoopSource = """
+        #include <dlfcn.h>
+        #include <stdio.h>
+        #include <hub_plugin.h>
+        int main(int argc, char **argv) {
+            int seen = 0;
+            for (int i = 1; i < argc; i++) {
+                void *handle = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
+                if (!handle) { fprintf(stderr, "%s\\n", dlerror()); return 1; }
+                hub_plugin_entry_fn entry = (hub_plugin_entry_fn)dlsym(handle, "hub_plugin_entry");
+                const hub_plugin_descriptor *d = entry ? entry() : NULL;
+                if (d && d->magic == HUB_PLUGIN_MAGIC && d->id && d->name && d->version) seen++;
+            }
+            printf("%d plugins\\n", seen);
+            return seen == argc - 1 ? 0 : 1;
+        }
+        """
 
     /// One small but complete component per plugin (the CLI's probe gate exercises it before loading).
     static let benchPluginSource = """

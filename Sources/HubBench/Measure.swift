@@ -79,3 +79,48 @@ enum BenchBinaries {
         return (root, plugins)
     }
 }
+
+/// A process run to the end with its output discarded, timed without Foundation's `Process` (whose
+/// `waitUntilExit` notices an exit only at its run loop's next turn, tens of milliseconds late).
+enum BenchProcess {
+    struct Run {
+        /// Wall time from spawn to reaped.
+        var wall: Double
+        /// CPU time, its children's included.
+        var cpu: Double
+        /// Peak resident memory (KiB).
+        var peakKiB: Int
+    }
+
+    /// Runs `executable` with `arguments` (and `environment`, else this process's); exit 0 or 1 is success.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Run {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let variables =
+            (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in variables { free(pointer) } }
+        var pid: pid_t = 0
+        let start = Measure.now()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, variables)
+        guard spawned == 0 else {
+            throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let wall = Measure.now() - start
+        guard status & 0x7f == 0, (status >> 8) & 0xff <= 1 else {
+            throw BenchError("\(executable) \(arguments.prefix(2).joined(separator: " ")) failed (status \(status))")
+        }
+        let cpu =
+            Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return Run(wall: wall, cpu: cpu, peakKiB: usage.ru_maxrss)
+    }
+}

@@ -33,7 +33,7 @@ enum WritersBench {
         func render(_ file: URL, _ format: String) -> [String] {
             ["render", file.path, "--format", format, "-o", root.appendingPathComponent("out.\(format)").path] + common
         }
-        _ = try measure(hubhost.path, render(empty, "json"))  // the probe cache, warm
+        _ = try BenchProcess.run(hubhost.path, render(empty, "json"))  // the probe cache, warm
         let pythonArguments = [
             "-c", "import json,sys; d=json.load(open(sys.argv[1])); open(sys.argv[2],'w').write(json.dumps(d))",
             view.path, root.appendingPathComponent("python.json").path,
@@ -43,13 +43,13 @@ enum WritersBench {
         var cpu: [String: [Double]] = [:]
         var peak: [String: [Int]] = [:]
         for _ in 0..<rounds {
-            cpu["python", default: []].append(try measure(python, pythonArguments).cpu)
+            cpu["python", default: []].append(try BenchProcess.run(python, pythonArguments).cpu)
             for format in formats {
-                let run = try measure(hubhost.path, render(view, format))
+                let run = try BenchProcess.run(hubhost.path, render(view, format))
                 cpu[format, default: []].append(run.cpu)
                 peak[format, default: []].append(run.peakKiB)
             }
-            peak["empty", default: []].append(try measure(hubhost.path, render(empty, "svg")).peakKiB)
+            peak["empty", default: []].append(try BenchProcess.run(hubhost.path, render(empty, "svg")).peakKiB)
         }
         let baseline = Measure.medianOf(cpu["python"]!)
         let viewKiB = (try FileManager.default.attributesOfItem(atPath: view.path)[.size] as? Int ?? 0) / 1024
@@ -94,31 +94,4 @@ enum WritersBench {
     }
 
     static func medianInt(_ values: [Int]) -> Int { values.sorted()[values.count / 2] }
-
-    /// Runs a process to the end (output discarded) and returns its CPU time, its children's included, and its
-    /// peak resident memory.
-    static func measure(_ executable: String, _ arguments: [String]) throws -> (cpu: Double, peakKiB: Int) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-        guard status & 0x7f == 0, (status >> 8) & 0xff <= 1 else {
-            throw BenchError("\(executable) \(arguments.prefix(2).joined(separator: " ")) failed (status \(status))")
-        }
-        let cpu =
-            Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-        return (cpu, usage.ru_maxrss)
-    }
 }

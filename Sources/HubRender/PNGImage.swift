@@ -24,43 +24,44 @@ public struct PNGImage: Equatable, Sendable {
         guard pixelWidth <= 32_768, pixelHeight <= 32_768 else {
             throw Failure(description: "\(pixelWidth)×\(pixelHeight) pixels is larger than a PNG hubhost draws (32768)")
         }
-        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pixelWidth), Int32(pixelHeight))
-        defer { cairo_surface_destroy(surface) }
-        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+        let cairo = try Rsvg.api()
+        let surface = cairo.image_surface_create(Int32(HUB_CAIRO_FORMAT_ARGB32), Int32(pixelWidth), Int32(pixelHeight))
+        defer { cairo.surface_destroy(surface) }
+        guard cairo.surface_status(surface) == HUB_CAIRO_STATUS_SUCCESS else {
             throw Failure(description: "cannot make a \(pixelWidth)×\(pixelHeight) image")
         }
-        let context = cairo_create(surface)
-        defer { cairo_destroy(context) }
-        var error: UnsafeMutablePointer<GError>?
+        let context = cairo.create(surface)
+        defer { cairo.destroy(context) }
+        var error: UnsafeMutablePointer<hub_gerror>?
         let bytes = Array(svg.utf8)
         guard
             let handle = bytes.withUnsafeBufferPointer({
-                rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error)
+                cairo.rsvg_handle_new_from_data($0.baseAddress, $0.count, &error)
             })
-        else { throw Failure(description: "librsvg cannot read the drawing: \(message(error))") }
-        defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
-        cairo_scale(context, scale, scale)
-        var viewport = RsvgRectangle(x: 0, y: 0, width: width, height: height)
-        guard rsvg_handle_render_document(handle, context, &viewport, &error) != 0 else {
-            throw Failure(description: "librsvg cannot draw: \(message(error))")
+        else { throw Failure(description: "librsvg cannot read the drawing: \(message(error, cairo))") }
+        defer { cairo.g_object_unref(UnsafeMutableRawPointer(handle)) }
+        cairo.scale(context, scale, scale)
+        var viewport = hub_rsvg_rectangle(x: 0, y: 0, width: width, height: height)
+        guard cairo.rsvg_handle_render_document(handle, context, &viewport, &error) != 0 else {
+            throw Failure(description: "librsvg cannot draw: \(message(error, cairo))")
         }
-        cairo_surface_flush(surface)
-        return PNGImage(surface: surface!)
+        cairo.surface_flush(surface)
+        return PNGImage(surface: surface!, cairo)
     }
 
-    private static func message(_ error: UnsafeMutablePointer<GError>?) -> String {
+    private static func message(_ error: UnsafeMutablePointer<hub_gerror>?, _ cairo: hub_rsvg_api) -> String {
         guard let error else { return "unknown error" }
-        defer { g_error_free(error) }
+        defer { cairo.g_error_free(error) }
         return error.pointee.message.map { String(cString: $0) } ?? "unknown error"
     }
 
     /// Copies a cairo ARGB32 surface's pixels.
-    init(surface: OpaquePointer) {
-        let width = Int(cairo_image_surface_get_width(surface))
-        let height = Int(cairo_image_surface_get_height(surface))
-        let stride = Int(cairo_image_surface_get_stride(surface))
+    init(surface: OpaquePointer, _ cairo: hub_rsvg_api) {
+        let width = Int(cairo.image_surface_get_width(surface))
+        let height = Int(cairo.image_surface_get_height(surface))
+        let stride = Int(cairo.image_surface_get_stride(surface))
         var pixels = [UInt32](repeating: 0, count: width * height)
-        if let data = cairo_image_surface_get_data(surface) {
+        if let data = cairo.image_surface_get_data(surface) {
             for row in 0..<height {
                 let source = UnsafeRawPointer(data + row * stride).assumingMemoryBound(to: UInt32.self)
                 pixels.withUnsafeMutableBufferPointer { destination in
@@ -93,54 +94,56 @@ public struct PNGImage: Equatable, Sendable {
 
     /// The PNG file's bytes (cairo's encoder: no timestamps, so equal pixels give equal bytes).
     public func pngData() throws -> Data {
-        let surface = makeSurface()
-        defer { cairo_surface_destroy(surface) }
+        let cairo = try Rsvg.api()
+        let surface = makeSurface(cairo)
+        defer { cairo.surface_destroy(surface) }
         final class Sink { var data = Data() }
         let sink = Sink()
-        let status = cairo_surface_write_to_png_stream(
+        let status = cairo.surface_write_to_png_stream(
             surface,
             { closure, bytes, length in
-                guard let closure, let bytes else { return CAIRO_STATUS_WRITE_ERROR }
+                guard let closure, let bytes else { return Int32(HUB_CAIRO_STATUS_WRITE_ERROR) }
                 Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().data.append(bytes, count: Int(length))
-                return CAIRO_STATUS_SUCCESS
+                return Int32(HUB_CAIRO_STATUS_SUCCESS)
             }, Unmanaged.passUnretained(sink).toOpaque())
-        guard status == CAIRO_STATUS_SUCCESS else { throw Failure(description: "cannot encode the PNG") }
+        guard status == HUB_CAIRO_STATUS_SUCCESS else { throw Failure(description: "cannot encode the PNG") }
         return sink.data
     }
 
-    /// Decodes PNG bytes; nil when they are not a PNG.
+    /// Decodes PNG bytes; nil when they are not a PNG (or librsvg cannot be loaded).
     public init?(png data: Data) {
+        guard let cairo = try? Rsvg.api() else { return nil }
         final class Source {
             let data: Data
             var offset = 0
             init(_ data: Data) { self.data = data }
         }
         let source = Source(data)
-        let surface = cairo_image_surface_create_from_png_stream(
+        let surface = cairo.image_surface_create_from_png_stream(
             { closure, bytes, length in
-                guard let closure, let bytes else { return CAIRO_STATUS_READ_ERROR }
+                guard let closure, let bytes else { return Int32(HUB_CAIRO_STATUS_READ_ERROR) }
                 let source = Unmanaged<Source>.fromOpaque(closure).takeUnretainedValue()
                 let count = Int(length)
-                guard source.offset + count <= source.data.count else { return CAIRO_STATUS_READ_ERROR }
+                guard source.offset + count <= source.data.count else { return Int32(HUB_CAIRO_STATUS_READ_ERROR) }
                 source.data.copyBytes(to: bytes, from: source.offset..<(source.offset + count))
                 source.offset += count
-                return CAIRO_STATUS_SUCCESS
+                return Int32(HUB_CAIRO_STATUS_SUCCESS)
             }, Unmanaged.passUnretained(source).toOpaque())
-        defer { cairo_surface_destroy(surface) }
-        guard let surface, cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
-            cairo_image_surface_get_format(surface) == CAIRO_FORMAT_ARGB32
-                || cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24
+        defer { cairo.surface_destroy(surface) }
+        let format = surface.map { cairo.image_surface_get_format($0) }
+        guard let surface, cairo.surface_status(surface) == HUB_CAIRO_STATUS_SUCCESS,
+            format == HUB_CAIRO_FORMAT_ARGB32 || format == HUB_CAIRO_FORMAT_RGB24
         else { return nil }
-        self.init(surface: surface)
-        if cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24 {
+        self.init(surface: surface, cairo)
+        if format == HUB_CAIRO_FORMAT_RGB24 {
             pixels = pixels.map { $0 | 0xFF00_0000 }
         }
     }
 
-    private func makeSurface() -> OpaquePointer? {
-        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
-        let stride = Int(cairo_image_surface_get_stride(surface))
-        if let data = cairo_image_surface_get_data(surface) {
+    private func makeSurface(_ cairo: hub_rsvg_api) -> OpaquePointer? {
+        let surface = cairo.image_surface_create(Int32(HUB_CAIRO_FORMAT_ARGB32), Int32(width), Int32(height))
+        let stride = Int(cairo.image_surface_get_stride(surface))
+        if let data = cairo.image_surface_get_data(surface) {
             pixels.withUnsafeBufferPointer { source in
                 for row in 0..<height {
                     UnsafeMutableRawPointer(data + row * stride).assumingMemoryBound(to: UInt32.self)
@@ -148,8 +151,20 @@ public struct PNGImage: Equatable, Sendable {
                 }
             }
         }
-        cairo_surface_mark_dirty(surface)
+        cairo.surface_mark_dirty(surface)
         return surface
+    }
+}
+
+/// librsvg, loaded on the first PNG (see crsvg.h).
+enum Rsvg {
+    /// The function table, or an error saying why librsvg cannot be loaded.
+    static func api() throws -> hub_rsvg_api {
+        var reason = [CChar](repeating: 0, count: 512)
+        guard let table = hub_rsvg_load(&reason, reason.count) else {
+            throw PNGImage.Failure(description: String(cString: reason))
+        }
+        return table.pointee
     }
 }
 

@@ -84,6 +84,34 @@ struct ProbeTests {
         #expect(report.namespaces.map(\.namespace) == ["swatch"])
     }
 
+    @Test func aColdFolderIsScannedByOneChildThatRestartsAfterTheFileThatKilledIt() throws {
+        let files = [
+            try plugin("liba.so", ["PLUGIN_ID=\"test.a\"", "NAMESPACE=\"a\""]),
+            try plugin("libcrash.so", ["CRASH_IN_INIT"]),
+            try plugin("libb.so", ["PLUGIN_ID=\"test.b\"", "NAMESPACE=\"b\""]),
+            try plugin("libhang.so", ["HANG_IN_INIT"]),
+            try plugin("libc.so", ["PLUGIN_ID=\"test.c\"", "NAMESPACE=\"c\""]),
+        ]
+        let scanning = gate(timeout: 3)
+        let (ok, quarantined) = scanning.filter(files)
+        #expect(ok.map(\.lastPathComponent) == ["liba.so", "libb.so", "libc.so"])
+        #expect(quarantined.map { URL(fileURLWithPath: $0.file).lastPathComponent } == ["libcrash.so", "libhang.so"])
+        let crash = try #require(quarantined.first)
+        #expect(crash.reason == "crashed with SIGSEGV in init", "the scanner names the file it died on")
+        #expect(crash.hash == ContentDigest.of(file: files[1]))
+        #expect(quarantined.last?.kind == .hang)
+        #expect(quarantined.last?.phase == "init")
+        // One scanner, a second after the crash, a third after the hang: not one child per file.
+        #expect(scanning.runner.probeCount == 3)
+
+        // Every verdict was cached: a new gate starts no child.
+        let warm = gate(timeout: 3)
+        let again = warm.filter(files)
+        #expect(again.ok == ok)
+        #expect(again.quarantined.count == 2)
+        #expect(warm.runner.probeCount == 0)
+    }
+
     @Test func listNamespacesShowsQuarantinedFilesAndKeepsGoing() throws {
         _ = try plugin("libcrash.so", ["CRASH_IN_INIT"])
         _ = try plugin("libgood.so", ["PLUGIN_ID=\"test.good\"", "NAMESPACE=\"good\""])

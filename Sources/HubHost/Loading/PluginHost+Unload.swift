@@ -3,19 +3,19 @@ import Foundation
 import HubCore
 
 /// Unloading: one transaction per plugin (live components destroyed, registrations and timers revoked, `deinit`,
-/// then `dlclose` for C images or retirement for Swift ones), checked against `/proc/self/maps`.
+/// then `dlclose` for C images or retirement for Swift ones), checked with the dynamic loader.
 extension PluginHost {
     // MARK: Unloading
 
     /// Unloads `record` as one transaction: its live components are destroyed, everything it registered is
     /// revoked, `deinit` runs, then the image is `dlclose`d (C) or retired but kept mapped (Swift). The report
-    /// says what really happened, checked against `/proc/self/maps`.
+    /// says what really happened, checked with the dynamic loader.
     @discardableResult
     public func unload(_ record: PluginRecord) -> UnloadReport {
         unload([record])[0]
     }
 
-    /// Unloads every loaded plugin, most recently loaded first, checking `/proc/self/maps` once for all of them.
+    /// Unloads every loaded plugin, most recently loaded first.
     @discardableResult
     public func unloadAll() -> [UnloadReport] {
         unload(plugins.filter(\.isLoaded).reversed())
@@ -45,8 +45,6 @@ extension PluginHost {
             }
             pending.append((record, true, destroyed, revoked))
         }
-        // One look at what is still mapped, for all of them.
-        let mapped = records.contains { !$0.isSwiftImage } ? MappedImages.mappedPaths() : []
         return pending.map { record, wasLoaded, destroyed, revoked in
             let name = record.file.lastPathComponent
             let outcome: UnloadReport.Outcome
@@ -54,8 +52,8 @@ extension PluginHost {
                 outcome = .notLoaded
             } else if record.isSwiftImage {
                 outcome = .pinned
-            } else if let copy = record.privateCopy?.path, mapped.contains(copy) {
-                outcome = .stillMapped("\(copy) is still in /proc/self/maps (another reference or NODELETE)")
+            } else if let copy = record.privateCopy?.path, MappedImages.loaderHolds(copy) {
+                outcome = .stillMapped("the loader still holds \(copy) (another reference or NODELETE)")
                 record.warnings.append("still mapped after dlclose: \(copy)")
             } else {
                 discardCopy(record)
@@ -100,7 +98,7 @@ extension PluginHost {
     func abandonImage(_ record: PluginRecord) {
         closeImage(record)
         guard !record.isSwiftImage else { return }
-        if let copy = record.privateCopy?.path, MappedImages.mappedPaths().contains(copy) { return }
+        if let copy = record.privateCopy?.path, MappedImages.loaderHolds(copy) { return }
         discardCopy(record)
     }
 

@@ -120,23 +120,16 @@ extension PrivateCopies {
     }
 }
 
-/// What is mapped into this process, from `/proc/self/maps`.
+/// What is mapped into this process: the dynamic loader's images, and `/proc/self/maps`.
 enum MappedImages {
-    /// True when any mapping's file is `path`.
-    static func isMapped(_ path: String) -> Bool { mappedPaths().contains(path) }
-
-    /// The paths of every file mapped into this process ("(deleted)" suffixes removed).
-    static func mappedPaths() -> Set<String> {
-        var paths = Set<String>()
-        let maps = readMaps()
-        // Format: address perms offset dev inode pathname; the path starts at the first '/' of the line.
-        for line in maps.split(separator: 10) {
-            guard let slash = line.firstIndex(of: UInt8(ascii: "/")) else { continue }
-            var path = String(decoding: line[slash...], as: UTF8.self)
-            if path.hasSuffix(" (deleted)") { path.removeLast(" (deleted)".count) }
-            paths.insert(path)
-        }
-        return paths
+    /// True while the dynamic loader still has the image at `path` (a second `dlopen` of it, or NODELETE): asked
+    /// with `RTLD_NOLOAD`, which never loads anything. The loader unmaps an image when its last reference goes,
+    /// so this answers what /proc/self/maps would, without the kernel formatting every mapping of the process
+    /// (a scan of hundreds of plugins unloads each one).
+    static func loaderHolds(_ path: String) -> Bool {
+        guard let handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD) else { return false }
+        dlclose(handle)  // drops the reference the question took
+        return true
     }
 
     /// The whole of /proc/self/maps. Read to EOF with read(2): procfs files report size 0, and readers that

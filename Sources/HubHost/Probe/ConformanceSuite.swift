@@ -36,7 +36,21 @@ public struct ConformanceSuite {
             data.append(0x0A)
             _ = data.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
         }
-        suite.progress = { emit($0) }
+        func toStandardOutput(_ bytes: UnsafeRawBufferPointer) { _ = write(1, bytes.baseAddress, bytes.count) }
+        // Phase lines come about ten times a plugin: written directly, in the encoder's sorted-key form.
+        suite.progress = { phase in
+            ByteWriter.stream(capacity: 1024, to: toStandardOutput) { out in
+                if let component = phase.component {
+                    out.write("{\"component\":")
+                    out.writeJSONString(component)
+                    out.write(",\"phase\":")
+                } else {
+                    out.write("{\"phase\":")
+                }
+                out.writeJSONString(phase.phase)
+                out.write("}\n")
+            }
+        }
         let report = suite.run()
         emit(ProbeReportLine(report: report))
         return report.loadable

@@ -17,7 +17,7 @@ public final class ProbeGate: @unchecked Sendable {
 
     public let cache: ProbeCache
     public let runner: ProbeRunner
-    /// How many probe children run at once on a cold cache.
+    /// How many scanner children run at once on a cold cache.
     public var parallelism = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
     public init(cacheDirectory: URL, runner: ProbeRunner) {
@@ -80,33 +80,68 @@ public final class ProbeGate: @unchecked Sendable {
         // One read: the inspection hashes what it checked.
         guard let hash = (try? ELFInspector.inspect(file))?.contentHash else { return .notProbed }
         let verdict = runner.probe(file, stamp: stamp, hash: hash)
-        var entry = ProbeCache.Entry(size: stamp.size, mtimeNanos: stamp.mtimeNanos, inode: stamp.inode, hash: hash)
+        return remember(verdict, for: ProbeRunner.ScanItem(file: file, stamp: stamp, hash: hash))
+    }
+
+    /// Stores a fresh verdict in the cache (keyed by the file's stamp and hash) and returns it as the gate's.
+    private func remember(_ verdict: ProbeRunner.Verdict, for item: ProbeRunner.ScanItem) -> Verdict {
+        let stamp = item.stamp
+        var entry = ProbeCache.Entry(
+            size: stamp.size, mtimeNanos: stamp.mtimeNanos, inode: stamp.inode, hash: item.hash)
         switch verdict {
         case .passed(let report):
             entry.report = report
-            cache.store(file, entry)
+            cache.store(item.file, entry)
             return .passed(report)
         case .quarantined(let record, _):
             entry.quarantine = record
-            cache.store(file, entry)
+            cache.store(item.file, entry)
             return .quarantined(record)
         }
     }
 
     /// Splits `files` into those the host may load and the quarantined ones, probing what the cache does not
-    /// know (several children at a time) and saving the cache.
+    /// know (in one scanner child when there are several, see `ProbeScanner`) and saving the cache.
     public func filter(_ files: [URL]) -> (ok: [URL], quarantined: [QuarantineRecord]) {
         var verdicts = [Verdict?](repeating: nil, count: files.count)
-        let lock = NSLock()
-        let width = max(1, parallelism)
-        DispatchQueue.concurrentPerform(iterations: min(width, max(1, files.count))) { worker in
-            var i = worker
-            while i < files.count {
-                let verdict = check(files[i])
-                lock.lock()
-                verdicts[i] = verdict
-                lock.unlock()
-                i += width
+        var unknown: [(index: Int, item: ProbeRunner.ScanItem)] = []
+        for (index, file) in files.enumerated() {
+            guard let stamp = FileStamp.of(file) else {
+                verdicts[index] = .notProbed
+                continue
+            }
+            if let entry = cache.lookup(file, stamp: stamp, hash: { ContentDigest.of(file: file) }) {
+                if let quarantine = entry.quarantine {
+                    verdicts[index] = .quarantined(quarantine)
+                    continue
+                }
+                if let report = entry.report {
+                    verdicts[index] = .passed(report)
+                    continue
+                }
+            }
+            // One read: the inspection hashes what it checked. Not an image: the loader says why.
+            guard let hash = (try? ELFInspector.inspect(file))?.contentHash else {
+                verdicts[index] = .notProbed
+                continue
+            }
+            unknown.append((index, ProbeRunner.ScanItem(file: file, stamp: stamp, hash: hash)))
+        }
+        if unknown.count == 1, let only = unknown.first {
+            verdicts[only.index] = check(only.item.file)
+        } else if !unknown.isEmpty {
+            // A scanner per core for a big folder (each costs a process start, so not for a handful of files).
+            let scanners = min(max(1, parallelism), (unknown.count + 31) / 32)
+            let chunk = (unknown.count + scanners - 1) / scanners
+            var scanned = [[ProbeRunner.Verdict]](repeating: [], count: scanners)
+            let lock = NSLock()
+            DispatchQueue.concurrentPerform(iterations: scanners) { part in
+                let items = unknown[min(unknown.count, part * chunk)..<min(unknown.count, (part + 1) * chunk)]
+                let result = runner.scan(items.map(\.item))
+                lock.withLock { scanned[part] = result }
+            }
+            for ((index, item), verdict) in zip(unknown, scanned.joined()) {
+                verdicts[index] = remember(verdict, for: item)
             }
         }
         cache.save()

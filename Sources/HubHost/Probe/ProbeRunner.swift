@@ -22,7 +22,7 @@ public struct ProbeRunner: Sendable {
 
     /// How many probe children this runner (and its copies) started: a cache hit starts none.
     public var probeCount: Int { counter.value }
-    private let counter = Counter()
+    let counter = Counter()
 
     /// A warm `hubhost probe --serve` process that forks a child per probe (see `ProbeServer`), when asked for.
     private let server: ProbeServerClient?
@@ -56,7 +56,12 @@ public struct ProbeRunner: Sendable {
 
     /// Probes `file` (whose stamp and hash the caller read) in a child.
     public func probe(_ file: URL, stamp: FileStamp, hash: String, extraArguments: [String] = []) -> Verdict {
-        let child = runChild(file, extraArguments: extraArguments)
+        verdict(file, stamp: stamp, hash: hash, child: runChild(file, extraArguments: extraArguments))
+    }
+
+    /// What a child's end and output say about `file`: its report, or the quarantine naming the phase it crashed,
+    /// hung or failed in.
+    func verdict(_ file: URL, stamp: FileStamp, hash: String, child: ChildResult) -> Verdict {
         let lines = child.stdout.split(separator: "\n")
         let decoder = JSONDecoder()
         let lastPhase = lines.reversed().lazy.compactMap { try? decoder.decode(ProbePhase.self, from: Data($0.utf8)) }

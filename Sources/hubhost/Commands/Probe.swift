@@ -16,11 +16,17 @@ struct Probe: ParsableCommand {
             """
     )
 
-    @Argument(help: "The plugin file.")
-    var plugin: String?
+    @Argument(help: "The plugin file (with --scan, the plugin files).")
+    var plugins: [String] = []
 
     @Flag(help: "Serve probe requests on stdin, forking a child for each (used by hosts; see ProbeServer).")
     var serve = false
+
+    @Flag(
+        help:
+            "Probe every file given in turn, each announced by a {\"scan\": N} line (used by hosts for a cold folder; see ProbeScanner)."
+    )
+    var scan = false
 
     @Option(help: "Folder for the private copy of the plugin.")
     var cache: String?
@@ -30,11 +36,16 @@ struct Probe: ParsableCommand {
 
     func run() throws {
         if serve { ProbeServer.serve() }
-        guard let plugin else { throw ValidationError("give a plugin file (or --serve)") }
-        let file = URL(fileURLWithPath: plugin).standardizedFileURL
         let cacheDirectory =
             cache.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-probe-\(getpid())")
+        if scan {
+            ProbeRunner.scanChild(plugins.map { URL(fileURLWithPath: $0).standardizedFileURL }, cache: cacheDirectory)
+        }
+        guard plugins.count == 1, let plugin = plugins.first else {
+            throw ValidationError("give one plugin file (or --scan FILE…, or --serve)")
+        }
+        let file = URL(fileURLWithPath: plugin).standardizedFileURL
         var viewModel: ViewModel?
         if let view {
             let loaded = try LoadedView.load(view, images: try ImageOptions.parse([]))
