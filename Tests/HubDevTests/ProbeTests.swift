@@ -112,6 +112,41 @@ struct ProbeTests {
         #expect(warm.runner.probeCount == 0)
     }
 
+    @Test func aWarmStartReadsTheIndexAloneAndWritesNothing() throws {
+        let good = try plugin("libgood.so", ["PLUGIN_ID=\"test.good\"", "NAMESPACE=\"good\""])
+        let crash = try plugin("libcrash.so", ["CRASH_IN_INIT"])
+        let first = gate()
+        _ = first.filter([good, crash])
+        let json = first.cache.file
+        let index = first.cache.indexFile
+        let lines = try String(contentsOf: index, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3, "a header and a line per file: \(lines)")
+        #expect(lines.contains { $0.hasSuffix("\tp\t" + good.path) })
+        #expect(lines.contains { $0.hasSuffix("\tq\t" + crash.path) })
+
+        // Nothing changed: a warm start writes neither file.
+        let before = try [json, index].map {
+            try FileManager.default.attributesOfItem(atPath: $0.path)[.modificationDate] as? Date
+        }
+        Thread.sleep(forTimeInterval: 0.02)
+        let warm = gate()
+        #expect(warm.filter([good, crash]).quarantined.count == 1)
+        #expect(warm.runner.probeCount == 0)
+        let after = try [json, index].map {
+            try FileManager.default.attributesOfItem(atPath: $0.path)[.modificationDate] as? Date
+        }
+        #expect(before == after, "an unchanged cache is not rewritten")
+
+        // The index alone answers for a file that passed; a quarantine's record lives in the JSON, so when that
+        // is damaged the file is probed again rather than loaded.
+        try "not json".write(to: json, atomically: true, encoding: .utf8)
+        let damaged = gate()
+        let result = damaged.filter([good, crash])
+        #expect(result.ok == [good])
+        #expect(result.quarantined.map(\.file) == [crash.path])
+        #expect(damaged.runner.probeCount == 1, "only the quarantined file is probed again")
+    }
+
     @Test func listNamespacesShowsQuarantinedFilesAndKeepsGoing() throws {
         _ = try plugin("libcrash.so", ["CRASH_IN_INIT"])
         _ = try plugin("libgood.so", ["PLUGIN_ID=\"test.good\"", "NAMESPACE=\"good\""])

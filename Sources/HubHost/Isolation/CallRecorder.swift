@@ -26,9 +26,15 @@ public enum CallRecorder {
     /// Call once, at start, before any plugin is loaded. Returns false when there is none.
     @discardableResult
     public static func attachFromEnvironment() -> Bool {
-        guard let value = ProcessInfo.processInfo.environment[BlackBox.environmentKey], let fd = Int32(value),
+        guard let value = ProcessInfo.processInfo.environment[BlackBox.environmentKey] else { return false }
+        guard let fd = Int32(value),
             let mapped = mmap(nil, BlackBox.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapped != MAP_FAILED
-        else { return false }
+        else {
+            // Started as a worker without a usable box: running on as a supervisor would start workers of its own.
+            let message = "hubhost: started as a worker, but descriptor \(value) is not a black box; exiting\n"
+            _ = message.withCString { write(2, $0, strlen($0)) }
+            exit(70)
+        }
         // The mapping is all we need: children (probes) must neither inherit the descriptor nor see the variable,
         // or they would write their own calls into our box.
         close(fd)

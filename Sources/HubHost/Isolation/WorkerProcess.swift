@@ -65,7 +65,7 @@ public final class WorkerProcess: @unchecked Sendable {
 
     public init(_ options: Options) throws {
         self.options = options
-        let box = try BlackBox.create()
+        let box = Self.aboveStandardDescriptors(try BlackBox.create())
         guard let reader = BlackBox.Reader(descriptor: box) else {
             close(box)
             throw POSIXError(.ENOMEM)
@@ -129,8 +129,22 @@ public final class WorkerProcess: @unchecked Sendable {
     /// A pipe whose ends other children do not inherit (`pipe2` is not imported into Swift on glibc).
     private static func pipeClosedOnExec(_ fds: inout [Int32]) -> Bool {
         guard pipe(&fds) == 0 else { return false }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        fds = fds.map(aboveStandardDescriptors)
         return true
+    }
+
+    /// `fd` moved to a number of 10 or more, closed on exec. The spawn's dup2s write descriptors 0–4 one after
+    /// the other: a source numbered 3 or 4 would be overwritten by an earlier dup2 before it is copied (the
+    /// worker got its control pipe where the black box belonged, did not know it was a worker, and started a
+    /// supervisor of its own).
+    private static func aboveStandardDescriptors(_ fd: Int32) -> Int32 {
+        let moved = fcntl(fd, F_DUPFD_CLOEXEC, 10)
+        guard moved >= 0 else {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            return fd
+        }
+        close(fd)
+        return moved
     }
 
     /// What the black box says now.

@@ -105,6 +105,6 @@ extension PluginHost {
     func discardCopy(_ record: PluginRecord) {
         guard let copy = record.privateCopy else { return }
         LoadedImagePaths.release(copy.path)
-        try? FileManager.default.removeItem(at: copy)
+        PrivateCopies.discard(copy)
     }
 }

@@ -58,9 +58,12 @@ public final class PluginHost {
     /// Private copies unused this long are deleted from the cache (a week).
     static let copyLifetime: Double = 7 * 24 * 3600
 
-    public init(cacheDirectory: URL? = nil, logger: Logger = Logger(label: "hubhost")) {
+    /// - Parameter copiesInMemory: keep private copies in memory, not in `cacheDirectory` (probe children, which
+    ///   load each plugin once and exit; see `PrivateCopies.inMemory`).
+    public init(cacheDirectory: URL? = nil, logger: Logger = Logger(label: "hubhost"), copiesInMemory: Bool = false) {
         self.logger = logger
-        self.copies = PrivateCopies(directory: cacheDirectory ?? PrivateCopies.defaultDirectory())
+        self.copies = PrivateCopies(
+            directory: cacheDirectory ?? PrivateCopies.defaultDirectory(), inMemory: copiesInMemory)
         self.registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
         // However a namespace goes away (the plugin unregisters it, or it unloads), its factory's live components
         // are revoked and the plugin's factory is told it is no longer used.
@@ -101,7 +104,7 @@ public final class PluginHost {
     /// rejected ones included.
     @discardableResult
     public func loadPlugins(in directories: [URL]) -> [PluginRecord] {
-        if !pruned {
+        if !pruned, !copies.inMemory {
             pruned = true
             let deleted = LoadedImagePaths.withPaths { copies.prune(olderThan: Self.copyLifetime, keeping: $0) }
             if !deleted.isEmpty { logger.debug("deleted \(deleted.count) private copies unused for a week") }

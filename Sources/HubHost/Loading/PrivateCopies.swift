@@ -8,7 +8,16 @@ final class PrivateCopies {
     /// Created once per host rather than checked on every copy.
     private var directoryReady = false
 
-    init(directory: URL) { self.directory = directory }
+    /// Copies held in memory (a memfd each, loaded as `/proc/self/fd/N`) instead of files: for probe children,
+    /// which load each plugin once and exit. The loaded bytes are still exactly the checked ones, and a scan of a
+    /// folder creates and deletes no files (on ext4, creating files where many were just deleted is the
+    /// slowest part of a scan). Falls back to a file when the kernel has no memfd.
+    let inMemory: Bool
+
+    init(directory: URL, inMemory: Bool = false) {
+        self.directory = directory
+        self.inMemory = inMemory
+    }
 
     /// `$XDG_CACHE_HOME/hubhost/images`, else `~/.cache/hubhost/images`.
     static func defaultDirectory(environment: HostEnvironment = .current) -> URL {
@@ -20,6 +29,7 @@ final class PrivateCopies {
     /// return the old image). Written to a temporary name, then renamed, so no reader ever sees a partial file.
     func copy(_ file: URL, contents: Data, contentHash: String, avoiding inUse: Set<String>) throws -> URL {
         let size = contents.count
+        if inMemory, let copy = Self.memoryCopy(named: file.lastPathComponent, contents: contents) { return copy }
         if !directoryReady {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             directoryReady = true
@@ -51,6 +61,52 @@ final class PrivateCopies {
 }
 
 extension PrivateCopies {
+    /// Deletes a copy nothing maps any more (a memory copy: closes its memfd).
+    static func discard(_ copy: URL) {
+        if let fd = memoryDescriptor(copy) {
+            close(fd)
+        } else {
+            try? FileManager.default.removeItem(at: copy)
+        }
+    }
+
+    private typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
+    /// glibc's memfd_create (the Swift Glibc module does not export it).
+    private static let memfdCreate = dlsym(nil, "memfd_create").map { unsafeBitCast($0, to: MemfdCreate.self) }
+    private static let descriptorPrefix = "/proc/self/fd/"
+
+    /// A memfd holding `contents`, as the path dlopen can load; nil when memfds are unavailable.
+    static func memoryCopy(named name: String, contents: Data) -> URL? {
+        guard let create = memfdCreate else { return nil }
+        let closeOnExec: UInt32 = 0x1
+        let executable: UInt32 = 0x10  // MFD_EXEC: needed where vm.memfd_noexec is set; older kernels refuse it
+        var fd = create(name, closeOnExec | executable)
+        if fd < 0, errno == EINVAL { fd = create(name, closeOnExec) }
+        guard fd >= 0 else { return nil }
+        let path = descriptorPrefix + String(fd)
+        let written = contents.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        guard written else {
+            close(fd)
+            return nil
+        }
+        return URL(fileURLWithPath: path)
+    }
+
+    /// The memfd behind a memory copy's path.
+    static func memoryDescriptor(_ copy: URL) -> Int32? {
+        guard copy.path.hasPrefix(descriptorPrefix) else { return nil }
+        return Int32(copy.path.dropFirst(descriptorPrefix.count))
+    }
+
     /// Deletes copies not used for `age` seconds (and temporary files left by interrupted writes), except
     /// `inUse`. Every build of a plugin leaves a copy, so without this the cache only grows. Deleting a file
     /// another process has mapped is safe on Linux: its mapping keeps the inode. Returns what was deleted.

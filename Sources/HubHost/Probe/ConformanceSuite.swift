@@ -78,7 +78,8 @@ public struct ConformanceSuite {
         }
 
         phase("init")
-        let host = PluginHost(cacheDirectory: cacheDirectory, logger: logger)
+        // Always in a child that exits after the suite: its private copy needs no file.
+        let host = PluginHost(cacheDirectory: cacheDirectory, logger: logger, copiesInMemory: true)
         let record = host.load(file: file)
         guard record.isLoaded else {
             check("descriptor and init", fatal: true, record.reason ?? "not loaded (\(record.state))")

@@ -6,6 +6,10 @@ import HubCore
 /// An entry is valid only for the same file version and the same `hubhost` build (a new host may judge
 /// differently); any change of the file clears its quarantine.
 ///
+/// Two files: `probe-cache.json` holds every report and quarantine record; `probe-index.tsv` holds one short line
+/// per file version (stamp, hash, passed or not), which is all a warm start with nothing quarantined reads. Both
+/// are written only when something changed.
+///
 /// # Thread safety
 /// Lock-protected; several processes may share the file (it is replaced atomically, last writer wins).
 public final class ProbeCache: @unchecked Sendable {
@@ -25,27 +29,89 @@ public final class ProbeCache: @unchecked Sendable {
         var entries: [String: Entry]
     }
 
+    /// What a warm start needs to know of a file version, read from the index alone.
+    public enum Status: Sendable {
+        case passed
+        case quarantined(QuarantineRecord)
+    }
+
+    /// An index line: the stamp and hash of a file version and whether it passed.
+    private struct Summary {
+        var size: Int64
+        var mtimeNanos: Int64
+        var inode: UInt64
+        var hash: String
+        var passed: Bool
+
+        init(_ entry: Entry) {
+            size = entry.size
+            mtimeNanos = entry.mtimeNanos
+            inode = entry.inode
+            hash = entry.hash
+            passed = entry.quarantine == nil && entry.report != nil
+        }
+
+        init(size: Int64, mtimeNanos: Int64, inode: UInt64, hash: String, passed: Bool) {
+            self.size = size
+            self.mtimeNanos = mtimeNanos
+            self.inode = inode
+            self.hash = hash
+            self.passed = passed
+        }
+    }
+
     public let file: URL
     /// Identifies the host build that made the verdicts.
     public let hostIdentity: String
-    private var entries: [String: Entry] = [:]
+    /// `probe-index.tsv` beside the JSON: one short line per file, all a warm start reads.
+    public var indexFile: URL { file.deletingLastPathComponent().appendingPathComponent("probe-index.tsv") }
+    private var summaries: [String: Summary] = [:]
+    /// The full entries (reports, quarantine records), read from the JSON only when something needs them.
+    private var fullEntries: [String: Entry]?
+    /// Whether anything changed since the files were read: an unchanged cache is not written again.
+    private var changed = false
     private let lock = NSLock()
 
     public init(file: URL, hostIdentity: String) {
         self.file = file
         self.hostIdentity = hostIdentity
+        summaries = Self.readIndex(indexFile, hostIdentity: hostIdentity) ?? [:]
+    }
+
+    /// The entries of the JSON file (lock held).
+    private func loadedEntries() -> [String: Entry] {
+        if let fullEntries { return fullEntries }
+        var entries: [String: Entry] = [:]
         if let data = try? Data(contentsOf: file),
             let stored = try? JSONDecoder().decode(Storage.self, from: data), stored.host == hostIdentity
         {
             entries = stored.entries
         }
+        fullEntries = entries
+        return entries
+    }
+
+    /// The verdict for `url` when the cache still describes the file, reading the full entries only for a
+    /// quarantine (or a file the index does not hold). Same matching as `lookup`.
+    public func status(_ url: URL, stamp: FileStamp, hash: () -> String?) -> Status? {
+        lock.lock()
+        let summary = summaries[url.path]
+        lock.unlock()
+        if let summary, summary.passed, summary.size == stamp.size, summary.mtimeNanos == stamp.mtimeNanos,
+            summary.inode == stamp.inode
+        {
+            return .passed
+        }
+        guard let entry = lookup(url, stamp: stamp, hash: hash) else { return nil }
+        if let quarantine = entry.quarantine { return .quarantined(quarantine) }
+        return entry.report == nil ? nil : .passed
     }
 
     /// The cached entry for `url` when it still describes the file: same stamp (cheap, no read), or same hash
     /// when only the mtime moved (a `touch` or a rebuild with identical output).
     public func lookup(_ url: URL, stamp: FileStamp, hash: () -> String?) -> Entry? {
         lock.lock()
-        let entry = entries[url.path]
+        let entry = loadedEntries()[url.path]
         lock.unlock()
         guard let entry else { return nil }
         if entry.size == stamp.size, entry.mtimeNanos == stamp.mtimeNanos, entry.inode == stamp.inode { return entry }
@@ -59,13 +125,19 @@ public final class ProbeCache: @unchecked Sendable {
 
     public func store(_ url: URL, _ entry: Entry) {
         lock.lock()
-        entries[url.path] = entry
+        _ = loadedEntries()
+        fullEntries?[url.path] = entry
+        summaries[url.path] = Summary(entry)
+        changed = true
         lock.unlock()
     }
 
     public func remove(_ url: URL) {
         lock.lock()
-        entries[url.path] = nil
+        _ = loadedEntries()
+        let hadEntry = fullEntries?.removeValue(forKey: url.path) != nil
+        let hadSummary = summaries.removeValue(forKey: url.path) != nil
+        if hadEntry || hadSummary { changed = true }
         lock.unlock()
     }
 
@@ -73,13 +145,19 @@ public final class ProbeCache: @unchecked Sendable {
     public var quarantined: [QuarantineRecord] {
         lock.lock()
         defer { lock.unlock() }
-        return entries.values.compactMap(\.quarantine).sorted { $0.file < $1.file }
+        return loadedEntries().values.compactMap(\.quarantine).sorted { $0.file < $1.file }
     }
 
-    /// Writes the cache (atomically: a temp file renamed over the old one).
+    /// Writes the cache when it changed (atomically: a temp file renamed over the old one): the JSON, then the
+    /// index, so an index line never describes a verdict the JSON lacks.
     public func save() {
         lock.lock()
-        let storage = Storage(host: hostIdentity, entries: entries)
+        guard changed else {
+            lock.unlock()
+            return
+        }
+        let storage = Storage(host: hostIdentity, entries: loadedEntries())
+        changed = false
         lock.unlock()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -89,6 +167,45 @@ public final class ProbeCache: @unchecked Sendable {
         // Atomic like any output hubhost writes: a link or device at the path is written through, never replaced.
         guard let output = try? OutputFile(path: file.path) else { return }
         output.write(data)
-        try? output.commit()
+        guard (try? output.commit()) != nil, let index = try? OutputFile(path: indexFile.path) else { return }
+        index.write(Data(Self.indexText(storage).utf8))
+        try? index.commit()
+    }
+
+    // MARK: The index
+
+    private static let indexHeader = "hubhost probe index 1\t"
+
+    /// Lines of `size mtime inode hash p|q path`, tab-separated. Paths holding a tab or a newline are left out:
+    /// they are looked up in the JSON.
+    private static func indexText(_ storage: Storage) -> String {
+        var text = indexHeader + storage.host.replacingOccurrences(of: "\n", with: " ") + "\n"
+        for (path, entry) in storage.entries.sorted(by: { $0.key < $1.key }) {
+            guard !path.contains("\t"), !path.contains("\n") else { continue }
+            let state = Summary(entry).passed ? "p" : "q"
+            text += "\(entry.size)\t\(entry.mtimeNanos)\t\(entry.inode)\t\(entry.hash)\t\(state)\t\(path)\n"
+        }
+        return text
+    }
+
+    /// The index's lines, or nil when it is missing, from another host build, or not an index.
+    private static func readIndex(_ url: URL, hostIdentity: String) -> [String: Summary]? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
+        guard let header = lines.popFirst(),
+            header == indexHeader + hostIdentity.replacingOccurrences(of: "\n", with: " ")
+        else { return nil }
+        var summaries: [String: Summary] = [:]
+        summaries.reserveCapacity(lines.count)
+        for line in lines {
+            let fields = line.split(separator: "\t", maxSplits: 5, omittingEmptySubsequences: false)
+            guard fields.count == 6, let size = Int64(fields[0]), let mtime = Int64(fields[1]),
+                let inode = UInt64(fields[2]), fields[4] == "p" || fields[4] == "q"
+            else { continue }  // a damaged line: that file is looked up in the JSON
+            summaries[String(fields[5])] = Summary(
+                size: size, mtimeNanos: mtime, inode: inode, hash: String(fields[3]), passed: fields[4] == "p")
+        }
+        return summaries
     }
 }

@@ -103,32 +103,27 @@ public final class ProbeGate: @unchecked Sendable {
     /// Splits `files` into those the host may load and the quarantined ones, probing what the cache does not
     /// know (in one scanner child when there are several, see `ProbeScanner`) and saving the cache.
     public func filter(_ files: [URL]) -> (ok: [URL], quarantined: [QuarantineRecord]) {
-        var verdicts = [Verdict?](repeating: nil, count: files.count)
+        // Only quarantines matter here: a passed or unprobed file is loaded (and the loader judges the latter).
+        var quarantines = [QuarantineRecord?](repeating: nil, count: files.count)
         var unknown: [(index: Int, item: ProbeRunner.ScanItem)] = []
         for (index, file) in files.enumerated() {
-            guard let stamp = FileStamp.of(file) else {
-                verdicts[index] = .notProbed
+            guard let stamp = FileStamp.of(file) else { continue }
+            switch cache.status(file, stamp: stamp, hash: { ContentDigest.of(file: file) }) {
+            case .passed?: continue
+            case .quarantined(let record)?:
+                quarantines[index] = record
                 continue
-            }
-            if let entry = cache.lookup(file, stamp: stamp, hash: { ContentDigest.of(file: file) }) {
-                if let quarantine = entry.quarantine {
-                    verdicts[index] = .quarantined(quarantine)
-                    continue
-                }
-                if let report = entry.report {
-                    verdicts[index] = .passed(report)
-                    continue
-                }
+            case nil: break
             }
             // One read: the inspection hashes what it checked. Not an image: the loader says why.
-            guard let hash = (try? ELFInspector.inspect(file))?.contentHash else {
-                verdicts[index] = .notProbed
-                continue
-            }
+            guard let hash = (try? ELFInspector.inspect(file))?.contentHash else { continue }
             unknown.append((index, ProbeRunner.ScanItem(file: file, stamp: stamp, hash: hash)))
         }
+        func note(_ verdict: Verdict, at index: Int) {
+            if case .quarantined(let record) = verdict { quarantines[index] = record }
+        }
         if unknown.count == 1, let only = unknown.first {
-            verdicts[only.index] = check(only.item.file)
+            note(check(only.item.file), at: only.index)
         } else if !unknown.isEmpty {
             // A scanner per core for a big folder (each costs a process start, so not for a handful of files).
             let scanners = min(max(1, parallelism), (unknown.count + 31) / 32)
@@ -141,15 +136,15 @@ public final class ProbeGate: @unchecked Sendable {
                 lock.withLock { scanned[part] = result }
             }
             for ((index, item), verdict) in zip(unknown, scanned.joined()) {
-                verdicts[index] = remember(verdict, for: item)
+                note(remember(verdict, for: item), at: index)
             }
         }
         cache.save()
         var ok: [URL] = []
         var quarantined: [QuarantineRecord] = []
-        for (file, verdict) in zip(files, verdicts) {
+        for (file, quarantine) in zip(files, quarantines) {
             // A plugin whose init merely fails is safe to load: the loader rejects it with the same reason.
-            if case .quarantined(let record)? = verdict, !record.loaderRejectsItself {
+            if let record = quarantine, !record.loaderRejectsItself {
                 quarantined.append(record)
             } else {
                 ok.append(file)

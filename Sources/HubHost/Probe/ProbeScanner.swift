@@ -95,6 +95,8 @@ extension ProbeRunner {
             run.stopped = (0, ChildResult(), true)
             return run
         }
+        // Scanners start side by side: one must not inherit another's pipe (its reader would wait for both).
+        for fd in output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
