@@ -83,22 +83,11 @@ extension PrivateCopies {
         var fd = create(name, closeOnExec | executable)
         if fd < 0, errno == EINVAL { fd = create(name, closeOnExec) }
         guard fd >= 0 else { return nil }
-        let path = descriptorPrefix + String(fd)
-        let written = contents.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
-        }
-        guard written else {
+        guard writeAll(contents, to: fd) else {
             close(fd)
             return nil
         }
-        return URL(fileURLWithPath: path)
+        return URL(fileURLWithPath: descriptorPrefix + String(fd))
     }
 
     /// The memfd behind a memory copy's path.
@@ -157,16 +146,20 @@ extension PrivateCopies {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
         guard fd >= 0 else { throw failure("cannot create \(path)") }
         defer { close(fd) }
-        try contents.withUnsafeBytes { bytes in
+        guard writeAll(contents, to: fd) else { throw failure("cannot write \(path)") }
+    }
+
+    /// Writes all of `contents` to `fd`; false (errno set) when a write fails.
+    private static func writeAll(_ contents: Data, to fd: Int32) -> Bool {
+        contents.withUnsafeBytes { bytes -> Bool in
             var offset = 0
             while offset < bytes.count {
-                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw failure("cannot write \(path)")
-                }
-                offset += written
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
             }
+            return true
         }
     }
 

@@ -123,7 +123,9 @@ public final class ProbeGate: @unchecked Sendable {
             if case .quarantined(let record) = verdict { quarantines[index] = record }
         }
         if unknown.count == 1, let only = unknown.first {
-            note(check(only.item.file), at: only.index)
+            // One file: a probe child (forked from the warm server when there is one) rather than a scanner.
+            let item = only.item
+            note(remember(runner.probe(item.file, stamp: item.stamp, hash: item.hash), for: item), at: only.index)
         } else if !unknown.isEmpty {
             // A scanner per core for a big folder (each costs a process start, so not for a handful of files).
             let scanners = min(max(1, parallelism), (unknown.count + 31) / 32)

@@ -150,23 +150,15 @@ public struct ProbeRunner: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
-        let argv =
-            ([executable.path] + arguments + ["--cache", scratch.appendingPathComponent("cache").path])
-            .map { strdup($0) } + [nil]
-        defer { for arg in argv { free(arg) } }
-        var environment = ProcessInfo.processInfo.environment
-        environment["HUBHOST_PROBE_CHILD"] = "1"
-        // The Swift backtracer would spend a while symbolicating a plugin's crash; the signal is what we need.
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for entry in envp { free(entry) } }
-
         var result = ChildResult()
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
-        guard spawned == 0 else {
+        let pid: pid_t
+        switch Self.spawnChild(
+            executable, arguments + ["--cache", scratch.appendingPathComponent("cache").path], actions: &actions)
+        {
+        case .success(let child): pid = child
+        case .failure(let error):
             result.exitStatus = 127
-            result.stderrTail = "cannot run \(executable.path): \(String(cString: strerror(spawned)))"
+            result.stderrTail = "cannot run \(executable.path): \(String(cString: strerror(error.code.rawValue)))"
             return result
         }
 
@@ -199,6 +191,24 @@ public struct ProbeRunner: Sendable {
         let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
         result.stderrTail = String(stderr.suffix(2000)).trimmingCharacters(in: .whitespacesAndNewlines)
         return result
+    }
+
+    /// Starts `hubhost ARGUMENTS…` as a probe child with `actions` applied to its descriptors: marked as a probe
+    /// child (it probes nothing itself) and without the Swift backtracer, which would spend a while symbolicating
+    /// a plugin's crash when the signal is all we need. Returns its pid, or the `posix_spawn` error.
+    static func spawnChild(
+        _ executable: URL, _ arguments: [String], actions: inout posix_spawn_file_actions_t
+    ) -> Result<pid_t, POSIXError> {
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var environment = ProcessInfo.processInfo.environment
+        environment["HUBHOST_PROBE_CHILD"] = "1"
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for entry in envp { free(entry) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+        return spawned == 0 ? .success(pid) : .failure(POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOEXEC))
     }
 
     static func signalName(_ signal: Int32) -> String {

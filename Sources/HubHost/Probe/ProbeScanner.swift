@@ -104,21 +104,13 @@ extension ProbeRunner {
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addclose(&actions, output[0])
-        let words =
-            [executable.path, "probe", "--scan", "--cache", scratch.appendingPathComponent("cache").path]
-            + files.map(\.path)
-        let argv = words.map { strdup($0) } + [nil]
-        defer { for arg in argv { free(arg) } }
-        var environment = ProcessInfo.processInfo.environment
-        environment["HUBHOST_PROBE_CHILD"] = "1"
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for entry in envp { free(entry) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+        let spawned = Self.spawnChild(
+            executable,
+            ["probe", "--scan", "--cache", scratch.appendingPathComponent("cache").path] + files.map(\.path),
+            actions: &actions)
         close(output[1])
         defer { close(output[0]) }
-        guard spawned == 0 else {
+        guard case .success(let pid) = spawned else {
             run.stopped = (0, ChildResult(), true)
             return run
         }

@@ -119,19 +119,10 @@ final class ProbeServerClient: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addclose(&actions, toServer[1])
         posix_spawn_file_actions_addclose(&actions, fromServer[0])
-        let words: [String] = [executable.path, "probe", "--serve"]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { for arg in argv { free(arg) } }
-        var environment = ProcessInfo.processInfo.environment
-        environment["HUBHOST_PROBE_CHILD"] = "1"
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for entry in envp { free(entry) } }
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, executable.path, &actions, nil, argv, envp)
+        let spawned = ProbeRunner.spawnChild(executable, ["probe", "--serve"], actions: &actions)
         close(toServer[0])
         close(fromServer[1])
-        guard spawned == 0 else {
+        guard case .success(let child) = spawned else {
             close(toServer[1])
             close(fromServer[0])
             return false
