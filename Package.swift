@@ -5,7 +5,7 @@ import Foundation
 // Module map (one folder per concern, see README.md):
 //   CHubPlugin   the public C header hub_plugin.h, the plugin contract
 //   CFFI         libffi (Debian's libffi-dev), for calls whose signature is only known at run time
-//   CCrypto      libcrypto (Debian's libssl-dev), SHA-256 for --trusted-hashes
+//   CCrypto      libcrypto, loaded on first use (Debian's libssl3), SHA-256 for --trusted-hashes
 //   CRsvg        librsvg and cairo, loaded on the first PNG (Debian's librsvg2-2), SVG to PNG
 //   HubVocabulary geometry, colour, text style, traits, selection state, action trigger, JSON value and parser:
 //                the vocabulary HubCore and HubPluginKit share (no host code)
@@ -15,7 +15,9 @@ import Foundation
 //   HubRender    JSON, SVG, HTML and text output of a render tree
 //   HubPreview   the live preview HTTP server
 //   HubPluginKit the Swift SDK plugin authors link statically
-//   hubhost      the command-line tool
+//   HubCLI       the command line: every command, shared by the two executables
+//   hubhost      the command-line tool (everything but the preview's HTTP server, so it starts fast)
+//   hubhost-dev  the same command line with the live preview's HTTP server; `hubhost dev` continues there
 import PackageDescription
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
@@ -45,6 +47,7 @@ let package = Package(
     name: "hubhost",
     products: [
         .executable(name: "hubhost", targets: ["hubhost"]),
+        .executable(name: "hubhost-dev", targets: ["hubhost-dev"]),
         .executable(name: "hubhost-bench", targets: ["HubBench"]),
         .library(name: "HubPluginKit", targets: ["HubPluginKit"]),
         // The plugins we ship, each its own shared object; `make plugins` copies them into ./plugins.
@@ -61,9 +64,8 @@ let package = Package(
         .systemLibrary(
             name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
             providers: [.apt(["libffi-dev"])]),
-        .systemLibrary(
-            name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]),
+        // Loaded with dlopen on the first digest, not linked: see Sources/CCrypto/include/ccrypto.h.
+        .target(name: "CCrypto", path: "Sources/CCrypto"),
         // Loaded with dlopen on the first PNG, not linked: see Sources/CRsvg/include/crsvg.h.
         .target(name: "CRsvg", path: "Sources/CRsvg"),
         // The vocabulary HubCore and the plugin SDK share, with no host code: geometry, colour, text style, layout
@@ -92,15 +94,19 @@ let package = Package(
             path: "Sources/HubPreview"
         ),
         .target(name: "HubPluginKit", dependencies: ["CHubPlugin", "HubVocabulary"], path: "Sources/HubPluginKit"),
-        .executableTarget(
-            name: "hubhost",
+        .target(
+            name: "HubCLI",
             dependencies: [
-                "HubCore", "HubInjection", "HubHost", "HubRender", "HubPreview",
+                "HubCore", "HubInjection", "HubHost", "HubRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/hubhost"
+            path: "Sources/HubCLI"
         ),
+        // No HTTP server here: it would cost every start FoundationNetworking's libraries (see DevFrontEnd).
+        .executableTarget(name: "hubhost", dependencies: ["HubCLI"], path: "Sources/hubhost"),
+        .executableTarget(
+            name: "hubhost-dev", dependencies: ["HubCLI", "HubHost", "HubPreview"], path: "Sources/hubhost-dev"),
         .executableTarget(
             name: "HubBench",
             dependencies: ["HubCore", "HubInjection", "HubHost", "HubRender", "HubPreview", "CHubPlugin", "CFFI"],

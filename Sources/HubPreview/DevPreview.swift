@@ -11,13 +11,19 @@ public final class DevPreview: @unchecked Sendable {
     public let server: PreviewServer
     /// Turns a render tree into the HTML the page shows (the HTML renderer's output).
     public let html: (RenderTree) -> String
+    /// Draws gallery mode's shots on one sheet (`hubhost gallery`'s SVG).
+    public let gallery: GallerySheetDrawing
     /// Where the one line per reload goes.
     public var printLine: (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
-    public init(loop: DevLoop, server: PreviewServer, html: @escaping (RenderTree) -> String) {
+    public init(
+        loop: DevLoop, server: PreviewServer, html: @escaping (RenderTree) -> String,
+        gallery: @escaping GallerySheetDrawing
+    ) {
         self.loop = loop
         self.server = server
         self.html = html
+        self.gallery = gallery
         loop.onRender = { [weak self] output in self?.rendered(output) }
         loop.host.onPluginLog = { [weak server] record, level, message in
             let entry = DevWorkerChannel.LogEntry(level: level.rawValue, source: record.displayName, message: message)
@@ -39,14 +45,16 @@ public final class DevPreview: @unchecked Sendable {
     }
 
     private func rendered(_ output: DevLoop.Output) {
-        let frame = Self.frame(from: output, html: html)
+        let frame = Self.frame(from: output, html: html, gallery: gallery)
         server.publish(frame)
         printLine(output.reload.description)
         for warning in output.warnings { printLine("warning: \(warning)") }
     }
 
     /// The page's frame for a render: HTML, one box per component (in view coordinates), problems.
-    public static func frame(from output: DevLoop.Output, html: (RenderTree) -> String) -> PreviewFrame {
+    public static func frame(
+        from output: DevLoop.Output, html: (RenderTree) -> String, gallery: GallerySheetDrawing
+    ) -> PreviewFrame {
         var boxes: [PreviewFrame.Box] = []
         // A box for each component where it can be seen: children only inside their parent's visible part (a
         // carousel's strip), so a child scrolled out of its strip has no click target over the strip.
@@ -83,7 +91,7 @@ public final class DevPreview: @unchecked Sendable {
             renderedAt: output.reload.renderedAt)
         if let shots = output.gallery {
             // Gallery mode: every story on one sheet (no boxes: stories are pictures, not a view to tap).
-            let (svg, size) = GallerySheet(items: shots.map(\.galleryItem)).svg()
+            let (svg, size) = gallery(shots)
             frame.html = svg
             frame.width = size.width
             frame.height = size.height
@@ -96,11 +104,5 @@ public final class DevPreview: @unchecked Sendable {
     }
 }
 
-extension Showcase.Shot {
-    /// The shot as the gallery sheet draws it.
-    public var galleryItem: GallerySheet.Item {
-        GallerySheet.Item(
-            plugin: entry.plugin, namespace: entry.namespace, component: entry.component, story: story.name,
-            source: story.source.rawValue, width: width, tree: tree)
-    }
-}
+/// Draws shots on one gallery sheet: the SVG and its size.
+public typealias GallerySheetDrawing = ([Showcase.Shot]) -> (svg: String, size: Size)

@@ -88,7 +88,7 @@ public final class DevWorker: @unchecked Sendable {
     /// taps until stdin closes. Call on the main thread; never returns.
     public func run(
         options: DevLoop.Options, logger: Logger, html: @escaping (RenderTree) -> String,
-        started: (DevLoop) -> Void
+        gallery: @escaping GallerySheetDrawing, started: (DevLoop) -> Void
     ) throws -> Never {
         var options = options
         options.reportUIStates = true
@@ -101,7 +101,7 @@ public final class DevWorker: @unchecked Sendable {
         self.loop = loop
         loop.onRender = { [weak self] output in
             guard let self else { return }
-            var frame = DevPreview.frame(from: output, html: html)
+            var frame = DevPreview.frame(from: output, html: html, gallery: gallery)
             frame.sequence += firstSequence
             let lines = [output.reload.description] + output.warnings.map { "warning: \($0)" }
             let envelope = DevWorkerChannel.FromWorker(

@@ -287,3 +287,113 @@ struct LoaderTests {
         #expect(third != first)
     }
 }
+
+@Suite("Loader: warm starts from the image index", .pluginCode)
+struct ImageIndexTests {
+    /// A fixture plugin aged past the index's racy window (younger stamps are not trusted), then loaded by a
+    /// `hubhost` process, as the run before this one: its copy stays in the cache, unmapped here.
+    static func loadedByAnEarlierRun(_ fx: FixtureBuilder) throws -> (file: URL, index: URL) {
+        let file = try fx.cPlugin("libgood.so")
+        Thread.sleep(forTimeInterval: Double(ImageIndex.racyWindow) / 1e9 + 0.2)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HUBHOST_PROBE"] = "0"
+        let run = try ProcessRunner.hubhost(
+            ["list-namespaces", "--plugins", fx.plugins.path, "--plugin-cache", fx.cache.path],
+            environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        return (file, fx.cache.appendingPathComponent("images-index.tsv"))
+    }
+
+    @Test("an unchanged file loads from the private copy an earlier run made, without being read")
+    func unchangedFilesAreNotRead() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let (file, index) = try Self.loadedByAnEarlierRun(fx)
+        let line = try #require(
+            try String(contentsOf: index, encoding: .utf8).split(separator: "\n").first { $0.hasSuffix(file.path) })
+        let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let record = try #require(host.loadPlugins(in: [fx.plugins]).first)
+        #expect(host.imagesRead == 0)
+        #expect(record.state == .active)
+        #expect(record.contentHash == String(fields[4]))
+        #expect(record.privateCopy?.lastPathComponent == String(fields[10]))
+        #expect(record.namespaces.map(\.namespace) == ["fixture"])
+        #expect(FixtureBuilder.isMapped(try #require(record.privateCopy).path))
+    }
+
+    @Test("an unchanged cache is not written again")
+    func unchangedIndexIsNotRewritten() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let (_, index) = try Self.loadedByAnEarlierRun(fx)
+        let written = FileStamp.of(index)
+        #expect(written != nil)
+        let run = try ProcessRunner.hubhost(
+            ["list-namespaces", "--plugins", fx.plugins.path, "--plugin-cache", fx.cache.path],
+            environment: ["HUBHOST_PROBE": "0"])
+        #expect(run.status == 0)
+        // Replaced atomically when written, so a write would be a new inode.
+        #expect(FileStamp.of(index) == written)
+    }
+
+    @Test("a damaged copy is noticed by its stamp: the file is read and the copy rewritten")
+    func damagedCopiesAreRewritten() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let (file, _) = try Self.loadedByAnEarlierRun(fx)
+        let copies = try FileManager.default.contentsOfDirectory(atPath: fx.cache.path).filter { $0.hasSuffix(".so") }
+        let copy = fx.cache.appendingPathComponent(try #require(copies.first))
+        var bytes = try Data(contentsOf: copy)  // same size, other bytes
+        bytes[bytes.count - 1] ^= 0xFF
+        try bytes.write(to: copy)
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let record = try #require(host.loadPlugins(in: [fx.plugins]).first)
+        #expect(host.imagesRead == 1)
+        #expect(record.state == .active)
+        #expect(try Data(contentsOf: copy) == Data(contentsOf: file))
+    }
+
+    @Test("a touched file is read again (ctime moves even where a tool keeps the mtime)")
+    func touchedFilesAreRead() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let (file, _) = try Self.loadedByAnEarlierRun(fx)
+        var info = stat()
+        stat(file.path, &info)
+        var keep = [timespec](repeating: info.st_mtim, count: 2)  // as `cp -p` or `touch -r` would leave it
+        utimensat(AT_FDCWD, file.path, &keep, 0)
+        let host = PluginHost(cacheDirectory: fx.cache)
+        #expect(host.loadPlugins(in: [fx.plugins]).first?.state == .active)
+        #expect(host.imagesRead == 1)
+    }
+
+    @Test("a damaged index, or one from another hubhost build, is not trusted: the file is read")
+    func damagedIndexIsIgnored() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let (_, index) = try Self.loadedByAnEarlierRun(fx)
+        let text = try String(contentsOf: index, encoding: .utf8)
+        // A copy name pointing out of the folder, and a line cut short.
+        var lines = text.split(separator: "\n").map(String.init)
+        var fields = lines[1].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        fields[10] = "../../etc/passwd"
+        lines[1] = fields.joined(separator: "\t")
+        try (lines.joined(separator: "\n") + "\n1\t2\n").write(to: index, atomically: true, encoding: .utf8)
+        let damaged = PluginHost(cacheDirectory: fx.cache)
+        #expect(damaged.loadPlugins(in: [fx.plugins]).first?.state == .active)
+        #expect(damaged.imagesRead == 1)
+
+        // Another hubhost build (the header names it): its entries are not used.
+        let fx2 = try FixtureBuilder()
+        defer { fx2.cleanUp() }
+        let (_, index2) = try Self.loadedByAnEarlierRun(fx2)
+        let other = try String(contentsOf: index2, encoding: .utf8)
+            .replacingOccurrences(of: "hubhost image index 1\t", with: "hubhost image index 1\tother ")
+        try other.write(to: index2, atomically: true, encoding: .utf8)
+        let otherBuild = PluginHost(cacheDirectory: fx2.cache)
+        #expect(otherBuild.loadPlugins(in: [fx2.plugins]).first?.state == .active)
+        #expect(otherBuild.imagesRead == 1)
+    }
+}

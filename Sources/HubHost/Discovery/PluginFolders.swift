@@ -31,9 +31,13 @@ public enum PluginFolders {
                 missing.append(folder)
                 continue
             }
+            // A directory entry's name has no slash, so the standardized folder and the name are joined as a
+            // string: URL's appending and standardizing per file showed over hundreds of files.
+            let standardized = folder.standardizedFileURL.path
+            let folderPath = standardized.hasSuffix("/") ? standardized : standardized + "/"
             for name in names.sorted() where name.hasSuffix(".so") {
-                let file = folder.appendingPathComponent(name).standardizedFileURL
-                if seen.insert(file.path).inserted { files.append(file) }
+                let path = folderPath + name
+                if seen.insert(path).inserted { files.append(URL(fileURLWithPath: path, isDirectory: false)) }
             }
         }
         return (files, missing)

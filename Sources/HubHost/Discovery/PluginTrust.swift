@@ -27,17 +27,39 @@ public struct PluginTrust: Sendable {
 
     /// Why `file` must not be loaded, or nil.
     public func refusal(of file: URL) -> String? {
+        var folders: [String: String?] = [:]
+        return refusal(of: file, folderProblems: &folders)
+    }
+
+    /// `refusal(of:)` for many files, each folder checked once.
+    public func refusals(of files: [URL]) -> [String?] {
+        var folders: [String: String?] = [:]
+        return files.map { refusal(of: $0, folderProblems: &folders) }
+    }
+
+    /// `folderProblems`: what was found of folders already checked.
+    private func refusal(of file: URL, folderProblems: inout [String: String?]) -> String? {
         let name = file.lastPathComponent
         if !allowUnsafePermissions {
-            let folder = file.deletingLastPathComponent().path
-            for (path, what) in [(file.path, "the file"), (folder, "its folder \(folder)")] {
-                if let problem = Self.permissionProblem(path, what: what) {
-                    return "\(name): refused: \(problem), or pass --allow-unsafe-permissions"
-                }
+            let path = file.path
+            // The folder by string: URL's deletingLastPathComponent shows over hundreds of files.
+            let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+            if let problem = Self.permissionProblem(path, what: "the file") {
+                return "\(name): refused: \(problem), or pass --allow-unsafe-permissions"
+            }
+            if folderProblems[folder] == nil {
+                folderProblems[folder] = .some(Self.permissionProblem(folder, what: "its folder \(folder)"))
+            }
+            if let problem = folderProblems[folder] ?? nil {
+                return "\(name): refused: \(problem), or pass --allow-unsafe-permissions"
             }
         }
         if let trustedDigests {
-            guard let digest = SHA256Digest.hex(ofFile: file.path) else { return "\(name): refused: cannot be read" }
+            let digest: String
+            switch SHA256Digest.hex(ofFile: file.path) {
+            case .success(let hex): digest = hex
+            case .failure(let failure): return "\(name): refused: \(failure.reason)"
+            }
             guard trustedDigests.digests.contains(digest) else {
                 return "\(name): refused: SHA-256 \(digest) is not in \(trustedDigests.source)"
             }
@@ -96,16 +118,20 @@ public struct TrustedDigests: Sendable {
     }
 }
 
-/// SHA-256 through libcrypto (OpenSSL), computed only when `--trusted-hashes` asks for it.
+/// SHA-256 through libcrypto (OpenSSL, loaded on first use), computed only when `--trusted-hashes` asks for it.
 enum SHA256Digest {
-    static func hex(ofFile path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    /// The digest in lowercase hex, or why there is none ("cannot be read", libcrypto missing).
+    static func hex(ofFile path: String) -> Result<String, Failure> {
+        guard let data = FileManager.default.contents(atPath: path) else { return .failure(Failure("cannot be read")) }
         var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let ok = data.withUnsafeBytes { bytes in
-            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil)
-        }
-        guard ok == 1, length == 32 else { return nil }
-        return digest.map { String(format: "%02x", $0) }.joined()
+        var error = [CChar](repeating: 0, count: 256)
+        let ok = data.withUnsafeBytes { bytes in hub_sha256(bytes.baseAddress, bytes.count, &digest, &error, 256) }
+        guard ok == 1 else { return .failure(Failure(String(cString: error))) }
+        return .success(digest.map { String(format: "%02x", $0) }.joined())
+    }
+
+    struct Failure: Error {
+        let reason: String
+        init(_ reason: String) { self.reason = reason }
     }
 }

@@ -53,7 +53,12 @@ public final class PluginHost {
     /// This host's services, made on first use (`services`).
     var attachedServices: HostServices?
     private let copies: PrivateCopies
+    /// What earlier runs learnt of unchanged files (nil for memory copies: probe children load a file once).
+    private lazy var imageIndex: ImageIndex? =
+        copies.inMemory ? nil : ImageIndex(directory: copies.directory, identity: Self.buildIdentity)
     private var loadCounter = 0
+    /// Plugin files read and hashed by this host; a file the image index recognises is not (tests count them).
+    private(set) var imagesRead = 0
     private var pruned = false
     /// Private copies unused this long are deleted from the cache (a week).
     static let copyLifetime: Double = 7 * 24 * 3600
@@ -106,7 +111,9 @@ public final class PluginHost {
     public func loadPlugins(in directories: [URL]) -> [PluginRecord] {
         if !pruned, !copies.inMemory {
             pruned = true
-            let deleted = LoadedImagePaths.withPaths { copies.prune(olderThan: Self.copyLifetime, keeping: $0) }
+            let deleted = LoadedImagePaths.withPaths {
+                copies.pruneDaily(olderThan: Self.copyLifetime, keeping: $0)
+            }
             if !deleted.isEmpty { logger.debug("deleted \(deleted.count) private copies unused for a week") }
         }
         if trust.safeMode { return [] }
@@ -118,8 +125,8 @@ public final class PluginHost {
         // Trust first: a refused file is never probed, copied or opened.
         var records: [PluginRecord] = []
         var files: [URL] = []
-        for file in discovered {
-            if let why = trust.refusal(of: file) {
+        for (file, refusal) in zip(discovered, trust.refusals(of: discovered)) {
+            if let why = refusal {
                 records.append(notLoaded(file, .rejected(why)))
             } else {
                 files.append(file)
@@ -145,14 +152,13 @@ public final class PluginHost {
             }
         }
         settleContestedNamespaces(among: records)
+        imageIndex?.save()
         return records
     }
 
     /// A record for a file that is not loaded, with the reason in its state.
     private func notLoaded(_ file: URL, _ state: PluginRecord.State) -> PluginRecord {
-        let record = PluginRecord(
-            file: file, owner: Owner(id: file.path, displayName: file.lastPathComponent),
-            logger: logger)
+        let record = PluginRecord(file: file, logger: logger)
         record.state = state
         plugins.append(record)
         return record
@@ -161,9 +167,7 @@ public final class PluginHost {
     /// Validates and loads one plugin file. Never throws: failures are in the record's state and reason.
     @discardableResult
     public func load(file: URL) -> PluginRecord {
-        let record = PluginRecord(
-            file: file, owner: Owner(id: file.path, displayName: file.lastPathComponent),
-            logger: logger)
+        let record = PluginRecord(file: file, logger: logger)
         record.host = self
         plugins.append(record)
         let started = Monotonic.now()
@@ -184,27 +188,49 @@ public final class PluginHost {
     private struct LoadFailure: Error { let reason: String }
 
     private func load(_ record: PluginRecord) throws(LoadFailure) {
-        let name = record.file.lastPathComponent
-        let image: PluginImageInfo
-        do { image = try ELFInspector.inspect(record.file) } catch { throw LoadFailure(reason: "\(error)") }
-        record.contentHash = image.contentHash
-        record.isSwiftImage = image.isSwiftImage
-
-        if let twin = plugins.first(where: { $0 !== record && $0.isLoaded && $0.contentHash == image.contentHash }) {
-            throw LoadFailure(reason: "\(name): the same image is already loaded from \(twin.file.lastPathComponent)")
-        }
-
-        // 1. A private copy, so the mapped file is never the one a build rewrites.
-        let copy: URL
-        do {
-            copy = try LoadedImagePaths.reserve { inUse in
-                try copies.copy(record.file, contents: image.contents, contentHash: image.contentHash, avoiding: inUse)
+        let name = record.fileName
+        // An unchanged file validated and copied by an earlier run is not read again (`ImageIndex`).
+        let stamp = imageIndex.flatMap { _ in ImageIndex.Stamp.of(record.filePath) }
+        var known: ImageIndex.Known?
+        if let imageIndex {
+            LoadedImagePaths.reserveIfFree { inUse in
+                known = imageIndex.known(record.filePath, stamp: stamp, avoiding: inUse)
+                return known?.copy
             }
-        } catch { throw LoadFailure(reason: "\(name): cannot make a private copy: \(error.localizedDescription)") }
-        record.privateCopy = copy
+        }
+        if let known {
+            record.contentHash = known.hash
+            record.isSwiftImage = known.isSwiftImage
+            do { try refuseTwin(of: record) } catch {
+                LoadedImagePaths.release(known.copy.path)
+                throw error
+            }
+            record.privateCopy = known.copy
+        } else {
+            let image: PluginImageInfo
+            imagesRead += 1
+            do { image = try ELFInspector.inspect(record.file) } catch { throw LoadFailure(reason: "\(error)") }
+            record.contentHash = image.contentHash
+            record.isSwiftImage = image.isSwiftImage
+            try refuseTwin(of: record)
+
+            // 1. A private copy, so the mapped file is never the one a build rewrites.
+            let copy: URL
+            do {
+                copy = try LoadedImagePaths.reserve { inUse in
+                    try copies.copy(
+                        record.file, contents: image.contents, contentHash: image.contentHash, avoiding: inUse)
+                }
+            } catch {
+                throw LoadFailure(reason: "\(name): cannot make a private copy: \(error.localizedDescription)")
+            }
+            record.privateCopy = copy
+            imageIndex?.remember(record.file, before: stamp, image: image, copy: copy)
+        }
+        let copy = record.privateCopy!
 
         // 2. dlopen. Swift images can never be unmapped safely (the runtime keeps their metadata), so NODELETE.
-        let flags = RTLD_NOW | RTLD_LOCAL | (image.isSwiftImage ? RTLD_NODELETE : 0)
+        let flags = RTLD_NOW | RTLD_LOCAL | (record.isSwiftImage ? RTLD_NODELETE : 0)
         guard let handle = dlopen(copy.path, flags) else {
             let why = dlerror().map { String(cString: $0) } ?? "unknown error"
             discardCopy(record)
@@ -223,6 +249,22 @@ public final class PluginHost {
         try initialize(record, descriptor: descriptor, name: name)
     }
 
+    /// Refuses a second load of an image already loaded from another file (two copies would share one image).
+    private func refuseTwin(of record: PluginRecord) throws(LoadFailure) {
+        if let twin = plugins.first(where: { $0 !== record && $0.isLoaded && $0.contentHash == record.contentHash }) {
+            throw LoadFailure(
+                reason: "\(record.fileName): the same image is already loaded from \(twin.fileName)")
+        }
+    }
+
+    /// The hubhost build that validated what `ImageIndex` remembers: the `hubhost` executable's path and stamp.
+    static let buildIdentity: String = {
+        guard let executable = ProbeRunner.defaultExecutable(), let stamp = FileStamp.of(executable) else {
+            return HostVersion.description
+        }
+        return "\(HostVersion.description)#\(executable.path)#\(stamp.size)#\(stamp.mtimeNanos)"
+    }()
+
     /// Loads a plugin linked into this process, with no file and no `dlopen`: its descriptor is checked and it
     /// is initialised and registered exactly as a loaded file's would be. It can be unloaded, but its code stays
     /// mapped (it is part of the process), so it ends `retired`. For tests and embedders, as swift-nio's
@@ -230,7 +272,7 @@ public final class PluginHost {
     @discardableResult
     public func loadEmbedded(_ descriptor: UnsafePointer<hub_plugin_descriptor>, name: String) -> PluginRecord {
         let file = URL(fileURLWithPath: "/(embedded)/\(name)")
-        let record = PluginRecord(file: file, owner: Owner(id: file.path, displayName: name), logger: logger)
+        let record = PluginRecord(file: file, logger: logger)
         record.host = self
         record.isSwiftImage = true  // never unmapped, as a Swift image is not
         plugins.append(record)
@@ -254,7 +296,6 @@ public final class PluginHost {
         record.version = String(cString: d.version)
         record.pluginDescription = d.description.map { String(cString: $0) }
         record.abi = "\(d.abi.major).\(d.abi.minor)"
-        record.logger[metadataKey: "plugin"] = "\(record.id!)"
         loadCounter += 1
         record.owner = Owner(
             id: "\(record.id!)@\(record.version!)#\(loadCounter)",
@@ -266,7 +307,7 @@ public final class PluginHost {
         record.codeCallable = true
         var error = [CChar](repeating: 0, count: 1024)
         record.callSlot = CallRecorder.register(
-            path: record.file.path, id: record.id!, version: record.version!, digest: record.contentHash ?? "")
+            path: record.filePath, id: record.id!, version: record.version!, digest: record.contentHash ?? "")
         record.holdsRegistrations = true
         let initialised = CallRecorder.during(.initialize, slot: record.callSlot) {
             d.`init`!(table, &error, error.count)
@@ -368,6 +409,13 @@ enum LoadedImagePaths {
         let url = try make(paths)
         paths.insert(url.path)
         return url
+    }
+
+    /// Reserves the path `find` returns, if any: `find` only returns a path not in its argument.
+    static func reserveIfFree(_ find: (Set<String>) -> URL?) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let url = find(paths) { paths.insert(url.path) }
     }
 
     static func withPaths<R>(_ body: (Set<String>) -> R) -> R {

@@ -98,14 +98,27 @@ public final class PluginRecord {
     var componentFactories: [String: PluginComponentFactory] = [:]
     /// Live components made by its factories, weakly held (the render pipeline owns them).
     private var liveComponents: [ObjectIdentifier: WeakComponent] = [:]
-    /// The host logger with `plugin: <id>` metadata once the id is known; plugin `log` calls go here.
-    var logger: Logger
+    /// The host logger with `plugin: <id>` metadata once the id is known; plugin `log` calls go here. Made on
+    /// first use: setting metadata re-renders a stream handler's metadata, which showed over hundreds of loads.
+    lazy var logger: Logger = {
+        var logger = hostLogger
+        if let id { logger[metadataKey: "plugin"] = "\(id)" }
+        return logger
+    }()
+    private let hostLogger: Logger
+    /// `file.path` and `file.lastPathComponent`, kept (URL computes them on every call).
+    let filePath: String
+    let fileName: String
 
-    init(file: URL, owner: Owner, logger: Logger) {
+    /// A record owned by the file's path until the plugin's identity is known.
+    init(file: URL, logger: Logger) {
         self.file = file
-        self.owner = owner
-        self.state = .rejected("not loaded yet")
-        self.logger = logger
+        let path = file.path
+        filePath = path
+        fileName = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        owner = Owner(id: path, displayName: fileName)
+        state = .rejected("not loaded yet")
+        hostLogger = logger
     }
 
     /// The namespaces it registered, sorted, with their component names (sorted).

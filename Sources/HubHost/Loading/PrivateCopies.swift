@@ -28,7 +28,6 @@ final class PrivateCopies {
     /// exactly these bytes is reused unless `avoiding` lists its path (a copy still mapped, e.g. a pinned Swift image: loading that path again would
     /// return the old image). Written to a temporary name, then renamed, so no reader ever sees a partial file.
     func copy(_ file: URL, contents: Data, contentHash: String, avoiding inUse: Set<String>) throws -> URL {
-        let size = contents.count
         if inMemory, let copy = Self.memoryCopy(named: file.lastPathComponent, contents: contents) { return copy }
         if !directoryReady {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -114,6 +113,22 @@ extension PrivateCopies {
             if unlink(path) == 0 { deleted.append(name) }
         }
         return deleted.sorted()
+    }
+
+    /// `prune`, at most once a day (a `.pruned` file's mtime says when it last ran): a start-up that loads
+    /// hundreds of plugins need not list and stat every copy in the folder each time.
+    func pruneDaily(olderThan age: Double, keeping inUse: Set<String>) -> [String] {
+        let marker = directory.appendingPathComponent(".pruned", isDirectory: false).path
+        let now = Date().timeIntervalSince1970
+        var info = stat()
+        if stat(marker, &info) == 0, now - Double(info.st_mtim.tv_sec) < 24 * 3600 { return [] }
+        let deleted = prune(olderThan: age, keeping: inUse, now: now)
+        let fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        if fd >= 0 {
+            futimens(fd, nil)
+            close(fd)
+        }
+        return deleted
     }
 
     /// True when `path` is a regular file with exactly `contents` (a cached copy from an earlier run).

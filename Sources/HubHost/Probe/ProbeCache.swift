@@ -190,21 +190,17 @@ public final class ProbeCache: @unchecked Sendable {
 
     /// The index's lines, or nil when it is missing, from another host build, or not an index.
     private static func readIndex(_ url: URL, hostIdentity: String) -> [String: Summary]? {
-        guard let data = try? Data(contentsOf: url) else { return nil }
-        let text = String(decoding: data, as: UTF8.self)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
-        guard let header = lines.popFirst(),
-            header == indexHeader + hostIdentity.replacingOccurrences(of: "\n", with: " ")
-        else { return nil }
+        guard case .success(let data) = RegularFile.read(url) else { return nil }
+        let lines = TabSeparatedLines(data: data)
+        guard lines.header == indexHeader + hostIdentity.replacingOccurrences(of: "\n", with: " ") else { return nil }
         var summaries: [String: Summary] = [:]
-        summaries.reserveCapacity(lines.count)
-        for line in lines {
-            let fields = line.split(separator: "\t", maxSplits: 5, omittingEmptySubsequences: false)
-            guard fields.count == 6, let size = Int64(fields[0]), let mtime = Int64(fields[1]),
-                let inode = UInt64(fields[2]), fields[4] == "p" || fields[4] == "q"
-            else { continue }  // a damaged line: that file is looked up in the JSON
-            summaries[String(fields[5])] = Summary(
-                size: size, mtimeNanos: mtime, inode: inode, hash: String(fields[3]), passed: fields[4] == "p")
+        lines.forEachRecord(fieldCount: 6) { f in
+            guard f.count == 6, let size = f.int64(0), let mtime = f.int64(1), let inode = f.uint64(2),
+                f.isCharacter(4, UInt8(ascii: "p")) || f.isCharacter(4, UInt8(ascii: "q"))
+            else { return }  // a damaged line: that file is looked up in the JSON
+            summaries[f.string(5)] = Summary(
+                size: size, mtimeNanos: mtime, inode: inode, hash: f.string(3),
+                passed: f.isCharacter(4, UInt8(ascii: "p")))
         }
         return summaries
     }

@@ -10,8 +10,10 @@ enum RegularFile {
         case notRegular
     }
 
-    static func read(_ url: URL) -> Result<Data, Problem> {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // NONBLOCK: a FIFO named .so must not hang us
+    static func read(_ url: URL) -> Result<Data, Problem> { read(url.path) }
+
+    static func read(_ path: String) -> Result<Data, Problem> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // NONBLOCK: a FIFO named .so must not hang us
         guard fd >= 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
         defer { close(fd) }
         var info = stat()

@@ -7,6 +7,7 @@ import HubRender
 /// `hubhost snapshot record|verify`: golden PNGs of views, stories and scripted steps, for CI.
 struct Snapshot: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "snapshot",
         abstract: "Record golden PNGs of views, stories and scripted steps, or verify that they still match.",
         discussion: """
             INPUTS are view files (X.json), folders of views (every *.json in them, not recursive), event scripts \
@@ -201,6 +202,7 @@ struct Snapshot: ParsableCommand {
 
     struct Record: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "record",
             abstract: "Draw every input as a golden PNG in --out DIR.",
             discussion: ExitStatus.help([
                 (.ok, "recorded"), (.problems, "recorded, but some inputs had problems (listed on stderr)"),
@@ -236,6 +238,7 @@ struct Snapshot: ParsableCommand {
 
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Draw every input again and compare it with its golden PNG in --out DIR.",
             discussion: ExitStatus.help([
                 (.ok, "every image matches its golden"),

@@ -7,6 +7,7 @@ import HubInjection
 /// `hubhost inject KEY [ARGS…]`: resolves an injector key end to end, as a plugin's `inject` does.
 struct Inject: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inject",
         abstract: "Resolve an injector key (a module-file binding) and print what it produced, its scope and owner.",
         discussion: """
             Loads the plugins and the module files beside them (as every command does), then resolves KEY with \

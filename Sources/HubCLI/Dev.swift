@@ -1,14 +1,13 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import HubCore
 import HubHost
-import HubPreview
 import HubRender
 
 /// `hubhost dev VIEW.json`: hot reload with a live browser preview.
 struct Dev: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "dev",
         abstract: "Watch plugins and a view file, hot-reload changed plugins, and serve a live preview.",
         discussion: """
             Serves the rendered view at http://HOST:PORT/ (loopback only unless --host says otherwise). The page \
@@ -101,53 +100,22 @@ struct Dev: ParsableCommand {
         // The page shows the view as the SVG drawing HubRender's HTML output embeds; frames are drawn by the page.
         // Images drawn as `render --format html` draws them: data: URIs, and files the view may use, inlined.
         let svg = SVGRenderer(images: ImageResolver(access: images.access(viewFile: viewFile)), showFrames: false)
-        if CallRecorder.isWorker {
-            // The worker: the dev loop, reporting to the supervisor that started it.
-            options.quarantinedVersions = WorkerEnvironment.quarantined
-            try DevWorker().run(
-                options: options, logger: plugins.makeLogger(), html: { svg.render($0) },
-                started: { loop in plugins.reportProblems(of: loop.host) })
-        }
-        let server = PreviewServer(bindAddress: host, port: port)
         let folders = options.pluginFolders.map(\.path).joined(separator: ", ")
         let what = gallery ? "the gallery of every story" : "view \(viewFile.path)"
-        let serving = { (port: UInt16) in "hubhost dev: serving http://\(host):\(port)/ — \(what), plugins \(folders)" }
-        if isolation.supervises {
-            // The supervisor: the preview server and what must survive a plugin fault; plugins run in a worker.
-            var supervision = DevSupervisor.Options(
-                arguments: Array(CommandLine.arguments.dropFirst()), viewFile: viewFile)
-            supervision.callTimeout = isolation.callTimeout
-            supervision.persist = { record in
-                ProbeGate.persist(record, cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))
-            }
-            let supervisor = DevSupervisor(options: supervision, server: server)
-            supervisor.start()
-            try serve(server, line: serving)
-            // The supervisor runs no plugin code: the main queue may move to another thread.
-            withExtendedLifetime(supervisor) { dispatchMain() }
-        }
-
-        // --in-process: everything here, for a debugger.
-        let loop = DevLoop(options: options, logger: plugins.makeLogger())
-        let preview = DevPreview(loop: loop, server: server, html: { svg.render($0) })
-        try loop.start()
-        plugins.reportProblems(of: loop.host)
-        try serve(server, line: serving)
-        // The main queue runs on the main thread (not dispatchMain(), which ends it on Linux): the thread the
-        // plugins were initialised on.
-        withExtendedLifetime((loop, preview)) { MainThreadRunLoop.run() }
-    }
-
-    /// Starts the preview server and prints `line` for its port; a port that cannot be used exits 2.
-    private func serve(_ server: PreviewServer, line: @escaping @Sendable (UInt16) -> String) throws {
-        Task {
-            do {
-                let port = try await server.start()
-                FileHandle.standardOutput.write(Data((line(port) + "\n").utf8))
-            } catch {
+        let host = host
+        let port = port
+        let launch = DevLaunch(
+            options: options, bindAddress: host, port: port, supervises: isolation.supervises,
+            callTimeout: isolation.callTimeout,
+            probeCacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache),
+            html: { svg.render($0) }, gallery: { GallerySheet(items: $0.map(\.galleryItem)).svg() },
+            makeLogger: plugins.makeLogger,
+            reportProblems: { plugins.reportProblems(of: $0) },
+            servingLine: { port in "hubhost dev: serving http://\(host):\(port)/ — \(what), plugins \(folders)" },
+            cannotServe: { error in
                 Diagnostics.print("hubhost dev: cannot serve on \(host):\(port): \(error)")
                 Foundation.exit(ExitStatus.failed.rawValue)
-            }
-        }
+            })
+        try DevFrontEnd.run(launch)
     }
 }

@@ -7,6 +7,7 @@ import HubRender
 /// `hubhost gallery`: every component of every loaded plugin, in each of its stories, at each width.
 struct Gallery: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "gallery",
         abstract: "Show every component of the loaded plugins in each of its stories and widths (HTML, JSON or PNG).",
         discussion: """
             Stories come from plugins (ABI 1.1's hub.showcase/1 extension, HubComponentWithStories in Swift). A \
@@ -91,5 +92,14 @@ struct Gallery: ParsableCommand {
             throw ExitCode(.failed)
         }
         if !problems.isEmpty { throw ExitCode(.problems) }
+    }
+}
+
+extension Showcase.Shot {
+    /// The shot as the gallery sheet draws it.
+    var galleryItem: GallerySheet.Item {
+        GallerySheet.Item(
+            plugin: entry.plugin, namespace: entry.namespace, component: entry.component, story: story.name,
+            source: story.source.rawValue, width: width, tree: tree)
     }
 }

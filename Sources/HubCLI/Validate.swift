@@ -7,6 +7,7 @@ import HubHost
 /// process (as clap-validator does), so a crash or hang is reported as a failure of that plugin, not of the tool.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Check plugins against the hub plugin ABI, each in a child process.",
         discussion: """
             Checks: ELF image, descriptor and ABI, init; for every component: created by its factory, layout traits, \

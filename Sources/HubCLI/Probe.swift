@@ -9,6 +9,7 @@ import HubHost
 /// quarantines the file instead of killing the host.
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "probe",
         abstract: "Load one plugin and exercise it (run in a child process by the host; prints JSON lines).",
         discussion: """
             A crash or hang shows as the child's signal or timeout to the parent. \

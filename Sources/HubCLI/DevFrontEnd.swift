@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import HubCore
+import HubHost
+import Logging
+
+/// What `hubhost dev` decided from its command line, handed to the live preview front end.
+public struct DevLaunch {
+    public var options: DevLoop.Options
+    public var bindAddress: String
+    public var port: UInt16
+    /// Plugins run in a worker this process supervises (false: `--in-process`, or this is the worker).
+    public var supervises: Bool
+    public var callTimeout: Double
+    /// Where the supervisor records the versions it quarantines.
+    public var probeCacheDirectory: URL
+    /// The page's drawing of a frame.
+    public var html: (RenderTree) -> String
+    /// Gallery mode's sheet of every shot: the SVG and its size.
+    public var gallery: ([Showcase.Shot]) -> (svg: String, size: Size)
+    public var makeLogger: () -> Logger
+    /// Writes the loaded host's problems to stderr, as every command does.
+    public var reportProblems: (PluginHost) -> Void
+    /// The line printed once the server listens on a port.
+    public var servingLine: @Sendable (UInt16) -> String
+    /// Says that the server cannot listen, and exits.
+    public var cannotServe: @Sendable (Error) -> Never
+}
+
+/// The live preview's HTTP server is linked into `hubhost-dev` only: FlyingFox brings FoundationNetworking and
+/// libcurl's ~40 libraries, which cost every `hubhost` start about 11 ms (a third of `hubhost --help`). `hubhost
+/// dev` in the `hubhost` executable therefore replaces itself with `hubhost-dev` (same arguments; it sits beside
+/// `hubhost` in every build and install), where `serve` is set.
+public enum DevFrontEnd {
+    /// Set by `hubhost-dev` before it parses the command line: runs the preview until the process ends.
+    nonisolated(unsafe) public static var serve: ((DevLaunch) throws -> Never)?
+
+    /// The executable name of the front end, beside `hubhost`.
+    public static let executableName = "hubhost-dev"
+
+    static func run(_ launch: DevLaunch) throws -> Never {
+        if let serve { try serve(launch) }
+        let me =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let frontEnd = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(executableName).path
+        let arguments = [frontEnd] + CommandLine.arguments.dropFirst()
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        execv(frontEnd, &argv)
+        // Only reached when the exec failed.
+        Diagnostics.print(
+            "hubhost dev: the live preview runs in \(frontEnd), which cannot be started: \(String(cString: strerror(errno))) (build or install it beside hubhost)"
+        )
+        throw ExitCode(.failed)
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import HubHost
+
+/// The `hubhost` command: every subcommand, shared by the two executables. `hubhost` is everything but the live
+/// preview's HTTP server; `hubhost-dev` adds it (see `DevFrontEnd`), so the commands people run most do not pay
+/// for loading an HTTP stack they never use.
+public struct HubHostCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "hubhost",
+        abstract: "A headless Hub Framework host: loads component plugins (.so) and works with their components.",
+        discussion: """
+            Plugin folders: every *.so in each --plugins DIR (repeatable), else in the colon-separated folders of \
+            HUBHOST_PLUGIN_PATH, else in ./plugins. Each command documents its exit codes; 64 always means a \
+            usage error.
+            """,
+        version: HostVersion.description,
+        // One line per command; keep the list sorted by how often it is used.
+        subcommands: [
+            ListNamespaces.self,
+            Render.self,
+            Events.self,
+            Gallery.self,
+            Snapshot.self,
+            Validate.self,
+            Dev.self,
+            Probe.self,
+            ListServices.self,
+            Call.self,
+            Inject.self,
+        ]
+    )
+
+    public init() {}
+
+    /// Parses the command line and runs the command. A worker (started by a supervising hubhost) first attaches
+    /// the black box its supervisor reads, so every plugin call is noted there.
+    public static func start() {
+        CallRecorder.attachFromEnvironment()
+        main()
+    }
+}
