@@ -1,0 +1,32 @@
+import Foundation
+import HubTestKit
+import Testing
+
+/// `hubhost dev` continues in `hubhost-dev`, which carries the preview's HTTP server.
+@Suite("hubhost dev front end (process)")
+struct DevFrontEndCLITests {
+    @Test("hubhost maps no HTTP stack; hubhost-dev does")
+    func onlyTheDevFrontEndLinksTheServer() throws {
+        let hubhostMaps = try ProcessRunner.tool("ldd", [TestPaths.hubhost.path]).stdout
+        let devMaps = try ProcessRunner.tool(
+            "ldd", [TestPaths.binDirectory.appendingPathComponent("hubhost-dev").path]
+        ).stdout
+        #expect(!hubhostMaps.contains("libFoundationNetworking"))
+        #expect(!hubhostMaps.contains("libcurl"))
+        #expect(!hubhostMaps.contains("libcrypto"))  // loaded on the first --trusted-hashes digest
+        #expect(devMaps.contains("libFoundationNetworking"))
+    }
+
+    @Test("hubhost dev without hubhost-dev beside it says so and exits 2")
+    func missingFrontEndIsNamed() throws {
+        let folder = try TemporaryFolder()
+        let lonely = folder.appending("hubhost")
+        try FileManager.default.copyItem(at: TestPaths.hubhost, to: lonely)
+        let view = folder.appending("view.json")
+        try Data(#"{"body": []}"#.utf8).write(to: view)
+        let run = try ProcessRunner.run(lonely, ["dev", view.path, "--plugins", folder.url.path, "--port", "0"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(folder.appending("hubhost-dev").path))
+        #expect(run.stderr.contains("cannot be started"))
+    }
+}
