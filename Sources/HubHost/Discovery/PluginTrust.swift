@@ -42,8 +42,7 @@ public struct PluginTrust: Sendable {
         let name = file.lastPathComponent
         if !allowUnsafePermissions {
             let path = file.path
-            // The folder by string: URL's deletingLastPathComponent shows over hundreds of files.
-            let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+            let folder = PathText.folder(path)
             if let problem = Self.permissionProblem(path, what: "the file") {
                 return "\(name): refused: \(problem), or pass --allow-unsafe-permissions"
             }

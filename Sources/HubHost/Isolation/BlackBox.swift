@@ -36,7 +36,7 @@ public enum BlackBox {
 
         /// "libfragile.so (com.example.fragile 1.0.0)".
         public var displayName: String {
-            let file = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+            let file = PathText.fileName(path)
             return id.isEmpty ? file : "\(file) (\(id) \(version))"
         }
 

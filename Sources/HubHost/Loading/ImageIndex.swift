@@ -15,35 +15,19 @@ import HubCore
 /// Not thread-safe; owned by one `PluginHost`. Several processes may share the file: it is replaced atomically,
 /// the last writer wins, and a lost line only means that file is read and hashed again.
 final class ImageIndex {
-    /// The part of `stat` that identifies a file version.
+    /// The part of `stat` that identifies a file version: the probe cache's stamp, plus ctime.
     struct Stamp: Equatable {
-        var size: Int64
-        var mtimeNanos: Int64
+        var file: FileStamp
         var ctimeNanos: Int64
-        var inode: UInt64
 
         /// nil unless `path` is a regular file (after following links).
         static func of(_ path: String) -> Stamp? {
             var info = stat()
             guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-            return Stamp(info)
+            return Stamp(file: FileStamp(info), ctimeNanos: FileStamp.nanoseconds(info.st_ctim))
         }
 
-        init(_ info: stat) {
-            size = Int64(info.st_size)
-            mtimeNanos = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-            ctimeNanos = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
-            inode = UInt64(info.st_ino)
-        }
-
-        init(size: Int64, mtimeNanos: Int64, ctimeNanos: Int64, inode: UInt64) {
-            self.size = size
-            self.mtimeNanos = mtimeNanos
-            self.ctimeNanos = ctimeNanos
-            self.inode = inode
-        }
-
-        var fields: String { "\(size)\t\(mtimeNanos)\t\(ctimeNanos)\t\(inode)" }
+        var fields: String { "\(file.size)\t\(file.mtimeNanos)\t\(ctimeNanos)\t\(file.inode)" }
     }
 
     /// One validated file version and its private copy.
@@ -68,20 +52,19 @@ final class ImageIndex {
     /// A copy reused through the index is touched at most this often, so `PrivateCopies.prune` keeps it.
     static let touchInterval: Int64 = 24 * 3600 * 1_000_000_000
 
-    let directory: URL
-    /// `directory.path`, kept: URL's path and appending are slow enough to show over hundreds of plugins.
+    /// Paths kept as strings: URL's path and appending are slow enough to show over hundreds of plugins.
     private let directoryPath: String
+    private let filePath: String
     let identity: String
-    var file: URL { directory.appendingPathComponent("images-index.tsv", isDirectory: false) }
     private var entries: [String: Entry]
     private var changed = false
 
     /// - Parameter identity: the host build whose checks the entries passed; another build starts afresh.
     init(directory: URL, identity: String) {
-        self.directory = directory
         directoryPath = directory.path
+        filePath = directoryPath + "/images-index.tsv"
         self.identity = identity.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
-        entries = Self.read(directoryPath + "/images-index.tsv", identity: self.identity) ?? [:]
+        entries = Self.read(filePath, identity: self.identity) ?? [:]
     }
 
     /// The recorded facts of `file` when its stamp and its copy's stamp are unchanged and the copy's path is not
@@ -90,7 +73,7 @@ final class ImageIndex {
         guard let stamp, var entry = entries[file], entry.file == stamp else { return nil }
         let copy = directoryPath + "/" + entry.copyName
         guard !inUse.contains(copy), let copyStamp = Stamp.of(copy), copyStamp == entry.copy else { return nil }
-        if Self.now() - copyStamp.mtimeNanos > Self.touchInterval {
+        if Self.now() - copyStamp.file.mtimeNanos > Self.touchInterval {
             utimes(copy, nil)
             if let touched = Stamp.of(copy) {
                 entry.copy = touched
@@ -107,7 +90,7 @@ final class ImageIndex {
     func remember(_ file: URL, before: Stamp?, image: PluginImageInfo, copy: URL) {
         guard let before, Stamp.of(file.path) == before, copy.deletingLastPathComponent().path == directoryPath,
             !Self.unlisted(file.path), !Self.unlisted(copy.lastPathComponent),
-            Self.now() - max(before.mtimeNanos, before.ctimeNanos) > Self.racyWindow,
+            Self.now() - max(before.file.mtimeNanos, before.ctimeNanos) > Self.racyWindow,
             let copyStamp = Stamp.of(copy.path)
         else { return }
         let entry = Entry(
@@ -128,7 +111,7 @@ final class ImageIndex {
             text += "\(entry.file.fields)\t\(entry.hash)\t\(entry.isSwiftImage ? "s" : "c")\t"
             text += "\(entry.copy.fields)\t\(entry.copyName)\t\(path)\n"
         }
-        guard let output = try? OutputFile(path: file.path) else { return }
+        guard let output = try? OutputFile(path: filePath) else { return }
         output.write(Data(text.utf8))
         try? output.commit()
     }
@@ -168,6 +151,6 @@ final class ImageIndex {
     private static func stamp(_ f: TabSeparatedLines.Fields, at i: Int) -> Stamp? {
         guard let size = f.int64(i), let mtime = f.int64(i + 1), let ctime = f.int64(i + 2), let inode = f.uint64(i + 3)
         else { return nil }
-        return Stamp(size: size, mtimeNanos: mtime, ctimeNanos: ctime, inode: inode)
+        return Stamp(file: FileStamp(size: size, mtimeNanos: mtime, inode: inode), ctimeNanos: ctime)
     }
 }

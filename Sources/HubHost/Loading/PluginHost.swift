@@ -190,7 +190,7 @@ public final class PluginHost {
     private func load(_ record: PluginRecord) throws(LoadFailure) {
         let name = record.fileName
         // An unchanged file validated and copied by an earlier run is not read again (`ImageIndex`).
-        let stamp = imageIndex.flatMap { _ in ImageIndex.Stamp.of(record.filePath) }
+        let stamp = imageIndex == nil ? nil : ImageIndex.Stamp.of(record.filePath)
         var known: ImageIndex.Known?
         if let imageIndex {
             LoadedImagePaths.reserveIfFree { inUse in

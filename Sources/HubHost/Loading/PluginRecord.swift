@@ -115,7 +115,7 @@ public final class PluginRecord {
         self.file = file
         let path = file.path
         filePath = path
-        fileName = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        fileName = PathText.fileName(path)
         owner = Owner(id: path, displayName: fileName)
         state = .rejected("not loaded yet")
         hostLogger = logger
