@@ -40,7 +40,7 @@ let cPluginLinkerSettings: [LinkerSetting] =
 /// checks (7–9% of a 100k render; the compiler's static checks stay, and debug builds and tests keep the runtime
 /// ones).
 let hotPathSettings: [SwiftSetting] = [
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
+    .unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))
 ]
 
 let package = Package(
@@ -80,7 +80,8 @@ let package = Package(
                 "HubCore", "HubInjection", "CHubPlugin", "CFFI", "CCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/HubHost"
+            path: "Sources/HubHost",
+            swiftSettings: hotPathSettings
         ),
         .target(
             name: "HubRender", dependencies: ["HubCore", "CRsvg"], path: "Sources/HubRender",

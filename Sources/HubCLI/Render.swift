@@ -120,6 +120,7 @@ struct Render: ParsableCommand {
         try format.write(
             tree, naming: host.sourceNaming, access: loaded.access, diagnostics: loaded.problems,
             scale: scale, to: output)
+        ProcessLifetime.keepUntilExit(loaded, tree)
         if !loaded.problems.isEmpty { throw ExitCode(.problems) }
     }
 }

@@ -95,7 +95,7 @@ public struct JSONRenderer {
             w.key("namespace")
             w.string(namespace)
             w.key("plugin")
-            w.string(naming.pluginID(owner))
+            w.string(naming.id(of: owner))
             w.close("}")
         case .fallback:
             w.string("fallback")
@@ -119,18 +119,8 @@ struct Writer {
         self.out = out
     }
 
-    private static let spaces: StaticString =
-        "                                                                                                                                "
-
     private mutating func newline() {
-        guard pretty else { return }
-        out.byte(0x0A)
-        var left = 2 * depth
-        while left > 0 {
-            let n = min(left, Self.spaces.utf8CodeUnitCount)
-            out.bytes(UnsafeBufferPointer(start: Self.spaces.utf8Start, count: n))
-            left -= n
-        }
+        if pretty { out.newline(indent: 2 * depth) }
     }
 
     private mutating func separate() {

@@ -8,6 +8,23 @@ public struct SourceNaming {
 
     public init(pluginID: @escaping (Owner) -> String = SourceNaming.idBeforeVersion) { self.pluginID = pluginID }
 
+    private let recent = RecentNames()
+
+    /// `pluginID(owner)`, remembered for the last few owners: a view names the same few plugins on every node, and
+    /// the lookup behind `pluginID` walks the host's plugin list.
+    public func id(of owner: Owner) -> String {
+        for entry in recent.entries where entry.owner == owner.id { return entry.name }
+        let name = pluginID(owner)
+        if recent.entries.count == RecentNames.limit { recent.entries.removeFirst() }
+        recent.entries.append((owner.id, name))
+        return name
+    }
+
+    private final class RecentNames {
+        static let limit = 8
+        var entries: [(owner: String, name: String)] = []
+    }
+
     public static func idBeforeVersion(_ owner: Owner) -> String {
         if let at = owner.id.firstIndex(of: "@") { return String(owner.id[..<at]) }
         return owner.id

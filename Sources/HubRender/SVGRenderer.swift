@@ -247,8 +247,9 @@ public struct SVGRenderer {
 
     /// A coordinate, rounded to hundredths, in its shortest form.
     private func n(_ value: Double, _ out: inout ByteWriter) {
-        let rounded = (value * 100).rounded() / 100
-        out.write(number: rounded == 0 ? 0 : rounded)
+        let cents = (value * 100).rounded()
+        if abs(cents) < 1e15 { return out.write(hundredths: Int(cents)) }
+        out.write(number: cents / 100)
     }
 }
 

@@ -36,34 +36,49 @@ public struct TextRenderer {
 
     private func line(_ node: RenderNode, depth: Int, to out: inout ByteWriter) {
         for _ in 0..<depth { out.write("  ") }
-        let traits = node.traits.sortedNames
         let source: String
         let fallback: Bool
         switch node.source {
-        case .factory(_, let owner): (source, fallback) = (naming.pluginID(owner), false)
+        case .factory(_, let owner): (source, fallback) = (naming.id(of: owner), false)
         case .fallback(let category): (source, fallback) = (category, true)
         }
-        let component = node.componentIdentifier.description
+        let id = node.model.identifier
+        let component = node.componentIdentifier
         let title = node.model.title
-        // The untrusted parts are almost always printable and short: then the line is written piece by piece.
-        // Otherwise it is built whole and escaped and cut as one line, as `TerminalText.line` does.
-        let frame = node.frame.description
-        let pieces = [node.modelID, component, source, title ?? ""] + traits
-        // The line's length at most: the pieces, the frame, 20 bytes per index and the fixed decorations.
-        let longest =
-            pieces.reduce(0, { $0 + $1.utf8.count + 1 }) + frame.utf8.count + 21 * node.indexPath.count + 40
-        if longest <= TerminalText.lineLimit, pieces.allSatisfy(TerminalText.isPrintable) {
+        let indexPath = node.model.indexPath
+        // Most nodes have no trait or one: no sorted array for them.
+        let traits = node.traits.count > 1 ? node.traits.sortedNames : node.traits.map(\.rawValue)
+        // The untrusted parts are almost always printable and short: then the line is written piece by piece,
+        // numbers straight into the buffer. Otherwise it is built whole and escaped and cut as one line, as
+        // `TerminalText.line` does.
+        var longest = id.utf8.count + component.namespace.utf8.count + component.name.utf8.count
+        longest += source.utf8.count + (title?.utf8.count ?? 0) + 21 * indexPath.count + 4 * 26 + 40
+        for trait in traits { longest += trait.utf8.count + 1 }
+        if longest <= TerminalText.lineLimit, TerminalText.isPrintable(id),
+            TerminalText.isPrintable(component.namespace), TerminalText.isPrintable(component.name),
+            TerminalText.isPrintable(source), title.map(TerminalText.isPrintable) ?? true,
+            traits.allSatisfy(TerminalText.isPrintable)
+        {
             out.byte(UInt8(ascii: "["))
-            for (i, index) in node.indexPath.enumerated() {
+            for (i, index) in indexPath.enumerated() {
                 if i > 0 { out.byte(UInt8(ascii: ",")) }
                 out.write(index)
             }
             out.write("] ")
-            out.write(node.modelID)
+            out.write(id)
             out.write("  ")
-            out.write(component)
-            out.write("  ")
-            out.write(frame)
+            out.write(component.namespace)
+            out.byte(UInt8(ascii: ":"))
+            out.write(component.name)
+            out.write("  (")
+            out.write(compact: node.frame.x)
+            out.write(", ")
+            out.write(compact: node.frame.y)
+            out.write(", ")
+            out.write(compact: node.frame.width)
+            out.write(", ")
+            out.write(compact: node.frame.height)
+            out.byte(UInt8(ascii: ")"))
             if !traits.isEmpty {
                 out.write("  ")
                 for (i, trait) in traits.enumerated() {
@@ -80,8 +95,7 @@ public struct TextRenderer {
                 out.byte(UInt8(ascii: "\""))
             }
         } else {
-            var text =
-                "[\(node.indexPath.map(String.init).joined(separator: ","))] \(node.modelID)  \(component)  \(node.frame)"
+            var text = "[\(indexPath.map(String.init).joined(separator: ","))] \(id)  \(component)  \(node.frame)"
             if !traits.isEmpty { text += "  " + traits.joined(separator: ",") }
             text += fallback ? "  ← fallback(\(source))" : "  ← \(source)"
             if let title { text += "  \"\(title)\"" }

@@ -12,6 +12,8 @@ public enum TextMetrics {
     public static func lines(_ text: String, style: TextStyle, maxWidth: Double) -> [String] {
         let advance = advance(for: style)
         let perLine = maxWidth > 0 ? max(1, Int(saturating: (maxWidth / advance).rounded(.down))) : Int.max
+        // Most texts are one short line of printable ASCII with single spaces between words: that line as it is.
+        if text.utf8.count <= perLine, isOneLine(text) { return [text] }
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var current = ""
@@ -43,6 +45,19 @@ public enum TextMetrics {
             lines[lines.count - 1] = last + "…"
         }
         return lines
+    }
+
+    /// Printable ASCII without leading, trailing or doubled spaces: what wrapping would give back unchanged when
+    /// it fits on a line (one character per byte).
+    private static func isOneLine(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            var previous = UInt8(ascii: " ")
+            for byte in bytes {
+                guard byte >= 0x20, byte < 0x7F, byte != 0x20 || previous != 0x20 else { return false }
+                previous = byte
+            }
+            return previous != 0x20 || bytes.isEmpty
+        } ?? false
     }
 
     /// The size `text` takes drawn with `style` and wrapped to `maxWidth`.

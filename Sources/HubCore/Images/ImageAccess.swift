@@ -71,7 +71,10 @@ public struct ImageAccess: Sendable {
     /// One problem, with its JSON path, for every image URI of `view` this policy refuses.
     public func problems(in view: ViewModel, file: String?) -> [DecodeIssue] {
         var issues: [DecodeIssue] = []
-        func visit(_ model: ComponentModel, path: String) {
+        // The path is only spelled out for a model with images or children (nearly none of 100k have any).
+        func visit(_ model: ComponentModel, path: @autoclosure () -> String) {
+            guard model.hasExtras || !model.children.isEmpty else { return }
+            let path = path()
             var images: [(String, ImageData)] = []
             if let main = model.mainImage { images.append(("main", main)) }
             if let background = model.backgroundImage { images.append(("background", background)) }

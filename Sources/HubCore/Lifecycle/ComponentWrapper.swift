@@ -70,6 +70,8 @@ public final class ComponentWrapper {
     public internal(set) var isInPool = false
     /// Its position in the pool's idle list while idle (so taking it out of the middle costs O(1)).
     var idleSlot = -1
+    /// The pool's idle list for this wrapper's component identifier, once it has been idle.
+    var idleList: ReusePool.IdleList?
     public private(set) var isDestroyed = false
 
     unowned let pool: ReusePool
@@ -105,6 +107,9 @@ public final class ComponentWrapper {
     /// outgoing model's UI state, prepares the instance for reuse and releases its children to the pool.
     /// Loads the view first if needed.
     public func configure(with model: ComponentModel, containerSize: Size) {
+        // Read once: each read of an unowned reference to an object that also has weak references takes the
+        // runtime's slow path (a 100k render configures 100k times).
+        let pool = self.pool
         loadView()
         if hasBeenConfigured, let current = self.model {
             if current == model && !needsConfigure {

@@ -27,8 +27,16 @@ public final class ReusePool {
     /// Reused for every draw call: display lists are copied out.
     let drawingBuilder = ViewBuilder()
 
-    /// Idle wrappers by component identifier; each one's `idleSlot` is its index here.
-    private var idle: [ComponentIdentifier: [ComponentWrapper]] = [:]
+    /// The idle wrappers of one component identifier. A class, so a wrapper keeps its own list and enqueuing
+    /// it hashes nothing (a 100k one-shot render enqueues and dequeues every model).
+    final class IdleList {
+        var wrappers: [ComponentWrapper] = []
+    }
+
+    /// Idle wrappers by component identifier; each one's `idleSlot` is its index in its list.
+    private var idle: [ComponentIdentifier: IdleList] = [:]
+    /// The list found last: neighbouring models often share a component, and comparing is cheaper than hashing.
+    private var lastIdle: (identifier: ComponentIdentifier, list: IdleList)?
     /// An idle wrapper by the id of the model it last showed (a hint: checked for the component identifier).
     private var idleByModel: [String: ComponentWrapper] = [:]
     private var wrappers: [Int: ComponentWrapper] = [:]
@@ -49,7 +57,7 @@ public final class ReusePool {
     public var idleCount: Int { wrappers.values.filter(\.isInPool).count }
     /// Entries in the idle lists and in the same-model hints: never more than the wrappers (tests check that
     /// repeated renders do not grow them).
-    public var idleEntryCount: Int { idle.values.reduce(0) { $0 + $1.count } }
+    public var idleEntryCount: Int { idle.values.reduce(0) { $0 + $1.wrappers.count } }
     public var idleHintCount: Int { idleByModel.count }
     public var allWrappers: [ComponentWrapper] { wrappers.keys.sorted().map { wrappers[$0]! } }
 
@@ -67,8 +75,21 @@ public final class ReusePool {
         {
             return take(preferred)
         }
-        guard let candidate = idle[model.componentIdentifier]?.last else { return nil }
+        guard let candidate = idleList(for: model.componentIdentifier).wrappers.last else { return nil }
         return take(candidate)
+    }
+
+    private func idleList(for identifier: ComponentIdentifier) -> IdleList {
+        if let last = lastIdle, last.identifier == identifier { return last.list }
+        let list: IdleList
+        if let existing = idle[identifier] {
+            list = existing
+        } else {
+            list = IdleList()
+            idle[identifier] = list
+        }
+        lastIdle = (identifier, list)
+        return list
     }
 
     private func take(_ wrapper: ComponentWrapper) -> ComponentWrapper {
@@ -84,9 +105,9 @@ public final class ReusePool {
         let slot = wrapper.idleSlot
         wrapper.idleSlot = -1
         if let id = wrapper.model?.identifier, idleByModel[id] === wrapper { idleByModel[id] = nil }
-        guard let last = idle[wrapper.componentIdentifier]?.popLast() else { return }
+        guard let list = wrapper.idleList, let last = list.wrappers.popLast() else { return }
         if last !== wrapper {
-            idle[wrapper.componentIdentifier]![slot] = last
+            list.wrappers[slot] = last
             last.idleSlot = slot
         }
     }
@@ -112,8 +133,10 @@ public final class ReusePool {
         wrapper.delegate = nil
         wrapper.selectionState = .none
         wrapper.isInPool = true
-        wrapper.idleSlot = idle[wrapper.componentIdentifier]?.count ?? 0
-        idle[wrapper.componentIdentifier, default: []].append(wrapper)
+        let list = wrapper.idleList ?? idleList(for: wrapper.componentIdentifier)
+        wrapper.idleList = list
+        wrapper.idleSlot = list.wrappers.count
+        list.wrappers.append(wrapper)
         if prefersSameModel, let id = wrapper.model?.identifier { idleByModel[id] = wrapper }
         trace?(.enqueue, wrapper)
     }
@@ -164,6 +187,7 @@ public final class ReusePool {
         for wrapper in allWrappers { remove(wrapper) }
         traitsByIdentifier.removeAll()
         idle.removeAll()
+        lastIdle = nil
         idleByModel.removeAll()
     }
 

@@ -109,6 +109,9 @@ public final class ComponentModel: @unchecked Sendable {
 
     /// Indexes from the root down to this model (`[3, 1]` is child 1 of body item 3).
     public var indexPath: [Int] { explicitIndexPath ?? [index] }
+    /// Whether any of the rarely set fields (group, accessory, description, images, target, metadata, logging)
+    /// is set.
+    public var hasExtras: Bool { extras != nil }
     public var groupIdentifier: String? { extras?.groupIdentifier }
     public var accessoryTitle: String? { extras?.accessoryTitle }
     public var descriptionText: String? { extras?.descriptionText }

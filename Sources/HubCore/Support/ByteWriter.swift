@@ -109,6 +109,41 @@ public struct ByteWriter {
         write(String(n))
     }
 
+    /// `cents / 100` in its shortest form ("27.4", "-0.05", "12"), as `write(number:)` writes that Double but
+    /// without making a String (an SVG has several fractional coordinates per component). Two-decimal values
+    /// below 10^13 are 0.002 apart or more, so none shares its Double with a shorter decimal: the digits here
+    /// are the shortest round-trip digits Swift prints.
+    public mutating func write(hundredths cents: Int) {
+        guard cents.magnitude < 1_000_000_000_000_000 else { return write(number: Double(cents) / 100) }
+        if cents < 0 { byte(UInt8(ascii: "-")) }
+        let magnitude = Int(cents.magnitude)
+        write(magnitude / 100)
+        let fraction = magnitude % 100
+        guard fraction != 0 else { return }
+        byte(UInt8(ascii: "."))
+        byte(UInt8(ascii: "0") + UInt8(fraction / 10))
+        if fraction % 10 != 0 { byte(UInt8(ascii: "0") + UInt8(fraction % 10)) }
+    }
+
+    /// `n` as `Double.compact` gives it ("15" rather than "15.0"; "nan" and "inf" as they are).
+    public mutating func write(compact n: Double) {
+        if n == n.rounded(), abs(n) < 1e15 { return write(Int(n)) }
+        write(String(n))
+    }
+
+    /// A newline and `spaces` spaces (a pretty printer's indentation), written in one piece.
+    public mutating func newline(indent spaces: Int) {
+        guard spaces < capacity else {
+            byte(0x0A)
+            for _ in 0..<spaces { byte(0x20) }
+            return
+        }
+        reserve(spaces + 1)
+        base[count] = 0x0A
+        (base + count + 1).initialize(repeating: 0x20, count: spaces)
+        count += spaces + 1
+    }
+
     /// `text` as a JSON string, in quotes: `"`, `\` and control characters escaped (`\n`, `\r`, `\t`, `\u00XX`),
     /// everything else as it is.
     public mutating func writeJSONString(_ text: String) {

@@ -45,6 +45,11 @@ public enum TerminalText {
     /// lead bytes of the escaped C1 controls (0xC2) and of the escaped line, paragraph and direction marks
     /// (0xE2 0x80 / 0xE2 0x81); other non-ASCII text (an arrow, accents) passes.
     public static func isPrintable(_ text: String) -> Bool {
+        // Plain printable ASCII (nearly every id and title) is checked without a branch per byte.
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.reduce(true) { $0 && ($1 &- 0x20) < 0x5F }
+        }
+        if plain == true { return true }
         var previousWasE2 = false
         for byte in text.utf8 {
             if byte < 0x20 || byte == 0x7F || byte == 0xC2 { return false }
