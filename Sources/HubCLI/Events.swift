@@ -194,6 +194,7 @@ struct Events: ParsableCommand {
         }
         host.registry.componentDecorator = nil
         engine.pipeline.tearDown()
+        ProcessLifetime.keepUntilExit(loaded)
 
         if let stoppedAt {
             Diagnostics.print(

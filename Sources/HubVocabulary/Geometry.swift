@@ -8,6 +8,12 @@ public struct Size: Hashable, Sendable, Codable, CustomStringConvertible {
     }
     public static let zero = Size(width: 0, height: 0)
     public var description: String { "\(width.compact)×\(height.compact)" }
+    /// `description` appended to `text` (traces build one line per call).
+    public func append(to text: inout String) {
+        text += width.compact
+        text += "×"
+        text += height.compact
+    }
 }
 
 public struct Point: Hashable, Sendable, Codable, CustomStringConvertible {

@@ -22,6 +22,17 @@ public struct JSONScanner {
 
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
+    /// Object keys seen lately, by their bytes: a document repeats the same few keys on every object, and a hit
+    /// costs a comparison instead of validating and building a string.
+    private var recentKeys = [RecentKey](repeating: RecentKey(), count: 64)
+
+    private struct RecentKey {
+        /// Bytes 0–7 and 8–14 of a key of at most 15 bytes, with its length in the top byte of `high`.
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        var key = ""
+    }
+
     // MARK: Errors
 
     public func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
@@ -104,7 +115,7 @@ public struct JSONScanner {
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
                 throw error("expected a key string, found \(describeByte())")
             }
-            let key = try readString()
+            let key = try readKey()
             try expect(UInt8(ascii: ":"), "':'")
             try body(&self, key)
             skipWhitespace()
@@ -206,6 +217,32 @@ public struct JSONScanner {
             }
         }
         throw error("unterminated string", at: start - 1)
+    }
+
+    /// An object key: a short key without escapes from `recentKeys`, any other as `readString` reads it.
+    private mutating func readKey() throws -> String {
+        let start = position + 1  // after the opening quote, which the caller checked
+        var end = start
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        while end < bytes.count, end - start < 16 {
+            let b = bytes[end]
+            if b == UInt8(ascii: "\"") { break }
+            if b == UInt8(ascii: "\\") || b < 0x20 { return try readString() }
+            let offset = end - start
+            if offset < 8 { low |= UInt64(b) << (8 * offset) } else { high |= UInt64(b) << (8 * (offset - 8)) }
+            end += 1
+        }
+        let length = end - start
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), length < 16 else { return try readString() }
+        high |= UInt64(length) << 56
+        let slot = Int(truncatingIfNeeded: (low &* 0x9E37_79B9_7F4A_7C15 ^ high &* 0xC2B2_AE3D_27D4_EB4F) >> 58)
+        position = end + 1
+        // The initial entries (length 0, key "") are right for the empty key.
+        if recentKeys[slot].low == low, recentKeys[slot].high == high { return recentKeys[slot].key }
+        let key = bytes.withUnsafeBufferPointer { String(decoding: $0[start..<end], as: UTF8.self) }
+        recentKeys[slot] = RecentKey(low: low, high: high, key: key)
+        return key
     }
 
     private mutating func readHex4() throws -> UInt32 {

@@ -50,3 +50,32 @@ struct GoldenOutputTests {
         return zip(x, y).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(x.count, y.count)
     }
 }
+
+/// A view read from a pipe (`/dev/stdin`) larger than one read renders as the same view read from its file.
+@Suite("view from a pipe")
+struct ViewFromPipeTests {
+    @Test func aViewPipedThroughStdinRendersAsTheFile() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-pipe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let items = (0..<3000).map {
+            #"{"id": "i\#($0)", "component": {"id": "nowhere:row"}, "text": {"title": "Item \#($0)"}}"#
+        }
+        let view = root.appendingPathComponent("view.json")
+        try Data(("[" + items.joined(separator: ",") + "]").utf8).write(to: view)
+        #expect(try FileManager.default.attributesOfItem(atPath: view.path)[.size] as? Int ?? 0 > 3 * 65536)
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let common = [
+            "--plugins", plugins.path, "--plugin-cache", root.appendingPathComponent("cache").path, "--format", "text",
+        ]
+        let fromFile = try ProcessRunner.hubhost(["render", view.path] + common)
+        let command =
+            "cat '\(view.path)' | '\(TestPaths.hubhost.path)' render /dev/stdin " + common.joined(separator: " ")
+        let fromPipe = try ProcessRunner.run(URL(fileURLWithPath: "/bin/sh"), ["-c", command])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        #expect(fromPipe.status == 0, "\(fromPipe.stderr)")
+        #expect(fromPipe.stdout == fromFile.stdout)
+        #expect(fromFile.stdout.contains("i2999"))
+    }
+}

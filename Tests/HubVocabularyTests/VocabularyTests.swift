@@ -70,3 +70,30 @@ import Testing
         #expect(Size(width: 15, height: 2.5).description == "15×2.5")
     }
 }
+
+/// Object keys come from a small cache of recent keys (issue 14): a key must always read as its own bytes,
+/// whatever was cached before it.
+@Suite struct JSONKeyCacheTests {
+    @Test func keysReadAsTheirBytesWhateverCameBefore() throws {
+        var keys = ["", "a", "id", "text", "title", "exactly15bytes!", "sixteen-bytes-ok", "seventeen-bytes-k"]
+        keys += ["é", "ключ", "k\\u0065y", "quote\\\"d", "tab\\t", "💡"]
+        keys += (0..<300).map { "key\($0)" }
+        var text = "["
+        for round in 0..<3 {
+            for (index, key) in keys.enumerated() {
+                if round > 0 || index > 0 { text += "," }
+                text += "{\"\(key)\": \(index)}"
+            }
+        }
+        text += "]"
+        let parsed = try JSONValue.parse(text)
+        let decodedKeys = keys.map { key in (try? JSONValue.parse("\"\(key)\""))?.stringValue ?? "?" }
+        for round in 0..<3 {
+            for (index, key) in decodedKeys.enumerated() {
+                let object = parsed[round * keys.count + index]?.objectValue
+                #expect(object?.keys == [key], "round \(round), key \(key)")
+                #expect(object?[key]?.numberValue == Double(index))
+            }
+        }
+    }
+}

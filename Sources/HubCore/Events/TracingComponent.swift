@@ -24,8 +24,26 @@ public final class ComponentTracer {
         _ instance: TracingComponent, _ method: String, _ detail: @autoclosure () -> String = "",
         _ fields: @autoclosure () -> [(String, JSONValue)] = []
     ) {
+        call(
+            instance, method,
+            appending: { message in
+                let detail = detail()
+                if !detail.isEmpty {
+                    message += " "
+                    message += detail
+                }
+            }, fields())
+    }
+
+    /// `appending` writes the call's details onto the message (the hottest calls build no string of their own).
+    fileprivate func call(
+        _ instance: TracingComponent, _ method: String, appending detail: (inout String) -> Void,
+        _ fields: @autoclosure () -> [(String, JSONValue)] = []
+    ) {
         // One string, appended in place: this runs for every call into every component.
-        var message = instance.name
+        var message = String()
+        message.reserveCapacity(96)
+        message += instance.name
         if let model = instance.modelID {
             message += " ["
             message += model
@@ -33,11 +51,7 @@ public final class ComponentTracer {
         }
         message += " "
         message += method
-        let detail = detail()
-        if !detail.isEmpty {
-            message += " "
-            message += detail
-        }
+        detail(&message)
         trace.add(
             .call, message,
             [("instance", .string(instance.name)), ("model", .optional(instance.modelID)), ("method", .string(method))]
@@ -79,7 +93,15 @@ final class TracingComponent: Component, ComponentWithChildren, ComponentWithIma
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
         let size = inner.preferredViewSize(for: model, containerSize: containerSize)
         tracer.call(
-            self, "preferredViewSize", "(\(model.identifier), container \(containerSize)) → \(size)",
+            self, "preferredViewSize",
+            appending: { message in
+                message += " ("
+                message += model.identifier
+                message += ", container "
+                containerSize.append(to: &message)
+                message += ") → "
+                size.append(to: &message)
+            },
             [("for", .string(model.identifier)), ("container", .size(containerSize)), ("result", .size(size))])
         return size
     }
@@ -91,7 +113,13 @@ final class TracingComponent: Component, ComponentWithChildren, ComponentWithIma
 
     func configureView(with model: ComponentModel, containerSize: Size) {
         modelID = model.identifier
-        tracer.call(self, "configureView", "(container \(containerSize))", [("container", .size(containerSize))])
+        tracer.call(
+            self, "configureView",
+            appending: { message in
+                message += " (container "
+                containerSize.append(to: &message)
+                message += ")"
+            }, [("container", .size(containerSize))])
         inner.configureView(with: model, containerSize: containerSize)
     }
 
