@@ -28,54 +28,48 @@ public struct JSONRenderer {
     private func write(_ tree: RenderTree, to bytes: inout ByteWriter) {
         var w = Writer(pretty: pretty, out: bytes)
         defer { bytes = w.out }
-        w.open("{")
-        w.key("body")
-        w.open("[")
-        for node in tree.body {
-            w.item()
-            write(node, &w)
-        }
-        w.close("]")
+        w.openObject()
+        w.key("body", first: true)
+        nodes(tree.body, &w)
         w.key("contentSize")
         size(tree.contentSize, &w)
         w.key("header")
         if let header = tree.header { write(header, &w) } else { w.out.write("null") }
         w.key("overlays")
-        w.open("[")
-        for node in tree.overlays {
-            w.item()
-            write(node, &w)
-        }
-        w.close("]")
+        nodes(tree.overlays, &w)
         w.key("viewport")
         size(tree.viewport, &w)
-        w.close("}")
+        w.closeObject()
         w.out.write("\n")
     }
 
+    private func nodes(_ nodes: [RenderNode], _ w: inout Writer) {
+        w.openArray()
+        for (i, node) in nodes.enumerated() {
+            w.element(first: i == 0)
+            write(node, &w)
+        }
+        w.closeArray(empty: nodes.isEmpty)
+    }
+
     private func size(_ s: Size, _ w: inout Writer) {
-        w.open("{")
-        w.key("height")
+        w.openObject()
+        w.key("height", first: true)
         w.number(s.height)
         w.key("width")
         w.number(s.width)
-        w.close("}")
+        w.closeObject()
     }
 
     private func write(_ node: RenderNode, _ w: inout Writer) {
-        w.open("{")
-        w.key("children")
-        w.open("[")
-        for child in node.children {
-            w.item()
-            write(child, &w)
-        }
-        w.close("]")
+        w.openObject()
+        w.key("children", first: true)
+        nodes(node.children, &w)
         w.key("componentIdentifier")
-        w.string(node.componentIdentifier.description)
+        w.out.writeJSONString(node.componentIdentifier.namespace, UInt8(ascii: ":"), node.componentIdentifier.name)
         w.key("frame")
-        w.open("{")
-        w.key("height")
+        w.openObject()
+        w.key("height", first: true)
         w.number(node.frame.height)
         w.key("width")
         w.number(node.frame.width)
@@ -83,36 +77,36 @@ public struct JSONRenderer {
         w.number(node.frame.x)
         w.key("y")
         w.number(node.frame.y)
-        w.close("}")
+        w.closeObject()
         w.key("id")
         w.string(node.modelID)
         w.key("indexPath")
-        w.inlineInts(node.indexPath)
+        w.inlineIndexPath(node.model)
         w.key("source")
         switch node.source {
         case .factory(let namespace, let owner):
-            w.open("{")
-            w.key("namespace")
+            w.openObject()
+            w.key("namespace", first: true)
             w.string(namespace)
             w.key("plugin")
             w.string(naming.id(of: owner))
-            w.close("}")
+            w.closeObject()
         case .fallback:
             w.string("fallback")
         }
         w.key("traits")
-        w.inlineStrings(node.traits.sortedNames)
-        w.close("}")
+        // Most nodes have no trait or one: no sorted array for them.
+        w.inlineStrings(node.traits.count > 1 ? node.traits.sortedNames : node.traits.map(\.rawValue))
+        w.closeObject()
     }
 }
 
-/// A minimal JSON writer that keeps commas and indentation right, over a `ByteWriter`.
+/// A minimal JSON writer over a `ByteWriter` that keeps indentation right. The renderer knows its document's
+/// shape, so it says where commas go (`first:`) instead of the writer tracking items per bracket.
 struct Writer {
     let pretty: Bool
     var out: ByteWriter
     private var depth = 0
-    /// Per open bracket, whether it has an item yet.
-    private var hasItems: [Bool] = []
 
     init(pretty: Bool, out: ByteWriter) {
         self.pretty = pretty
@@ -123,46 +117,54 @@ struct Writer {
         if pretty { out.newline(indent: 2 * depth) }
     }
 
-    private mutating func separate() {
-        if let last = hasItems.indices.last {
-            if hasItems[last] { out.byte(UInt8(ascii: ",")) }
-            hasItems[last] = true
-        }
-        newline()
-    }
-
-    mutating func open(_ bracket: StaticString) {
-        out.write(bracket)
+    mutating func openObject() {
+        out.byte(UInt8(ascii: "{"))
         depth += 1
-        hasItems.append(false)
     }
 
-    mutating func close(_ bracket: StaticString) {
-        let hadItems = hasItems.removeLast()
+    /// Objects here always have keys.
+    mutating func closeObject() {
         depth -= 1
-        if hadItems { newline() }
-        out.write(bracket)
+        newline()
+        out.byte(UInt8(ascii: "}"))
+    }
+
+    mutating func openArray() {
+        out.byte(UInt8(ascii: "["))
+        depth += 1
+    }
+
+    mutating func closeArray(empty: Bool) {
+        depth -= 1
+        if !empty { newline() }
+        out.byte(UInt8(ascii: "]"))
     }
 
     /// `k` is one of our own key names, which need no escaping.
-    mutating func key(_ k: StaticString) {
-        separate()
+    mutating func key(_ k: StaticString, first: Bool = false) {
+        if !first { out.byte(UInt8(ascii: ",")) }
+        newline()
         out.byte(UInt8(ascii: "\""))
         out.write(k)
         out.write(pretty ? "\": " : "\":")
     }
 
     /// Starts an array element.
-    mutating func item() { separate() }
+    mutating func element(first: Bool) {
+        if !first { out.byte(UInt8(ascii: ",")) }
+        newline()
+    }
 
     mutating func string(_ s: String) { out.writeJSONString(s) }
     mutating func number(_ n: Double) { out.write(number: n) }
 
-    mutating func inlineInts(_ values: [Int]) {
+    mutating func inlineIndexPath(_ model: ComponentModel) {
         out.byte(UInt8(ascii: "["))
-        for (i, v) in values.enumerated() {
-            if i > 0 { out.write(pretty ? ", " : ",") }
-            out.write(v)
+        var first = true
+        model.forEachIndexInPath { index in
+            if !first { out.write(pretty ? ", " : ",") }
+            first = false
+            out.write(index)
         }
         out.byte(UInt8(ascii: "]"))
     }

@@ -45,23 +45,24 @@ public struct TextRenderer {
         let id = node.model.identifier
         let component = node.componentIdentifier
         let title = node.model.title
-        let indexPath = node.model.indexPath
         // Most nodes have no trait or one: no sorted array for them.
         let traits = node.traits.count > 1 ? node.traits.sortedNames : node.traits.map(\.rawValue)
         // The untrusted parts are almost always printable and short: then the line is written piece by piece,
         // numbers straight into the buffer. Otherwise it is built whole and escaped and cut as one line, as
-        // `TerminalText.line` does.
+        // `TerminalText.line` does (below).
         var longest = id.utf8.count + component.namespace.utf8.count + component.name.utf8.count
-        longest += source.utf8.count + (title?.utf8.count ?? 0) + 21 * indexPath.count + 4 * 26 + 40
+        longest += source.utf8.count + (title?.utf8.count ?? 0) + 21 * node.model.indexPathDepth + 4 * 26 + 40
         for trait in traits { longest += trait.utf8.count + 1 }
-        if longest <= TerminalText.lineLimit, TerminalText.isPrintable(id),
-            TerminalText.isPrintable(component.namespace), TerminalText.isPrintable(component.name),
-            TerminalText.isPrintable(source), title.map(TerminalText.isPrintable) ?? true,
-            traits.allSatisfy(TerminalText.isPrintable)
-        {
+        if longest <= TerminalText.lineLimit {
+            // The whole line stays in the buffer, so it is checked once where it was written (each piece is valid
+            // UTF-8, so the line is printable exactly when every piece is) and taken back if it is not.
+            out.reserveContiguous(longest)
+            let start = out.position
             out.byte(UInt8(ascii: "["))
-            for (i, index) in indexPath.enumerated() {
-                if i > 0 { out.byte(UInt8(ascii: ",")) }
+            var first = true
+            node.model.forEachIndexInPath { index in
+                if !first { out.byte(UInt8(ascii: ",")) }
+                first = false
                 out.write(index)
             }
             out.write("] ")
@@ -94,13 +95,18 @@ public struct TextRenderer {
                 out.write(title)
                 out.byte(UInt8(ascii: "\""))
             }
-        } else {
-            var text = "[\(indexPath.map(String.init).joined(separator: ","))] \(id)  \(component)  \(node.frame)"
-            if !traits.isEmpty { text += "  " + traits.joined(separator: ",") }
-            text += fallback ? "  ← fallback(\(source))" : "  ← \(source)"
-            if let title { text += "  \"\(title)\"" }
-            out.write(TerminalText.line(text))
+            if TerminalText.isPrintable(out.written(since: start)) {
+                out.byte(0x0A)
+                for child in node.children { line(child, depth: depth + 1, to: &out) }
+                return
+            }
+            out.rewind(to: start)
         }
+        var text = "[\(node.model.indexPath.map(String.init).joined(separator: ","))] \(id)  \(component)  \(node.frame)"
+        if !traits.isEmpty { text += "  " + traits.joined(separator: ",") }
+        text += fallback ? "  ← fallback(\(source))" : "  ← \(source)"
+        if let title { text += "  \"\(title)\"" }
+        out.write(TerminalText.line(text))
         out.byte(0x0A)
         for child in node.children { line(child, depth: depth + 1, to: &out) }
     }

@@ -213,25 +213,34 @@ final class RootModelListBuilder {
 
 /// Positions in a list found by the hash of their model id: an open-addressing table that keeps each entry's
 /// hash, so growing it never hashes an id again (a `[String: Int]` rehashes every key on each of its ~17
-/// growths over 100k models, which was a tenth of decoding). Hashes are Swift's seeded `hashValue`, so ids
-/// from a hostile server cannot be chosen to collide.
+/// growths over 100k models, which was a tenth of decoding). A slot holds the position and the high half of
+/// the hash, so a probe touches one slot, not the slot and then the hash array (the table outgrows the CPU
+/// caches at 100k models). Hashes are Swift's seeded `hashValue`, so ids from a hostile server cannot be chosen
+/// to collide.
 struct PositionTable {
-    /// Position + 1 per slot, 0 when empty.
-    private var slots = [Int32](repeating: 0, count: 16)
+    /// The hash's high 32 bits | position + 1, per slot; 0 when empty.
+    private var slots = [UInt64](repeating: 0, count: 16)
     private var hashes: [Int] = []
+    private static let positionMask: UInt64 = 0xFFFF_FFFF
+
+    private static func tag(_ hash: Int) -> UInt64 { UInt64(truncatingIfNeeded: hash) & ~positionMask }
 
     func find(hash: Int, where matches: (Int) -> Bool) -> Int? {
         let mask = slots.count - 1
+        let tag = Self.tag(hash)
         var slot = hash & mask
         while slots[slot] != 0 {
-            let position = Int(slots[slot]) - 1
-            if hashes[position] == hash, matches(position) { return position }
+            let entry = slots[slot]
+            if entry & ~Self.positionMask == tag {
+                let position = Int(entry & Self.positionMask) - 1
+                if matches(position) { return position }
+            }
             slot = (slot + 1) & mask
         }
         return nil
     }
 
-    /// Adds `position`, which must be the next one (positions are 0, 1, 2, … in order).
+    /// Adds `position`, which must be the next one (positions are 0, 1, 2, … in order, fewer than 2^32).
     mutating func insert(_ position: Int, hash: Int) {
         hashes.append(hash)
         if hashes.count * 2 > slots.count { grow() } else { place(position, hash: hash) }
@@ -241,11 +250,11 @@ struct PositionTable {
         let mask = slots.count - 1
         var slot = hash & mask
         while slots[slot] != 0 { slot = (slot + 1) & mask }
-        slots[slot] = Int32(truncatingIfNeeded: position + 1)
+        slots[slot] = Self.tag(hash) | UInt64(truncatingIfNeeded: position + 1)
     }
 
     private mutating func grow() {
-        slots = [Int32](repeating: 0, count: slots.count * 2)
+        slots = [UInt64](repeating: 0, count: slots.count * 2)
         for (position, hash) in hashes.enumerated() { place(position, hash: hash) }
     }
 }

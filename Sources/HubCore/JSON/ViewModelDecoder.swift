@@ -234,16 +234,7 @@ private final class DecodeContext {
                     switch key {
                     case "id":
                         // Lenient, as Hub: "ns:name[:…]" sets both, a bare name sets only the name.
-                        if let v = try string(&s) {
-                            // Cut at the colons in place (no array of parts per model).
-                            if let colon = v.utf8.firstIndex(of: UInt8(ascii: ":")) {
-                                let rest = v.utf8[v.utf8.index(after: colon)...]
-                                b.namespace = String(Substring(v.utf8[..<colon]))
-                                b.name = String(Substring(rest.prefix { $0 != UInt8(ascii: ":") }))
-                            } else {
-                                b.name = v
-                            }
-                        }
+                        if let v = try string(&s) { Self.splitComponentID(v, into: b) }
                     case "category": if let v = try string(&s) { b.category = v }
                     default: _ = try s.readValue()
                     }
@@ -316,6 +307,26 @@ private final class DecodeContext {
             unknownCount += 1
         }
         return b
+    }
+
+    /// Cuts "ns:name[:…]" at its colons on the bytes (no array of parts, no index alignment per model).
+    private static func splitComponentID(_ id: String, into b: ComponentModelBuilder) {
+        let colon = UInt8(ascii: ":")
+        let done: Void? = id.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let first = bytes.firstIndex(of: colon) else {
+                b.name = id
+                return
+            }
+            let rest = bytes[(first + 1)...]
+            let end = rest.firstIndex(of: colon) ?? bytes.endIndex
+            b.namespace = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<first]), as: UTF8.self)
+            b.name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<end]), as: UTF8.self)
+        }
+        if done == nil {
+            var copy = id
+            copy.makeContiguousUTF8()
+            splitComponentID(copy, into: b)
+        }
     }
 
     /// Returns whether the value was an object (so the image builder counts as touched).

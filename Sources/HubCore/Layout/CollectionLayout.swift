@@ -80,10 +80,14 @@ public enum CollectionLayout {
                 // A new row: finish (centre) the current one, then start below its tallest item.
                 centerRow(lastIndex: i - 1, firstX: rowStartX, lastMaxX: cursor.x)
                 if !row.isEmpty {
-                    top = max(
-                        0,
-                        row.map { lm.verticalMarginForComponent(withTraits: traits, precedingTraits: items[$0].traits) }
-                            .max() ?? 0)
+                    // The largest margin to any item of the row above (a loop: no array per row).
+                    var largest = -Double.infinity
+                    for k in row {
+                        largest = max(
+                            largest, lm.verticalMarginForComponent(withTraits: traits, precedingTraits: items[k].traits)
+                        )
+                    }
+                    top = max(0, largest)
                 }
                 frame.x = lm.marginBetweenComponent(withTraits: traits, andContentEdge: .left)
                 frame.y = rowMaxY + top

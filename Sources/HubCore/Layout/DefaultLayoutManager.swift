@@ -13,8 +13,8 @@ public final class DefaultLayoutManager: LayoutManager {
     public func marginBetweenComponent(withTraits traits: Set<LayoutTrait>, andContentEdge edge: ContentEdge) -> Double
     {
         switch edge {
-        case .top, .bottom: return traits.contains(.stackable) ? 0 : margin
-        case .left, .right: return traits.contains(.fullWidth) ? 0 : margin
+        case .top, .bottom: return traits.has(.stackable) ? 0 : margin
+        case .left, .right: return traits.has(.fullWidth) ? 0 : margin
         }
     }
 
@@ -29,9 +29,9 @@ public final class DefaultLayoutManager: LayoutManager {
         withTraits traits: Set<LayoutTrait>,
         precedingTraits: Set<LayoutTrait>
     ) -> Double {
-        if traits.contains(.fullWidth) { return 0 }
+        if traits.has(.fullWidth) { return 0 }
         // Centred components group together: mixing them with others forces a new row.
-        if traits.contains(.centered) != precedingTraits.contains(.centered) { return .greatestFiniteMagnitude }
+        if traits.has(.centered) != precedingTraits.has(.centered) { return .greatestFiniteMagnitude }
         return margin
     }
 
@@ -39,8 +39,8 @@ public final class DefaultLayoutManager: LayoutManager {
         withTraits traits: Set<LayoutTrait>,
         precedingTraits: Set<LayoutTrait>
     ) -> Double {
-        if traits.contains(.alwaysStackUpwards) { return 0 }
-        if traits.contains(.stackable) && precedingTraits.contains(.stackable) { return 0 }
+        if traits.has(.alwaysStackUpwards) { return 0 }
+        if traits.has(.stackable) && precedingTraits.has(.stackable) { return 0 }
         return margin
     }
 
@@ -48,8 +48,19 @@ public final class DefaultLayoutManager: LayoutManager {
         withTraits row: [Set<LayoutTrait>], firstComponentLeadingOffset: Double,
         lastComponentTrailingOffset: Double
     ) -> Double {
-        guard !row.isEmpty, row.allSatisfy({ $0.contains(.centered) }) else { return 0 }
+        guard !row.isEmpty, row.allSatisfy({ $0.has(.centered) }) else { return 0 }
         return ((firstComponentLeadingOffset + lastComponentTrailingOffset) / 2 - firstComponentLeadingOffset)
             .rounded(.down)
+    }
+}
+
+extension Set where Element == LayoutTrait {
+    /// `contains`, by comparing names when the set is small (components have a trait or two): the layout asks
+    /// several times per component, and hashing a name costs more than comparing a few.
+    @inline(__always)
+    func has(_ trait: LayoutTrait) -> Bool {
+        if count > 4 { return contains(trait) }
+        for member in self where member.rawValue == trait.rawValue { return true }
+        return false
     }
 }

@@ -75,7 +75,7 @@ public final class ComponentModel: @unchecked Sendable {
     public var bridgeStorage: AnyObject?
 
     /// nil when the index path is just `[index]`.
-    let explicitIndexPath: [Int]?
+    @usableFromInline let explicitIndexPath: [Int]?
     private let extras: Extras?
 
     /// The rarely set fields, boxed.
@@ -109,6 +109,13 @@ public final class ComponentModel: @unchecked Sendable {
 
     /// Indexes from the root down to this model (`[3, 1]` is child 1 of body item 3).
     public var indexPath: [Int] { explicitIndexPath ?? [index] }
+    /// `indexPath.count`, without making the array.
+    public var indexPathDepth: Int { explicitIndexPath?.count ?? 1 }
+    /// Calls `body` with each index of `indexPath`, without making the array for a root model (writers).
+    @inlinable
+    public func forEachIndexInPath(_ body: (Int) -> Void) {
+        if let explicitIndexPath { explicitIndexPath.forEach(body) } else { body(index) }
+    }
     /// Whether any of the rarely set fields (group, accessory, description, images, target, metadata, logging)
     /// is set.
     public var hasExtras: Bool { extras != nil }

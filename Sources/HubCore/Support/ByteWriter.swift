@@ -4,9 +4,10 @@
 ///
 /// Made by `ByteWriter.stream(to:_:)`, which flushes and frees it when the body returns; pass it `inout`.
 public struct ByteWriter {
-    private let base: UnsafeMutablePointer<UInt8>
-    private var count = 0
-    private let capacity: Int
+    // Visible to the inlinable writes below: the writers call them per byte and per token, across modules.
+    @usableFromInline let base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var count = 0
+    @usableFromInline let capacity: Int
     private let sink: (UnsafeRawBufferPointer) -> Void
 
     private init(capacity: Int, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
@@ -43,40 +44,76 @@ public struct ByteWriter {
         count = 0
     }
 
-    @inline(__always)
-    private mutating func reserve(_ n: Int) {
+    @inlinable @inline(__always)
+    mutating func reserve(_ n: Int) {
         if count + n > capacity { flush() }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func byte(_ b: UInt8) {
         if count == capacity { flush() }
         base[count] = b
         count += 1
     }
 
-    /// Bytes copied in (a run longer than the buffer goes to the sink directly).
+    /// Bytes copied in (a run longer than the buffer goes to the sink directly). Short runs, the usual token,
+    /// are copied byte by byte: a `memmove` call costs more than the copy.
+    @inlinable
     public mutating func bytes(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let start = bytes.baseAddress, bytes.count > 0 else { return }
-        if bytes.count > capacity {
-            flush()
-            sink(UnsafeRawBufferPointer(bytes))
-            return
+        let n = bytes.count
+        if n > capacity { return writeThrough(bytes) }
+        reserve(n)
+        if n <= 16 {
+            for i in 0..<n { base[count &+ i] = start[i] }
+        } else {
+            (base + count).update(from: start, count: n)
         }
-        reserve(bytes.count)
-        (base + count).update(from: start, count: bytes.count)
-        count += bytes.count
+        count += n
+    }
+
+    @usableFromInline
+    mutating func writeThrough(_ bytes: UnsafeBufferPointer<UInt8>) {
+        flush()
+        sink(UnsafeRawBufferPointer(bytes))
     }
 
     /// Our own literal text (markup, key names), as it is.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func write(_ text: StaticString) {
         bytes(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// `text` as it is (only for text that needs no escaping in the output's syntax).
+    /// `text` as it is (only for text that needs no escaping in the output's syntax). Copied by the string's own
+    /// bulk copy: no closure per string (most are small ids and names).
+    @inlinable
     public mutating func write(_ text: String) {
-        withUTF8(text) { bytes($0) }
+        let n = text.utf8.count
+        guard n <= capacity else { return withUTF8(text) { bytes($0) } }
+        reserve(n)
+        let (_, written) = UnsafeMutableBufferPointer(start: base + count, count: n).initialize(from: text.utf8)
+        count += written
+    }
+
+    /// Makes room for `n` bytes now, so that nothing written within them is flushed before `written(since:)`
+    /// (`n` must be at most the capacity).
+    public mutating func reserveContiguous(_ n: Int) {
+        precondition(n <= capacity, "ByteWriter.reserveContiguous: more than the buffer holds")
+        reserve(n)
+    }
+
+    /// Where the next byte goes, for `written(since:)` and `rewind(to:)` after a `reserveContiguous`.
+    public var position: Int { count }
+
+    /// The bytes written since `start` (a `position` taken after `reserveContiguous`, within what it reserved).
+    public func written(since start: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: base + start, count: count - start)
+    }
+
+    /// Drops what was written since `start` (a `position` taken after `reserveContiguous`).
+    public mutating func rewind(to start: Int) {
+        precondition(start <= count, "ByteWriter.rewind: past the bytes written")
+        count = start
     }
 
     /// `n` in decimal.
@@ -148,6 +185,12 @@ public struct ByteWriter {
     /// everything else as it is.
     public mutating func writeJSONString(_ text: String) {
         byte(UInt8(ascii: "\""))
+        writeJSONStringContents(text)
+        byte(UInt8(ascii: "\""))
+    }
+
+    /// `text` escaped as inside a JSON string, without the quotes.
+    public mutating func writeJSONStringContents(_ text: String) {
         withUTF8(text) { utf8 in
             var start = 0
             for (i, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
@@ -167,6 +210,14 @@ public struct ByteWriter {
             }
             bytes(UnsafeBufferPointer(rebasing: utf8[start...]))
         }
+    }
+
+    /// `first`, `separator` and `second` as one JSON string (`"namespace:name"` without building it).
+    public mutating func writeJSONString(_ first: String, _ separator: UInt8, _ second: String) {
+        byte(UInt8(ascii: "\""))
+        writeJSONStringContents(first)
+        byte(separator)
+        writeJSONStringContents(second)
         byte(UInt8(ascii: "\""))
     }
 
@@ -193,8 +244,8 @@ public struct ByteWriter {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    @inline(__always)
-    private func withUTF8<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    @inlinable @inline(__always)
+    func withUTF8<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
         var copy = text
         return copy.withUTF8(body)

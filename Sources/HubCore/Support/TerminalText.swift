@@ -45,21 +45,7 @@ public enum TerminalText {
     /// lead bytes of the escaped C1 controls (0xC2) and of the escaped line, paragraph and direction marks
     /// (0xE2 0x80 / 0xE2 0x81); other non-ASCII text (an arrow, accents) passes.
     public static func isPrintable(_ text: String) -> Bool {
-        // One pass without a branch per byte (the compiler vectorizes it): every trace line and outline line is
-        // checked, and many hold non-ASCII text of their own ("→", "×").
-        if let printable = text.utf8.withContiguousStorageIfAvailable({ bytes -> Bool in
-            var flags: UInt8 = 0
-            var previous: UInt8 = 0
-            for byte in bytes {
-                let control = byte < 0x20 || byte == 0x7F || byte == 0xC2
-                let mark = previous == 0xE2 && (byte & 0xFE) == 0x80
-                flags |= (control ? 1 : 0) | (mark ? 1 : 0)
-                previous = byte
-            }
-            return flags == 0
-        }) {
-            return printable
-        }
+        if let printable = text.utf8.withContiguousStorageIfAvailable(isPrintable) { return printable }
         var previousWasE2 = false
         for byte in text.utf8 {
             if byte < 0x20 || byte == 0x7F || byte == 0xC2 { return false }
@@ -67,6 +53,20 @@ public enum TerminalText {
             previousWasE2 = byte == 0xE2
         }
         return true
+    }
+
+    /// `isPrintable` on UTF-8 bytes (a line already in an output buffer), in one pass without a branch per byte
+    /// (the compiler vectorizes it): every trace and outline line is checked, and many hold "→" or "×".
+    public static func isPrintable(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var flags: UInt8 = 0
+        var previous: UInt8 = 0
+        for byte in bytes {
+            let control = byte < 0x20 || byte == 0x7F || byte == 0xC2
+            let mark = previous == 0xE2 && (byte & 0xFE) == 0x80
+            flags |= (control ? 1 : 0) | (mark ? 1 : 0)
+            previous = byte
+        }
+        return flags == 0
     }
 
     /// A dictionary key as a step of a JSON path: `name` when it is a plain identifier, else `["…"]`.
