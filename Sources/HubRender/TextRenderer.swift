@@ -102,7 +102,8 @@ public struct TextRenderer {
             }
             out.rewind(to: start)
         }
-        var text = "[\(node.model.indexPath.map(String.init).joined(separator: ","))] \(id)  \(component)  \(node.frame)"
+        var text =
+            "[\(node.model.indexPath.map(String.init).joined(separator: ","))] \(id)  \(component)  \(node.frame)"
         if !traits.isEmpty { text += "  " + traits.joined(separator: ",") }
         text += fallback ? "  ← fallback(\(source))" : "  ← \(source)"
         if let title { text += "  \"\(title)\"" }
