@@ -11,7 +11,7 @@ public final class SizingCache {
 
     public let registry: ComponentRegistry
     private var entries: [ComponentIdentifier: Entry] = [:]
-    private var lastEntry: (identifier: ComponentIdentifier, entry: Entry)?
+    private var recent = RecentIdentifiers<Entry>()
     /// The models being sized, innermost last, so the child delegate knows whose children are meant.
     private var sizingStack: [(model: ComponentModel, container: Size)] = []
     private lazy var childDelegate = SizingChildDelegate(cache: self)
@@ -26,17 +26,17 @@ public final class SizingCache {
     }
 
     public func entry(for identifier: ComponentIdentifier, category: String) -> Entry {
-        // Neighbouring models often share a component: comparing with the last one is cheaper than hashing.
-        if let last = lastEntry, last.identifier == identifier { return last.entry }
+        // A view mixes a few components: comparing with the last few is cheaper than hashing.
+        if let entry = recent.value(for: identifier) { return entry }
         if let entry = entries[identifier] {
-            lastEntry = (identifier, entry)
+            recent.remember(entry, for: identifier)
             return entry
         }
         let (component, source) = registry.createComponent(identifier: identifier, category: category)
         component.childrenSupport?.childDelegate = childDelegate
         let entry = Entry(component: component, source: source, traits: component.layoutTraits)
         entries[identifier] = entry
-        lastEntry = (identifier, entry)
+        recent.remember(entry, for: identifier)
         return entry
     }
 
@@ -75,7 +75,7 @@ public final class SizingCache {
             }
         }
         // A fallback entry is stale once its namespace has a factory.
-        lastEntry = nil
+        recent.removeAll()
         for (identifier, entry) in entries where registry.entry(forNamespace: identifier.namespace) != nil {
             if case .fallback = entry.source {
                 entries[identifier] = nil
@@ -85,7 +85,7 @@ public final class SizingCache {
     }
 
     private func purge(_ shouldPurge: (Entry) -> Bool) {
-        lastEntry = nil
+        recent.removeAll()
         for (identifier, entry) in entries where shouldPurge(entry) {
             entries[identifier] = nil
             entry.component.destroy()
@@ -93,7 +93,7 @@ public final class SizingCache {
     }
 
     public func removeAll() {
-        lastEntry = nil
+        recent.removeAll()
         for entry in entries.values { entry.component.destroy() }
         entries.removeAll()
     }
@@ -108,4 +108,31 @@ private final class SizingChildDelegate: ChildDelegate {
     func willDisplayChild(at index: Int) {}
     func didStopDisplayingChild(at index: Int) {}
     func childSelected(at index: Int, customData: JSONObject?) {}
+}
+
+/// The values of the last few component identifiers looked up (a view mixes a handful of components, in any
+/// order): found by comparing identifiers, which for the usual short names is cheaper than hashing them.
+struct RecentIdentifiers<Value> {
+    private static var limit: Int { 8 }
+    private var entries: [(identifier: ComponentIdentifier, value: Value)] = []
+    private var next = 0
+
+    func value(for identifier: ComponentIdentifier) -> Value? {
+        for entry in entries where entry.identifier == identifier { return entry.value }
+        return nil
+    }
+
+    mutating func remember(_ value: Value, for identifier: ComponentIdentifier) {
+        if entries.count < Self.limit {
+            entries.append((identifier, value))
+        } else {
+            entries[next] = (identifier, value)
+            next = (next + 1) % Self.limit
+        }
+    }
+
+    mutating func removeAll() {
+        entries.removeAll()
+        next = 0
+    }
 }

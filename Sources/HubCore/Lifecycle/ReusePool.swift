@@ -35,8 +35,8 @@ public final class ReusePool {
 
     /// Idle wrappers by component identifier; each one's `idleSlot` is its index in its list.
     private var idle: [ComponentIdentifier: IdleList] = [:]
-    /// The list found last: neighbouring models often share a component, and comparing is cheaper than hashing.
-    private var lastIdle: (identifier: ComponentIdentifier, list: IdleList)?
+    /// The lists found last: a view mixes a few components, and comparing is cheaper than hashing.
+    private var recentIdle = RecentIdentifiers<IdleList>()
     /// An idle wrapper by the id of the model it last showed (a hint: checked for the component identifier).
     private var idleByModel: [String: ComponentWrapper] = [:]
     private var wrappers: [Int: ComponentWrapper] = [:]
@@ -80,7 +80,7 @@ public final class ReusePool {
     }
 
     private func idleList(for identifier: ComponentIdentifier) -> IdleList {
-        if let last = lastIdle, last.identifier == identifier { return last.list }
+        if let list = recentIdle.value(for: identifier) { return list }
         let list: IdleList
         if let existing = idle[identifier] {
             list = existing
@@ -88,7 +88,7 @@ public final class ReusePool {
             list = IdleList()
             idle[identifier] = list
         }
-        lastIdle = (identifier, list)
+        recentIdle.remember(list, for: identifier)
         return list
     }
 
@@ -187,7 +187,7 @@ public final class ReusePool {
         for wrapper in allWrappers { remove(wrapper) }
         traitsByIdentifier.removeAll()
         idle.removeAll()
-        lastIdle = nil
+        recentIdle.removeAll()
         idleByModel.removeAll()
     }
 
