@@ -40,6 +40,12 @@ public enum DevFrontEnd {
 
     static func run(_ launch: DevLaunch) throws -> Never {
         if let serve { try serve(launch) }
+        replaceProcess()
+    }
+
+    /// Replaces this process with `hubhost-dev` beside it, with the same arguments and environment; when that
+    /// cannot be done, says why and exits 2.
+    static func replaceProcess() -> Never {
         let me =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let frontEnd = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(executableName).path
@@ -50,6 +56,6 @@ public enum DevFrontEnd {
         Diagnostics.print(
             "hubhost dev: the live preview runs in \(frontEnd), which cannot be started: \(String(cString: strerror(errno))) (build or install it beside hubhost)"
         )
-        throw ExitCode(.failed)
+        exit(ExitStatus.failed.rawValue)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HubHost
 
 /// The `hubhost` command: every subcommand, shared by the two executables. `hubhost` is everything but the live
@@ -35,6 +36,13 @@ public struct HubHostCommand: ParsableCommand {
     /// Parses the command line and runs the command. A worker (started by a supervising hubhost) first attaches
     /// the black box its supervisor reads, so every plugin call is noted there.
     public static func start() {
+        // A `dev` worker started as `hubhost` (a supervisor given this executable) is `hubhost-dev`'s: it goes
+        // there before attaching, which closes the black box's descriptor and clears its variable.
+        if DevFrontEnd.serve == nil, CommandLine.arguments.dropFirst().first == "dev",
+            ProcessInfo.processInfo.environment[BlackBox.environmentKey] != nil
+        {
+            DevFrontEnd.replaceProcess()
+        }
         CallRecorder.attachFromEnvironment()
         main()
     }

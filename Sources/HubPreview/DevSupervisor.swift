@@ -89,8 +89,25 @@ public final class DevSupervisor: @unchecked Sendable {
         if first { firstFrame.signal() }
     }
 
+    /// Kills the current worker and starts no other (for embedders and tests; `hubhost dev` runs until it is
+    /// killed itself).
+    public func stop() {
+        lock.lock()
+        stopped = true
+        let current = worker
+        lock.unlock()
+        current?.terminate()
+    }
+    private var stopped = false
+
+    private var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+
     private func superviseForever() {
-        while true {
+        while !isStopped {
             let outcome = runWorker()
             guard let outcome else {
                 Thread.sleep(forTimeInterval: 2)  // could not start one: try again
@@ -119,6 +136,7 @@ public final class DevSupervisor: @unchecked Sendable {
         lock.lock()
         self.worker = worker
         workersStarted += 1
+        if stopped { worker.terminate() }  // stop() came while this one was starting
         lock.unlock()
         if let input = worker.controlIn { DevWorkerChannel.send(hello, to: input, lock: NSLock()) }
 
