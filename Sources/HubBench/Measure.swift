@@ -123,4 +123,18 @@ enum BenchProcess {
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         return Run(wall: wall, cpu: cpu, peakKiB: usage.ru_maxrss)
     }
+
+    /// The peak resident memory (KiB) of `executable` run with `arguments`, as `/usr/bin/time` reports it; nil
+    /// without it. `Run.peakKiB` cannot say: a process spawned from this one starts its peak at this process's
+    /// (Linux keeps the larger of the old and new image's peaks across exec), which after the render section is
+    /// far above any render's. `time` is small, so its child's peak is the child's own.
+    static func peakKiB(_ executable: String, _ arguments: [String]) throws -> Int? {
+        let time = "/usr/bin/time"
+        guard FileManager.default.isExecutableFile(atPath: time) else { return nil }
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("hubbench-peak-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: report) }
+        try run(time, ["-f", "%M", "-o", report.path, executable] + arguments)
+        let text = try String(contentsOf: report, encoding: .utf8)
+        return text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
 }

@@ -47,9 +47,13 @@ enum WritersBench {
             for format in formats {
                 let run = try BenchProcess.run(hubhost.path, render(view, format))
                 cpu[format, default: []].append(run.cpu)
-                peak[format, default: []].append(run.peakKiB)
+                if let kib = try BenchProcess.peakKiB(hubhost.path, render(view, format)) {
+                    peak[format, default: []].append(kib)
+                }
             }
-            peak["empty", default: []].append(try BenchProcess.run(hubhost.path, render(empty, "svg")).peakKiB)
+            if let kib = try BenchProcess.peakKiB(hubhost.path, render(empty, "svg")) {
+                peak["empty", default: []].append(kib)
+            }
         }
         let baseline = Measure.medianOf(cpu["python"]!)
         let viewKiB = (try FileManager.default.attributesOfItem(atPath: view.path)[.size] as? Int ?? 0) / 1024
@@ -63,7 +67,11 @@ enum WritersBench {
                 "  render --format \(format.padding(toLength: 5, withPad: " ", startingAt: 0))  \(Measure.ms(time))   \(Measure.ratio(time, baseline)) of Python (goal ≤ \(goals[format]!)×)"
             )
         }
-        let emptyPeak = medianInt(peak["empty"]!)
+        guard let emptyPeaks = peak["empty"] else {
+            print("  peak memory: not measured (no /usr/bin/time)")
+            return
+        }
+        let emptyPeak = medianInt(emptyPeaks)
         for format in formats {
             let over = max(0, medianInt(peak[format]!) - emptyPeak)
             print(
