@@ -113,13 +113,23 @@ struct Render: ParsableCommand {
         // A one-shot render: instances are reused as they are drawn; only drawings keep display lists.
         pipeline.options = RenderPipeline.Options(
             retainBodyInstances: false, keepDisplayLists: format.needsDisplayLists)
-        let tree = pipeline.render(loaded.viewModel, viewport: viewport.size)
-        // Instances go before the plugins that made them.
-        pipeline.tearDown()
-
-        try format.write(
-            tree, naming: host.sourceNaming, access: loaded.access, diagnostics: loaded.problems,
-            scale: scale, to: output)
+        let tree: RenderTree
+        if format == .svg {
+            // Each body component is written as soon as it is drawn: no display list outlives its write.
+            tree = try DrawingFormat.writeSVGStreaming(access: loaded.access, to: output) { stream in
+                pipeline.options.bodyStream = stream
+                defer { pipeline.options.bodyStream = nil }
+                return pipeline.render(loaded.viewModel, viewport: viewport.size)
+            }
+            pipeline.tearDown()
+        } else {
+            tree = pipeline.render(loaded.viewModel, viewport: viewport.size)
+            // Instances go before the plugins that made them.
+            pipeline.tearDown()
+            try format.write(
+                tree, naming: host.sourceNaming, access: loaded.access, diagnostics: loaded.problems,
+                scale: scale, to: output)
+        }
         ProcessLifetime.keepUntilExit(loaded, tree)
         if !loaded.problems.isEmpty { throw ExitCode(.problems) }
     }

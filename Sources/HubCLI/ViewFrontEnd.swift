@@ -109,6 +109,24 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
     /// Whether drawing it needs the components' display lists.
     var needsDisplayLists: Bool { self == .svg || self == .html || self == .png }
 
+    /// An SVG written while `render` renders (see `SVGRenderer.renderStreaming`), to `path` as `write` does;
+    /// returns the tree `render` returned.
+    static func writeSVGStreaming(
+        access: ImageAccess, to path: String?, _ render: (RenderPipeline.BodyStream) -> RenderTree
+    ) throws -> RenderTree {
+        let sink: OutputFile
+        do { sink = try OutputFile(path: path ?? "-") } catch {
+            Diagnostics.print("hubhost: \(error)")
+            throw ExitCode(.failed)
+        }
+        let tree = SVGRenderer(images: ImageResolver(access: access)).renderStreaming(to: { sink.write($0) }, render)
+        do { try sink.commit() } catch {
+            Diagnostics.print("hubhost: \(error)")
+            throw ExitCode(.failed)
+        }
+        return tree
+    }
+
     /// Writes `tree` to `path` (nil or "-": stdout) as `OutputFile` does; a write error exits 2.
     func write(
         _ tree: RenderTree, naming: SourceNaming, access: ImageAccess, diagnostics: [String] = [],

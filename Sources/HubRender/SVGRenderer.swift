@@ -30,7 +30,48 @@ public struct SVGRenderer {
         out += render(tree)
     }
 
+    /// Streams the SVG to `sink` while `render` renders the view: `render` passes the stream to the pipeline
+    /// (`RenderPipeline.Options.bodyStream`, with display lists kept) and returns its tree. Each body component is
+    /// written as soon as it is drawn, so its display list is not kept; the output is what `render(_:to:)` writes
+    /// for the same tree.
+    public func renderStreaming(
+        to sink: (UnsafeRawBufferPointer) -> Void, _ render: (RenderPipeline.BodyStream) -> RenderTree
+    ) -> RenderTree {
+        ByteWriter.stream(to: sink) { out in
+            // The stream's closures outlive this call's inout access, so the writer lives in a box meanwhile.
+            let box = StreamState(out)
+            // A pipeline that keeps the stream and renders again later writes nothing (the buffer is gone).
+            let stream = RenderPipeline.BodyStream(
+                begin: { tree in
+                    if box.isOpen { writeOpening(tree, to: &box.out) }
+                },
+                node: { node in
+                    if box.isOpen { draw(node, at: node.frame, depth: 1, clips: &box.clips, to: &box.out) }
+                })
+            let tree = render(stream)
+            writeClosing(tree, clips: &box.clips, to: &box.out)
+            box.isOpen = false
+            out = box.out
+            return tree
+        }
+    }
+
+    private final class StreamState {
+        var out: ByteWriter
+        var clips = 0
+        var isOpen = true
+        init(_ out: ByteWriter) { self.out = out }
+    }
+
     func writeDocument(_ tree: RenderTree, to out: inout ByteWriter) {
+        var clips = 0
+        writeOpening(tree, to: &out)
+        for node in tree.body { draw(node, at: node.frame, depth: 1, clips: &clips, to: &out) }
+        writeClosing(tree, clips: &clips, to: &out)
+    }
+
+    /// Up to the body's group: the document, its title and background.
+    private func writeOpening(_ tree: RenderTree, to out: inout ByteWriter) {
         let canvas = tree.canvasSize
         out.write("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
         n(canvas.width, &out)
@@ -47,9 +88,11 @@ public struct SVGRenderer {
             out.write("</title>\n")
         }
         out.write("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
-        var clips = 0
         out.write("<g class=\"body\">\n")
-        for node in tree.body { draw(node, at: node.frame, depth: 1, clips: &clips, to: &out) }
+    }
+
+    /// After the body: the header over it, the overlays, the end of the document.
+    private func writeClosing(_ tree: RenderTree, clips: inout Int, to out: inout ByteWriter) {
         out.write("</g>\n")
         if let header = tree.header {
             out.write("<g class=\"header\">\n")

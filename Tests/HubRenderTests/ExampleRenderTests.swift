@@ -205,4 +205,30 @@ import Testing
         #expect(overlay.x + overlay.width / 2 == 375.0 / 2)
         #expect(abs(overlay.y + overlay.height / 2 - 667.0 / 2) < 1e-9)
     }
+
+    /// `render --format svg` streams the body out of the pipeline (issue 14, goal 4): the document is the one
+    /// drawn from the whole tree, and the tree it returns keeps no display list.
+    @Test(arguments: ["home.json", "carousel.json", "traits.json", "images.json"])
+    func aStreamedSVGIsTheSVGOfTheWholeTree(_ name: String) throws {
+        Self.host.adoptCurrentThread()
+        let decoded = try ViewModelDecoder().decode(contentsOf: Self.examples.appendingPathComponent(name))
+        let whole = RenderPipeline(registry: Self.host.registry)
+        let expected = SVGRenderer().render(whole.render(decoded.viewModel, viewport: Self.viewport))
+        whole.tearDown()
+
+        let streaming = RenderPipeline(registry: Self.host.registry)
+        streaming.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
+        var bytes: [UInt8] = []
+        func render(_ stream: RenderPipeline.BodyStream) -> RenderTree {
+            streaming.options.bodyStream = stream
+            defer { streaming.options.bodyStream = nil }
+            return streaming.render(decoded.viewModel, viewport: Self.viewport)
+        }
+        let tree = SVGRenderer().renderStreaming(to: { bytes.append(contentsOf: $0) }, render)
+        streaming.tearDown()
+        #expect(String(decoding: bytes, as: UTF8.self) == expected)
+        let nodes = tree.body.flatMap { $0.allNodes }
+        #expect(nodes.allSatisfy { $0.displayList.isEmpty })
+        #expect(tree.body.count == decoded.viewModel.body.count)
+    }
 }

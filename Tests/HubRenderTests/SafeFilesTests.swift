@@ -1,4 +1,5 @@
 import Foundation
+import HubCore
 import Testing
 
 #if canImport(Glibc)
@@ -81,6 +82,21 @@ struct SafeFilesTests {
         #expect(missingFolder.status == 2)
         #expect(
             missingFolder.stderr.contains("cannot write \(sandbox.root.path)/no/such/file: No such file or directory"))
+    }
+
+    /// Until it is committed, the replacement has no name (O_TMPFILE): a writer killed mid-write (a plugin
+    /// crash while an SVG streams out) leaves nothing in the user's folder.
+    @Test func anUncommittedOutputLeavesNothingInTheFolder() throws {
+        let sandbox = try RenderCommandTests.Sandbox()
+        let folder = sandbox.root.appendingPathComponent("outputs")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("out.svg").path
+        let output = try OutputFile(path: path)
+        output.write(String(repeating: "<g/>", count: 100_000))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        try output.commit()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.svg"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).count == 400_000)
     }
 
     @Test func imagesNeverReadOutsideTheAllowedFolders() throws {

@@ -26,12 +26,27 @@ public final class RenderPipeline {
         public var retainBodyInstances = true
         /// Keep display lists in the nodes (SVG and HTML draw them; JSON and text outputs do not need them).
         public var keepDisplayLists = true
+        /// Hands the body to a writer as it is drawn (a one-shot SVG), so no one holds every component's display
+        /// list: `begin` gets the tree before its body (header, overlays, sizes), `node` each body node as soon
+        /// as it is drawn, display lists included (with `keepDisplayLists`); the returned tree's body nodes
+        /// then have none.
+        public var bodyStream: BodyStream?
         public init(retainBodyInstances: Bool = true, keepDisplayLists: Bool = true) {
             self.retainBodyInstances = retainBodyInstances
             self.keepDisplayLists = keepDisplayLists
         }
     }
     public var options = Options()
+
+    /// See `Options.bodyStream`.
+    public struct BodyStream {
+        public var begin: (RenderTree) -> Void
+        public var node: (RenderNode) -> Void
+        public init(begin: @escaping (RenderTree) -> Void, node: @escaping (RenderNode) -> Void) {
+            self.begin = begin
+            self.node = node
+        }
+    }
 
     public private(set) var viewModel: ViewModel?
     public private(set) var viewport: Size = .zero
@@ -101,16 +116,22 @@ public final class RenderPipeline {
         // reloadData: every cell gives its wrapper back, then visible cells take one.
         for index in bodyWrappers.keys.sorted() { bodyWrappers[index]!.enqueueForReuse() }
         bodyWrappers.removeAll(keepingCapacity: true)
+        let stream = options.bodyStream
+        stream?.begin(
+            RenderTree(
+                viewID: viewModel.identifier, title: viewModel.title, viewport: viewport,
+                contentSize: layout.contentSize, header: header, overlays: overlays))
         var body: [RenderNode] = []
         body.reserveCapacity(viewModel.body.count)
         for (index, model) in viewModel.body.enumerated() {
             let frame = layout.frames[index]
             if let visibleRect, !frame.intersects(visibleRect) {
                 let entry = sizing.entry(for: model)
-                body.append(
-                    RenderNode(
-                        model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
-                        traits: entry.traits, frame: frame))
+                let laidOut = RenderNode(
+                    model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
+                    traits: entry.traits, frame: frame)
+                stream?.node(laidOut)
+                body.append(laidOut)
                 continue
             }
             let wrapper = pool.wrapper(for: model, parent: nil)
@@ -118,7 +139,12 @@ public final class RenderPipeline {
             wrapper.loadView()
             wrapper.setFrame(frame)  // before configure: children take the parent's frame size as container
             wrapper.configure(with: model, containerSize: viewport)
-            body.append(node(for: wrapper, model: model, frame: frame))
+            var drawn = node(for: wrapper, model: model, frame: frame)
+            if let stream {
+                stream.node(drawn)
+                drawn.dropDisplayLists()
+            }
+            body.append(drawn)
             if options.retainBodyInstances { bodyWrappers[index] = wrapper } else { wrapper.enqueueForReuse() }
         }
 

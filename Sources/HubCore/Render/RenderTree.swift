@@ -35,6 +35,12 @@ public struct RenderNode {
     /// The child node for child model index `index`.
     public func child(at index: Int) -> RenderNode? { children.first { $0.model.index == index } }
 
+    /// Drops the display lists of this node and its descendants (once a writer has drawn them).
+    public mutating func dropDisplayLists() {
+        displayList = []
+        for i in children.indices { children[i].dropDisplayLists() }
+    }
+
     /// This node and all its descendants, depth first.
     public var allNodes: [RenderNode] { [self] + children.flatMap(\.allNodes) }
 }

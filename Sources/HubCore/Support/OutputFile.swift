@@ -26,10 +26,15 @@ public final class OutputFile {
     /// The temporary file renamed over `path` on commit (atomic replace only).
     private let temporary: String?
     private let closesDescriptor: Bool
+    /// Set for an unnamed (O_TMPFILE) file: on commit it is linked under this prefix and a random suffix, then
+    /// renamed over `path`.
+    private var linkPrefix: String?
     private var buffer: [UInt8] = []
     private var failure: Failure?
     private var finished = false
     private static let bufferSize = 64 << 10
+    /// Linux's O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`), a macro Swift does not import.
+    private static let unnamedFile: Int32 = 0o20_000_000 | O_DIRECTORY
 
     /// Opens `path` for writing as described above.
     public init(path: String) throws {
@@ -44,10 +49,7 @@ public final class OutputFile {
         if !exists || (status.st_mode & S_IFMT) == S_IFREG {
             let folder = (path as NSString).deletingLastPathComponent
             let name = (path as NSString).lastPathComponent
-            var template = Array(((folder.isEmpty ? "." : folder) + "/.\(name).hubhost-XXXXXX").utf8CString)
-            let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard descriptor >= 0 else { throw Failure(path: path, reason: Self.lastError()) }
-            // mkstemp makes 0600; a replaced file keeps its mode, a new one gets the usual 0666 less the umask.
+            // A replaced file keeps its mode, a new one gets the usual 0666 less the umask.
             let mode: mode_t
             if exists {
                 mode = status.st_mode & 0o7777
@@ -56,9 +58,21 @@ public final class OutputFile {
                 umask(mask)
                 mode = 0o666 & ~mask
             }
-            fchmod(descriptor, mode)
-            let temporaryPath = String(cString: template)
-            (fd, temporary, closesDescriptor) = (descriptor, temporaryPath, true)
+            let prefix = (folder.isEmpty ? "." : folder) + "/.\(name).hubhost-"
+            // Unnamed until commit (O_TMPFILE): a process killed mid-write (a plugin crash in a streamed render)
+            // leaves nothing behind. File systems without it get a named temporary file.
+            let unnamed = open(folder.isEmpty ? "." : folder, Self.unnamedFile | O_WRONLY | O_CLOEXEC, mode)
+            if unnamed >= 0 {
+                fchmod(unnamed, mode)
+                (fd, temporary, closesDescriptor) = (unnamed, nil, true)
+                linkPrefix = prefix
+            } else {
+                var template = Array((prefix + "XXXXXX").utf8CString)
+                let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+                guard descriptor >= 0 else { throw Failure(path: path, reason: Self.lastError()) }
+                fchmod(descriptor, mode)  // mkstemp makes 0600
+                (fd, temporary, closesDescriptor) = (descriptor, String(cString: template), true)
+            }
         } else {
             // Written through: O_TRUNC only when the link ends at a regular file (a device or FIFO has no length).
             var target = stat()
@@ -104,12 +118,28 @@ public final class OutputFile {
         guard !finished else { return }
         flush()
         finished = true
+        var temporary = self.temporary
+        if let linkPrefix, failure == nil {
+            // Linked before the descriptor closes (closing an unnamed file frees it).
+            temporary = linkUnnamed(prefix: linkPrefix)
+        }
         if closesDescriptor, close(fd) != 0, failure == nil { failure = Failure(path: path, reason: Self.lastError()) }
         if let temporary {
             if failure == nil, rename(temporary, path) != 0 { failure = Failure(path: path, reason: Self.lastError()) }
             if failure != nil { unlink(temporary) }
         }
         if let failure { throw failure }
+    }
+
+    /// Gives the unnamed file a name beside `path` (a fresh random one); nil, with `failure` set, when it cannot.
+    private func linkUnnamed(prefix: String) -> String? {
+        for _ in 0..<16 {
+            let name = prefix + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 { return name }
+            if errno != EEXIST { break }
+        }
+        failure = Failure(path: path, reason: Self.lastError())
+        return nil
     }
 
     /// Gives up: a temporary file is removed and the path is left as it was.
