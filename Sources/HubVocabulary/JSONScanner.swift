@@ -313,6 +313,57 @@ public struct JSONScanner {
         return value
     }
 
+    /// An integer exactly, as `Int64` (a nanosecond time does not fit a Double's 53 bits); a fraction, an
+    /// exponent or a value out of range is an error.
+    public mutating func readInteger() throws -> Int64 {
+        skipWhitespace()
+        let start = position
+        let negative = position < bytes.count && bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        var magnitude: UInt64 = 0
+        var digits = 0
+        while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+            let (times, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(UInt64(bytes[position] - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { throw error("integer out of range", at: start) }
+            magnitude = sum
+            position += 1
+            digits += 1
+        }
+        guard digits > 0 else { throw error("expected an integer, found \(describeByte())", at: start) }
+        if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) {
+            throw error("expected an integer, found a fraction", at: start)
+        }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { throw error("integer out of range", at: start) }
+            return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+        }
+        guard magnitude <= UInt64(Int64.max) else { throw error("integer out of range", at: start) }
+        return Int64(magnitude)
+    }
+
+    /// `true` or `false`.
+    public mutating func readBool() throws -> Bool {
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "t") {
+            try readLiteral("true")
+            return true
+        }
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "f") else {
+            throw error("expected true or false, found \(describeByte())")
+        }
+        try readLiteral("false")
+        return false
+    }
+
+    /// Reads `null` when it comes next: true when it did (the value is absent), false when another value follows.
+    public mutating func readNull() throws -> Bool {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "n") else { return false }
+        try readLiteral("null")
+        return true
+    }
+
     private mutating func readLiteral(_ word: String) throws {
         let utf8 = Array(word.utf8)
         guard position + utf8.count <= bytes.count, Array(bytes[position..<position + utf8.count]) == utf8 else {

@@ -56,6 +56,27 @@ struct ProbeTests {
         #expect(record.component?.hasPrefix("swatch:") == true)
     }
 
+    /// The scanner keeps its phases in a shared page, not on the pipe: a crash deep in the suite is still named
+    /// with its phase and component, and a crash before the next file's first phase is not blamed on the
+    /// previous file's last one.
+    @Test func aScannerCrashNamesThePhaseAndComponentFromItsSharedPage() throws {
+        let files = [
+            try plugin("liba.so", ["PLUGIN_ID=\"test.a\"", "NAMESPACE=\"a\""]),
+            try plugin("libconfigure.so", ["CRASH_IN_CONFIGURE"]),
+            try plugin("libb.so", ["PLUGIN_ID=\"test.b\"", "NAMESPACE=\"b\""]),
+            try plugin("libinit.so", ["CRASH_IN_INIT"]),
+        ]
+        let (ok, quarantined) = gate().filter(files)
+        #expect(ok.map(\.lastPathComponent) == ["liba.so", "libb.so"])
+        let configure = try #require(quarantined.first { $0.file.hasSuffix("libconfigure.so") })
+        #expect(configure.phase == "configure")
+        #expect(configure.component?.hasPrefix("swatch:") == true)
+        #expect(configure.signal == "SIGSEGV")
+        let initial = try #require(quarantined.first { $0.file.hasSuffix("libinit.so") })
+        #expect(initial.phase == "init")
+        #expect(initial.component == nil)
+    }
+
     @Test func verdictsAreCachedByStampAndHashAndClearWhenTheFileChanges() throws {
         let file = try plugin("libcached.so", ["CRASH_IN_INIT"])
         let first = gate()

@@ -88,16 +88,19 @@ final class ImageIndex {
     /// Records that `file`, stamped `before` it was read, validated as `image` and was copied to `copy`, unless
     /// it changed meanwhile or is too young to be told apart from a rewrite by its stamp.
     func remember(_ file: URL, before: Stamp?, image: PluginImageInfo, copy: URL) {
-        guard let before, Stamp.of(file.path) == before, copy.deletingLastPathComponent().path == directoryPath,
-            !Self.unlisted(file.path), !Self.unlisted(copy.lastPathComponent),
+        let copyPath = copy.path
+        let filePath = file.path
+        guard let before, copyPath.hasPrefix(directoryPath + "/"), Stamp.of(filePath) == before,
+            case let copyName = String(copyPath.dropFirst(directoryPath.count + 1)), !copyName.contains("/"),
+            !Self.unlisted(filePath), !Self.unlisted(copyName),
             Self.now() - max(before.file.mtimeNanos, before.ctimeNanos) > Self.racyWindow,
-            let copyStamp = Stamp.of(copy.path)
+            let copyStamp = Stamp.of(copyPath)
         else { return }
         let entry = Entry(
-            file: before, hash: image.contentHash, isSwiftImage: image.isSwiftImage,
-            copyName: copy.lastPathComponent, copy: copyStamp)
-        if entries[file.path] != entry {
-            entries[file.path] = entry
+            file: before, hash: image.contentHash, isSwiftImage: image.isSwiftImage, copyName: copyName,
+            copy: copyStamp)
+        if entries[filePath] != entry {
+            entries[filePath] = entry
             changed = true
         }
     }

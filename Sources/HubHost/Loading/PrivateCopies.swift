@@ -5,6 +5,7 @@ import Foundation
 /// for the same file. A copy named by content is a new file whenever the content changes.
 final class PrivateCopies {
     let directory: URL
+    private let directoryPath: String
     /// Created once per host rather than checked on every copy.
     private var directoryReady = false
 
@@ -16,6 +17,7 @@ final class PrivateCopies {
 
     init(directory: URL, inMemory: Bool = false) {
         self.directory = directory
+        self.directoryPath = directory.path
         self.inMemory = inMemory
     }
 
@@ -33,29 +35,33 @@ final class PrivateCopies {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             directoryReady = true
         }
-        let stem = file.deletingPathExtension().lastPathComponent
+        // Paths as strings: URL's appending and splitting cost more than the copy's write for a small plugin.
+        let name = file.lastPathComponent
+        let stem =
+            name.hasSuffix(".so") ? String(name.dropLast(3)) : URL(fileURLWithPath: name).deletingPathExtension().path
         let prefix = String(contentHash.prefix(16))  // 64 bits name it; reuse is checked byte for byte
+        let folder = directoryPath
         var attempt = 0
-        var target: URL
+        var targetName: String
+        var target: String
         repeat {
-            target = directory.appendingPathComponent(
-                attempt == 0 ? "\(stem)-\(prefix).so" : "\(stem)-\(prefix)-\(attempt).so")
+            targetName = attempt == 0 ? "\(stem)-\(prefix).so" : "\(stem)-\(prefix)-\(attempt).so"
+            target = folder + "/" + targetName
             attempt += 1
-        } while inUse.contains(target.path)
+        } while inUse.contains(target)
 
-        if Self.holds(target.path, exactly: contents) {
-            utimes(target.path, nil)  // fresh again: `prune` keeps what is still used
-            return target
+        if Self.holds(target, exactly: contents) {
+            utimes(target, nil)  // fresh again: `prune` keeps what is still used
+            return URL(fileURLWithPath: target, isDirectory: false)
         }
-        let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(getpid()).tmp")
-        try Self.write(contents, to: temporary.path)
-        guard rename(temporary.path, target.path) == 0 else {
+        let temporary = folder + "/.\(targetName).\(getpid()).tmp"
+        try Self.write(contents, to: temporary)
+        guard rename(temporary, target) == 0 else {
             let why = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw CocoaError(
-                .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "rename to \(target.path): \(why)"])
+            unlink(temporary)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "rename to \(target): \(why)"])
         }
-        return target
+        return URL(fileURLWithPath: target, isDirectory: false)
     }
 }
 

@@ -27,33 +27,40 @@ public struct ConformanceSuite {
     /// Runs the suite on `file`, printing each phase and then the report as JSON lines on stdout (write(2), so a
     /// line is out before the plugin's next call can crash the process). Returns whether the plugin is loadable.
     public static func runPrinting(file: URL, cacheDirectory: URL, view: ViewModel? = nil) -> Bool {
+        runPrinting(file: file, cacheDirectory: cacheDirectory, view: view, phases: nil)
+    }
+
+    /// `runPrinting`, with the phases stored in a scanner's `PhaseBox` instead of printed when there is one.
+    static func runPrinting(file: URL, cacheDirectory: URL, view: ViewModel?, phases: PhaseBox.Writer?) -> Bool {
         var suite = ConformanceSuite(file: file, cacheDirectory: cacheDirectory)
         suite.view = view
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        func emit<T: Encodable>(_ value: T) {
-            guard var data = try? encoder.encode(value) else { return }
-            data.append(0x0A)
-            _ = data.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-        }
         func toStandardOutput(_ bytes: UnsafeRawBufferPointer) { _ = write(1, bytes.baseAddress, bytes.count) }
-        // Phase lines come about ten times a plugin: written directly, in the encoder's sorted-key form.
-        suite.progress = { phase in
-            ByteWriter.stream(capacity: 1024, to: toStandardOutput) { out in
-                if let component = phase.component {
-                    out.write("{\"component\":")
-                    out.writeJSONString(component)
-                    out.write(",\"phase\":")
-                } else {
-                    out.write("{\"phase\":")
+        if let phases {
+            suite.progress = phases.store
+        } else {
+            suite.progress = { phase in
+                ByteWriter.stream(capacity: 1024, to: toStandardOutput) { out in
+                    writePhaseLine(phase, to: &out)
+                    out.byte(0x0A)
                 }
-                out.writeJSONString(phase.phase)
-                out.write("}\n")
             }
         }
         let report = suite.run()
-        emit(ProbeReportLine(report: report))
+        ByteWriter.stream(capacity: 16 << 10, to: toStandardOutput) { ProbeJSON.writeReportLine(report, to: &$0) }
         return report.loadable
+    }
+
+    /// A progress line, `{"component":…,"phase":…}` (keys sorted, as its Codable form), without the newline.
+    static func writePhaseLine(_ phase: ProbePhase, to out: inout ByteWriter) {
+        if let component = phase.component {
+            out.write("{\"component\":")
+            out.writeJSONString(component)
+            out.write(",\"phase\":")
+        } else {
+            out.write("{\"phase\":")
+        }
+        out.writeJSONString(phase.phase)
+        out.byte(UInt8(ascii: "}"))
     }
 
     public func run() -> ProbeReport {

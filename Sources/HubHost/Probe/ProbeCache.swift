@@ -24,9 +24,41 @@ public final class ProbeCache: @unchecked Sendable {
         public var quarantine: QuarantineRecord?
     }
 
-    private struct Storage: Codable {
+    private struct Storage {
         var host: String
         var entries: [String: Entry]
+
+        init(host: String, entries: [String: Entry]) {
+            self.host = host
+            self.entries = entries
+        }
+
+        func writeJSON(to out: inout ByteWriter) {
+            out.write("{\"entries\":{")
+            for (i, (path, entry)) in entries.sorted(by: { $0.key < $1.key }).enumerated() {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                out.writeJSONString(path)
+                out.byte(UInt8(ascii: ":"))
+                entry.writeJSON(to: &out)
+            }
+            out.write("},\"host\":")
+            out.writeJSONString(host)
+            out.byte(UInt8(ascii: "}"))
+        }
+
+        init(json scanner: inout JSONScanner) throws {
+            var host: String?
+            var entries: [String: Entry] = [:]
+            try scanner.readObject { scanner, key in
+                switch key {
+                case "host": host = try scanner.readString()
+                case "entries": try scanner.readObject { scanner, path in entries[path] = try Entry(json: &scanner) }
+                default: _ = try scanner.readValue()
+                }
+            }
+            guard let host else { throw ProbeJSON.MissingKey(key: "host", object: "probe cache") }
+            self.init(host: host, entries: entries)
+        }
     }
 
     /// What a warm start needs to know of a file version, read from the index alone.
@@ -82,8 +114,8 @@ public final class ProbeCache: @unchecked Sendable {
     private func loadedEntries() -> [String: Entry] {
         if let fullEntries { return fullEntries }
         var entries: [String: Entry] = [:]
-        if let data = try? Data(contentsOf: file),
-            let stored = try? JSONDecoder().decode(Storage.self, from: data), stored.host == hostIdentity
+        if case .success(let data) = RegularFile.read(file), let stored = ProbeJSON.decode([UInt8](data), Storage.init),
+            stored.host == hostIdentity
         {
             entries = stored.entries
         }
@@ -159,9 +191,7 @@ public final class ProbeCache: @unchecked Sendable {
         let storage = Storage(host: hostIdentity, entries: loadedEntries())
         changed = false
         lock.unlock()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(storage) else { return }
+        let data = Data(ProbeJSON.bytes(storage.writeJSON))
         try? FileManager.default.createDirectory(
             at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         // Atomic like any output hubhost writes: a link or device at the path is written through, never replaced.
@@ -203,5 +233,55 @@ public final class ProbeCache: @unchecked Sendable {
                 passed: f.isCharacter(4, UInt8(ascii: "p")))
         }
         return summaries
+    }
+}
+
+// MARK: - The JSON file (written and read by hand, see `ProbeJSON`)
+
+extension ProbeCache.Entry {
+    func writeJSON(to out: inout ByteWriter) {
+        out.key("hash", opening: true)
+        out.writeJSONString(hash)
+        out.key("inode")
+        out.write(Int(truncatingIfNeeded: inode))
+        out.key("mtimeNanos")
+        out.write(Int(mtimeNanos))
+        if let quarantine {
+            out.key("quarantine")
+            quarantine.writeJSON(to: &out)
+        }
+        if let report {
+            out.key("report")
+            report.writeJSON(to: &out)
+        }
+        out.key("size")
+        out.write(Int(size))
+        out.byte(UInt8(ascii: "}"))
+    }
+
+    init(json scanner: inout JSONScanner) throws {
+        var size: Int64?
+        var mtimeNanos: Int64?
+        var inode: UInt64?
+        var hash: String?
+        var report: ProbeReport?
+        var quarantine: QuarantineRecord?
+        try scanner.readObject { scanner, key in
+            switch key {
+            case "size": size = try scanner.readInteger()
+            case "mtimeNanos": mtimeNanos = try scanner.readInteger()
+            case "inode": inode = UInt64(bitPattern: try scanner.readInteger())
+            case "hash": hash = try scanner.readString()
+            case "report": report = try scanner.readNull() ? nil : try ProbeReport(json: &scanner)
+            case "quarantine": quarantine = try scanner.readNull() ? nil : try QuarantineRecord(json: &scanner)
+            default: _ = try scanner.readValue()
+            }
+        }
+        guard let size, let mtimeNanos, let inode, let hash else {
+            throw ProbeJSON.MissingKey(key: "size, mtimeNanos, inode or hash", object: "cache entry")
+        }
+        self.init(size: size, mtimeNanos: mtimeNanos, inode: inode, hash: hash)
+        self.report = report
+        self.quarantine = quarantine
     }
 }

@@ -62,11 +62,11 @@ public struct ProbeRunner: Sendable {
     /// What a child's end and output say about `file`: its report, or the quarantine naming the phase it crashed,
     /// hung or failed in.
     func verdict(_ file: URL, stamp: FileStamp, hash: String, child: ChildResult) -> Verdict {
-        let lines = child.stdout.split(separator: "\n")
-        let decoder = JSONDecoder()
-        let lastPhase = lines.reversed().lazy.compactMap { try? decoder.decode(ProbePhase.self, from: Data($0.utf8)) }
-            .first
-        let report = lines.last.flatMap { try? decoder.decode(ProbeReportLine.self, from: Data($0.utf8)) }?.report
+        // Split on bytes: a split on Characters would break graphemes across the whole output.
+        let lines = child.stdout.utf8.split(separator: UInt8(ascii: "\n")).map(Substring.init)
+        // Read only when the child did not pass: it names where the child was.
+        var lastPhase: ProbePhase? { lines.reversed().lazy.compactMap(ProbeJSON.phaseLine).first }
+        let report = lines.last.flatMap(ProbeJSON.reportLine)
 
         func quarantine(
             _ kind: QuarantineRecord.Kind, phase: ProbePhase?, signal: String? = nil,
@@ -197,13 +197,15 @@ public struct ProbeRunner: Sendable {
     /// child (it probes nothing itself) and without the Swift backtracer, which would spend a while symbolicating
     /// a plugin's crash when the signal is all we need. Returns its pid, or the `posix_spawn` error.
     static func spawnChild(
-        _ executable: URL, _ arguments: [String], actions: inout posix_spawn_file_actions_t
+        _ executable: URL, _ arguments: [String], actions: inout posix_spawn_file_actions_t,
+        environment extra: [String: String] = [:]
     ) -> Result<pid_t, POSIXError> {
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for arg in argv { free(arg) } }
         var environment = ProcessInfo.processInfo.environment
         environment["HUBHOST_PROBE_CHILD"] = "1"
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment.merge(extra) { _, new in new }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for entry in envp { free(entry) } }
         var pid: pid_t = 0

@@ -13,16 +13,23 @@ import Foundation
 /// The price is the one GStreamer pays: plugins probed in the same process can disturb one another, so a plugin
 /// that breaks the process for the next one costs that one a rescan, never the host.
 enum ProbeScanner {
-    /// The line the scanner writes before probing `files[index]`.
-    struct Begin: Codable { var scan: Int }
+    /// The line the scanner writes before probing `files[index]`: `{"scan":INDEX}`.
+    static func beginLine(_ index: Int) -> [UInt8] { Array("{\"scan\":\(index)}\n".utf8) }
+
+    /// The index of a begin line.
+    static func begin(_ line: Substring) -> Int? {
+        guard line.hasPrefix("{\"scan\":"), line.hasSuffix("}") else { return nil }
+        return Int(line.dropFirst(8).dropLast())
+    }
 
     /// The child side (`hubhost probe --scan`): probes every file, each announced first; exits 0.
     static func scan(_ files: [URL], cacheDirectory: URL) -> Never {
+        let phases = PhaseBox.Writer()
         for (index, file) in files.enumerated() {
-            var line = (try? JSONEncoder().encode(Begin(scan: index))) ?? Data()
-            line.append(0x0A)
+            let line = beginLine(index)
             _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            _ = ConformanceSuite.runPrinting(file: file, cacheDirectory: cacheDirectory)
+            phases?.begin(index)
+            _ = ConformanceSuite.runPrinting(file: file, cacheDirectory: cacheDirectory, view: nil, phases: phases)
         }
         _exit(0)
     }
@@ -104,10 +111,15 @@ extension ProbeRunner {
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addclose(&actions, output[0])
+        // The phases go to a shared page rather than down the pipe (see `PhaseBox`).
+        let phaseBox = PhaseBox.create(in: scratch)
+        defer { phaseBox.map { _ = close($0) } }
+        if let phaseBox { posix_spawn_file_actions_adddup2(&actions, phaseBox, PhaseBox.childDescriptor) }
         let spawned = Self.spawnChild(
             executable,
             ["probe", "--scan", "--cache", scratch.appendingPathComponent("cache").path] + files.map(\.path),
-            actions: &actions)
+            actions: &actions,
+            environment: phaseBox == nil ? [:] : [PhaseBox.environmentKey: String(PhaseBox.childDescriptor)])
         close(output[1])
         defer { close(output[0]) }
         guard case .success(let pid) = spawned else {
@@ -122,7 +134,6 @@ extension ProbeRunner {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var deadline = Monotonic.now() + timeout
         var timedOut = false
-        let decoder = JSONDecoder()
 
         func stderrTail(from offset: Int) -> String {
             guard let handle = FileHandle(forReadingAtPath: errPath) else { return "" }
@@ -150,11 +161,9 @@ extension ProbeRunner {
             while let newline = pending.firstIndex(of: 0x0A) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
-                if line.hasPrefix("{\"scan\":"),
-                    let begin = try? decoder.decode(ProbeScanner.Begin.self, from: Data(line.utf8))
-                {
+                if let begin = ProbeScanner.begin(line[...]) {
                     finishCurrent()
-                    current = begin.scan
+                    current = begin
                     lines = ""
                     stderrStart = stderrSize()
                     deadline = Monotonic.now() + timeout
@@ -188,6 +197,12 @@ extension ProbeRunner {
         if let index = current {
             var child = ChildResult()
             child.stdout = lines
+            // Where it stopped, for the verdict to name (a line like those a probe child prints).
+            if let fd = phaseBox, let phase = PhaseBox.phase(in: fd, file: index) {
+                child.stdout +=
+                    String(decoding: ProbeJSON.bytes { ConformanceSuite.writePhaseLine(phase, to: &$0) }, as: UTF8.self)
+                    + "\n"
+            }
             child.stderrTail = stderrTail(from: stderrStart)
             if timedOut {
                 child.timedOut = true
@@ -205,5 +220,84 @@ extension ProbeRunner {
             run.stopped = (0, ChildResult(), true)
         }
         return run
+    }
+}
+
+/// Where a scanner child keeps the phase it is in, for its parent to read after a crash or hang: one page of a
+/// file they share (unlinked, inherited as descriptor 3), instead of a line down the pipe before every phase.
+/// A plugin goes through a dozen phases; a line each cost the child a write and woke the parent for it, a
+/// sixth of a cold scan. A store into shared memory survives the child's death just as well.
+///
+/// Layout: bytes 0–7 `magic`, 8–11 the file's index in the scan plus one (little-endian `UInt32`), 12–15 the
+/// length of the phase line that follows (the JSON of a progress line, without newline).
+enum PhaseBox {
+    static let size = 4096
+    static let magic: UInt64 = 0x3130_5345_5341_4850  // "PHASES01"
+    static let environmentKey = "HUBHOST_SCAN_PHASES"
+    /// The descriptor the child finds it on.
+    static let childDescriptor: Int32 = 3
+    private static let header = 16
+
+    /// The parent's side: an unlinked file of `size` bytes in `directory`, close-on-exec; nil when none can be made
+    /// (the scanner then prints its phases).
+    static func create(in directory: URL) -> Int32? {
+        // O_TMPFILE: no name at any moment, close-on-exec from the start (scanners are spawned side by side).
+        var fd = open(directory.path, 0o20_000_000 | O_DIRECTORY | O_RDWR | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            var template = Array(directory.appendingPathComponent(".phases-XXXXXX").path.utf8CString)
+            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { return nil }
+            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        guard ftruncate(fd, off_t(size)) == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    /// The phase the child last stored while on file `index`, read from the shared file.
+    static func phase(in fd: Int32, file index: Int) -> ProbePhase? {
+        var page = [UInt8](repeating: 0, count: size)
+        guard pread(fd, &page, size, 0) == size else { return nil }
+        let word = page.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        let file = page.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self) }
+        let length = Int(page.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self) })
+        guard word == magic, Int(file) == index + 1, length > 0, length <= size - header else { return nil }
+        return ProbeJSON.phaseLine(Substring(decoding: page[header..<header + length], as: UTF8.self))
+    }
+
+    /// The child's side: the mapped page, when the parent passed one.
+    final class Writer {
+        private let page: UnsafeMutableRawPointer
+
+        init?(environment: HostEnvironment = .current) {
+            guard environment[PhaseBox.environmentKey] == String(PhaseBox.childDescriptor),
+                let mapped = mmap(nil, PhaseBox.size, PROT_READ | PROT_WRITE, MAP_SHARED, PhaseBox.childDescriptor, 0),
+                mapped != MAP_FAILED
+            else { return nil }
+            page = mapped
+            page.storeBytes(of: PhaseBox.magic.littleEndian, as: UInt64.self)
+        }
+
+        deinit { munmap(page, PhaseBox.size) }
+
+        /// Starts file `index`: no phase yet.
+        func begin(_ index: Int) {
+            page.storeBytes(of: UInt32(0), toByteOffset: 12, as: UInt32.self)
+            page.storeBytes(of: UInt32(truncatingIfNeeded: index + 1).littleEndian, toByteOffset: 8, as: UInt32.self)
+        }
+
+        /// Stores `phase` (without its component when the line would not fit the page).
+        func store(_ phase: ProbePhase) {
+            var line = ProbeJSON.bytes { ConformanceSuite.writePhaseLine(phase, to: &$0) }
+            if line.count > PhaseBox.size - PhaseBox.header {
+                line = ProbeJSON.bytes { ConformanceSuite.writePhaseLine(ProbePhase(phase: phase.phase), to: &$0) }
+            }
+            guard line.count <= PhaseBox.size - PhaseBox.header else { return }
+            line.withUnsafeBytes { (page + PhaseBox.header).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            page.storeBytes(of: UInt32(line.count).littleEndian, toByteOffset: 12, as: UInt32.self)
+        }
     }
 }
