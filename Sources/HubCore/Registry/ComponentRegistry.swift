@@ -56,7 +56,7 @@ public final class ComponentRegistry {
     /// Registers `factory` for `namespace`. A taken namespace is refused and the first registration keeps it.
     /// - Throws: `RegistryError` naming both owners.
     public func register(_ factory: ComponentFactory, forNamespace namespace: String, owner: Owner) throws {
-        guard !namespace.isEmpty, !namespace.contains(":") else {
+        guard !namespace.isEmpty, !namespace.utf8.contains(UInt8(ascii: ":")) else {
             throw RegistryError.invalidNamespace(namespace, claimant: owner)
         }
         if let existing = entries[namespace] {

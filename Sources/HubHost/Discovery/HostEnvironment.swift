@@ -16,7 +16,9 @@ public struct HostEnvironment: Sendable {
     public static let probeChild = "HUBHOST_PROBE_CHILD"
     public static let safeMode = "HUBHOST_SAFE_MODE"
 
-    private let variables: [String: String]
+    /// nil: this process's environment, each variable read when asked (`ProcessInfo.environment` copies all of
+    /// them into a dictionary, a cost every command paid several times at start-up).
+    private let variables: [String: String]?
     /// True under setuid or setgid.
     public let isPrivileged: Bool
 
@@ -25,21 +27,29 @@ public struct HostEnvironment: Sendable {
         self.isPrivileged = isPrivileged
     }
 
+    private init(isPrivileged: Bool) {
+        self.variables = nil
+        self.isPrivileged = isPrivileged
+    }
+
     /// This process's environment.
     public static var current: HostEnvironment {
-        HostEnvironment(
-            variables: ProcessInfo.processInfo.environment,
-            isPrivileged: getuid() != geteuid() || getgid() != getegid())
+        HostEnvironment(isPrivileged: getuid() != geteuid() || getgid() != getegid())
+    }
+
+    private func value(_ name: String) -> String? {
+        guard let variables else { return getenv(name).map { String(cString: $0) } }
+        return variables[name]
     }
 
     /// An override's value; nil when unset, empty, or the process is privileged.
     public subscript(name: String) -> String? {
-        guard !isPrivileged, let value = variables[name], !value.isEmpty else { return nil }
+        guard !isPrivileged, let value = value(name), !value.isEmpty else { return nil }
         return value
     }
 
     /// `HUBHOST_SAFE_MODE=1`: load no plugins.
-    public var safeModeRequested: Bool { variables[Self.safeMode] == "1" }
+    public var safeModeRequested: Bool { value(Self.safeMode) == "1" }
 
     /// The user's cache folder: `$XDG_CACHE_HOME`, else `$HOME/.cache`; privileged, the effective user's home
     /// from the password database.

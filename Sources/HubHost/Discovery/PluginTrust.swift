@@ -39,7 +39,7 @@ public struct PluginTrust: Sendable {
 
     /// `folderProblems`: what was found of folders already checked.
     private func refusal(of file: URL, folderProblems: inout [String: String?]) -> String? {
-        let name = file.lastPathComponent
+        var name: String { file.lastPathComponent }  // only for a refusal
         if !allowUnsafePermissions {
             let path = file.path
             let folder = PathText.folder(path)
@@ -71,7 +71,7 @@ public struct PluginTrust: Sendable {
     static func permissionProblem(_ path: String, what: String) -> String? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }  // missing: the loader reports it
-        let mode = String(status.st_mode & 0o7777, radix: 8)
+        var mode: String { String(status.st_mode & 0o7777, radix: 8) }
         if status.st_mode & S_IWOTH != 0 { return "\(what) is writable by others (mode 0\(mode)); chmod o-w it" }
         if status.st_mode & S_IWGRP != 0 { return "\(what) is writable by its group (mode 0\(mode)); chmod g-w it" }
         let me = geteuid()

@@ -16,8 +16,8 @@ public enum CallRecorder {
     /// The shared plugin table, in a worker.
     nonisolated(unsafe) private static var table: UnsafeMutableRawPointer?
     @exclusivity(unchecked) nonisolated(unsafe) private static var sequence: UInt64 = 0
-    /// Display names by slot (index 0 unused), in every process.
-    nonisolated(unsafe) private static var names: [String] = [""]
+    /// The plugins by slot (index 0 unused), in every process; their display names are made only for a message.
+    nonisolated(unsafe) private static var names: [BlackBox.PluginInfo?] = [nil]
 
     /// True in a worker process whose supervisor reads the black box.
     public static var isWorker: Bool { table != nil }
@@ -26,7 +26,8 @@ public enum CallRecorder {
     /// Call once, at start, before any plugin is loaded. Returns false when there is none.
     @discardableResult
     public static func attachFromEnvironment() -> Bool {
-        guard let value = ProcessInfo.processInfo.environment[BlackBox.environmentKey] else { return false }
+        guard let variable = getenv(BlackBox.environmentKey) else { return false }
+        let value = String(cString: variable)
         guard let fd = Int32(value),
             let mapped = mmap(nil, BlackBox.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapped != MAP_FAILED
         else {
@@ -101,7 +102,7 @@ public enum CallRecorder {
         }
         let info = BlackBox.PluginInfo(path: path, id: id, version: version, digest: digest)
         guard names.count <= BlackBox.slotCount else { return 0 }
-        names.append(info.displayName)
+        names.append(info)
         let slot = names.count - 1
         if let table {
             var bytes = Array(info.line.utf8.prefix(BlackBox.slotSize - 1))
@@ -116,8 +117,8 @@ public enum CallRecorder {
     static var currentCallDescription: String? {
         guard let word = words?[1] else { return nil }
         let slot = Int(word & 0xFFFF)
-        guard slot > 0, slot < names.count else { return nil }
+        guard slot > 0, slot < names.count, let plugin = names[slot] else { return nil }
         let call = PluginCall(rawValue: UInt8(truncatingIfNeeded: word >> 16)) ?? .none
-        return "\(names[slot]) in \(call.name)"
+        return "\(plugin.displayName) in \(call.name)"
     }
 }

@@ -9,15 +9,16 @@ public enum WorkerEnvironment {
     /// `events`: the script line after which this worker takes over (the one that faulted is skipped).
     public static let resumeKey = "HUBHOST_WORKER_RESUME_AFTER"
 
-    private static var environment: [String: String] { ProcessInfo.processInfo.environment }
+    /// One variable, read alone (the whole environment as a dictionary costs more than the command's start).
+    private static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     /// True in a worker started again after a fault.
-    public static var isRestart: Bool { (Int(environment[restartKey] ?? "") ?? 0) > 0 }
+    public static var isRestart: Bool { (Int(variable(restartKey) ?? "") ?? 0) > 0 }
 
-    public static var resumeAfterStep: Int { Int(environment[resumeKey] ?? "") ?? 0 }
+    public static var resumeAfterStep: Int { Int(variable(resumeKey) ?? "") ?? 0 }
 
     public static var quarantined: [QuarantineRecord] {
-        guard let text = environment[quarantineKey] else { return [] }
+        guard let text = variable(quarantineKey) else { return [] }
         return (try? JSONDecoder().decode([QuarantineRecord].self, from: Data(text.utf8))) ?? []
     }
 

@@ -91,7 +91,8 @@ final class ImageIndex {
         let copyPath = copy.path
         let filePath = file.path
         guard let before, copyPath.hasPrefix(directoryPath + "/"), Stamp.of(filePath) == before,
-            case let copyName = String(copyPath.dropFirst(directoryPath.count + 1)), !copyName.contains("/"),
+            case let copyName = String(copyPath.dropFirst(directoryPath.count + 1)),
+            !copyName.utf8.contains(UInt8(ascii: "/")),
             !Self.unlisted(filePath), !Self.unlisted(copyName),
             Self.now() - max(before.file.mtimeNanos, before.ctimeNanos) > Self.racyWindow,
             let copyStamp = Stamp.of(copyPath)
@@ -122,7 +123,7 @@ final class ImageIndex {
     private static let header = "hubhost image index 1\t"
 
     /// Paths the line format cannot hold; such files are simply read every time.
-    private static func unlisted(_ path: String) -> Bool { path.contains("\t") || path.contains("\n") }
+    private static func unlisted(_ path: String) -> Bool { path.utf8.contains { $0 == 0x09 || $0 == 0x0A } }
 
     private static func now() -> Int64 {
         var time = timespec()
@@ -143,7 +144,9 @@ final class ImageIndex {
             else { return }
             // A copy name is a plain file name in this folder, never a path to elsewhere.
             let copyName = f.string(10)
-            guard !copyName.isEmpty, !copyName.contains("/"), !copyName.hasPrefix(".") else { return }
+            guard !copyName.isEmpty, !copyName.utf8.contains(UInt8(ascii: "/")), !copyName.hasPrefix(".") else {
+                return
+            }
             entries[f.string(11)] = Entry(
                 file: file, hash: f.string(4), isSwiftImage: f.isCharacter(5, UInt8(ascii: "s")), copyName: copyName,
                 copy: copy)

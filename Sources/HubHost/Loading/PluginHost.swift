@@ -59,6 +59,10 @@ public final class PluginHost {
     private var loadCounter = 0
     /// Plugin files read and hashed by this host; a file the image index recognises is not (tests count them).
     private(set) var imagesRead = 0
+    /// Files already read and checked by this process (the probe gate, the conformance suite), by path: the
+    /// loader takes these bytes instead of reading the file again.
+    var inspected: [String: PluginImageInfo] = [:]
+    static let inspectedBudget = 64 << 20
     private var pruned = false
     /// Private copies unused this long are deleted from the cache (a week).
     static let copyLifetime: Double = 7 * 24 * 3600
@@ -142,7 +146,14 @@ public final class PluginHost {
         files.removeAll { quarantined[$0.path] != nil }
         let faulted = Set(quarantined.keys)
         if let probeGate {
-            for record in probeGate.filter(files).quarantined { quarantined[record.file] = record.reason }
+            // Kept for the loader up to a budget: hundreds of large Swift images are read again instead.
+            var kept = 0
+            let verdicts = probeGate.filter(files) { file, image in
+                guard kept + image.size <= Self.inspectedBudget else { return }
+                kept += image.size
+                self.inspected[file.path] = image
+            }
+            for record in verdicts.quarantined { quarantined[record.file] = record.reason }
         }
         for file in files + faulted.sorted().map({ URL(fileURLWithPath: $0) }) {
             if let why = quarantined[file.path] {
@@ -151,6 +162,7 @@ public final class PluginHost {
                 records.append(load(file: file))  // copy → open → check descriptor → init → register
             }
         }
+        inspected.removeAll()  // files not loaded after all (quarantined) keep no bytes
         settleContestedNamespaces(among: records)
         imageIndex?.save()
         return records
@@ -209,7 +221,11 @@ public final class PluginHost {
         } else {
             let image: PluginImageInfo
             imagesRead += 1
-            do { image = try ELFInspector.inspect(record.file) } catch { throw LoadFailure(reason: "\(error)") }
+            if let early = inspected.removeValue(forKey: record.filePath) {
+                image = early
+            } else {
+                do { image = try ELFInspector.inspect(record.file) } catch { throw LoadFailure(reason: "\(error)") }
+            }
             record.contentHash = image.contentHash
             record.isSwiftImage = image.isSwiftImage
             try refuseTwin(of: record)

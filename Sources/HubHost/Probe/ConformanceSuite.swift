@@ -64,7 +64,7 @@ public struct ConformanceSuite {
     }
 
     public func run() -> ProbeReport {
-        var report = ProbeReport(file: file.path, hash: ContentDigest.of(file: file))
+        var report = ProbeReport(file: file.path, hash: nil)
         func check(_ name: String, _ component: String? = nil, fatal: Bool, _ failure: String?, note: String? = nil) {
             report.checks.append(
                 .init(
@@ -76,17 +76,22 @@ public struct ConformanceSuite {
         }
 
         phase("validate")
+        let image: PluginImageInfo
         do {
-            _ = try ELFInspector.inspect(file)
+            image = try ELFInspector.inspect(file)
+            report.hash = image.contentHash
             check("ELF image", fatal: true, nil)
         } catch {
+            report.hash = ContentDigest.of(file: file)
             check("ELF image", fatal: true, "\(error)")
             return report
         }
 
         phase("init")
-        // Always in a child that exits after the suite: its private copy needs no file.
+        // Always in a child that exits after the suite: its private copy needs no file. It is made from the bytes
+        // just checked (one read of the file, and what is exercised is exactly what was hashed).
         let host = PluginHost(cacheDirectory: cacheDirectory, logger: logger, copiesInMemory: true)
+        host.inspected[file.path] = image
         let record = host.load(file: file)
         guard record.isLoaded else {
             check("descriptor and init", fatal: true, record.reason ?? "not loaded (\(record.state))")

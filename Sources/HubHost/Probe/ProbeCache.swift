@@ -211,7 +211,7 @@ public final class ProbeCache: @unchecked Sendable {
     private static func indexText(_ storage: Storage) -> String {
         var text = indexHeader + storage.host.replacingOccurrences(of: "\n", with: " ") + "\n"
         for (path, entry) in storage.entries.sorted(by: { $0.key < $1.key }) {
-            guard !path.contains("\t"), !path.contains("\n") else { continue }
+            guard !path.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A }) else { continue }
             let state = Summary(entry).passed ? "p" : "q"
             text += "\(entry.size)\t\(entry.mtimeNanos)\t\(entry.inode)\t\(entry.hash)\t\(state)\t\(path)\n"
         }

@@ -103,6 +103,14 @@ public final class ProbeGate: @unchecked Sendable {
     /// Splits `files` into those the host may load and the quarantined ones, probing what the cache does not
     /// know (in one scanner child when there are several, see `ProbeScanner`) and saving the cache.
     public func filter(_ files: [URL]) -> (ok: [URL], quarantined: [QuarantineRecord]) {
+        filter(files, inspected: { _, _ in })
+    }
+
+    /// `filter`, handing each file it read and checked to `inspected` (the loader then loads those bytes rather
+    /// than reading the file again).
+    func filter(_ files: [URL], inspected: (URL, PluginImageInfo) -> Void) -> (
+        ok: [URL], quarantined: [QuarantineRecord]
+    ) {
         // Only quarantines matter here: a passed or unprobed file is loaded (and the loader judges the latter).
         var quarantines = [QuarantineRecord?](repeating: nil, count: files.count)
         var unknown: [(index: Int, item: ProbeRunner.ScanItem)] = []
@@ -116,7 +124,9 @@ public final class ProbeGate: @unchecked Sendable {
             case nil: break
             }
             // One read: the inspection hashes what it checked. Not an image: the loader says why.
-            guard let hash = (try? ELFInspector.inspect(file))?.contentHash else { continue }
+            guard let image = try? ELFInspector.inspect(file) else { continue }
+            inspected(file, image)
+            let hash = image.contentHash
             unknown.append((index, ProbeRunner.ScanItem(file: file, stamp: stamp, hash: hash)))
         }
         func note(_ verdict: Verdict, at index: Int) {

@@ -151,7 +151,8 @@ extension ProbeRunner {
             var child = ChildResult()
             child.exitStatus = 0
             child.stdout = lines
-            child.stderrTail = stderrTail(from: stderrStart)
+            // Most plugins say nothing on stderr: a stat tells, without opening the file.
+            child.stderrTail = stderrSize() > stderrStart ? stderrTail(from: stderrStart) : ""
             run.finished.append((index, child))
             current = nil
         }
