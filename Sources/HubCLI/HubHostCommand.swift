@@ -39,7 +39,7 @@ public struct HubHostCommand: ParsableCommand {
         // A `dev` worker started as `hubhost` (a supervisor given this executable) is `hubhost-dev`'s: it goes
         // there before attaching, which closes the black box's descriptor and clears its variable.
         if DevFrontEnd.serve == nil, CommandLine.arguments.dropFirst().first == "dev",
-            getenv(BlackBox.environmentKey) != nil
+            HostEnvironment.variable(BlackBox.environmentKey) != nil
         {
             DevFrontEnd.replaceProcess()
         }

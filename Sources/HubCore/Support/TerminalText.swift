@@ -46,13 +46,7 @@ public enum TerminalText {
     /// (0xE2 0x80 / 0xE2 0x81); other non-ASCII text (an arrow, accents) passes.
     public static func isPrintable(_ text: String) -> Bool {
         if let printable = text.utf8.withContiguousStorageIfAvailable(isPrintable) { return printable }
-        var previousWasE2 = false
-        for byte in text.utf8 {
-            if byte < 0x20 || byte == 0x7F || byte == 0xC2 { return false }
-            if previousWasE2 && (byte == 0x80 || byte == 0x81) { return false }
-            previousWasE2 = byte == 0xE2
-        }
-        return true
+        return Array(text.utf8).withUnsafeBufferPointer(isPrintable)  // a bridged string: one copy, the same rule
     }
 
     /// `isPrintable` on UTF-8 bytes (a line already in an output buffer), in one pass without a branch per byte

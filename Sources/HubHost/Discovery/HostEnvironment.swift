@@ -37,8 +37,12 @@ public struct HostEnvironment: Sendable {
         HostEnvironment(isPrivileged: getuid() != geteuid() || getgid() != getegid())
     }
 
+    /// One variable of this process, as it is (no setuid rule): for what a supervisor tells its own worker.
+    /// Read alone with `getenv`; `ProcessInfo.environment` copies every variable into a dictionary.
+    public static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
     private func value(_ name: String) -> String? {
-        guard let variables else { return getenv(name).map { String(cString: $0) } }
+        guard let variables else { return Self.variable(name) }
         return variables[name]
     }
 

@@ -107,12 +107,23 @@ public enum BlackBox {
 
     /// Creates the shared file, already unlinked: the returned descriptor is the only way to it.
     public static func create(in directory: URL = FileManager.default.temporaryDirectory) throws -> Int32 {
-        var template = Array(directory.appendingPathComponent("hubhost-blackbox-XXXXXX").path.utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // only the worker gets it (as fd 3)
-        guard ftruncate(fd, off_t(fileSize)) == 0 else {
+        try unlinkedFile(size: fileSize, in: directory)  // only the worker gets it (as fd 3)
+    }
+
+    /// A file of `size` zero bytes in `directory` with no name, close-on-exec from the start (children spawned side
+    /// by side must not inherit one another's), for a parent and its child to share through a descriptor:
+    /// `O_TMPFILE`, or a named temporary file unlinked at once where the file system has no `O_TMPFILE`.
+    static func unlinkedFile(size: Int, in directory: URL) throws -> Int32 {
+        let unnamed: Int32 = 0o20_000_000 | O_DIRECTORY  // O_TMPFILE, a macro Swift does not import
+        var fd = open(directory.path, unnamed | O_RDWR | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            var template = Array(directory.appendingPathComponent("hubhost-shared-XXXXXX").path.utf8CString)
+            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        guard ftruncate(fd, off_t(size)) == 0 else {
             let code = errno
             close(fd)
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)

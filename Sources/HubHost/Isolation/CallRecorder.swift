@@ -26,8 +26,7 @@ public enum CallRecorder {
     /// Call once, at start, before any plugin is loaded. Returns false when there is none.
     @discardableResult
     public static func attachFromEnvironment() -> Bool {
-        guard let variable = getenv(BlackBox.environmentKey) else { return false }
-        let value = String(cString: variable)
+        guard let value = HostEnvironment.variable(BlackBox.environmentKey) else { return false }
         guard let fd = Int32(value),
             let mapped = mmap(nil, BlackBox.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapped != MAP_FAILED
         else {

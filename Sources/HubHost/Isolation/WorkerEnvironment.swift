@@ -9,8 +9,7 @@ public enum WorkerEnvironment {
     /// `events`: the script line after which this worker takes over (the one that faulted is skipped).
     public static let resumeKey = "HUBHOST_WORKER_RESUME_AFTER"
 
-    /// One variable, read alone (the whole environment as a dictionary costs more than the command's start).
-    private static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+    private static func variable(_ name: String) -> String? { HostEnvironment.variable(name) }
 
     /// True in a worker started again after a fault.
     public static var isRestart: Bool { (Int(variable(restartKey) ?? "") ?? 0) > 0 }

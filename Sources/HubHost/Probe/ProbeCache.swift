@@ -24,14 +24,9 @@ public final class ProbeCache: @unchecked Sendable {
         public var quarantine: QuarantineRecord?
     }
 
-    private struct Storage {
+    fileprivate struct Storage {
         var host: String
         var entries: [String: Entry]
-
-        init(host: String, entries: [String: Entry]) {
-            self.host = host
-            self.entries = entries
-        }
 
         func writeJSON(to out: inout ByteWriter) {
             out.write("{\"entries\":{")
@@ -44,20 +39,6 @@ public final class ProbeCache: @unchecked Sendable {
             out.write("},\"host\":")
             out.writeJSONString(host)
             out.byte(UInt8(ascii: "}"))
-        }
-
-        init(json scanner: inout JSONScanner) throws {
-            var host: String?
-            var entries: [String: Entry] = [:]
-            try scanner.readObject { scanner, key in
-                switch key {
-                case "host": host = try scanner.readString()
-                case "entries": try scanner.readObject { scanner, path in entries[path] = try Entry(json: &scanner) }
-                default: _ = try scanner.readValue()
-                }
-            }
-            guard let host else { throw ProbeJSON.MissingKey(key: "host", object: "probe cache") }
-            self.init(host: host, entries: entries)
         }
     }
 
@@ -283,5 +264,22 @@ extension ProbeCache.Entry {
         self.init(size: size, mtimeNanos: mtimeNanos, inode: inode, hash: hash)
         self.report = report
         self.quarantine = quarantine
+    }
+}
+
+extension ProbeCache.Storage {
+    init(json scanner: inout JSONScanner) throws {
+        var host: String?
+        var entries: [String: ProbeCache.Entry] = [:]
+        try scanner.readObject { scanner, key in
+            switch key {
+            case "host": host = try scanner.readString()
+            case "entries":
+                try scanner.readObject { scanner, path in entries[path] = try ProbeCache.Entry(json: &scanner) }
+            default: _ = try scanner.readValue()
+            }
+        }
+        guard let host else { throw ProbeJSON.MissingKey(key: "host", object: "probe cache") }
+        self.init(host: host, entries: entries)
     }
 }

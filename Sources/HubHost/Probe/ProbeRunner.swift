@@ -65,7 +65,7 @@ public struct ProbeRunner: Sendable {
         // Split on bytes: a split on Characters would break graphemes across the whole output.
         let lines = child.stdout.utf8.split(separator: UInt8(ascii: "\n")).map(Substring.init)
         // Read only when the child did not pass: it names where the child was.
-        var lastPhase: ProbePhase? { lines.reversed().lazy.compactMap(ProbeJSON.phaseLine).first }
+        var lastPhase: ProbePhase? { child.phase ?? lines.reversed().lazy.compactMap(ProbeJSON.phaseLine).first }
         let report = lines.last.flatMap(ProbeJSON.reportLine)
 
         func quarantine(
@@ -124,6 +124,8 @@ public struct ProbeRunner: Sendable {
         var timedOut = false
         var stdout = ""
         var stderrTail = ""
+        /// Where the child was when it stopped, when it said so elsewhere than on stdout (a scanner's `PhaseBox`).
+        var phase: ProbePhase?
     }
 
     /// Spawns the executable with `arguments`, stdout and stderr going to files (no pipe can fill up and block

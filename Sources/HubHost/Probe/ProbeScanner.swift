@@ -198,13 +198,8 @@ extension ProbeRunner {
         if let index = current {
             var child = ChildResult()
             child.stdout = lines
-            // Where it stopped, for the verdict to name (a line like those a probe child prints).
-            if let fd = phaseBox, let phase = PhaseBox.phase(in: fd, file: index) {
-                child.stdout +=
-                    String(decoding: ProbeJSON.bytes { ConformanceSuite.writePhaseLine(phase, to: &$0) }, as: UTF8.self)
-                    + "\n"
-            }
-            child.stderrTail = stderrTail(from: stderrStart)
+            // Where it stopped, for the verdict to name.
+            child.phase = phaseBox.flatMap { PhaseBox.phase(in: $0, file: index) }
             if timedOut {
                 child.timedOut = true
             } else if signal != 0 {
@@ -241,22 +236,7 @@ enum PhaseBox {
 
     /// The parent's side: an unlinked file of `size` bytes in `directory`, close-on-exec; nil when none can be made
     /// (the scanner then prints its phases).
-    static func create(in directory: URL) -> Int32? {
-        // O_TMPFILE: no name at any moment, close-on-exec from the start (scanners are spawned side by side).
-        var fd = open(directory.path, 0o20_000_000 | O_DIRECTORY | O_RDWR | O_CLOEXEC, 0o600)
-        if fd < 0 {
-            var template = Array(directory.appendingPathComponent(".phases-XXXXXX").path.utf8CString)
-            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard fd >= 0 else { return nil }
-            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        guard ftruncate(fd, off_t(size)) == 0 else {
-            close(fd)
-            return nil
-        }
-        return fd
-    }
+    static func create(in directory: URL) -> Int32? { try? BlackBox.unlinkedFile(size: size, in: directory) }
 
     /// The phase the child last stored while on file `index`, read from the shared file.
     static func phase(in fd: Int32, file index: Int) -> ProbePhase? {
