@@ -114,25 +114,37 @@ private final class SizingChildDelegate: ChildDelegate {
 /// order): found by comparing identifiers, which for the usual short names is cheaper than hashing them.
 struct RecentIdentifiers<Value> {
     private static var limit: Int { 8 }
-    private var entries: [(identifier: ComponentIdentifier, value: Value)] = []
+    // Keys and values apart, compared in place: iterating (identifier, value) pairs copied each pair out,
+    // retaining its strings and value, and that was most of a lookup.
+    private var identifiers: [ComponentIdentifier] = []
+    private var values: [Value] = []
     private var next = 0
 
     func value(for identifier: ComponentIdentifier) -> Value? {
-        for entry in entries where entry.identifier == identifier { return entry.value }
+        var i = 0
+        while i < identifiers.count {
+            if identifiers[i].name == identifier.name, identifiers[i].namespace == identifier.namespace {
+                return values[i]
+            }
+            i += 1
+        }
         return nil
     }
 
     mutating func remember(_ value: Value, for identifier: ComponentIdentifier) {
-        if entries.count < Self.limit {
-            entries.append((identifier, value))
+        if identifiers.count < Self.limit {
+            identifiers.append(identifier)
+            values.append(value)
         } else {
-            entries[next] = (identifier, value)
+            identifiers[next] = identifier
+            values[next] = value
             next = (next + 1) % Self.limit
         }
     }
 
     mutating func removeAll() {
-        entries.removeAll()
+        identifiers.removeAll()
+        values.removeAll()
         next = 0
     }
 }

@@ -148,7 +148,7 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         guard slot < Self.slotCount else { return nil }
         let bit = UInt32(1) << UInt32(slot)
         if header.made & bit != 0 { return withUnsafeMutablePointerToElements { UnsafePointer($0[slot]) } }
-        let made = HostTable.modelString(model, field).map { strdup($0)! }
+        let made = HostTable.modelString(model, field).map(Self.mallocCopy)
         header.made |= bit
         withUnsafeMutablePointerToElements { $0[slot] = made }
         return made.map { UnsafePointer($0) }
@@ -176,11 +176,37 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
             if let key, entry.key.withCString({ strcmp($0, key) }) != 0 { continue }
             return entry.value.map { UnsafePointer($0) }
         }
-        let keyString = key.map { String(cString: $0) } ?? ""
-        let value = make(keyString).map { strdup($0)! }
+        let keyString = key.map(Self.keyString) ?? ""
+        let value = make(keyString).map(Self.mallocCopy)
+        if header.others.isEmpty { header.others.reserveCapacity(2) }
         header.others.append(Other(kind: kind, index: index, key: keyString, value: value))
         return value.map { UnsafePointer($0) }
     }
+
+    /// `text` as a malloc'd C string (freed in deinit), copied straight from its UTF-8: `strdup` of a Swift
+    /// string first makes a temporary array of it, two allocations and copies per string per model.
+    private static func mallocCopy(_ text: String) -> UnsafeMutablePointer<CChar> {
+        var text = text
+        return text.withUTF8 { utf8 in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count + 1)
+            if let base = utf8.baseAddress {
+                UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: utf8.count)
+            }
+            copy[utf8.count] = 0
+            return copy
+        }
+    }
+
+    /// The plugin's key as a Swift string. Plugins ask every model for the same few keys, usually from one string
+    /// constant, so the last key made is kept and reused while the plugin's bytes match it.
+    private static func keyString(_ key: UnsafePointer<CChar>) -> String {
+        if let last = lastKey, strcmp(last.bytes, key) == 0 { return last.string }
+        let string = String(cString: key)
+        lastKey.map { free($0.bytes) }
+        lastKey = (strdup(key)!, string)
+        return string
+    }
+    @exclusivity(unchecked) private static var lastKey: (bytes: UnsafeMutablePointer<CChar>, string: String)?
 
     // MARK: Releasing strings no plugin can still use
     //
