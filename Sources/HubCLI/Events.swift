@@ -134,6 +134,12 @@ struct Events: ParsableCommand {
         }
         trace.keepRecords = false
         trace.buildsFields = json
+        if !json {
+            trace.callLineSink = { step, message in
+                if replaying { return }
+                out.appendCall(step: step, message: message)
+            }
+        }
         if !noCalls { host.registry.componentDecorator = ComponentTracer(trace: trace).decorate }
 
         let delivery: ComponentImageLoader.Delivery =
@@ -187,6 +193,7 @@ struct Events: ParsableCommand {
                 + (host.services.openedURIs.isEmpty ? "none" : host.services.openedURIs.joined(separator: ", ")))
         // Rendering the final state draws every live component again; those calls are not part of the replay.
         trace.sink = nil
+        trace.callLineSink = nil
         out.flush()
 
         if let format {
@@ -211,7 +218,8 @@ struct Events: ParsableCommand {
 
 /// Trace lines on their way to stdout, written in large pieces.
 final class TraceOutput {
-    private var buffer: [UInt8] = []
+    /// Main thread only: no dynamic exclusivity checks (they were a sixth of appending a line).
+    @exclusivity(unchecked) private var buffer: [UInt8] = []
 
     func append(_ line: String) {
         buffer.append(contentsOf: line.utf8)
@@ -233,6 +241,18 @@ final class TraceOutput {
         }
         buffer.append(UInt8(ascii: " "))
         append(record.message)
+    }
+
+    /// A component call's line from its message bytes, as `append(_ record:)` writes a `.call` record.
+    func appendCall(step: Int, message: UnsafeBufferPointer<UInt8>) {
+        guard message.count + 32 <= TerminalText.lineLimit, TerminalText.isPrintable(message) else {
+            let record = TraceRecord(kind: .call, step: step, message: String(decoding: message, as: UTF8.self))
+            return append(TerminalText.line(record.description))
+        }
+        buffer.append(contentsOf: "  call      ".utf8)
+        buffer.append(contentsOf: message)
+        buffer.append(10)
+        if buffer.count > 1 << 16 { flush() }
     }
 
     func flush() {

@@ -60,6 +60,12 @@ struct OneShotSupervisor {
                 exit(ExitStatus.failed.rawValue)
             }
             let outcome = worker.wait()
+            if outcome.outputClosed {
+                // End as the worker did, so the shell sees what it sees of any tool whose reader went away.
+                signal(SIGPIPE, SIG_DFL)
+                kill(getpid(), SIGPIPE)
+                exit(ExitStatus.failed.rawValue)
+            }
             guard var fault = outcome.fault else {
                 let status = outcome.exitStatus ?? ExitStatus.failed.rawValue
                 // Done: a run that survived a fault says so with its own status, unless it failed for another reason.

@@ -8,12 +8,6 @@ public struct Size: Hashable, Sendable, Codable, CustomStringConvertible {
     }
     public static let zero = Size(width: 0, height: 0)
     public var description: String { "\(width.compact)×\(height.compact)" }
-    /// `description` appended to `text` (traces build one line per call).
-    public func append(to text: inout String) {
-        text += width.compact
-        text += "×"
-        text += height.compact
-    }
 }
 
 public struct Point: Hashable, Sendable, Codable, CustomStringConvertible {
@@ -73,5 +67,21 @@ extension Double {
     public var compact: String {
         if self == rounded(), abs(self) < 1e15 { return String(Int64(self)) }
         return String(self)
+    }
+
+    /// `compact`'s text appended as UTF-8, a whole number's digits written straight in (trace lines write a few
+    /// per line, and a String each cost more than the rest of the line).
+    public func appendCompact(to bytes: inout [UInt8]) {
+        guard self == rounded(), abs(self) < 1e15 else { return bytes.append(contentsOf: String(self).utf8) }
+        let value = Int64(self)
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var divisor: UInt64 = 1
+        while divisor <= magnitude / 10 { divisor *= 10 }
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+            magnitude %= divisor
+            divisor /= 10
+        } while divisor > 0
     }
 }

@@ -185,6 +185,33 @@ import Testing
         #expect(!result.stderr.contains("quarantined"))
     }
 
+    /// `hubhost … | head`: the worker is killed by SIGPIPE when the reader goes away. That is how a command-line
+    /// tool ends, not a fault: no report, and the run ends by SIGPIPE as the worker did.
+    @Test(arguments: ["render", "events"])
+    func aReaderThatStopsReadingEndsTheRunQuietly(command: String) throws {
+        let setup = try Setup(flags: [])
+        let items = (0..<5000).map {
+            #"{"id": "c\#($0)", "component": {"id": "cdemo:banner"}, "text": {"title": "T"}}"#
+        }
+        try Data(#"{"body": [\#(items.joined(separator: ","))]}"#.utf8).write(to: setup.view)
+        let script = setup.folder.appending("scroll.jsonl")
+        try Data(#"{"event": "scroll", "y": 500}"#.utf8).write(to: script)
+        let stderr = setup.folder.appending("stderr.txt")
+        let arguments =
+            (command == "render"
+                ? ["render", setup.view.path, "--format", "text"] : ["events", setup.view.path, script.path])
+            + ["--plugins", setup.plugins.path, "--plugin-cache", setup.cache.path]
+        let quoted = ([TestPaths.hubhost.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        // Far more than a pipe holds, so hubhost is still writing when head has gone.
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/bash"),
+            ["-c", "\(quoted) 2>'\(stderr.path)' | head -c 10 >/dev/null; echo \"${PIPESTATUS[0]}\""])
+        let report = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
+        #expect(!report.contains("crashed"), "\(report)")
+        #expect(!report.contains("bug"), "\(report)")
+        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(128 + SIGPIPE)", "\(result.stdout)")
+    }
+
     @Test func validateCallsActionHandlersAndRunsOverAView() throws {
         let setup = try Setup(flags: ["-DFAULT_IN=5", "-DFAULT_WHEN_PROBED"])
         let plugin = setup.plugins.appendingPathComponent("libfragile.so")

@@ -75,6 +75,16 @@ public final class EventTrace {
         sink?(record)
     }
 
+    /// Set by a text trace that keeps no records: component calls (most of a trace) reach it as their message's
+    /// UTF-8 bytes with their step, valid during the call, and no record or String is made for them.
+    public var callLineSink: ((_ step: Int, _ message: UnsafeBufferPointer<UInt8>) -> Void)?
+
+    /// Whether a call's message may go to `callLineSink` as bytes.
+    var takesCallBytes: Bool { callLineSink != nil && !keepRecords && !buildsFields }
+
+    /// A component call as bytes (see `callLineSink`); call only when `takesCallBytes`.
+    func addCall(bytes: UnsafeBufferPointer<UInt8>) { callLineSink?(step, bytes) }
+
     /// The messages of one kind, in order (handy in tests).
     public func messages(_ kind: TraceRecord.Kind) -> [String] { records.filter { $0.kind == kind }.map(\.message) }
     public func removeAll() { records.removeAll() }

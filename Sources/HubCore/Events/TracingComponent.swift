@@ -21,7 +21,7 @@ public final class ComponentTracer {
     }
 
     fileprivate func call(
-        _ instance: TracingComponent, _ method: String, _ detail: @autoclosure () -> String = "",
+        _ instance: TracingComponent, _ method: StaticString, _ detail: @autoclosure () -> String = "",
         _ fields: @autoclosure () -> [(String, JSONValue)] = []
     ) {
         call(
@@ -29,34 +29,69 @@ public final class ComponentTracer {
             appending: { message in
                 let detail = detail()
                 if !detail.isEmpty {
-                    message += " "
-                    message += detail
+                    message.add(" ")
+                    message.add(detail)
                 }
             }, fields())
     }
 
-    /// `appending` writes the call's details onto the message (the hottest calls build no string of their own).
+    /// The message's bytes, reused from call to call (main thread only, like the components it traces).
+    @exclusivity(unchecked) private var message = TraceText()
+
+    /// `appending` writes the call's details onto the message. This runs for every call into every component, so
+    /// the line is built as bytes in one reused buffer and made a string once (appending to a String piece by
+    /// piece cost more than the call it traced).
     fileprivate func call(
-        _ instance: TracingComponent, _ method: String, appending detail: (inout String) -> Void,
+        _ instance: TracingComponent, _ method: StaticString, appending detail: (inout TraceText) -> Void,
         _ fields: @autoclosure () -> [(String, JSONValue)] = []
     ) {
-        // One string, appended in place: this runs for every call into every component.
-        var message = String()
-        message.reserveCapacity(96)
-        message += instance.name
+        message.removeAll()
+        message.add(instance.name)
         if let model = instance.modelID {
-            message += " ["
-            message += model
-            message += "]"
+            message.add(" [")
+            message.add(model)
+            message.add("]")
         }
-        message += " "
-        message += method
+        message.add(" ")
+        message.add(method)
         detail(&message)
+        if trace.takesCallBytes { return message.withBytes(trace.addCall) }
         trace.add(
-            .call, message,
-            [("instance", .string(instance.name)), ("model", .optional(instance.modelID)), ("method", .string(method))]
-                + fields())
+            .call, message.string,
+            [
+                ("instance", .string(instance.name)), ("model", .optional(instance.modelID)),
+                ("method", .string(method.description)),
+            ] + fields())
     }
+}
+
+/// A trace line built as UTF-8 bytes.
+struct TraceText {
+    private var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(128) }
+
+    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    mutating func add(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func add(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// "375×667", as `Size.description` writes it.
+    mutating func add(_ size: Size) {
+        size.width.appendCompact(to: &bytes)
+        add("×")
+        size.height.appendCompact(to: &bytes)
+    }
+
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    func withBytes(_ body: (UnsafeBufferPointer<UInt8>) -> Void) { bytes.withUnsafeBufferPointer(body) }
 }
 
 /// A component that forwards everything to the component it wraps and traces each call. It offers exactly the
@@ -95,12 +130,12 @@ final class TracingComponent: Component, ComponentWithChildren, ComponentWithIma
         tracer.call(
             self, "preferredViewSize",
             appending: { message in
-                message += " ("
-                message += model.identifier
-                message += ", container "
-                containerSize.append(to: &message)
-                message += ") → "
-                size.append(to: &message)
+                message.add(" (")
+                message.add(model.identifier)
+                message.add(", container ")
+                message.add(containerSize)
+                message.add(") → ")
+                message.add(size)
             },
             [("for", .string(model.identifier)), ("container", .size(containerSize)), ("result", .size(size))])
         return size
@@ -116,9 +151,9 @@ final class TracingComponent: Component, ComponentWithChildren, ComponentWithIma
         tracer.call(
             self, "configureView",
             appending: { message in
-                message += " (container "
-                containerSize.append(to: &message)
-                message += ")"
+                message.add(" (container ")
+                message.add(containerSize)
+                message.add(")")
             }, [("container", .size(containerSize))])
         inner.configureView(with: model, containerSize: containerSize)
     }
