@@ -183,8 +183,15 @@ enum LoaderBench {
             "/usr/bin/env", ["cc", "-O2", "-I", ReloadBench.include.path, loopSource.path, "-o", loop.path, "-ldl"])
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".so") }
             .sorted().map { folder.appendingPathComponent($0).path }
-        let floor = try Measure.median(repetitions: repetitions) { try runQuietly(loop, files) }
-        print("  floor: a C loop dlopening them and reading their descriptors: \(Measure.ms(floor))")
+        // Each hubhost run is paired with a floor run right before it, so the ratios compare runs that shared the
+        // machine's load (separate blocks of runs drifted by 40% between bench runs on this 2-core machine).
+        func timed(_ executable: URL, _ arguments: [String], _ environment: [String: String]? = nil) throws -> Double
+        {
+            let start = Measure.now()
+            try runQuietly(executable, arguments, environment: environment)
+            return Measure.now() - start
+        }
+        var floors: [Double] = []
         for (label, environment) in [
             ("probe gate off (HUBHOST_PROBE=0)", noProbe),
             ("probe gate on (default)", ProcessInfo.processInfo.environment),
@@ -193,22 +200,36 @@ enum LoaderBench {
             // ext4 instead (creating files where hundreds were deleted a moment ago scans the inode table); the
             // folders go when the bench ends.
             var coldCache = cache
-            let cold = try Measure.median(repetitions: 3) {
+            var cold: [Double] = []
+            var coldFloor: [Double] = []
+            for _ in 0..<5 {
                 coldRuns += 1
                 coldCache = cache.deletingLastPathComponent().appendingPathComponent(
                     "\(cache.lastPathComponent)-\(coldRuns)")
-                try runQuietly(hubhost, listing(coldCache), environment: environment)
+                coldFloor.append(try timed(loop, files))
+                cold.append(try timed(hubhost, listing(coldCache), environment))
             }
-            let warm = try Measure.median(repetitions: repetitions) {
-                try runQuietly(hubhost, listing(coldCache), environment: environment)
+            var warm: [Double] = []
+            var warmFloor: [Double] = []
+            for _ in 0..<repetitions {
+                warmFloor.append(try timed(loop, files))
+                warm.append(try timed(hubhost, listing(coldCache), environment))
             }
-            print(
-                "  \(pad(label, 34))  cold \(pad(Measure.ms(cold)))  warm \(pad(Measure.ms(warm)))  "
-                    + "warm/startup \(Measure.ratio(warm, startup))")
-            print(
-                "  \(pad("", 34))  cold \(Measure.ratio(cold, floor)) of the C loop (goal ≤ 10×), warm \(Measure.ratio(warm, floor)) (goal ≤ 3×)"
+            floors += coldFloor + warmFloor
+            let (coldTime, warmTime) = (Measure.medianOf(cold), Measure.medianOf(warm))
+            let (coldRatio, warmRatio) = (
+                coldTime / Measure.medianOf(coldFloor), warmTime / Measure.medianOf(warmFloor)
             )
+            print(
+                "  \(pad(label, 34))  cold \(pad(Measure.ms(coldTime)))  warm \(pad(Measure.ms(warmTime)))  "
+                    + "warm/startup \(Measure.ratio(warmTime, startup))")
+            print(
+                "  \(pad("", 34))  cold \(String(format: "%.2f×", coldRatio)) of the C loop (goal ≤ 10×), "
+                    + "warm \(String(format: "%.2f×", warmRatio)) (goal ≤ 3×)")
         }
+        print(
+            "  floor: a C loop dlopening them and reading their descriptors, run before each of the runs above: "
+                + "median \(Measure.ms(Measure.medianOf(floors)))")
     }
 
     /// Runs a process to the end, output discarded; throws unless it exits 0.
