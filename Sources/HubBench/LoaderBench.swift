@@ -185,8 +185,7 @@ enum LoaderBench {
             .sorted().map { folder.appendingPathComponent($0).path }
         // Each hubhost run is paired with a floor run right before it, so the ratios compare runs that shared the
         // machine's load (separate blocks of runs drifted by 40% between bench runs on this 2-core machine).
-        func timed(_ executable: URL, _ arguments: [String], _ environment: [String: String]? = nil) throws -> Double
-        {
+        func timed(_ executable: URL, _ arguments: [String], _ environment: [String: String]? = nil) throws -> Double {
             let start = Measure.now()
             try runQuietly(executable, arguments, environment: environment)
             return Measure.now() - start

@@ -95,8 +95,7 @@ public struct JSONRenderer {
             w.string("fallback")
         }
         w.key("traits")
-        // Most nodes have no trait or one: no sorted array for them.
-        w.inlineStrings(node.traits.count > 1 ? node.traits.sortedNames : node.traits.map(\.rawValue))
+        w.inlineTraits(node.traits)
         w.closeObject()
     }
 }
@@ -169,11 +168,14 @@ struct Writer {
         out.byte(UInt8(ascii: "]"))
     }
 
-    mutating func inlineStrings(_ values: [String]) {
+    /// The names of `traits`, sorted, as an array on one line.
+    mutating func inlineTraits(_ traits: Set<LayoutTrait>) {
         out.byte(UInt8(ascii: "["))
-        for (i, v) in values.enumerated() {
-            if i > 0 { out.write(pretty ? ", " : ",") }
-            out.writeJSONString(v)
+        var first = true
+        traits.forEachSortedName { name in
+            if !first { out.write(pretty ? ", " : ",") }
+            first = false
+            out.writeJSONString(name)
         }
         out.byte(UInt8(ascii: "]"))
     }

@@ -45,14 +45,12 @@ public struct TextRenderer {
         let id = node.model.identifier
         let component = node.componentIdentifier
         let title = node.model.title
-        // Most nodes have no trait or one: no sorted array for them.
-        let traits = node.traits.count > 1 ? node.traits.sortedNames : node.traits.map(\.rawValue)
         // The untrusted parts are almost always printable and short: then the line is written piece by piece,
         // numbers straight into the buffer. Otherwise it is built whole and escaped and cut as one line, as
         // `TerminalText.line` does (below).
         var longest = id.utf8.count + component.namespace.utf8.count + component.name.utf8.count
         longest += source.utf8.count + (title?.utf8.count ?? 0) + 21 * node.model.indexPathDepth + 4 * 26 + 40
-        for trait in traits { longest += trait.utf8.count + 1 }
+        node.traits.forEachSortedName { longest += $0.utf8.count + 1 }
         if longest <= TerminalText.lineLimit {
             // The whole line stays in the buffer, so it is checked once where it was written (each piece is valid
             // UTF-8, so the line is printable exactly when every piece is) and taken back if it is not.
@@ -80,10 +78,12 @@ public struct TextRenderer {
             out.write(", ")
             out.write(compact: node.frame.height)
             out.byte(UInt8(ascii: ")"))
-            if !traits.isEmpty {
+            if !node.traits.isEmpty {
                 out.write("  ")
-                for (i, trait) in traits.enumerated() {
-                    if i > 0 { out.byte(UInt8(ascii: ",")) }
+                var first = true
+                node.traits.forEachSortedName { trait in
+                    if !first { out.byte(UInt8(ascii: ",")) }
+                    first = false
                     out.write(trait)
                 }
             }
@@ -104,7 +104,7 @@ public struct TextRenderer {
         }
         var text =
             "[\(node.model.indexPath.map(String.init).joined(separator: ","))] \(id)  \(component)  \(node.frame)"
-        if !traits.isEmpty { text += "  " + traits.joined(separator: ",") }
+        if !node.traits.isEmpty { text += "  " + node.traits.sortedNames.joined(separator: ",") }
         text += fallback ? "  ← fallback(\(source))" : "  ← \(source)"
         if let title { text += "  \"\(title)\"" }
         out.write(TerminalText.line(text))

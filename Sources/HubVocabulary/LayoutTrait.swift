@@ -37,4 +37,15 @@ public struct LayoutTrait: Hashable, Sendable, Comparable, RawRepresentable, Cus
 extension Set where Element == LayoutTrait {
     /// Sorted names, for stable output.
     public var sortedNames: [String] { map(\.rawValue).sorted() }
+
+    /// Calls `body` with each name in `sortedNames` order, making no array for the usual zero or one trait (the
+    /// writers do this once per component).
+    @inlinable
+    public func forEachSortedName(_ body: (String) -> Void) {
+        if count <= 1 {
+            for trait in self { body(trait.rawValue) }
+        } else {
+            sortedNames.forEach(body)
+        }
+    }
 }
