@@ -85,8 +85,10 @@ public struct ByteWriter {
     }
 
     /// `text` as it is (only for text that needs no escaping in the output's syntax). Copied by the string's own
-    /// bulk copy: no closure per string (most are small ids and names).
-    @inlinable
+    /// bulk copy: no closure per string (most are small ids and names). Disfavoured so that a literal takes the
+    /// `StaticString` overload (a literal's default type is String, so it would otherwise be measured and copied
+    /// as a String: the writers pass several literals per component).
+    @inlinable @_disfavoredOverload
     public mutating func write(_ text: String) {
         let n = text.utf8.count
         guard n <= capacity else { return withUTF8(text) { bytes($0) } }
