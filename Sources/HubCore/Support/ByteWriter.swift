@@ -99,15 +99,17 @@ public struct ByteWriter {
 
     /// Makes room for `n` bytes now, so that nothing written within them is flushed before `written(since:)`
     /// (`n` must be at most the capacity).
+    @inlinable
     public mutating func reserveContiguous(_ n: Int) {
         precondition(n <= capacity, "ByteWriter.reserveContiguous: more than the buffer holds")
         reserve(n)
     }
 
     /// Where the next byte goes, for `written(since:)` and `rewind(to:)` after a `reserveContiguous`.
-    public var position: Int { count }
+    @inlinable public var position: Int { count }
 
     /// The bytes written since `start` (a `position` taken after `reserveContiguous`, within what it reserved).
+    @inlinable
     public func written(since start: Int) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: base + start, count: count - start)
     }
@@ -119,6 +121,7 @@ public struct ByteWriter {
     }
 
     /// `n` in decimal.
+    @inlinable
     public mutating func write(_ n: Int) {
         reserve(20)
         var value = n.magnitude
@@ -165,6 +168,7 @@ public struct ByteWriter {
     }
 
     /// `n` as `Double.compact` gives it ("15" rather than "15.0"; "nan" and "inf" as they are).
+    @inlinable
     public mutating func write(compact n: Double) {
         if n == n.rounded(), abs(n) < 1e15 { return write(Int(n)) }
         write(String(n))
