@@ -82,7 +82,7 @@ enum SnapshotBench {
         var pngTime = 0.0
         for _ in 0..<3 {
             var svgs: [String] = []
-            svgTime += try wall { svgs = shots.map { SVGRenderer(showFrames: false).render($0) } }
+            svgTime += wall { svgs = shots.map { SVGRenderer(showFrames: false).render($0) } }
             pngTime += try wall {
                 for (svg, tree) in zip(svgs, shots) {
                     let canvas = tree.canvasSize

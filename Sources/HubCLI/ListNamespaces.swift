@@ -100,7 +100,7 @@ struct ListNamespaces: ParsableCommand {
         var cells: [[String]] = [["NAMESPACE", "COMPONENTS", "PLUGIN", "VERSION", "FILE", "ABI", "STATE"]]
         for row in rows where row.reason == nil {
             let common = [
-                row.id ?? "-", row.version ?? "-", (row.file as NSString).lastPathComponent, row.abi ?? "-", row.state,
+                row.id ?? "-", row.version ?? "-", PathText.fileName(row.file), row.abi ?? "-", row.state,
             ]
             if row.namespaces.isEmpty { cells.append(["-", "-"] + common) }
             for namespace in row.namespaces {

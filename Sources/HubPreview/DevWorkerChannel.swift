@@ -180,6 +180,6 @@ public enum MainThreadRunLoop {
         // A run loop with no source returns at once; a far timer keeps it waiting for main-queue work instead.
         let keepAlive = Timer(timeInterval: 86_400, repeats: true) { _ in }
         RunLoop.main.add(keepAlive, forMode: .default)
-        while true { RunLoop.main.run(mode: .default, before: .distantFuture) }
+        while true { _ = RunLoop.main.run(mode: .default, before: .distantFuture) }
     }
 }

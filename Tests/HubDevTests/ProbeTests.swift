@@ -201,7 +201,7 @@ struct ProbeTests {
             "--plugin-cache", folder.appendingPathComponent("cache").path,
         ]
         let err = folder.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardOutput = FileHandle.nullDevice
         try process.run()

@@ -262,11 +262,9 @@ struct BridgeTests {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
-            file: String, function: String, line: UInt
-        ) {
-            log.entries.append((level, message.description, (extra?["plugin"] ?? metadata["plugin"]).map { "\($0)" }))
+        func log(event: LogEvent) {
+            let plugin = (event.metadata?["plugin"] ?? metadata["plugin"]).map { "\($0)" }
+            log.entries.append((event.level, event.message.description, plugin))
         }
     }
 

@@ -36,7 +36,7 @@ private final class ErrorLog: @unchecked Sendable {
 
 private func makeLocator() -> (ServiceLocator, ErrorLog) {
     let log = ErrorLog()
-    return (ServiceLocator(errorCallback: log.append), log)
+    return (ServiceLocator(errorCallback: { log.append($0) }), log)
 }
 
 @Suite("Service locator (HIPInstanceLocator semantics)")
@@ -315,8 +315,8 @@ final class Results: @unchecked Sendable {
 struct LocatorKeyTests {
     @Test("a string-keyed factory serves typed gets of a matching type and reports a mismatching one")
     func stringKeys() throws {
-        let log = ErrorLogBox()
-        let locator = ServiceLocator(errorCallback: log.append)
+        let log = ErrorLog()
+        let locator = ServiceLocator(errorCallback: { log.append($0) })
         let key = ServiceKey(id: "com.test.greeting", name: "short")
         #expect(locator.registerFactory(forKey: key) { _ in "hi" })
         #expect(try locator.resolve(key: key).get() as? String == "hi")
@@ -326,20 +326,5 @@ struct LocatorKeyTests {
         #expect(locator.registerFactory(forKey: typedKey) { _ in "not a number" })
         #expect(locator.getInstanceOf(Int.self) == nil)
         #expect(log.last == .storedDependencyWasNotOfExpectedType(typedKey, expected: "Swift.Int", got: "Swift.String"))
-    }
-}
-
-final class ErrorLogBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [LocatorError] = []
-    func append(_ error: LocatorError) {
-        lock.lock()
-        storage.append(error)
-        lock.unlock()
-    }
-    var last: LocatorError? {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage.last
     }
 }

@@ -96,7 +96,7 @@ struct OwnershipTests {
         let injector = try Injector()
         try injector.install(Module(owner: plugin) { $0.bindClass(PluginWeather.self, to: Weather.self) })
         var kept: Weather? = try injector.get(Weather.self)
-        try withExtendedLifetime(try injector.get(Weather.self)) { _ in
+        withExtendedLifetime(try injector.get(Weather.self)) { _ in
             #expect(injector.registrations.first { $0.key == ServiceKey(Weather.self) }?.liveInstances == 2)
             let revocation = injector.revokeAll(ownedBy: plugin)
             #expect(revocation.survivors.count == 2)

@@ -15,7 +15,7 @@ final class DevProcess {
     init(view: URL?, plugins: URL, cache: URL, extra: [String] = []) throws {
         output = cache.appendingPathComponent("dev-\(UUID().uuidString.prefix(6)).log")
         try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = TestSupport.hubhost
         process.arguments =
             [
