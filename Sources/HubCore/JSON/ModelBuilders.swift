@@ -156,8 +156,10 @@ final class ComponentModelBuilder {
         }
     }
 
+    /// `indexPath` nil: a root model, whose path is `[index]` (no array is made for it).
     func build(
-        type: ComponentType, index: Int, indexPath: [Int], defaults: (namespace: String, name: String, category: String)
+        type: ComponentType, index: Int, indexPath: [Int]? = nil,
+        defaults: (namespace: String, name: String, category: String)
     )
         -> ComponentModel
     {
@@ -168,8 +170,9 @@ final class ComponentModelBuilder {
         var childModels: [ComponentModel] = []
         if let children {
             childModels.reserveCapacity(children.builders.count)
+            let path = indexPath ?? [index]
             for (i, child) in children.builders.enumerated() {
-                childModels.append(child.build(type: type, index: i, indexPath: indexPath + [i], defaults: defaults))
+                childModels.append(child.build(type: type, index: i, indexPath: path + [i], defaults: defaults))
             }
         }
         return ComponentModel(
@@ -203,10 +206,10 @@ final class RootModelListBuilder {
         if let position = positions.find(hash: hash, where: { models[$0].identifier == builder.id }) {
             let merged = ComponentModelBuilder(models[position])
             merged.merge(builder)
-            models[position] = merged.build(type: type, index: position, indexPath: [position], defaults: defaults)
+            models[position] = merged.build(type: type, index: position, defaults: defaults)
         } else {
             positions.insert(models.count, hash: hash)
-            models.append(builder.build(type: type, index: models.count, indexPath: [models.count], defaults: defaults))
+            models.append(builder.build(type: type, index: models.count, defaults: defaults))
         }
     }
 }

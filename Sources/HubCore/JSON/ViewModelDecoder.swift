@@ -211,7 +211,7 @@ private final class DecodeContext {
         }
         return ViewModel(
             identifier: id, title: title,
-            header: header?.build(type: .header, index: 0, indexPath: [0], defaults: defaults),
+            header: header?.build(type: .header, index: 0, defaults: defaults),
             body: body.models, overlays: overlays.models, custom: custom)
     }
 

@@ -145,7 +145,12 @@ public final class ComponentModel: @unchecked Sendable {
         self.identifier = identifier
         self.type = type
         self.index = index
-        self.explicitIndexPath = indexPath == nil || indexPath! == [index] ? nil : indexPath
+        // A root model's path is derived from its index (compared without making `[index]`).
+        if let indexPath, indexPath.count != 1 || indexPath[0] != index {
+            self.explicitIndexPath = indexPath
+        } else {
+            self.explicitIndexPath = nil
+        }
         self.componentIdentifier = componentIdentifier
         self.componentCategory = componentCategory
         self.title = title
