@@ -77,6 +77,18 @@ struct ProbeTests {
         #expect(initial.component == nil)
     }
 
+    /// What a plugin wrote on stderr before it killed the scanner is kept in its quarantine record.
+    @Test func aScannerCrashKeepsWhatThePluginSaidOnStderr() throws {
+        let files = [
+            try plugin("liba.so", ["PLUGIN_ID=\"test.a\"", "NAMESPACE=\"a\""]),
+            try plugin("libsay.so", ["CRASH_IN_INIT", "STDERR_BEFORE_CRASH"]),
+        ]
+        let (ok, quarantined) = gate().filter(files)
+        #expect(ok.map(\.lastPathComponent) == ["liba.so"])
+        let record = try #require(quarantined.first)
+        #expect(record.stderrTail.contains("swatch: about to crash in init"), "\(record.stderrTail)")
+    }
+
     @Test func verdictsAreCachedByStampAndHashAndClearWhenTheFileChanges() throws {
         let file = try plugin("libcached.so", ["CRASH_IN_INIT"])
         let first = gate()

@@ -198,8 +198,9 @@ extension ProbeRunner {
         if let index = current {
             var child = ChildResult()
             child.stdout = lines
-            // Where it stopped, for the verdict to name.
+            // Where it stopped, and what it said on the way, for the verdict to name.
             child.phase = phaseBox.flatMap { PhaseBox.phase(in: $0, file: index) }
+            child.stderrTail = stderrTail(from: stderrStart)
             if timedOut {
                 child.timedOut = true
             } else if signal != 0 {

@@ -6,6 +6,7 @@
  *   -DPLUGIN_VERSION='"2"'       the version the host reports
  *   -DPLUGIN_ID='"x"' -DNAMESPACE='"x"'  identity, so several copies can be loaded side by side
  *   -DCRASH_IN_INIT              segfaults in init
+ *   -DSTDERR_BEFORE_CRASH        with CRASH_IN_INIT: says so on stderr first
  *   -DHANG_IN_INIT               never returns from init
  *   -DFAIL_IN_INIT               init returns false with a message
  *   -DCRASH_IN_CONFIGURE         segfaults in configure_view
@@ -157,6 +158,9 @@ static const hub_component_factory factory = {sizeof factory, NULL, create_compo
 static bool init(const hub_host *h, char *error, size_t capacity) {
     host = h;
 #ifdef CRASH_IN_INIT
+#ifdef STDERR_BEFORE_CRASH
+    fputs("swatch: about to crash in init\n", stderr);
+#endif
     *(volatile int *)0 = 1; /* a real fault: raise() would return after a handler ran */
 #endif
 #ifdef HANG_IN_INIT
