@@ -222,35 +222,39 @@ final class TraceOutput {
     @exclusivity(unchecked) private var buffer: [UInt8] = []
 
     func append(_ line: String) {
-        buffer.append(contentsOf: line.utf8)
-        buffer.append(10)
-        if buffer.count > 1 << 16 { flush() }
+        var line = line
+        line.withUTF8(appendLine)
     }
 
-    /// The record's text line (`TerminalText.line(record.description)`), written in pieces when its message is
-    /// printable and short, as nearly every message is.
+    /// The record's text line (`TerminalText.line(record.description)`).
     func append(_ record: TraceRecord) {
-        guard record.message.utf8.count + 32 <= TerminalText.lineLimit, TerminalText.isPrintable(record.message)
-        else { return append(TerminalText.line(record.description)) }
-        if record.kind == .event {
-            buffer.append(UInt8(ascii: "#"))
-            buffer.append(contentsOf: String(record.step).utf8)
-        } else {
-            buffer.append(contentsOf: "  ".utf8)
-            buffer.append(contentsOf: record.kind.padded.utf8)
-        }
-        buffer.append(UInt8(ascii: " "))
-        append(record.message)
+        var message = record.message
+        message.withUTF8 { append(record.kind, step: record.step, message: $0) }
     }
 
-    /// A component call's line from its message bytes, as `append(_ record:)` writes a `.call` record.
-    func appendCall(step: Int, message: UnsafeBufferPointer<UInt8>) {
+    /// A component call's line from its message bytes (a text trace's `callLineSink`).
+    func appendCall(step: Int, message: UnsafeBufferPointer<UInt8>) { append(.call, step: step, message: message) }
+
+    /// A record's line from its parts, written in pieces when the message is printable and short, as nearly every
+    /// message is; otherwise escaped and cut as `TerminalText.line` does.
+    private func append(_ kind: TraceRecord.Kind, step: Int, message: UnsafeBufferPointer<UInt8>) {
         guard message.count + 32 <= TerminalText.lineLimit, TerminalText.isPrintable(message) else {
-            let record = TraceRecord(kind: .call, step: step, message: String(decoding: message, as: UTF8.self))
+            let record = TraceRecord(kind: kind, step: step, message: String(decoding: message, as: UTF8.self))
             return append(TerminalText.line(record.description))
         }
-        buffer.append(contentsOf: "  call      ".utf8)
-        buffer.append(contentsOf: message)
+        if kind == .event {
+            buffer.append(UInt8(ascii: "#"))
+            buffer.append(contentsOf: String(step).utf8)
+        } else {
+            buffer.append(contentsOf: "  ".utf8)
+            buffer.append(contentsOf: kind.padded.utf8)
+        }
+        buffer.append(UInt8(ascii: " "))
+        appendLine(message)
+    }
+
+    private func appendLine(_ bytes: UnsafeBufferPointer<UInt8>) {
+        buffer.append(contentsOf: bytes)
         buffer.append(10)
         if buffer.count > 1 << 16 { flush() }
     }

@@ -51,6 +51,7 @@ public struct TextRenderer {
         var longest = id.utf8.count + component.namespace.utf8.count + component.name.utf8.count
         longest += source.utf8.count + (title?.utf8.count ?? 0) + 21 * node.model.indexPathDepth + 4 * 26 + 40
         node.traits.forEachSortedName { longest += $0.utf8.count + 1 }
+        var written = false
         if longest <= TerminalText.lineLimit {
             // The whole line stays in the buffer, so it is checked once where it was written (each piece is valid
             // UTF-8, so the line is printable exactly when every piece is) and taken back if it is not.
@@ -95,19 +96,17 @@ public struct TextRenderer {
                 out.write(title)
                 out.byte(UInt8(ascii: "\""))
             }
-            if TerminalText.isPrintable(out.written(since: start)) {
-                out.byte(0x0A)
-                for child in node.children { line(child, depth: depth + 1, to: &out) }
-                return
-            }
-            out.rewind(to: start)
+            written = TerminalText.isPrintable(out.written(since: start))
+            if !written { out.rewind(to: start) }
         }
-        var text =
-            "[\(node.model.indexPath.map(String.init).joined(separator: ","))] \(id)  \(component)  \(node.frame)"
-        if !node.traits.isEmpty { text += "  " + node.traits.sortedNames.joined(separator: ",") }
-        text += fallback ? "  ← fallback(\(source))" : "  ← \(source)"
-        if let title { text += "  \"\(title)\"" }
-        out.write(TerminalText.line(text))
+        if !written {
+            var text =
+                "[\(node.model.indexPath.map(String.init).joined(separator: ","))] \(id)  \(component)  \(node.frame)"
+            if !node.traits.isEmpty { text += "  " + node.traits.sortedNames.joined(separator: ",") }
+            text += fallback ? "  ← fallback(\(source))" : "  ← \(source)"
+            if let title { text += "  \"\(title)\"" }
+            out.write(TerminalText.line(text))
+        }
         out.byte(0x0A)
         for child in node.children { line(child, depth: depth + 1, to: &out) }
     }

@@ -33,8 +33,9 @@ public final class OutputFile {
     private var failure: Failure?
     private var finished = false
     private static let bufferSize = 64 << 10
-    /// Linux's O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`), a macro Swift does not import.
-    private static let unnamedFile: Int32 = 0o20_000_000 | O_DIRECTORY
+    /// Linux's O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`), a macro Swift does not import: `open` a folder with it
+    /// for a file with no name.
+    public static let unnamedFile: Int32 = 0o20_000_000 | O_DIRECTORY
 
     /// Opens `path` for writing as described above.
     public init(path: String) throws {

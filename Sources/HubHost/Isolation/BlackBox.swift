@@ -1,4 +1,5 @@
 import Foundation
+import HubCore
 
 /// The shared file a worker process writes its last plugin call into, so that its supervisor can name the
 /// culprit after the worker crashed, hung or exited (Chromium's crash keys, on one page).
@@ -114,8 +115,7 @@ public enum BlackBox {
     /// by side must not inherit one another's), for a parent and its child to share through a descriptor:
     /// `O_TMPFILE`, or a named temporary file unlinked at once where the file system has no `O_TMPFILE`.
     static func unlinkedFile(size: Int, in directory: URL) throws -> Int32 {
-        let unnamed: Int32 = 0o20_000_000 | O_DIRECTORY  // O_TMPFILE, a macro Swift does not import
-        var fd = open(directory.path, unnamed | O_RDWR | O_CLOEXEC, 0o600)
+        var fd = open(directory.path, OutputFile.unnamedFile | O_RDWR | O_CLOEXEC, 0o600)
         if fd < 0 {
             var template = Array(directory.appendingPathComponent("hubhost-shared-XXXXXX").path.utf8CString)
             fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }

@@ -9,15 +9,13 @@ public enum WorkerEnvironment {
     /// `events`: the script line after which this worker takes over (the one that faulted is skipped).
     public static let resumeKey = "HUBHOST_WORKER_RESUME_AFTER"
 
-    private static func variable(_ name: String) -> String? { HostEnvironment.variable(name) }
-
     /// True in a worker started again after a fault.
-    public static var isRestart: Bool { (Int(variable(restartKey) ?? "") ?? 0) > 0 }
+    public static var isRestart: Bool { (Int(HostEnvironment.variable(restartKey) ?? "") ?? 0) > 0 }
 
-    public static var resumeAfterStep: Int { Int(variable(resumeKey) ?? "") ?? 0 }
+    public static var resumeAfterStep: Int { Int(HostEnvironment.variable(resumeKey) ?? "") ?? 0 }
 
     public static var quarantined: [QuarantineRecord] {
-        guard let text = variable(quarantineKey) else { return [] }
+        guard let text = HostEnvironment.variable(quarantineKey) else { return [] }
         return (try? JSONDecoder().decode([QuarantineRecord].self, from: Data(text.utf8))) ?? []
     }
 

@@ -79,6 +79,16 @@ extension ByteWriter {
     }
 
     mutating func writeJSON(_ value: Bool) { write(value ? "true" : "false") }
+
+    /// `[…]`, each element written by `element`.
+    mutating func writeJSONArray<C: Collection>(_ elements: C, _ element: (inout ByteWriter, C.Element) -> Void) {
+        byte(UInt8(ascii: "["))
+        for (i, value) in elements.enumerated() {
+            if i > 0 { byte(UInt8(ascii: ",")) }
+            element(&self, value)
+        }
+        byte(UInt8(ascii: "]"))
+    }
 }
 
 // MARK: - Reports
@@ -86,12 +96,7 @@ extension ByteWriter {
 extension ProbeReport {
     func writeJSON(to out: inout ByteWriter) {
         out.key("checks", opening: true)
-        out.byte(UInt8(ascii: "["))
-        for (i, check) in checks.enumerated() {
-            if i > 0 { out.byte(UInt8(ascii: ",")) }
-            check.writeJSON(to: &out)
-        }
-        out.byte(UInt8(ascii: "]"))
+        out.writeJSONArray(checks) { out, check in check.writeJSON(to: &out) }
         out.key("file")
         out.writeJSONString(file)
         if let hash {
@@ -99,21 +104,13 @@ extension ProbeReport {
             out.writeJSONString(hash)
         }
         out.key("namespaces")
-        out.byte(UInt8(ascii: "["))
-        for (i, namespace) in namespaces.enumerated() {
-            if i > 0 { out.byte(UInt8(ascii: ",")) }
+        out.writeJSONArray(namespaces) { out, namespace in
             out.key("components", opening: true)
-            out.byte(UInt8(ascii: "["))
-            for (j, name) in namespace.components.enumerated() {
-                if j > 0 { out.byte(UInt8(ascii: ",")) }
-                out.writeJSONString(name)
-            }
-            out.byte(UInt8(ascii: "]"))
+            out.writeJSONArray(namespace.components) { out, name in out.writeJSONString(name) }
             out.key("namespace")
             out.writeJSONString(namespace.namespace)
             out.byte(UInt8(ascii: "}"))
         }
-        out.byte(UInt8(ascii: "]"))
         if let plugin {
             out.key("plugin")
             out.key("abi", opening: true)

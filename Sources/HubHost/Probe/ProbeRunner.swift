@@ -225,12 +225,6 @@ public struct ProbeRunner: Sendable {
     }
 }
 
-/// The last line `hubhost probe` prints: `{"report": {…}}`.
-public struct ProbeReportLine: Codable, Sendable {
-    public var report: ProbeReport
-    public init(report: ProbeReport) { self.report = report }
-}
-
 extension Double {
     var compactSeconds: String { self == rounded() ? "\(Int(self)) s" : String(format: "%.1f s", self) }
 }
