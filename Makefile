@@ -1,6 +1,8 @@
 # hubhost — build, plugins, run, test, bench. See README.md.
 SWIFT      ?= swift
 CONFIG     ?= debug
+# bash, for pipefail in the test recipe.
+SHELL       = /bin/bash
 BIN         = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
 PLUGIN_DIR ?= plugins
 OUT_DIR    ?= out
@@ -26,9 +28,14 @@ run: plugins
 
 # One build (tests and plugins together), then the tests without rebuilding.
 # umask 022: the tests make plugin folders, which hubhost refuses when group or others can write them.
+# The log is kept in .build/test.log; when a test fails, its issues are printed again at the end,
+# so a CI log that keeps only its last lines still names the failure.
 test:
 	$(SWIFT) build --build-tests
-	umask 022 && $(SWIFT) test --skip-build
+	@umask 022; set -o pipefail; $(SWIFT) test --skip-build 2>&1 | tee .build/test.log || { \
+	  echo "== failed tests (full log: .build/test.log) =="; \
+	  awk '/^✘|^error:|Fatal error/ { print; more = 1; next } more && /^↳/ { print; next } { more = 0 }' .build/test.log | tail -60; \
+	  exit 1; }
 
 # Benchmarks build in release mode, separately from the tests.
 bench:

@@ -102,9 +102,15 @@ import Testing
             #expect(ProbeJSON.reportLine(junk[...]) == nil, "\(junk)")
             #expect(ProbeJSON.phaseLine(junk[...]) == nil, "\(junk)")
         }
-        #expect(ProbeScanner.begin("{\"scan\":12}") == 12)
-        #expect(ProbeScanner.begin("{\"scan\":x}") == nil)
-        #expect(String(decoding: ProbeScanner.beginLine(7), as: UTF8.self) == "{\"scan\":7}\n")
+        #expect(ProbeScanner.begin("{\"scan\":12}").map { [$0.index, $0.stderrOffset ?? -1] } == [12, -1])
+        #expect(ProbeScanner.begin("{\"scan\":3,\"stderr\":40}").map { [$0.index, $0.stderrOffset ?? -1] } == [3, 40])
+        for junk in ["{\"scan\":x}", "{\"scan\":3,\"stderr\":}", "{\"scan\":3,\"other\":4}", "{\"scan\":3,}"] {
+            #expect(ProbeScanner.begin(junk[...]) == nil, "\(junk)")
+        }
+        #expect(String(decoding: ProbeScanner.beginLine(7, stderrOffset: nil), as: UTF8.self) == "{\"scan\":7}\n")
+        #expect(
+            String(decoding: ProbeScanner.beginLine(7, stderrOffset: 120), as: UTF8.self)
+                == "{\"scan\":7,\"stderr\":120}\n")
     }
 
     @Test func integersAreReadExactlyAndFractionsAreRefused() throws {

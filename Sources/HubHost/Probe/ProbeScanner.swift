@@ -13,20 +13,29 @@ import Foundation
 /// The price is the one GStreamer pays: plugins probed in the same process can disturb one another, so a plugin
 /// that breaks the process for the next one costs that one a rescan, never the host.
 enum ProbeScanner {
-    /// The line the scanner writes before probing `files[index]`: `{"scan":INDEX}`.
-    static func beginLine(_ index: Int) -> [UInt8] { Array("{\"scan\":\(index)}\n".utf8) }
+    /// The line the scanner writes before probing `files[index]`: `{"scan":INDEX,"stderr":OFFSET}`, where OFFSET is
+    /// how far its stderr file was written then. The parent reads the line later than the child goes on, so only
+    /// the child can say where a file's stderr starts. Without a file for stderr (a terminal), `{"scan":INDEX}`.
+    static func beginLine(_ index: Int, stderrOffset: Int?) -> [UInt8] {
+        Array("{\"scan\":\(index)\(stderrOffset.map { ",\"stderr\":\($0)" } ?? "")}\n".utf8)
+    }
 
-    /// The index of a begin line.
-    static func begin(_ line: Substring) -> Int? {
+    /// The index of a begin line and the stderr offset it gives.
+    static func begin(_ line: Substring) -> (index: Int, stderrOffset: Int?)? {
         guard line.hasPrefix("{\"scan\":"), line.hasSuffix("}") else { return nil }
-        return Int(line.dropFirst(8).dropLast())
+        let fields = line.dropFirst(8).dropLast().split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let index = fields.first.flatMap({ Int($0) }) else { return nil }
+        guard fields.count == 2 else { return (index, nil) }
+        guard fields[1].hasPrefix("\"stderr\":"), let offset = Int(fields[1].dropFirst(9)) else { return nil }
+        return (index, offset)
     }
 
     /// The child side (`hubhost probe --scan`): probes every file, each announced first; exits 0.
     static func scan(_ files: [URL], cacheDirectory: URL) -> Never {
         let phases = PhaseBox.Writer()
         for (index, file) in files.enumerated() {
-            let line = beginLine(index)
+            let offset = lseek(2, 0, SEEK_CUR)
+            let line = beginLine(index, stderrOffset: offset < 0 ? nil : Int(offset))
             _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
             phases?.begin(index)
             _ = ConformanceSuite.runPrinting(file: file, cacheDirectory: cacheDirectory, view: nil, phases: phases)
@@ -135,24 +144,28 @@ extension ProbeRunner {
         var deadline = Monotonic.now() + timeout
         var timedOut = false
 
-        func stderrTail(from offset: Int) -> String {
-            guard let handle = FileHandle(forReadingAtPath: errPath) else { return "" }
+        /// The last 2000 bytes of stderr between `offset` and `end` (the end of the file when nil).
+        func stderrTail(from offset: Int, to end: Int? = nil) -> String {
+            let end = end ?? stderrSize()
+            guard end > offset, let handle = FileHandle(forReadingAtPath: errPath) else { return "" }
             defer { try? handle.close() }
-            try? handle.seek(toOffset: UInt64(offset))
-            let text = String(decoding: handle.readDataToEndOfFile().suffix(2000), as: UTF8.self)
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let start = max(offset, end - 2000)
+            try? handle.seek(toOffset: UInt64(start))
+            let data = (try? handle.read(upToCount: end - start)) ?? nil
+            return String(decoding: data ?? Data(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         func stderrSize() -> Int {
             var status = stat()
             return stat(errPath, &status) == 0 ? Int(status.st_size) : 0
         }
-        func finishCurrent() {
+        /// Ends the current file's output; `stderrEnd` is where the next file's stderr starts, when known.
+        func finishCurrent(stderrEnd: Int? = nil) {
             guard let index = current else { return }
             var child = ChildResult()
             child.exitStatus = 0
             child.stdout = lines
-            // Most plugins say nothing on stderr: a stat tells, without opening the file.
-            child.stderrTail = stderrSize() > stderrStart ? stderrTail(from: stderrStart) : ""
+            // Most plugins say nothing on stderr: the offsets, or a stat, tell without opening the file.
+            child.stderrTail = stderrTail(from: stderrStart, to: stderrEnd)
             run.finished.append((index, child))
             current = nil
         }
@@ -163,10 +176,10 @@ extension ProbeRunner {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
                 if let begin = ProbeScanner.begin(line[...]) {
-                    finishCurrent()
-                    current = begin
+                    finishCurrent(stderrEnd: begin.stderrOffset)
+                    current = begin.index
                     lines = ""
-                    stderrStart = stderrSize()
+                    stderrStart = begin.stderrOffset ?? stderrSize()
                     deadline = Monotonic.now() + timeout
                 } else {
                     lines += line + "\n"
