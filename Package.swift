@@ -7,6 +7,7 @@ import Foundation
 //   CFFI         libffi (Debian's libffi-dev), for calls whose signature is only known at run time
 //   CCrypto      libcrypto, loaded on first use (Debian's libssl3), SHA-256 for --trusted-hashes
 //   CRsvg        librsvg and cairo, loaded on the first PNG (Debian's librsvg2-2), SVG to PNG
+//   CSystem      Linux calls Swift's Glibc module leaves out
 //   HubVocabulary geometry, colour, text style, traits, selection state, action trigger, JSON value and parser:
 //                the vocabulary HubCore and HubPluginKit share (no host code)
 //   HubCore      models, view decoding, registry, layout, lifecycle, events, render tree (pure Swift, no dlopen)
@@ -68,11 +69,14 @@ let package = Package(
         .target(name: "CCrypto", path: "Sources/CCrypto"),
         // Loaded with dlopen on the first PNG, not linked: see Sources/CRsvg/include/crsvg.h.
         .target(name: "CRsvg", path: "Sources/CRsvg"),
+        // Linux calls Swift's Glibc module leaves out (gettid).
+        .target(name: "CSystem", path: "Sources/CSystem"),
         // The vocabulary HubCore and the plugin SDK share, with no host code: geometry, colour, text style, layout
         // traits, selection state, action trigger, the JSON value and parser. Plugins link it statically.
         .target(name: "HubVocabulary", path: "Sources/HubVocabulary", swiftSettings: hotPathSettings),
         .target(
-            name: "HubCore", dependencies: ["HubVocabulary"], path: "Sources/HubCore", swiftSettings: hotPathSettings),
+            name: "HubCore", dependencies: ["HubVocabulary", "CSystem"], path: "Sources/HubCore",
+            swiftSettings: hotPathSettings),
         .target(name: "HubInjection", dependencies: ["HubCore"], path: "Sources/HubInjection"),
         .target(
             name: "HubHost",

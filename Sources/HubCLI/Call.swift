@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubHost
 
 /// `hubhost call PLUGIN SYMBOL --signature SIG ARGS…`: calls a plugin export through libffi.

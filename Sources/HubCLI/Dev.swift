@@ -1,8 +1,12 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubHost
 import HubRender
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hubhost dev VIEW.json`: hot reload with a live browser preview.
 struct Dev: ParsableCommand {
@@ -114,7 +118,7 @@ struct Dev: ParsableCommand {
             servingLine: { port in "hubhost dev: serving http://\(host):\(port)/ — \(what), plugins \(folders)" },
             cannotServe: { error in
                 Diagnostics.print("hubhost dev: cannot serve on \(host):\(port): \(error)")
-                Foundation.exit(ExitStatus.failed.rawValue)
+                Glibc.exit(ExitStatus.failed.rawValue)
             })
         try DevFrontEnd.run(launch)
     }

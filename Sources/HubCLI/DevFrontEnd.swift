@@ -1,8 +1,12 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubHost
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What `hubhost dev` decided from its command line, handed to the live preview front end.
 public struct DevLaunch {

@@ -1,8 +1,12 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubHost
 import HubRender
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hubhost events VIEW.json SCRIPT.jsonl`: replay an event script against a view and trace what happens.
 struct Events: ParsableCommand {
@@ -112,8 +116,8 @@ struct Events: ParsableCommand {
         let viewURL = loaded.url
         let decoded = loaded.decoded
         let scriptBytes: [UInt8]
-        do { scriptBytes = Array(try Data(contentsOf: URL(fileURLWithPath: script))) } catch {
-            Diagnostics.print("\(script): cannot read: \(error.localizedDescription)")
+        do { scriptBytes = try readWholeFile(script) } catch {
+            Diagnostics.print("\(script): cannot read: \(error)")
             throw ExitCode(.failed)
         }
 

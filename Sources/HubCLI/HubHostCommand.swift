@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubHost
 
 /// The `hubhost` command: every subcommand, shared by the two executables. `hubhost` is everything but the live

@@ -1,6 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `--assets` and `--max-image-bytes`, shared by every command that draws a view's images.
 struct ImageOptions: ParsableArguments {
@@ -20,9 +24,8 @@ struct ImageOptions: ParsableArguments {
     func validate() throws {
         guard maxImageBytes > 0 else { throw ValidationError("--max-image-bytes must be at least 1") }
         for folder in assetFolders {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue
-            else {
+            var status = stat()
+            guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
                 throw ValidationError("--assets \(TerminalText.escaped(folder)): not a folder")
             }
         }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubHost
 import HubInjection
@@ -63,12 +63,12 @@ struct Inject: ParsableCommand {
         case let v?: shown = "\(v)"
         }
         if json {
-            let row: [String: Any] = [
-                "key": serviceKey.description, "value": shown, "scope": registration?.scope ?? "unknown",
-                "owner": registration?.owner.displayName ?? "unknown",
-            ]
-            let data = try JSONSerialization.data(withJSONObject: row, options: [.sortedKeys, .prettyPrinted])
-            print(String(decoding: data, as: UTF8.self))
+            struct Row: Encodable { var key, value, scope, owner: String }
+            print(
+                try TextTable.json(
+                    Row(
+                        key: serviceKey.description, value: shown, scope: registration?.scope ?? "unknown",
+                        owner: registration?.owner.displayName ?? "unknown")))
         } else {
             print("\(serviceKey) = \(shown)")
             print(

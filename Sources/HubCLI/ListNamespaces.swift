@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import HubCore
 import HubHost
 
 /// `hubhost list-namespaces`: what every plugin file offers, and why any was rejected.

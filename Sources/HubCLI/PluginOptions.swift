@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubHost
 import Logging
@@ -124,7 +124,7 @@ struct PluginOptions: ParsableArguments {
 /// text brought in are escaped and the line is bounded (`TerminalText.line`), so a view cannot forge messages.
 enum Diagnostics {
     static func print(_ line: String) {
-        FileHandle.standardError.write(Data((TerminalText.line(line) + "\n").utf8))
+        StandardError.writeLine(TerminalText.line(line))
     }
 
     /// Several lines, each made safe as `print` makes one.

@@ -1,7 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubHost
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hubhost probe PLUGIN.so`: the child side of probing. Loads the plugin in this process and runs the
 /// conformance suite, printing one JSON line before each phase (so a parent can tell where a crash happened)

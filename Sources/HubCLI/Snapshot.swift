@@ -1,8 +1,12 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubHost
 import HubRender
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hubhost snapshot record|verify`: golden PNGs of views, stories and scripted steps, for CI.
 struct Snapshot: ParsableCommand {
@@ -91,17 +95,17 @@ struct Snapshot: ParsableCommand {
         var pictures: [Picture] = []
         var failed = false
         for input in options.inputs {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else {
+            var status = stat()
+            guard stat(input, &status) == 0 else {
                 Diagnostics.print("\(input): no such file or folder")
                 failed = true
                 continue
             }
             let files: [String]
-            if isFolder.boolValue {
+            if status.st_mode & S_IFMT == S_IFDIR {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []
                 files = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map {
-                    (input as NSString).appendingPathComponent($0)
+                    PathText.appending($0, to: input)
                 }
             } else {
                 files = [input]
@@ -130,7 +134,9 @@ struct Snapshot: ParsableCommand {
     }
 
     private static func baseName(_ file: String) -> String {
-        Showcase.Shot.safe(((file as NSString).lastPathComponent as NSString).deletingPathExtension)
+        let name = PathText.fileName(file)
+        let pathExtension = PathText.fileExtension(name)
+        return Showcase.Shot.safe(pathExtension.isEmpty ? name : String(name.dropLast(pathExtension.count + 1)))
     }
 
     private static func view(_ file: String, _ options: Options, _ host: PluginHost) throws -> [Picture] {

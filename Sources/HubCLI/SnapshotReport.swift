@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubRender
 
@@ -26,7 +26,7 @@ struct SnapshotReport {
                     return "size changed: \(expected.width)×\(expected.height) → \(actual.width)×\(actual.height)"
                 }
                 return String(
-                    format: "%d of %d pixels differ (%.3f%%)", diff.differing, diff.total, diff.fraction * 100)
+                    printf: "%d of %d pixels differ (%.3f%%)", diff.differing, diff.total, diff.fraction * 100)
             }
         }
     }

@@ -1,7 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubHost
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `--in-process` and `--call-timeout`, shared by every command that runs plugin code in a worker.
 struct IsolationOptions: ParsableArguments {

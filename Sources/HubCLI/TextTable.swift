@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Plain-text tables for the listing commands: columns padded to their widest cell, two spaces apart, the last
 /// column unpadded; one line a row.

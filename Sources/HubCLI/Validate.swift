@@ -1,7 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubHost
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hubhost validate PLUGIN.so…`: the conformance suite for plugin authors. Each plugin runs in its own child
 /// process (as clap-validator does), so a crash or hang is reported as a failure of that plugin, not of the tool.

@@ -1,12 +1,13 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import HubCore
 
 /// `--widths 320,375,768`: the container widths stories are drawn at (a story's own widths win).
 struct WidthList: ExpressibleByArgument {
     var values: [Double]
 
     init?(argument: String) {
-        let parts = argument.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let parts = argument.split(separator: ",").map { Double($0.trimmingWhitespace()) }
         guard !parts.isEmpty, parts.allSatisfy({ $0 != nil && $0!.isFinite && $0! >= 1 && $0! <= 4096 }) else {
             return nil
         }

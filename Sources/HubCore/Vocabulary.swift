@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 @_exported import HubVocabulary
 
 // HubCore speaks the vocabulary it shares with the plugin SDK (geometry, colour, text style, layout traits,

@@ -63,12 +63,12 @@ public enum DevWorkerChannel {
     public static let outputDescriptor: Int32 = 4
 
     /// Writes one message as a line.
-    static func send<T: Encodable>(_ message: T, to handle: FileHandle, lock: NSLock) {
+    static func send<T: Encodable>(_ message: T, to pipe: PipeEnd, lock: NSLock) {
         guard var data = try? JSONEncoder().encode(message) else { return }
         data.append(10)
         lock.lock()
         defer { lock.unlock() }
-        try? handle.write(contentsOf: data)
+        data.withUnsafeBytes { _ = pipe.write($0) }
     }
 
     /// Reads lines from `fd` until end of file, calling `body` with each (on the calling thread).
@@ -78,7 +78,7 @@ public enum DevWorkerChannel {
 /// The worker side of `hubhost dev`: runs the dev loop and reports every render to the supervisor, and applies
 /// the taps it forwards. It exits when the supervisor goes away (its stdin closes).
 public final class DevWorker: @unchecked Sendable {
-    private let out = FileHandle(fileDescriptor: DevWorkerChannel.outputDescriptor, closeOnDealloc: false)
+    private let out = PipeEnd(DevWorkerChannel.outputDescriptor, closesWhenDone: false)
     private let lock = NSLock()
     private var loop: DevLoop?
 
@@ -114,7 +114,7 @@ public final class DevWorker: @unchecked Sendable {
             data.append(json)
             data.append(10)
             self.lock.lock()
-            try? self.out.write(contentsOf: data)
+            data.withUnsafeBytes { _ = self.out.write($0) }
             self.lock.unlock()
         }
         loop.host.onPluginLog = { [weak self] record, level, message in

@@ -1,5 +1,5 @@
 import CRsvg
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// A raster image: 32-bit premultiplied ARGB pixels (cairo's ARGB32), row by row.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// Naming a component's source in outputs: the plugin id for a factory owner, "fallback" otherwise.
@@ -54,7 +54,7 @@ public final class ImageResolver {
         case .success(.data): return uri
         case .success(.file(let path)):
             guard case .success(let bytes) = access.readFile(uri), !bytes.isEmpty else { return nil }
-            let type = Self.mimeType(for: (path as NSString).pathExtension)
+            let type = Self.mimeType(for: PathText.fileExtension(path))
             return "data:\(type);base64,\(Data(bytes).base64EncodedString())"
         case .success(.remote), .failure: return nil
         }

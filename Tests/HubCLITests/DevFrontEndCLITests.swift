@@ -5,7 +5,7 @@ import Testing
 /// `hubhost dev` continues in `hubhost-dev`, which carries the preview's HTTP server.
 @Suite("hubhost dev front end (process)")
 struct DevFrontEndCLITests {
-    @Test("hubhost maps no HTTP stack; hubhost-dev does")
+    @Test("hubhost maps no HTTP stack and no Foundation beyond FoundationEssentials; hubhost-dev does")
     func onlyTheDevFrontEndLinksTheServer() throws {
         let hubhostMaps = try ProcessRunner.tool("ldd", [TestPaths.hubhost.path]).stdout
         let devMaps = try ProcessRunner.tool(
@@ -15,6 +15,10 @@ struct DevFrontEndCLITests {
         #expect(!hubhostMaps.contains("libcurl"))
         #expect(!hubhostMaps.contains("libcrypto"))  // loaded on the first --trusted-hashes digest
         #expect(devMaps.contains("libFoundationNetworking"))
+        // FoundationEssentials only: Foundation and ICU cost every start (and every worker and scanner) ~6 ms.
+        #expect(!hubhostMaps.contains("libFoundation.so"), "\(hubhostMaps)")
+        #expect(!hubhostMaps.contains("libFoundationInternationalization"))
+        #expect(!hubhostMaps.contains("ICU"))
     }
 
     @Test("hubhost dev without hubhost-dev beside it says so and exits 2")

@@ -202,6 +202,6 @@ import Testing
         let result = try decode(#"[{"custom": {"a": -12, "b": 1.5e2, "c": 0.25, "d": 12345678901234567890}}]"#)
         let custom = try #require(result.viewModel.body[0].custom)
         #expect(custom["a"] == .number(-12) && custom["b"] == .number(150) && custom["c"] == .number(0.25))
-        #expect(custom["d"] == .number(12_345_678_901_234_567_890))
+        #expect(custom["d"] == .number(1.234_567_890_123_456_789e19))
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which components are displayed: appearance and disappearance, the content-offset rule, and the live set of
 /// body components around the viewport as it scrolls.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The engine's state as a render tree, and how events and problems are described in the trace.
 extension EventEngine {

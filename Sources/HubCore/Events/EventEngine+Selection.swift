@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Selection states, the touch gesture and the selection action, and what components report back through
 /// `ComponentWrapperDelegate`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What an event is aimed at: index paths and points resolved to components (hit testing).
 extension EventEngine {

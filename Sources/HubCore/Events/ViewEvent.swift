@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which component an event is aimed at.
 public enum EventTarget: Equatable, CustomStringConvertible {
@@ -64,7 +64,7 @@ public enum EventScript {
     public static func lines(of text: String) -> [(number: Int, text: String)] {
         var result: [(Int, String)] = []
         for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = raw.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("//") || line.hasPrefix("#") { continue }
             result.append((offset + 1, line))
         }
@@ -80,7 +80,7 @@ public enum EventScript {
                 result.append((offset + 1, "", (UTF8Check.firstInvalidByte(raw) ?? 0) + 1))
                 continue
             }
-            let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = text.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("//") || line.hasPrefix("#") { continue }
             result.append((offset + 1, line, nil))
         }

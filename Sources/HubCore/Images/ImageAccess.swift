@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -51,7 +51,7 @@ public struct ImageAccess: Sendable {
                 else { return .failure(refusal(uri, "names a file on another host")) }
                 path = parsed.path
             } else {
-                path = String(uri.dropFirst(5)).removingPercentEncoding ?? String(uri.dropFirst(5))
+                path = PercentDecoding.decode(uri.dropFirst(5)) ?? String(uri.dropFirst(5))
             }
             return checkFile(path, uri: uri)
         case let scheme?: return .success(.remote(scheme: scheme))
@@ -160,13 +160,12 @@ public struct ImageAccess: Sendable {
     static func missingPath(_ path: String) -> String? {
         guard errno == ENOENT else { return nil }
         var rest: [String] = []
-        var ancestor = (path as NSString).standardizingPath
-        while ancestor != "/" && !ancestor.isEmpty {
-            rest.insert((ancestor as NSString).lastPathComponent, at: 0)
-            ancestor = (ancestor as NSString).deletingLastPathComponent
+        var ancestor = PathText.normalized(path)
+        while ancestor != "/" && ancestor != "." && !ancestor.isEmpty {
+            rest.insert(PathText.fileName(ancestor), at: 0)
+            ancestor = ancestor.contains("/") ? PathText.folder(ancestor) : ""
             if let real = realPath(ancestor) {
-                return ((real as NSString).appendingPathComponent(rest.joined(separator: "/")) as NSString)
-                    .standardizingPath
+                return PathText.normalized(PathText.appending(rest.joined(separator: "/"), to: real))
             }
         }
         return nil

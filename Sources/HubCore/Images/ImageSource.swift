@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The bytes of a loaded image and its pixel size when the host could read it (PNG, GIF, JPEG headers).
 public struct ImageBytes: Equatable, Sendable {
@@ -71,7 +71,7 @@ public final class ImageSource {
             }
             return .success(ImageBytes(bytes: Array(data)))
         }
-        guard let text = payload.removingPercentEncoding else {
+        guard let text = PercentDecoding.decode(payload) else {
             return .failure(
                 ImageLoadError(uri: String(uri.prefix(40)), reason: "malformed percent-encoding in data: URI"))
         }

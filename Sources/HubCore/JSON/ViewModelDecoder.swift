@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Decodes Hub view models from JSON (hub-framework.md §1): a root object is a view (`id`, `title`, `header`,
 /// `body`, `overlays`, `custom`), a root array is its body. Where Hub silently drops a value of the wrong type,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -48,8 +48,8 @@ public final class OutputFile {
         let exists = lstat(path, &status) == 0
         if !exists && errno != ENOENT { throw Failure(path: path, reason: Self.lastError()) }
         if !exists || (status.st_mode & S_IFMT) == S_IFREG {
-            let folder = (path as NSString).deletingLastPathComponent
-            let name = (path as NSString).lastPathComponent
+            let folder = path.contains("/") ? PathText.folder(path) : ""
+            let name = PathText.fileName(path)
             // A replaced file keeps its mode, a new one gets the usual 0666 less the umask.
             let mode: mode_t
             if exists {

@@ -29,7 +29,7 @@ public enum TerminalText {
 
     /// `value` escaped and cut as `escaped`, in double quotes.
     public static func quoted(_ value: String, limit: Int = echoLimit) -> String {
-        "\"" + escaped(value, limit: limit).replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        "\"" + escaped(value, limit: limit).replacing("\"", with: "\\\"") + "\""
     }
 
     /// A whole message (hubhost's own text around untrusted values) with any control character escaped and the

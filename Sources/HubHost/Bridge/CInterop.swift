@@ -1,6 +1,10 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Small helpers for crossing the C boundary.
 enum CInterop {

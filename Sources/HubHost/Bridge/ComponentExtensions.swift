@@ -1,5 +1,5 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 
 // Adapters from the plugin's extension tables (hub.children/1, …) to HubCore's extension protocols. Each holds its

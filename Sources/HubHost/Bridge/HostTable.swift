@@ -1,7 +1,11 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Builds the `hub_host` table each plugin gets in `init`. Every function finds the calling plugin's record
 /// through `host_data`, so whatever the plugin registers is owned by that record.

@@ -1,6 +1,10 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The model readers and text measurement of the host table (`model_*`, `measure_text`). They are the calls a
 /// plugin makes most (several per component per frame), so each answers from the model's fixed string slots

@@ -1,5 +1,5 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// A plugin's `hub_action_factory` as a HubCore `ActionFactory`.

@@ -1,5 +1,6 @@
 import CCrypto
-import Foundation
+import FoundationEssentials
+import HubCore
 
 #if canImport(Glibc)
     import Glibc
@@ -102,7 +103,7 @@ public struct TrustedDigests: Sendable {
     public init(text: String, source: String) throws {
         var digests = Set<String>()
         for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             let digest = String(line.prefix { !$0.isWhitespace }).lowercased()
             guard digest.count == 64, digest.allSatisfy(\.isHexDigit) else {
@@ -126,7 +127,7 @@ enum SHA256Digest {
         var error = [CChar](repeating: 0, count: 256)
         let ok = data.withUnsafeBytes { bytes in hub_sha256(bytes.baseAddress, bytes.count, &digest, &error, 256) }
         guard ok == 1 else { return .failure(Failure(String(cString: error))) }
-        return .success(digest.map { String(format: "%02x", $0) }.joined())
+        return .success(digest.map { String(printf: "%02x", $0) }.joined())
     }
 
     struct Failure: Error {

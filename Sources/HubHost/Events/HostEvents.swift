@@ -1,5 +1,5 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubInjection
 

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hubhost call`: calls one function a plugin exports, for diagnosis. The plugin is loaded from a private copy
 /// (so the file itself can be rebuilt meanwhile), its `init` is not called, and it is closed afterwards (a C

@@ -1,5 +1,9 @@
 import CFFI
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A C function prepared once for libffi: the signature is parsed and checked, the `ffi_cif` is prepared and
 /// cached, and each `call` only converts the arguments and runs `ffi_call`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// A value passed to or returned from a C function called through libffi.

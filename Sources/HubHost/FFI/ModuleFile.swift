@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubInjection
 
@@ -62,7 +62,9 @@ public struct ModuleFile: Sendable {
             Failure(file: file, binding: binding, reason: reason)
         }
         let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw fail("cannot read: \(error.localizedDescription)") }
+        do { data = Data(try readWholeFile(url.path)) } catch {
+            throw fail("cannot read: \(ErrorText.describe(error))")
+        }
         let root: JSONValue
         do { root = try JSONValue.parse(data) } catch { throw fail("not valid JSON: \(error)") }
         guard let list = root["bindings"]?.arrayValue else {

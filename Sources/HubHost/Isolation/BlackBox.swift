@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import HubCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The shared file a worker process writes its last plugin call into, so that its supervisor can name the
 /// culprit after the worker crashed, hung or exited (Chromium's crash keys, on one page).

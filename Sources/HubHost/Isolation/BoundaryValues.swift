@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// Checks every number a plugin hands the host where it crosses the boundary: NaN, infinities, negative or absurd
@@ -16,7 +16,7 @@ enum BoundaryValues {
 
     /// Where reports go; stderr by default.
     nonisolated(unsafe) static var report: (String) -> Void = { line in
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardError.writeLine(line)
     }
     nonisolated(unsafe) private static var reported: Set<String> = []
 

@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import HubCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Notes, before each call into plugin code, which plugin, which call and which model, and clears it after: in a
 /// worker, into the shared `BlackBox` page its supervisor reads after a crash or while watching for a hang; in any
@@ -84,7 +88,7 @@ public enum CallRecorder {
     /// `during`, for calls that may come from any thread (services, which host Swift code may use anywhere): noted
     /// only on the main thread, where every other plugin call is (the page has one writer).
     public static func duringOnMainThread<R>(_ call: PluginCall, slot: UInt16, _ body: () throws -> R) rethrows -> R {
-        guard Thread.isMainThread else { return try body() }
+        guard Threads.isMainThread else { return try body() }
         return try during(call, slot: slot, body)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// A plugin fault the supervisor saw: what happened (crash, hang, exit), in which plugin, call and model.
@@ -42,7 +42,7 @@ public struct PluginFault: Sendable, Error {
     /// read or decoded leaves the model unnamed).
     public mutating func locate(inViewFile path: String) {
         guard location != nil, !path.isEmpty, let data = FileManager.default.contents(atPath: path) else { return }
-        let name = (path as NSString).lastPathComponent
+        let name = PathText.fileName(path)
         locate(in: try? ViewModelDecoder(file: name, maxIssues: 1).decode(data).viewModel)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a supervisor tells a worker through its environment (besides `BlackBox.environmentKey`).
 public enum WorkerEnvironment {

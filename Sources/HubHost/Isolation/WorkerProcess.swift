@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import HubCore
 
 #if canImport(Glibc)
@@ -25,9 +26,7 @@ public final class WorkerProcess: @unchecked Sendable {
         /// Give the worker a pipe on stdin and one on fd 4 (`controlIn`, `controlOut`).
         public var controlChannel = false
         /// Where the worker's stderr lines go (our stderr by default).
-        public var echo: @Sendable (String) -> Void = { line in
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        }
+        public var echo: @Sendable (String) -> Void = { line in StandardError.writeLine(line) }
 
         public init(arguments: [String]) { self.arguments = arguments }
     }
@@ -48,18 +47,18 @@ public final class WorkerProcess: @unchecked Sendable {
     public let pid: pid_t
     public let options: Options
     /// Writes to the worker's stdin (with a control channel).
-    public let controlIn: FileHandle?
+    public let controlIn: PipeEnd?
     /// Reads what the worker writes on its fd 4 (with a control channel).
-    public let controlOut: FileHandle?
+    public let controlOut: PipeEnd?
 
     private let blackBox: BlackBox.Reader
     private let blackBoxDescriptor: Int32
     private let stderrDone = DispatchSemaphore(value: 0)
-    private let tailLock = NSLock()
+    private let tailLock = Lock()
     private var tail: [String] = []
     private var hang: BlackBox.Snapshot?
     private var ended: Outcome?
-    private let endLock = NSLock()
+    private let endLock = Lock()
 
     /// The executable to start: this process's own.
     public static var executable: String {
@@ -122,8 +121,8 @@ public final class WorkerProcess: @unchecked Sendable {
             throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOEXEC)
         }
         self.pid = pid
-        controlIn = options.controlChannel ? FileHandle(fileDescriptor: inPipe[1], closeOnDealloc: true) : nil
-        controlOut = options.controlChannel ? FileHandle(fileDescriptor: outPipe[0], closeOnDealloc: true) : nil
+        controlIn = options.controlChannel ? PipeEnd(inPipe[1]) : nil
+        controlOut = options.controlChannel ? PipeEnd(outPipe[0]) : nil
         startReadingStderr(errPipe[0])
     }
 
@@ -224,7 +223,7 @@ public final class WorkerProcess: @unchecked Sendable {
 
     private func startReadingStderr(_ fd: Int32) {
         let echo = options.echo
-        let thread = Thread { [weak self] in
+        let started = Threads.detach(name: "hubhost.stderr") { [weak self] in
             LineReader.read(fd) { bytes in
                 let line = String(decoding: bytes, as: UTF8.self)
                 echo(line)
@@ -233,8 +232,10 @@ public final class WorkerProcess: @unchecked Sendable {
             close(fd)
             self?.stderrDone.signal()
         }
-        thread.name = "hubhost worker stderr"
-        thread.start()
+        if !started {  // no thread to read it: the worker's stderr is not kept, and it must not block on a full pipe
+            close(fd)
+            stderrDone.signal()
+        }
     }
 
     private func keep(_ line: String) {
@@ -274,5 +275,31 @@ public enum LineReader {
             scanned = pending.count
         }
         if !pending.isEmpty { body(Data(pending)) }
+    }
+}
+
+/// One end of a pipe to or from a worker, closed when the last reference to it goes (unless it was given).
+public final class PipeEnd: @unchecked Sendable {
+    public let fileDescriptor: Int32
+    private let closesWhenDone: Bool
+
+    /// `closesWhenDone` false: a descriptor this process was given and keeps (the worker's end of the channel).
+    public init(_ fileDescriptor: Int32, closesWhenDone: Bool = true) {
+        self.fileDescriptor = fileDescriptor
+        self.closesWhenDone = closesWhenDone
+    }
+    deinit { if closesWhenDone { close(fileDescriptor) } }
+
+    /// Writes all of `bytes`; false when the other end is gone (EPIPE) or the write fails.
+    @discardableResult
+    public func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let count = Glibc.write(fileDescriptor, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            written += count
+        }
+        return true
     }
 }

@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import HubCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the host learnt about plugin files it validated and copied, so a warm start loads an unchanged file
 /// without reading it again: `images-index.tsv` in the copies folder maps a file's stamp to its content hash,
@@ -63,7 +67,7 @@ final class ImageIndex {
     init(directory: URL, identity: String) {
         directoryPath = directory.path
         filePath = directoryPath + "/images-index.tsv"
-        self.identity = identity.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
+        self.identity = identity.replacing("\t", with: " ").replacing("\n", with: " ")
         entries = Self.read(filePath, identity: self.identity) ?? [:]
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// Two plugins claiming one namespace: the file that happens to sort first must not win (a file dropped in the

@@ -1,6 +1,10 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Unloading: one transaction per plugin (live components destroyed, registrations and timers revoked, `deinit`,
 /// then `dlclose` for C images or retirement for Swift ones), checked with the dynamic loader.

@@ -1,7 +1,11 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Loads `.so` plugins through the C ABI of `hub_plugin.h` and owns what they register.
 ///
@@ -238,7 +242,7 @@ public final class PluginHost {
                         record.file, contents: image.contents, contentHash: image.contentHash, avoiding: inUse)
                 }
             } catch {
-                throw LoadFailure(reason: "\(name): cannot make a private copy: \(error.localizedDescription)")
+                throw LoadFailure(reason: "\(name): cannot make a private copy: \(ErrorText.describe(error))")
             }
             record.privateCopy = copy
             imageIndex?.remember(record.file, before: stamp, image: image, copy: copy)
@@ -369,7 +373,7 @@ public final class PluginHost {
         guard magic == HUB_PLUGIN_MAGIC else {
             throw LoadFailure(
                 reason:
-                    "\(name): bad magic 0x\(String(format: "%08x", magic)), not a hub plugin descriptor (expected 0x\(String(format: "%08x", HUB_PLUGIN_MAGIC)))"
+                    "\(name): bad magic 0x\(String(printf: "%08x", magic)), not a hub plugin descriptor (expected 0x\(String(printf: "%08x", HUB_PLUGIN_MAGIC)))"
             )
         }
         let structSize = raw.load(fromByteOffset: 4, as: UInt32.self)
@@ -416,7 +420,7 @@ public final class PluginHost {
 /// Private-copy paths mapped by any host in this process, so two hosts (or two loads) never `dlopen` the same
 /// path and silently share one image.
 enum LoadedImagePaths {
-    private static let lock = NSLock()
+    private static let lock = Lock()
     private static var paths = Set<String>()
 
     static func reserve(_ make: (Set<String>) throws -> URL) rethrows -> URL {

@@ -1,5 +1,5 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 import Logging
 
@@ -212,7 +212,7 @@ public struct UnloadReport: Sendable, CustomStringConvertible {
 
 /// A Bool behind a lock, for the one piece of a record another thread may touch.
 final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value = false
 
     func withLock<R>(_ body: (inout Bool) -> R) -> R {

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Private, content-named copies of plugin images. The host never maps the discovered file itself: a rebuild
 /// writing into it would corrupt the running code, and glibc's dlopen would hand back the already-loaded image
@@ -59,7 +63,7 @@ final class PrivateCopies {
         guard rename(temporary, target) == 0 else {
             let why = String(cString: strerror(errno))
             unlink(temporary)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "rename to \(target): \(why)"])
+            throw PrivateCopyError(description: "rename to \(target): \(why)")
         }
         return URL(fileURLWithPath: target, isDirectory: false)
     }
@@ -185,9 +189,13 @@ extension PrivateCopies {
     }
 
     private static func failure(_ what: String) -> Error {
-        CocoaError(
-            .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(what): \(String(cString: strerror(errno)))"])
+        PrivateCopyError(description: "\(what): \(String(cString: strerror(errno)))")
     }
+}
+
+/// A private copy that could not be made, and why.
+struct PrivateCopyError: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// What is mapped into this process: the dynamic loader's images, and `/proc/self/maps`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The lines of the host's small index files (`images-index.tsv`, `probe-index.tsv`): a header line, then one
 /// record per line with tab-separated fields, the last of which takes the rest of the line (a path).

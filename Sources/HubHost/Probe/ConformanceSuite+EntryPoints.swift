@@ -1,5 +1,5 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// The checks that call every other entry point a plugin registers, beyond create, size, configure and draw:

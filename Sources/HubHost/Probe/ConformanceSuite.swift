@@ -1,7 +1,11 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Loads one plugin file in this process and exercises everything it offers, as a host would: init, every
 /// component created, layout traits, preferred sizes for every sample model and container, load view, configure

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What `stat` says about a file, the cheap part of its identity (the hash is the expensive part).
 public struct FileStamp: Hashable, Codable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// Probe verdicts on disk, keyed by path, size, mtime and content hash (GStreamer's registry idea, plus the
@@ -83,7 +83,7 @@ public final class ProbeCache: @unchecked Sendable {
     private var fullEntries: [String: Entry]?
     /// Whether anything changed since the files were read: an unchanged cache is not written again.
     private var changed = false
-    private let lock = NSLock()
+    private let lock = Lock()
 
     public init(file: URL, hostIdentity: String) {
         self.file = file
@@ -190,7 +190,7 @@ public final class ProbeCache: @unchecked Sendable {
     /// Lines of `size mtime inode hash p|q path`, tab-separated. Paths holding a tab or a newline are left out:
     /// they are looked up in the JSON.
     private static func indexText(_ storage: Storage) -> String {
-        var text = indexHeader + storage.host.replacingOccurrences(of: "\n", with: " ") + "\n"
+        var text = indexHeader + storage.host.replacing("\n", with: " ") + "\n"
         for (path, entry) in storage.entries.sorted(by: { $0.key < $1.key }) {
             guard !path.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A }) else { continue }
             let state = Summary(entry).passed ? "p" : "q"
@@ -203,7 +203,7 @@ public final class ProbeCache: @unchecked Sendable {
     private static func readIndex(_ url: URL, hostIdentity: String) -> [String: Summary]? {
         guard case .success(let data) = RegularFile.read(url) else { return nil }
         let lines = TabSeparatedLines(data: data)
-        guard lines.header == indexHeader + hostIdentity.replacingOccurrences(of: "\n", with: " ") else { return nil }
+        guard lines.header == indexHeader + hostIdentity.replacing("\n", with: " ") else { return nil }
         var summaries: [String: Summary] = [:]
         lines.forEachRecord(fieldCount: 6) { f in
             guard f.count == 6, let size = f.int64(0), let mtime = f.int64(1), let inode = f.uint64(2),

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import HubCore
 
 /// The gate every hubhost command puts in front of loading: each plugin file is probed in a child process once
 /// per version (cached on disk), and only files that passed are loaded in the host. A plugin that crashes or
@@ -141,7 +143,7 @@ public final class ProbeGate: @unchecked Sendable {
             let scanners = min(max(1, parallelism), (unknown.count + 31) / 32)
             let chunk = (unknown.count + scanners - 1) / scanners
             var scanned = [[ProbeRunner.Verdict]](repeating: [], count: scanners)
-            let lock = NSLock()
+            let lock = Lock()
             DispatchQueue.concurrentPerform(iterations: scanners) { part in
                 let items = unknown[min(unknown.count, part * chunk)..<min(unknown.count, (part + 1) * chunk)]
                 let result = runner.scan(items.map(\.item))

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// The probe's JSON, written and read by hand. A cold scan of hundreds of plugins writes a report per plugin in

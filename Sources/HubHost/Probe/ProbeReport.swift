@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the conformance suite found in one plugin file, as `hubhost probe` prints it (its last JSON line).
 public struct ProbeReport: Codable, Sendable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HubCore
 
 #if canImport(Glibc)
     import Glibc
@@ -140,7 +141,7 @@ public struct ProbeRunner: Sendable {
         if extraArguments.isEmpty, var result = server?.run(file: file, scratch: scratch, timeout: timeout) {
             result.stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
             let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-            result.stderrTail = String(stderr.suffix(2000)).trimmingCharacters(in: .whitespacesAndNewlines)
+            result.stderrTail = String(stderr.suffix(2000)).trimmingWhitespace()
             return result
         }
         let arguments = ["probe", file.path] + extraArguments
@@ -191,7 +192,7 @@ public struct ProbeRunner: Sendable {
         }
         result.stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        result.stderrTail = String(stderr.suffix(2000)).trimmingCharacters(in: .whitespacesAndNewlines)
+        result.stderrTail = String(stderr.suffix(2000)).trimmingWhitespace()
         return result
     }
 
@@ -226,12 +227,12 @@ public struct ProbeRunner: Sendable {
 }
 
 extension Double {
-    var compactSeconds: String { self == rounded() ? "\(Int(self)) s" : String(format: "%.1f s", self) }
+    var compactSeconds: String { self == rounded() ? "\(Int(self)) s" : String(printf: "%.1f s", self) }
 }
 
 /// A thread-safe count.
 final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var count = 0
     func increment() {
         lock.lock()

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HubCore
 
 #if canImport(Glibc)
     import Glibc
@@ -147,12 +148,14 @@ extension ProbeRunner {
         /// The last 2000 bytes of stderr between `offset` and `end` (the end of the file when nil).
         func stderrTail(from offset: Int, to end: Int? = nil) -> String {
             let end = end ?? stderrSize()
-            guard end > offset, let handle = FileHandle(forReadingAtPath: errPath) else { return "" }
-            defer { try? handle.close() }
+            guard end > offset else { return "" }
+            let fd = open(errPath, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return "" }
+            defer { close(fd) }
             let start = max(offset, end - 2000)
-            try? handle.seek(toOffset: UInt64(start))
-            let data = (try? handle.read(upToCount: end - start)) ?? nil
-            return String(decoding: data ?? Data(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            var bytes = [UInt8](repeating: 0, count: end - start)
+            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start)) }
+            return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self).trimmingWhitespace()
         }
         func stderrSize() -> Int {
             var status = stat()

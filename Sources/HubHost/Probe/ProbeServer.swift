@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HubCore
 
 #if canImport(Glibc)
     import Glibc
@@ -59,7 +60,7 @@ public enum ProbeServer {
 /// The host's side of a `ProbeServer`: started on first use, one request at a time.
 final class ProbeServerClient: @unchecked Sendable {
     private let executable: URL
-    private let lock = NSLock()
+    private let lock = Lock()
     private var pid: pid_t = 0
     private var requests: Int32 = -1
     private var answers: Int32 = -1

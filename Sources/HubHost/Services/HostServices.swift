@@ -1,8 +1,12 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubInjection
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Everything service-shaped a `PluginHost` has: the C service registry plugins use through the host table, the
 /// injector module-file bindings (and Swift-side bindings) live in, and the host's own services.

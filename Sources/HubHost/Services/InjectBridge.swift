@@ -1,7 +1,11 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubInjection
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hub_host.inject` (ABI 1.1): a plugin resolves an injector key (a binding a module file declares, or one host
 /// Swift code installed) and gets what it produced, with the binding's scope honoured.

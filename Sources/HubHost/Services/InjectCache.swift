@@ -1,6 +1,10 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubInjection
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One plugin's resolved singletons and bound instances, so that `hub_host.inject` of a cached key costs a pointer
 /// compare, a `strcmp` and an atomic load instead of a trip through the injector (issue 15: ≤ 3× a dictionary

@@ -1,7 +1,11 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 import HubInjection
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Why a service registration or lookup failed. The messages are what plugins read in their error buffers.
 public enum ServiceError: Error, Equatable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 
 extension Showcase {
@@ -11,7 +11,7 @@ extension Showcase {
 
         /// A file-name-safe id: "demo-row.long-title@320".
         public var id: String {
-            Self.safe(entry.component.replacingOccurrences(of: ":", with: "-")) + "." + Self.safe(story.name)
+            Self.safe(entry.component.replacing(":", with: "-")) + "." + Self.safe(story.name)
                 + "@\(Int(width))"
         }
 

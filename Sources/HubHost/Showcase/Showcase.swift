@@ -1,5 +1,5 @@
 import CHubPlugin
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// Every component the loaded plugins offer, with its stories (HUB_EXT_SHOWCASE, ABI 1.1): what `hubhost gallery`

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The 128-bit content digest of a plugin file (32 hex digits): it names private copies, keys the probe cache and
 /// tells the watcher whether a rebuild changed anything. One digest for all three, so a file is hashed once.

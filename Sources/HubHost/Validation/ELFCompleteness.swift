@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Tells whether an ELF file looks completely written: a linker writes the header first and the section headers
 /// last, so a file whose program segments or section header table reach past its end is still being written
@@ -16,11 +20,20 @@ public enum ELFCompleteness {
     }
 
     public static func check(_ url: URL) -> Verdict {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return .incomplete("cannot be opened") }
-        defer { try? handle.close() }
-        guard let fileSize = try? handle.seekToEnd() else { return .incomplete("cannot be read") }
-        try? handle.seek(toOffset: 0)
-        guard let header = try? handle.read(upToCount: 64), header.count >= 4 else {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .incomplete("cannot be opened") }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return .incomplete("cannot be read") }
+        let fileSize = UInt64(max(0, status.st_size))
+        /// Up to `count` bytes from `offset` (fewer at the end of the file); nil when the read fails.
+        func read(_ count: Int, at offset: UInt64) -> [UInt8]? {
+            guard offset <= UInt64(Int64.max) else { return nil }
+            var bytes = [UInt8](repeating: 0, count: count)
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+            return got < 0 ? nil : Array(bytes.prefix(got))
+        }
+        guard let header = read(64, at: 0), header.count >= 4 else {
             return fileSize == 0 ? .incomplete("empty") : .notELF
         }
         guard header.prefix(4).elementsEqual([0x7F, 0x45, 0x4C, 0x46]) else { return .notELF }
@@ -44,8 +57,7 @@ public enum ELFCompleteness {
         guard end(phoff, phentsize, phnum) <= fileSize else {
             return .incomplete("program headers end past the end of the file")
         }
-        try? handle.seek(toOffset: phoff)
-        guard phentsize >= 56, let table = try? handle.read(upToCount: Int(phentsize * phnum)) else {
+        guard phentsize >= 56, let table = read(Int(phentsize * phnum), at: phoff) else {
             return .complete
         }
         let incomplete: String? = table.withUnsafeBytes { bytes in

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the host learned about a plugin file by reading it, before anything in it can run.
 public struct PluginImageInfo: Sendable {

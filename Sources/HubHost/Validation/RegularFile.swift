@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reads a plugin file whole, with plain POSIX calls: one open, one fstat and reads on the same descriptor.
 /// Never mapped: a build may truncate the file meanwhile, and a mapped page past the new end would kill the

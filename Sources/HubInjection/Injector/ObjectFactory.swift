@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Bound in every injector (Objection's JSObjectFactory): lets an object build others later, with arguments.
 /// Holds its injector weakly.

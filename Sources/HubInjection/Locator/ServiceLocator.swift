@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// A service locator with HIPInstanceLocator's semantics, plus an owner on every registration.
@@ -48,7 +48,7 @@ public final class ServiceLocator: OwnedContainer, @unchecked Sendable {
 
     /// The default error callback: one line on stderr per error, "hubhost: locator: no dependency registered for …".
     public static let reportToStandardError: ErrorCallback = { error in
-        FileHandle.standardError.write(Data("hubhost: locator: \(error)\n".utf8))
+        StandardError.writeLine("hubhost: locator: \(error)")
     }
 
     /// Runs `assemblyBlock` right after initialisation.

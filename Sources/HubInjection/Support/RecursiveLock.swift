@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A recursive pthread mutex. HIPInstanceLocator and Objection both run factories under one recursive lock so a
 /// factory may ask the same container for its own dependencies on the same thread; Linux has no objc_sync, so

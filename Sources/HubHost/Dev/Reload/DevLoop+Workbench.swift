@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import HubCore
 
 /// What the preview's workbench asks of the dev loop beyond reloading: the view at more widths, a component's

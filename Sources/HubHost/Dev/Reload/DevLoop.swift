@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import HubCore
 import Logging
 
@@ -82,8 +83,8 @@ public final class DevLoop {
             var line = file
             if let version { line += " " + (previousVersion.map { "\($0) → " } ?? "") + version }
             line += ": \(result.rawValue)"
-            if let latency { line += String(format: " in %.1f ms", latency * 1000) }
-            if let quiet { line += String(format: " (+%.0f ms quiet)", quiet * 1000) }
+            if let latency { line += String(printf: " in %.1f ms", latency * 1000) }
+            if let quiet { line += String(printf: " (+%.0f ms quiet)", quiet * 1000) }
             if let detail { line += " — \(detail)" }
             return line
         }
@@ -286,7 +287,7 @@ public final class DevLoop {
             let name = options.viewFile.lastPathComponent
             viewIssues = [
                 FileManager.default.fileExists(atPath: options.viewFile.path)
-                    ? "\(name): cannot read it (\((error as NSError).localizedDescription)); the last good view is shown"
+                    ? "\(name): cannot read it (\(ErrorText.describe(error))); the last good view is shown"
                     : "\(name): the file is gone (deleted or renamed?); the last good view is shown until it is back"
             ]
             return false
@@ -343,14 +344,13 @@ public final class DevLoop {
             if let current = latest[record.file.path], current.isLoaded && !record.isLoaded { continue }
             latest[record.file.path] = record
         }
-        let stamp = ISO8601DateFormatter()
         return latest.values.sorted { $0.file.path < $1.file.path }.map { record in
             var row = PluginRow(
                 file: record.file.lastPathComponent, id: record.id, version: record.version,
                 build: record.contentHash.map { String($0.prefix(12)) }, state: record.state.name,
                 reason: record.reason,
                 namespaces: record.namespaces.map { "\($0.namespace): \($0.components.joined(separator: ", "))" },
-                loadedAt: record.loadedAt.map { stamp.string(from: $0) },
+                loadedAt: record.loadedAt.map { $0.ISO8601Format() },
                 loadMilliseconds: record.loadDuration.map { ($0 * 10_000).rounded() / 10 })
             if let quarantine = reloader.quarantines[record.file.path] {
                 row.state = "quarantined"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HubCore
 
 /// Loading a new version of a plugin beside the old one (hot reload).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HubCore
 
 #if canImport(Glibc)
     import Glibc
@@ -58,9 +59,8 @@ public final class FileWatcher: @unchecked Sendable {
     private var watches: [Int32: URL] = [:]
     private var pending: [String: Pending] = [:]
     private var knownHashes: [String: String] = [:]
-    private let lock = NSLock()
+    private let lock = Lock()
     private var running = false
-    private var thread: Thread?
     private var wakePipe: [Int32] = [-1, -1]
 
     private struct Pending {
@@ -117,10 +117,10 @@ public final class FileWatcher: @unchecked Sendable {
         }
         guard pipe(&wakePipe) == 0 else { throw WatchError("pipe failed") }
         running = true
-        let thread = Thread { [weak self] in self?.loop() }
-        thread.name = "hubhost.watcher"
-        self.thread = thread
-        thread.start()
+        guard Threads.detach(name: "hubhost.watcher", { [weak self] in self?.loop() }) else {
+            running = false
+            throw WatchError("cannot start the watcher's thread")
+        }
     }
 
     public func stop() {

@@ -1,0 +1,25 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A mutual-exclusion lock over a pthread mutex, for state a few threads share (Foundation's NSLock is not in
+/// FoundationEssentials, and Synchronization's Mutex cannot be held across a `lock()` / `unlock()` pair).
+public final class Lock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    public init() { pthread_mutex_init(mutex, nil) }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
+
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}

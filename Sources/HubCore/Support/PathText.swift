@@ -1,0 +1,53 @@
+/// Paths as strings, without Foundation's NSString (hubhost links FoundationEssentials only, which starts a
+/// process faster; see ARCHITECTURE.md, "Process start"). Nothing here touches the file system.
+public enum PathText {
+    /// "libx.so" for "/a/b/libx.so"; the whole path when it has no slash.
+    public static func fileName(_ path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+    }
+
+    /// "/a/b" for "/a/b/libx.so", "/" for "/libx.so", "." for "libx.so".
+    public static func folder(_ path: String) -> String {
+        path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    }
+
+    /// "png" for "/a/b.c/x.png"; "" when the file name has no dot, or only a leading one (".hidden"). Trailing
+    /// slashes are not part of the name.
+    public static func fileExtension(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let name = fileName(String(trimmed))
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+
+    /// `path` with empty and "." components dropped and ".." folded into the component before it, by the text
+    /// alone (symbolic links are not followed): "/a/./b/../c/" is "/a/c". ".." at the root stays at the root; a
+    /// relative path keeps its leading "..". "" stays "", and a relative path that folds to nothing is ".".
+    public static func normalized(_ path: String) -> String {
+        guard !path.isEmpty else { return "" }
+        let absolute = path.hasPrefix("/")
+        var kept: [Substring] = []
+        for component in path.split(separator: "/") {
+            switch component {
+            case ".": continue
+            case "..":
+                if let last = kept.last, last != ".." {
+                    kept.removeLast()
+                } else if !absolute {
+                    kept.append(component)
+                }
+            default: kept.append(component)
+            }
+        }
+        let joined = kept.joined(separator: "/")
+        return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
+    }
+
+    /// `name` (which may hold slashes) under `folder`, with one slash between them.
+    public static func appending(_ name: String, to folder: String) -> String {
+        if name.isEmpty { return folder }
+        if folder.isEmpty { return name }
+        return folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+}

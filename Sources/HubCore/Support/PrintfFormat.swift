@@ -1,0 +1,17 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension String {
+    /// `format` filled in as C's printf does ("%.1f", "%08x"), for the few places that need fixed decimals or
+    /// padded hex (Foundation's `String(format:)` is not in FoundationEssentials).
+    public init(printf format: String, _ arguments: CVarArg...) {
+        var buffer = [CChar](repeating: 0, count: 64)
+        var needed = withVaList(arguments) { vsnprintf(&buffer, buffer.count, format, $0) }
+        if needed >= buffer.count {
+            buffer = [CChar](repeating: 0, count: Int(needed) + 1)
+            needed = withVaList(arguments) { vsnprintf(&buffer, buffer.count, format, $0) }
+        }
+        self = needed < 0 ? "" : String(decoding: buffer[..<Int(needed)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@testable import HubCore
+
+/// hubhost links FoundationEssentials only (it starts faster without Foundation and ICU); the small helpers that
+/// replace Foundation's NSString paths, trimming, percent decoding and `String(format:)` must answer as Foundation
+/// does on the inputs hubhost gives them.
+struct EssentialsSupportTests {
+    @Test func trimmingMatchesFoundation() {
+        for text in ["", " ", "a", "  a b  ", "\t\na\r\n", "\u{00A0}x\u{2003}", "é ", " \u{1F600} "] {
+            #expect(text.trimmingWhitespace() == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(text)")
+        }
+    }
+
+    @Test func percentDecodingMatchesFoundation() {
+        for text in ["", "plain", "a%20b", "%E2%82%AC", "%e2%82%ac", "100%", "%zz", "%4", "%FF", "a%2Fb%3F"] {
+            #expect(PercentDecoding.decode(text) == text.removingPercentEncoding, "\(text)")
+        }
+    }
+
+    @Test func printfMatchesFoundationsFormat() {
+        #expect(String(printf: "%08x", UInt32(0x1234_abcd)) == String(format: "%08x", UInt32(0x1234_abcd)))
+        #expect(String(printf: "%02x", UInt8(7)) == "07")
+        #expect(String(printf: "%.1f s", 2.25) == String(format: "%.1f s", 2.25))
+        #expect(String(printf: "%d of %d (%.3f%%)", 3, 40, 7.5) == "3 of 40 (7.500%)")
+        let long = String(printf: "%.60f", 1.0 / 3)
+        #expect(long == String(format: "%.60f", 1.0 / 3))
+    }
+
+    @Test func pathsFoldAsTheirTextSays() {
+        let cases: [(String, String)] = [
+            ("", ""), ("/", "/"), ("/a/./b/../c/", "/a/c"), ("//a//b", "/a/b"), ("/..", "/"), ("/a/../..", "/"),
+            ("a/b/..", "a"), ("a/..", "."), ("../a", "../a"), ("../../a/..", "../.."), ("./x", "x"),
+        ]
+        for (path, folded) in cases { #expect(PathText.normalized(path) == folded, "\(path)") }
+        #expect(PathText.appending("b.png", to: "/a") == "/a/b.png")
+        #expect(PathText.appending("b.png", to: "/a/") == "/a/b.png")
+        #expect(PathText.appending("b", to: "") == "b")
+        for path in ["/a/b.c/x.png", "x.tar.gz", ".hidden", "noext", "/a.b/", "dir/.hidden"] {
+            #expect(PathText.fileExtension(path) == (path as NSString).pathExtension, "\(path)")
+        }
+    }
+
+    @Test func fileErrorsAreSaidInWords() {
+        #expect(throws: FileReadError.self) { try readWholeFile("/nonexistent/hubhost-test") }
+        do {
+            _ = try readWholeFile("/nonexistent/hubhost-test")
+        } catch {
+            #expect("\(error)" == "No such file or directory")
+        }
+        do {
+            _ = try Data(contentsOf: URL(fileURLWithPath: "/nonexistent/hubhost-test"))
+        } catch {
+            #expect(ErrorText.describe(error) == "/nonexistent/hubhost-test: No such file or directory")
+        }
+    }
+
+    @Test func theMainThreadIsKnownFromOtherThreads() async {
+        let onMain = Threads.isMainThread
+        #expect(onMain == Thread.isMainThread)
+        let fromThread = await withCheckedContinuation { continuation in
+            let started = Threads.detach(name: "hubhost.test") {
+                continuation.resume(returning: Threads.isMainThread)
+            }
+            #expect(started)
+        }
+        #expect(fromThread == false)
+    }
+}
