@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import HubCore
 import HubHost
 
 /// `hubhost call PLUGIN SYMBOL --signature SIG ARGS…`: calls a plugin export through libffi.
@@ -46,7 +47,7 @@ struct Call: ParsableCommand {
                 signature: signature, arguments: arguments)
             print(result.description)
         } catch {
-            Diagnostics.print("hubhost call: \(error)")
+            Diagnostics.print("hubhost call: \(ErrorText.describe(error))")
             throw ExitCode(.problems)
         }
     }

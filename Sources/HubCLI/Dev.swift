@@ -117,7 +117,7 @@ struct Dev: ParsableCommand {
             reportProblems: { plugins.reportProblems(of: $0) },
             servingLine: { port in "hubhost dev: serving http://\(host):\(port)/ — \(what), plugins \(folders)" },
             cannotServe: { error in
-                Diagnostics.print("hubhost dev: cannot serve on \(host):\(port): \(error)")
+                Diagnostics.print("hubhost dev: cannot serve on \(host):\(port): \(ErrorText.describe(error))")
                 Glibc.exit(ExitStatus.failed.rawValue)
             })
         try DevFrontEnd.run(launch)

@@ -117,7 +117,7 @@ struct Events: ParsableCommand {
         let decoded = loaded.decoded
         let scriptBytes: [UInt8]
         do { scriptBytes = try readWholeFile(script) } catch {
-            Diagnostics.print("\(script): cannot read: \(error)")
+            Diagnostics.print("\(script): cannot read: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
 
@@ -167,7 +167,7 @@ struct Events: ParsableCommand {
                 }
                 event = try EventScript.parse(line, file: script, number: number)
             } catch let error as EventScriptError {
-                Diagnostics.print("hubhost: \(error)")
+                Diagnostics.print("hubhost: \(ErrorText.describe(error))")
                 trace.step = number
                 trace.add(.error, "bad script line: \(error.reason)", [("line", .number(Double(number)))])
                 if keepGoing {

@@ -60,7 +60,7 @@ struct Gallery: ParsableCommand {
 
         let sink: OutputFile
         do { sink = try OutputFile(path: output ?? "-") } catch {
-            Diagnostics.print("hubhost: \(error)")
+            Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
         let sheet = GallerySheet(items: shots.map(\.galleryItem))
@@ -83,12 +83,12 @@ struct Gallery: ParsableCommand {
                 sink.write(
                     try PNGImage.rasterize(svg: svg, width: size.width, height: size.height, scale: scale).pngData())
             } catch {
-                Diagnostics.print("hubhost: cannot draw the gallery: \(error)")
+                Diagnostics.print("hubhost: cannot draw the gallery: \(ErrorText.describe(error))")
                 throw ExitCode(.failed)
             }
         }
         do { try sink.commit() } catch {
-            Diagnostics.print("hubhost: \(error)")
+            Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
         if !problems.isEmpty { throw ExitCode(.problems) }

@@ -52,7 +52,7 @@ struct Inject: ParsableCommand {
         let registration = host.services.registrations.last { $0.key == serviceKey }
         let value: Any?
         do { value = try host.services.injector.get(key: serviceKey, arguments: values) } catch {
-            Diagnostics.print("hubhost inject: \(error)")
+            Diagnostics.print("hubhost inject: \(ErrorText.describe(error))")
             throw ExitCode(.problems)
         }
         let shown: String

@@ -105,7 +105,7 @@ struct Render: ParsableCommand {
         do {
             manager = try LayoutManagerChoice.resolve(id: layoutManager, in: host.layoutManagers, defaultMargin: margin)
         } catch {
-            Diagnostics.print("hubhost: \(error)")
+            Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.notFound)
         }
 

@@ -168,7 +168,7 @@ struct Snapshot: ParsableCommand {
             for (number, line) in EventScript.lines(of: text) {
                 let event: ViewEvent
                 do { event = try EventScript.parse(line, file: file, number: number) } catch {
-                    Diagnostics.print("hubhost: \(error)")
+                    Diagnostics.print("hubhost: \(ErrorText.describe(error))")
                     throw ExitCode(.failed)
                 }
                 CallRecorder.noteStep(number)
@@ -227,12 +227,12 @@ struct Snapshot: ParsableCommand {
                 let png: Data
                 do { png = try Snapshot.draw(picture, scale: options.scale).pngData() } catch {
                     // One image that cannot be drawn (a view taller than a PNG can be) does not stop the others.
-                    Diagnostics.print("hubhost: \(picture.name): \(error)")
+                    Diagnostics.print("hubhost: \(picture.name): \(ErrorText.describe(error))")
                     failed = true
                     continue
                 }
                 do { try Snapshot.write(png, to: folder.appendingPathComponent(picture.name + ".png")) } catch {
-                    Diagnostics.print("hubhost: \(picture.name): \(error)")
+                    Diagnostics.print("hubhost: \(picture.name): \(ErrorText.describe(error))")
                     throw ExitCode(.failed)
                 }
                 recorded += 1
@@ -280,7 +280,7 @@ struct Snapshot: ParsableCommand {
             for picture in pictures {
                 let actual: PNGImage
                 do { actual = try Snapshot.draw(picture, scale: options.scale) } catch {
-                    Diagnostics.print("hubhost: \(picture.name): \(error)")
+                    Diagnostics.print("hubhost: \(picture.name): \(ErrorText.describe(error))")
                     failed = true
                     continue
                 }
@@ -307,13 +307,13 @@ struct Snapshot: ParsableCommand {
             let changed = results.filter(\.isDifference)
             if !changed.isEmpty {
                 do { try report.write(to: URL(fileURLWithPath: self.report)) } catch {
-                    Diagnostics.print("hubhost: cannot write the report: \(error)")
+                    Diagnostics.print("hubhost: cannot write the report: \(ErrorText.describe(error))")
                     throw ExitCode(.failed)
                 }
             }
             if let junit {
                 do { try Snapshot.write(Data(report.junit().utf8), to: URL(fileURLWithPath: junit)) } catch {
-                    Diagnostics.print("hubhost: cannot write \(junit): \(error)")
+                    Diagnostics.print("hubhost: cannot write \(junit): \(ErrorText.describe(error))")
                     throw ExitCode(.failed)
                 }
             }

@@ -60,7 +60,9 @@ struct OneShotSupervisor {
             if resumeAfter > 0 { options.environment[WorkerEnvironment.resumeKey] = "\(resumeAfter)" }
             let worker: WorkerProcess
             do { worker = try WorkerProcess(options) } catch {
-                Diagnostics.print("hubhost: cannot start a worker process: \(error) (--in-process runs without one)")
+                Diagnostics.print(
+                    "hubhost: cannot start a worker process: \(ErrorText.describe(error)) (--in-process runs without one)"
+                )
                 exit(ExitStatus.failed.rawValue)
             }
             let outcome = worker.wait()

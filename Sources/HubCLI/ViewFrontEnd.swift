@@ -24,7 +24,7 @@ struct LoadedView {
         let url = URL(fileURLWithPath: path)
         let bytes: [UInt8]
         do { bytes = try readWholeFile(path) } catch {
-            Diagnostics.print("\(path): cannot read: \(error)")
+            Diagnostics.print("\(path): cannot read: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
         let decoded: DecodeResult
@@ -78,12 +78,12 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
     ) throws -> RenderTree {
         let sink: OutputFile
         do { sink = try OutputFile(path: path ?? "-") } catch {
-            Diagnostics.print("hubhost: \(error)")
+            Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
         let tree = SVGRenderer(images: ImageResolver(access: access)).renderStreaming(to: { sink.write($0) }, render)
         do { try sink.commit() } catch {
-            Diagnostics.print("hubhost: \(error)")
+            Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
         return tree
@@ -96,7 +96,7 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
     ) throws {
         let sink: OutputFile
         do { sink = try OutputFile(path: path ?? "-") } catch {
-            Diagnostics.print("hubhost: \(error)")
+            Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
         let images = ImageResolver(access: access)
@@ -115,12 +115,12 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
                     height: canvas.height, scale: scale)
                 sink.write(try image.pngData())
             } catch {
-                Diagnostics.print("hubhost: cannot draw the PNG: \(error)")
+                Diagnostics.print("hubhost: cannot draw the PNG: \(ErrorText.describe(error))")
                 throw ExitCode(.failed)
             }
         }
         do { try sink.commit() } catch {
-            Diagnostics.print("hubhost: \(error)")
+            Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
     }

@@ -28,10 +28,11 @@ public struct ViewModelDecoder {
 
     public func decode(_ text: String) throws -> DecodeResult { try decode(bytes: Array(text.utf8)) }
 
+    /// - Throws: `FileReadError` (the system's reason) when the file cannot be read.
     public func decode(contentsOf url: URL) throws -> DecodeResult {
         var decoder = self
         if decoder.file == nil { decoder.file = url.lastPathComponent }
-        return try decoder.decode(Data(contentsOf: url))
+        return try decoder.decode(bytes: readWholeFile(url.path))
     }
 
     public func decode(bytes: [UInt8]) throws -> DecodeResult {
