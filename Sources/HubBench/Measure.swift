@@ -9,6 +9,14 @@ enum Measure {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
+    /// Seconds of CPU this thread has run: unlike wall time, not counting time the VM's CPU was taken away
+    /// (steal), which made in-process C/Swift ratios swing by ±0.3 between runs on this machine.
+    static func threadCPU() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
     /// Runs `body` `repetitions` times and returns the median duration in seconds.
     static func median(repetitions: Int, _ body: () throws -> Void) rethrows -> Double {
         var samples: [Double] = []

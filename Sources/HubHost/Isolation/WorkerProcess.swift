@@ -223,7 +223,7 @@ public final class WorkerProcess: @unchecked Sendable {
 
     private func startReadingStderr(_ fd: Int32) {
         let echo = options.echo
-        let started = Threads.detach(name: "hubhost.stderr") { [weak self] in
+        let read: @Sendable () -> Void = { [weak self] in
             LineReader.read(fd) { bytes in
                 let line = String(decoding: bytes, as: UTF8.self)
                 echo(line)
@@ -232,10 +232,9 @@ public final class WorkerProcess: @unchecked Sendable {
             close(fd)
             self?.stderrDone.signal()
         }
-        if !started {  // no thread to read it: the worker's stderr is not kept, and it must not block on a full pipe
-            close(fd)
-            stderrDone.signal()
-        }
+        // A thread of its own (it lives as long as the worker); a pool thread if the system refuses one, rather
+        // than leaving the pipe unread, which would stall the worker on its first big diagnostic.
+        if !Threads.detach(name: "hubhost.stderr", read) { DispatchQueue.global().async(execute: read) }
     }
 
     private func keep(_ line: String) {

@@ -119,6 +119,9 @@ public final class FileWatcher: @unchecked Sendable {
         running = true
         guard Threads.detach(name: "hubhost.watcher", { [weak self] in self?.loop() }) else {
             running = false
+            for descriptor in [fd, wakePipe[0], wakePipe[1]] { close(descriptor) }
+            (fd, wakePipe) = (-1, [-1, -1])
+            watches = [:]
             throw WatchError("cannot start the watcher's thread")
         }
     }
