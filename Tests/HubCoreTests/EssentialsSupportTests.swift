@@ -67,4 +67,15 @@ struct EssentialsSupportTests {
         }
         #expect(fromThread == false)
     }
+
+    /// A forked child is a new process: its one thread is its main thread, whatever the forking thread had cached.
+    @Test func aForkedChildsThreadIsItsMainThread() {
+        _ = Threads.isMainThread  // cache this (test) thread's answer, false unless it is the runner's main thread
+        let pid = fork()
+        if pid == 0 { _exit(Threads.isMainThread ? 0 : 1) }  // only a C call between fork and _exit
+        #expect(pid > 0)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        #expect(status == 0, "the child saw isMainThread false (status \(status))")
+    }
 }

@@ -37,5 +37,5 @@ public enum Threads {
     }
 
     /// Whether the caller runs on the process's main thread (on Linux, the thread whose id is the process id).
-    public static var isMainThread: Bool { csystem_thread_id() == getpid() }
+    public static var isMainThread: Bool { csystem_is_main_thread() }
 }
