@@ -26,7 +26,7 @@ struct SnapshotReport {
                     return "size changed: \(expected.width)×\(expected.height) → \(actual.width)×\(actual.height)"
                 }
                 return String(
-                    printf: "%d of %d pixels differ (%.3f%%)", diff.differing, diff.total, diff.fraction * 100)
+                    printf: "%ld of %ld pixels differ (%.3f%%)", diff.differing, diff.total, diff.fraction * 100)
             }
         }
     }

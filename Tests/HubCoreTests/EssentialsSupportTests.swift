@@ -23,7 +23,8 @@ struct EssentialsSupportTests {
         #expect(String(printf: "%08x", UInt32(0x1234_abcd)) == String(format: "%08x", UInt32(0x1234_abcd)))
         #expect(String(printf: "%02x", UInt8(7)) == "07")
         #expect(String(printf: "%.1f s", 2.25) == String(format: "%.1f s", 2.25))
-        #expect(String(printf: "%d of %d (%.3f%%)", 3, 40, 7.5) == "3 of 40 (7.500%)")
+        #expect(String(printf: "%ld of %ld (%.3f%%)", 3, 40, 7.5) == "3 of 40 (7.500%)")
+        #expect(String(printf: "%ld", Int.max) == "9223372036854775807")
         let long = String(printf: "%.60f", 1.0 / 3)
         #expect(long == String(format: "%.60f", 1.0 / 3))
     }

@@ -4,7 +4,8 @@
 
 extension String {
     /// `format` filled in as C's printf does ("%.1f", "%08x"), for the few places that need fixed decimals or
-    /// padded hex (Foundation's `String(format:)` is not in FoundationEssentials).
+    /// padded hex (Foundation's `String(format:)` is not in FoundationEssentials). The conversions are C's: a
+    /// Swift `Int` is `%ld`, an `Int32` or `UInt32` is `%d` or `%x`.
     public init(printf format: String, _ arguments: CVarArg...) {
         var buffer = [CChar](repeating: 0, count: 64)
         var needed = withVaList(arguments) { vsnprintf(&buffer, buffer.count, format, $0) }
