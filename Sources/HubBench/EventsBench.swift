@@ -88,19 +88,11 @@ enum EventsBench {
             return
         }
         // Pairs of short runs in alternating order, on this thread's CPU time; the ratio is the median of the
-        // pairs' ratios, so a slow stretch of the machine falls on both halves of a pair.
+        // pairs' ratios.
         let pairs = 11
-        var c: [Double] = []
-        var swift: [Double] = []
-        for pair in 0..<pairs {
-            if pair % 2 == 0 {
-                c.append(tapRun(cHost, view: view, taps: taps).seconds)
-                swift.append(tapRun(swiftHost, view: view, taps: taps).seconds)
-            } else {
-                swift.append(tapRun(swiftHost, view: view, taps: taps).seconds)
-                c.append(tapRun(cHost, view: view, taps: taps).seconds)
-            }
-        }
+        let (c, swift) = Measure.alternatingPairs(
+            pairs, { tapRun(cHost, view: view, taps: taps).seconds },
+            { tapRun(swiftHost, view: view, taps: taps).seconds })
         let cm = Measure.medianOf(c)
         let sm = Measure.medianOf(swift)
         print(
@@ -172,18 +164,9 @@ enum EventsBench {
         let view = scrollView(count: count)
         let step = 200.0
         let rssStart = Measure.currentRSS()
-        var c: [ScrollResult] = []
-        var swift: [ScrollResult] = []
         let pairs = 5
-        for pair in 0..<pairs {
-            if pair % 2 == 0 {
-                c.append(scrollRun(cHost, view: view, step: step))
-                swift.append(scrollRun(swiftHost, view: view, step: step))
-            } else {
-                swift.append(scrollRun(swiftHost, view: view, step: step))
-                c.append(scrollRun(cHost, view: view, step: step))
-            }
-        }
+        let (c, swift) = Measure.alternatingPairs(
+            pairs, { scrollRun(cHost, view: view, step: step) }, { scrollRun(swiftHost, view: view, step: step) })
         guard c[0].frames == swift[0].frames, c[0].drawn == swift[0].drawn else {
             print(
                 "events: scrolling the C components and their twins drew different things (\(c[0].drawn) vs \(swift[0].drawn) items)"

@@ -17,6 +17,22 @@ enum Measure {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
+    /// `pairs` runs of `a` and of `b`, each pair in the other order than the one before (a, b, then b, a, …), so
+    /// a slow stretch of the machine falls on both halves of a pair; the results in run order per side.
+    static func alternatingPairs<T>(_ pairs: Int, _ a: () -> T, _ b: () -> T) -> (a: [T], b: [T]) {
+        var results: (a: [T], b: [T]) = ([], [])
+        for pair in 0..<pairs {
+            if pair % 2 == 0 {
+                results.a.append(a())
+                results.b.append(b())
+            } else {
+                results.b.append(b())
+                results.a.append(a())
+            }
+        }
+        return results
+    }
+
     /// Runs `body` `repetitions` times and returns the median duration in seconds.
     static func median(repetitions: Int, _ body: () throws -> Void) rethrows -> Double {
         var samples: [Double] = []

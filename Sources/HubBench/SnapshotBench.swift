@@ -121,7 +121,6 @@ enum SnapshotBench {
         return Monotonic.now() - start
     }
 
-    /// Runs a process and returns its peak resident memory in bytes (its own and its children's).
     /// A C plugin with one component, `stories:card`, that has 1,000 stories (a title and a colour each).
     static let storiesPlugin = #"""
         #include "hub_plugin.h"

@@ -2,10 +2,6 @@ import ArgumentParser
 import FoundationEssentials
 import HubCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `--assets` and `--max-image-bytes`, shared by every command that draws a view's images.
 struct ImageOptions: ParsableArguments {
     @Option(
@@ -24,8 +20,8 @@ struct ImageOptions: ParsableArguments {
     func validate() throws {
         guard maxImageBytes > 0 else { throw ValidationError("--max-image-bytes must be at least 1") }
         for folder in assetFolders {
-            var status = stat()
-            guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            var isDirectory = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory else {
                 throw ValidationError("--assets \(TerminalText.escaped(folder)): not a folder")
             }
         }

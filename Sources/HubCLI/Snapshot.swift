@@ -4,10 +4,6 @@ import HubCore
 import HubHost
 import HubRender
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `hubhost snapshot record|verify`: golden PNGs of views, stories and scripted steps, for CI.
 struct Snapshot: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -95,14 +91,14 @@ struct Snapshot: ParsableCommand {
         var pictures: [Picture] = []
         var failed = false
         for input in options.inputs {
-            var status = stat()
-            guard stat(input, &status) == 0 else {
+            var isFolder = false
+            guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else {
                 Diagnostics.print("\(input): no such file or folder")
                 failed = true
                 continue
             }
             let files: [String]
-            if status.st_mode & S_IFMT == S_IFDIR {
+            if isFolder {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []
                 files = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map {
                     PathText.appending($0, to: input)

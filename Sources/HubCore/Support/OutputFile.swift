@@ -48,7 +48,7 @@ public final class OutputFile {
         let exists = lstat(path, &status) == 0
         if !exists && errno != ENOENT { throw Failure(path: path, reason: Self.lastError()) }
         if !exists || (status.st_mode & S_IFMT) == S_IFREG {
-            let folder = path.contains("/") ? PathText.folder(path) : ""
+            let folder = PathText.folder(path)  // "." for a bare name
             let name = PathText.fileName(path)
             // A replaced file keeps its mode, a new one gets the usual 0666 less the umask.
             let mode: mode_t
@@ -59,10 +59,10 @@ public final class OutputFile {
                 umask(mask)
                 mode = 0o666 & ~mask
             }
-            let prefix = (folder.isEmpty ? "." : folder) + "/.\(name).hubhost-"
+            let prefix = folder + "/.\(name).hubhost-"
             // Unnamed until commit (O_TMPFILE): a process killed mid-write (a plugin crash in a streamed render)
             // leaves nothing behind. File systems without it get a named temporary file.
-            let unnamed = open(folder.isEmpty ? "." : folder, Self.unnamedFile | O_WRONLY | O_CLOEXEC, mode)
+            let unnamed = open(folder, Self.unnamedFile | O_WRONLY | O_CLOEXEC, mode)
             if unnamed >= 0 {
                 fchmod(unnamed, mode)
                 (fd, temporary, closesDescriptor) = (unnamed, nil, true)
@@ -97,7 +97,7 @@ public final class OutputFile {
     public func write(_ bytes: some Collection<UInt8>) {
         if bytes.count >= Self.bufferSize {
             flush()
-            Array(bytes).withUnsafeBytes { writeAll($0) }
+            Array(bytes).withUnsafeBytes { writeThrough($0) }
         } else {
             if buffer.count + bytes.count > Self.bufferSize { flush() }
             buffer.append(contentsOf: bytes)
@@ -107,7 +107,7 @@ public final class OutputFile {
     public func write(_ bytes: UnsafeRawBufferPointer) {
         if bytes.count >= Self.bufferSize {
             flush()
-            writeAll(bytes)
+            writeThrough(bytes)
         } else {
             if buffer.count + bytes.count > Self.bufferSize { flush() }
             buffer.append(contentsOf: bytes)
@@ -153,23 +153,14 @@ public final class OutputFile {
 
     private func flush() {
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { writeAll($0) }
+        buffer.withUnsafeBytes { writeThrough($0) }
         buffer.removeAll(keepingCapacity: true)
     }
 
-    private func writeAll(_ bytes: UnsafeRawBufferPointer) {
-        guard failure == nil, var next = bytes.baseAddress else { return }
-        var left = bytes.count
-        while left > 0 {
-            let written = Glibc.write(fd, next, left)
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = Failure(path: path, reason: Self.lastError())
-                return
-            }
-            left -= written
-            next += written
-        }
+    /// Writes `bytes` to the file now; the first failure is kept for `commit` and later writes are skipped.
+    private func writeThrough(_ bytes: UnsafeRawBufferPointer) {
+        guard failure == nil, !bytes.isEmpty, !writeAll(fd, bytes) else { return }
+        failure = Failure(path: path, reason: Self.lastError())
     }
 
     private static func lastError() -> String { String(cString: strerror(errno)) }

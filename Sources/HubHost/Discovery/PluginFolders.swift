@@ -1,9 +1,5 @@
 import FoundationEssentials
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Where plugins are looked for: `--plugins DIR` (repeatable) first, else `HUBHOST_PLUGIN_PATH` (colon-separated),
 /// else `./plugins` (the environment is ignored under setuid: `HostEnvironment`). Only the first source that names anything is used, so an explicit folder is never mixed
 /// with the environment's.
@@ -28,8 +24,8 @@ public enum PluginFolders {
         var missing: [URL] = []
         var seen = Set<String>()
         for folder in folders {
-            var status = stat()
-            guard stat(folder.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR,
+            var isDirectory = false
+            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory,
                 let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
             else {
                 missing.append(folder)

@@ -291,14 +291,5 @@ public final class PipeEnd: @unchecked Sendable {
 
     /// Writes all of `bytes`; false when the other end is gone (EPIPE) or the write fails.
     @discardableResult
-    public func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            let count = Glibc.write(fileDescriptor, bytes.baseAddress! + written, bytes.count - written)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            written += count
-        }
-        return true
-    }
+    public func write(_ bytes: UnsafeRawBufferPointer) -> Bool { writeAll(fileDescriptor, bytes) }
 }

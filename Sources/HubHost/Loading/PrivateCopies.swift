@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HubCore
 
 #if canImport(Glibc)
     import Glibc
@@ -92,7 +93,7 @@ extension PrivateCopies {
         var fd = create(name, closeOnExec | executable)
         if fd < 0, errno == EINVAL { fd = create(name, closeOnExec) }
         guard fd >= 0 else { return nil }
-        guard writeAll(contents, to: fd) else {
+        guard contents.withUnsafeBytes({ writeAll(fd, $0) }) else {
             close(fd)
             return nil
         }
@@ -171,21 +172,7 @@ extension PrivateCopies {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
         guard fd >= 0 else { throw failure("cannot create \(path)") }
         defer { close(fd) }
-        guard writeAll(contents, to: fd) else { throw failure("cannot write \(path)") }
-    }
-
-    /// Writes all of `contents` to `fd`; false (errno set) when a write fails.
-    private static func writeAll(_ contents: Data, to fd: Int32) -> Bool {
-        contents.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
-        }
+        guard contents.withUnsafeBytes({ writeAll(fd, $0) }) else { throw failure("cannot write \(path)") }
     }
 
     private static func failure(_ what: String) -> Error {

@@ -153,9 +153,8 @@ extension ProbeRunner {
             guard fd >= 0 else { return "" }
             defer { close(fd) }
             let start = max(offset, end - 2000)
-            var bytes = [UInt8](repeating: 0, count: end - start)
-            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start)) }
-            return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self).trimmingWhitespace()
+            let bytes = readBytes(fd, count: end - start, at: start) ?? []
+            return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
         }
         func stderrSize() -> Int {
             var status = stat()

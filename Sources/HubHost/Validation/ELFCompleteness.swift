@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HubCore
 
 #if canImport(Glibc)
     import Glibc
@@ -26,14 +27,7 @@ public enum ELFCompleteness {
         var status = stat()
         guard fstat(fd, &status) == 0 else { return .incomplete("cannot be read") }
         let fileSize = UInt64(max(0, status.st_size))
-        /// Up to `count` bytes from `offset` (fewer at the end of the file); nil when the read fails.
-        func read(_ count: Int, at offset: UInt64) -> [UInt8]? {
-            guard offset <= UInt64(Int64.max) else { return nil }
-            var bytes = [UInt8](repeating: 0, count: count)
-            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
-            return got < 0 ? nil : Array(bytes.prefix(got))
-        }
-        guard let header = read(64, at: 0), header.count >= 4 else {
+        guard let header = readBytes(fd, count: 64, at: 0), header.count >= 4 else {
             return fileSize == 0 ? .incomplete("empty") : .notELF
         }
         guard header.prefix(4).elementsEqual([0x7F, 0x45, 0x4C, 0x46]) else { return .notELF }
@@ -57,7 +51,8 @@ public enum ELFCompleteness {
         guard end(phoff, phentsize, phnum) <= fileSize else {
             return .incomplete("program headers end past the end of the file")
         }
-        guard phentsize >= 56, let table = read(Int(phentsize * phnum), at: phoff) else {
+        // Both within the file size (checked above), so they fit an Int.
+        guard phentsize >= 56, let table = readBytes(fd, count: Int(phentsize * phnum), at: Int(phoff)) else {
             return .complete
         }
         let incomplete: String? = table.withUnsafeBytes { bytes in

@@ -41,3 +41,24 @@ public struct FileReadError: Error, CustomStringConvertible {
     public init(errno: Int32) { self.errno = errno }
     public var description: String { String(cString: strerror(errno)) }
 }
+
+/// Up to `count` bytes of `fd` from `offset` (fewer at the end of the file); nil when the read fails.
+public func readBytes(_ fd: Int32, count: Int, at offset: Int) -> [UInt8]? {
+    var bytes = [UInt8](repeating: 0, count: max(0, count))
+    let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+    return got < 0 ? nil : Array(bytes.prefix(got))
+}
+
+/// Writes all of `bytes` to `fd`, again after a signal or a short write; false when a write fails (errno says
+/// why: EPIPE when a pipe's reader is gone) or writes nothing.
+@discardableResult
+public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    var written = 0
+    while written < bytes.count {
+        let count = write(fd, bytes.baseAddress! + written, bytes.count - written)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { return false }
+        written += count
+    }
+    return true
+}
