@@ -27,7 +27,8 @@ public struct TextRenderer {
         out.write("body (")
         out.write(tree.body.count)
         out.write(")\n")
-        for node in tree.body { line(node, depth: 1, to: &out) }
+        // By index: the loop lends each node instead of copying it (seven reference fields retained and released).
+        for i in tree.body.indices { line(tree.body[i], depth: 1, to: &out) }
         out.write("overlays (")
         out.write(tree.overlays.count)
         out.write(")\n")
@@ -108,6 +109,6 @@ public struct TextRenderer {
             out.write(TerminalText.line(text))
         }
         out.byte(0x0A)
-        for child in node.children { line(child, depth: depth + 1, to: &out) }
+        for i in node.children.indices { line(node.children[i], depth: depth + 1, to: &out) }
     }
 }

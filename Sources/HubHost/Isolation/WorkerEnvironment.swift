@@ -21,10 +21,24 @@ public enum WorkerEnvironment {
 
     /// The environment entries for a worker that follows `restarts` others, with `quarantined` versions.
     public static func entries(restarts: Int, quarantined: [QuarantineRecord]) -> [String: String] {
-        var entries = [restartKey: "\(restarts)"]
+        var entries = [
+            restartKey: "\(restarts)", glibcTunablesKey: heapTunables(HostEnvironment.variable(glibcTunablesKey)),
+        ]
         if !quarantined.isEmpty, let json = try? JSONEncoder().encode(quarantined) {
             entries[quarantineKey] = String(decoding: json, as: UTF8.self)
         }
         return entries
+    }
+
+    static let glibcTunablesKey = "GLIBC_TUNABLES"
+
+    /// The worker's malloc backs its heap with transparent huge pages where the system offers them on request
+    /// (`madvise` mode, Debian's default): a 100k-component render otherwise takes ~17k page faults, a tenth of
+    /// its CPU. Peak memory is unchanged (the heap is mostly touched anyway) and glibc before 2.35 ignores the
+    /// tunable. The user's own tunables are kept, and so is any hugetlb choice of theirs.
+    static func heapTunables(_ inherited: String?) -> String {
+        let ours = "glibc.malloc.hugetlb=1"
+        guard let inherited, !inherited.isEmpty else { return ours }
+        return inherited.contains("glibc.malloc.hugetlb") ? inherited : inherited + ":" + ours
     }
 }
