@@ -20,15 +20,17 @@ enum BoundaryValues {
     }
     nonisolated(unsafe) private static var reported: Set<String> = []
 
-    /// Reports `problem` once for the plugin and call in progress.
-    static func refuse(_ problem: String, record: PluginRecord? = nil, call: String? = nil) {
+    /// Reports `problem` once for the plugin and call in progress. Out of line, with the words made only here,
+    /// so the checks that call it stay a few instructions where every value a plugin draws passes them.
+    @inline(never)
+    static func refuse(_ problem: @autoclosure () -> String, record: PluginRecord? = nil, call: String? = nil) {
         let who: String
         if let record {
             who = "\(record.displayName)" + (call.map { " in \($0)" } ?? "")
         } else {
             who = CallRecorder.currentCallDescription ?? "a plugin"
         }
-        let line = "hubhost: \(who): \(problem)"
+        let line = "hubhost: \(who): \(problem())"
         guard reported.count < 1000, reported.insert(line).inserted else { return }
         report(line)
     }
@@ -50,6 +52,7 @@ enum BoundaryValues {
         return used
     }
 
+    @inline(__always)
     static func rect(_ x: Double, _ y: Double, _ width: Double, _ height: Double) -> Rect {
         Rect(
             x: coordinate(x, "frame x"), y: coordinate(y, "frame y"), width: length(width, "frame width"),
