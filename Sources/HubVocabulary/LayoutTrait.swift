@@ -38,12 +38,22 @@ extension Set where Element == LayoutTrait {
     /// Sorted names, for stable output.
     public var sortedNames: [String] { map(\.rawValue).sorted() }
 
-    /// Calls `body` with each name in `sortedNames` order, making no array for the usual zero or one trait (the
+    /// Calls `body` with each name in `sortedNames` order, making no array for the usual zero to two traits (the
     /// writers do this once per component).
     @inlinable
     public func forEachSortedName(_ body: (String) -> Void) {
         if count <= 1 {
             for trait in self { body(trait.rawValue) }
+        } else if count == 2 {
+            let first = self[startIndex].rawValue
+            let second = self[index(after: startIndex)].rawValue
+            if first < second {
+                body(first)
+                body(second)
+            } else {
+                body(second)
+                body(first)
+            }
         } else {
             sortedNames.forEach(body)
         }

@@ -8,6 +8,14 @@ import Testing
 struct WriterFastPathTests {
     static func written(_ body: (inout ByteWriter) -> Void) -> String { ByteWriter.string(body) }
 
+    /// What `write(number:)` wrote before its fast paths: an integer without a fraction, else Swift's shortest
+    /// round-trip digits.
+    static func generalNumber(_ n: Double) -> String {
+        guard n.isFinite else { return "null" }
+        if n == n.rounded(), abs(n) < 1e15 { return String(Int(n)) }
+        return String(n)
+    }
+
     @Test func hundredthsAreTheShortestDigitsOfTheDouble() {
         var cents: [Int] = [0, 1, -1, 5, 10, 50, 99, 100, 101, 110, 2740, -2740, 12_345, 999_999, -5]
         cents += [1_000_000_000_000, 123_456_789_012_345, -999_999_999_999_999, 1_000_000_000_000_000]
@@ -16,8 +24,26 @@ struct WriterFastPathTests {
         for _ in 0..<2_000 { cents.append(Int.random(in: -(1 << 50)...(1 << 50), using: &generator)) }
         for value in cents {
             let fast = Self.written { $0.write(hundredths: value) }
-            let general = Self.written { $0.write(number: Double(value) / 100) }
-            #expect(fast == general, "\(value)")
+            #expect(fast == Self.generalNumber(Double(value) / 100), "\(value)")
+        }
+    }
+
+    /// Numbers (JSON) and compact numbers (text) take the hundredths path for two-decimal values only: others,
+    /// like 0.1 + 0.2 or a third, keep all their digits.
+    @Test func numbersMatchTheGeneralDigits() {
+        var values: [Double] = [0, -0.0, 15, 15.5, -3.25, 27.4, 0.01, -0.05, 0.1 + 0.2, 1.0 / 3, 43.125, 1e-7]
+        values += [
+            99_999_999_999.99, 1e13 - 0.01, 1e13 + 0.5, 1e15, 1e16, 123_456.789, 5e-324, .greatestFiniteMagnitude,
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            values.append(Double(Int.random(in: -100_000_000...100_000_000, using: &generator)) / 100)
+            values.append(Double.random(in: -1e6...1e6, using: &generator))
+            values.append(Double(Int.random(in: -100_000...100_000, using: &generator)) / 8)
+        }
+        for value in values {
+            #expect(Self.written { $0.write(number: value) } == Self.generalNumber(value), "\(value)")
+            #expect(Self.written { $0.write(compact: value) } == value.compact, "\(value)")
         }
     }
 

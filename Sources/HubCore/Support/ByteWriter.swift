@@ -148,7 +148,17 @@ public struct ByteWriter {
     public mutating func write(number n: Double) {
         guard n.isFinite else { return write("null" as StaticString) }
         if n == n.rounded(), abs(n) < 1e15 { return write(Int(n)) }
+        if let cents = Self.exactHundredths(n) { return write(hundredths: cents) }
         write(String(n))
+    }
+
+    /// `n` in hundredths when it is a two-decimal value (frames of text often are: 27.5, 43.25) below 10^13,
+    /// whose shortest digits `write(hundredths:)` writes without making a String; nil otherwise.
+    @inlinable
+    static func exactHundredths(_ n: Double) -> Int? {
+        let cents = (n * 100).rounded()
+        guard abs(cents) < 1e15, cents / 100 == n else { return nil }
+        return Int(cents)
     }
 
     /// `cents / 100` in its shortest form ("27.4", "-0.05", "12"), as `write(number:)` writes that Double but
@@ -171,6 +181,7 @@ public struct ByteWriter {
     @inlinable
     public mutating func write(compact n: Double) {
         if n == n.rounded(), abs(n) < 1e15 { return write(Int(n)) }
+        if let cents = Self.exactHundredths(n) { return write(hundredths: cents) }
         write(String(n))
     }
 
