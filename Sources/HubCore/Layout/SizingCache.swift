@@ -3,10 +3,18 @@
 /// `loadView` or `configure`. A sizing component with children gets a child delegate that answers with other
 /// sizing components' preferred sizes; its other callbacks do nothing.
 public final class SizingCache {
-    public struct Entry {
+    /// A class: every body component looks one up, and handing one on retains one object rather than its
+    /// component, source and traits one by one.
+    public final class Entry {
         public let component: Component
         public let source: ComponentSource
         public let traits: Set<LayoutTrait>
+
+        init(component: Component, source: ComponentSource, traits: Set<LayoutTrait>) {
+            self.component = component
+            self.source = source
+            self.traits = traits
+        }
     }
 
     public let registry: ComponentRegistry
