@@ -147,9 +147,7 @@ public struct ByteWriter {
     /// `n` in its shortest form: an integer without a fraction, `null` when not finite (as JSON has no NaN).
     public mutating func write(number n: Double) {
         guard n.isFinite else { return write("null" as StaticString) }
-        if n == n.rounded(), abs(n) < 1e15 { return write(Int(n)) }
-        if let cents = Self.exactHundredths(n) { return write(hundredths: cents) }
-        write(String(n))
+        write(compact: n)
     }
 
     /// `n` in hundredths when it is a two-decimal value (frames of text often are: 27.5, 43.25) below 10^13,
