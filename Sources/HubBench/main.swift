@@ -5,6 +5,7 @@ import Foundation
 let sections: [(name: String, run: () throws -> Void)] = [
     ("loader", LoaderBench.run),
     ("render", RenderBench.run),
+    ("decode", DecodeBench.run),
     ("writers", WritersBench.run),
     ("injection", InjectionBench.run),
     ("events", EventsBench.run),

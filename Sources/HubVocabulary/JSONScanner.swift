@@ -60,7 +60,11 @@ public struct JSONScanner {
 
     // MARK: Structure
 
+    /// Inlined in the scanner's own loops: between tokens there is usually no whitespace or one space, and a
+    /// call per token was a fifteenth of decoding a view.
+    @inline(__always)
     public mutating func skipWhitespace() {
+        if position < bytes.count, bytes[position] > 0x20 { return }
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
@@ -90,12 +94,44 @@ public struct JSONScanner {
         }
     }
 
-    private mutating func expect(_ byte: UInt8, _ what: String) throws {
+    @inline(__always)
+    private mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String) throws {
         skipWhitespace()
-        guard position < bytes.count, bytes[position] == byte else {
-            throw error("expected \(what), found \(describeByte())")
-        }
+        guard position < bytes.count, bytes[position] == byte else { throw unexpected(what()) }
         position += 1
+    }
+
+    @inline(never)
+    private func unexpected(_ what: String) -> JSONSyntaxError { error("expected \(what), found \(describeByte())") }
+
+    /// The next value's kind, or nil at the end of the input (no error made).
+    @inline(__always)
+    private mutating func nextByte() -> UInt8? {
+        skipWhitespace()
+        return position < bytes.count ? bytes[position] : nil
+    }
+
+    /// Reads a string when one comes next; otherwise returns nil and consumes nothing (one call where a schema
+    /// reader would peek and then read).
+    public mutating func readStringIfString() throws -> String? {
+        guard nextByte() == UInt8(ascii: "\"") else { return nil }
+        return try readString()
+    }
+
+    /// Reads an object as `readObject` does when one comes next and returns true; otherwise returns false and
+    /// consumes nothing.
+    public mutating func readObjectIfObject(_ body: (inout JSONScanner, String) throws -> Void) throws -> Bool {
+        guard nextByte() == UInt8(ascii: "{") else { return false }
+        try readObject(body)
+        return true
+    }
+
+    /// Reads an array as `readArray` does when one comes next and returns true; otherwise returns false and
+    /// consumes nothing.
+    public mutating func readArrayIfArray(_ body: (inout JSONScanner, Int) throws -> Void) throws -> Bool {
+        guard nextByte() == UInt8(ascii: "[") else { return false }
+        try readArray(body)
+        return true
     }
 
     /// Reads an object, calling `body` with each key while the scanner sits on the key's value; `body` must
@@ -132,6 +168,50 @@ public struct JSONScanner {
         }
     }
 
+    /// Opens an object when one comes next: consumes its `{` and returns true (then call `nextKey` until it
+    /// returns nil); otherwise returns false and consumes nothing. The pull form of `readObject`, for readers
+    /// that inline their per-key code instead of calling a closure per key.
+    public mutating func enterObjectIfObject() throws -> Bool {
+        guard nextByte() == UInt8(ascii: "{") else { return false }
+        position += 1
+        depth += 1
+        guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth) levels") }
+        return true
+    }
+
+    /// The next key of the object `enterObjectIfObject` opened, with the scanner on its value (which the caller
+    /// must consume), or nil after the closing `}`. `isFirst` starts true and is kept by the caller.
+    public mutating func nextKey(isFirst: inout Bool) throws -> String? {
+        skipWhitespace()
+        guard position < bytes.count else {
+            throw error(
+                isFirst ? "expected a key string, found end of input" : "unexpected end of input, expected ',' or '}'")
+        }
+        if isFirst {
+            isFirst = false
+            if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                depth -= 1
+                return nil
+            }
+        } else if bytes[position] == UInt8(ascii: ",") {
+            position += 1
+            skipWhitespace()
+        } else if bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            depth -= 1
+            return nil
+        } else {
+            throw error("expected ',' or '}', found \(describeByte())")
+        }
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+            throw error("expected a key string, found \(describeByte())")
+        }
+        let key = try readKey()
+        try expect(UInt8(ascii: ":"), "':'")
+        return key
+    }
+
     /// Reads an array, calling `body` with each index while the scanner sits on the element.
     public mutating func readArray(_ body: (inout JSONScanner, Int) throws -> Void) throws {
         try expect(UInt8(ascii: "["), "'['")
@@ -166,7 +246,15 @@ public struct JSONScanner {
     public mutating func readString() throws -> String {
         try expect(UInt8(ascii: "\""), "'\"'")
         let start = position
-        // Fast path: no escapes.
+        // Fast path: no escapes. Plain bytes are skipped a word at a time; the byte loop decides at the first stop.
+        while position + 8 <= bytes.count {
+            let stops = Self.stringStops(word(at: position))
+            if stops != 0 {
+                position += Self.firstStop(stops)
+                break
+            }
+            position += 8
+        }
         while position < bytes.count {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
@@ -219,9 +307,63 @@ public struct JSONScanner {
         throw error("unterminated string", at: start - 1)
     }
 
-    /// An object key: a short key without escapes from `recentKeys`, any other as `readString` reads it.
+    // MARK: Eight bytes at a time
+
+    /// The bytes at `offset` to `offset + 8` as a little-endian word (byte 0 lowest); the caller checked the range.
+    @inline(__always)
+    private func word(at offset: Int) -> UInt64 {
+        bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+    }
+
+    /// A word with the high bit set in each byte of `word` that ends a plain run of string bytes (a quote, a
+    /// backslash or a control character); exact up to the first such byte, which is all callers look at.
+    @inline(__always)
+    private static func stringStops(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        return ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes | (word &- ones &* 0x20) & ~word)
+            & highs
+    }
+
+    /// The index of the first byte `stringStops` marked (stops must not be 0).
+    @inline(__always)
+    private static func firstStop(_ stops: UInt64) -> Int { stops.trailingZeroBitCount >> 3 }
+
+    /// The low `count` bytes of `word` (count 0–7).
+    @inline(__always)
+    private static func lowBytes(_ word: UInt64, _ count: Int) -> UInt64 {
+        count == 0 ? 0 : word & (UInt64.max >> UInt64(64 - 8 * count))
+    }
+
+    /// An object key: a short key without escapes from `recentKeys`, any other as `readString` reads it. Where
+    /// 16 bytes follow the quote, the key is found a word at a time.
     private mutating func readKey() throws -> String {
         let start = position + 1  // after the opening quote, which the caller checked
+        if start + 16 <= bytes.count {
+            let first = word(at: start)
+            let low: UInt64
+            let high: UInt64
+            let length: Int
+            let stops = Self.stringStops(first)
+            if stops != 0 {
+                length = Self.firstStop(stops)
+                low = Self.lowBytes(first, length)
+                high = 0
+            } else {
+                let second = word(at: start + 8)
+                let secondStops = Self.stringStops(second)
+                // A key of 16 bytes or more is not cached.
+                guard secondStops != 0 else { return try readString() }
+                length = 8 + Self.firstStop(secondStops)
+                low = first
+                high = Self.lowBytes(second, length - 8)
+            }
+            // A backslash or control character before the closing quote: the general reader decides.
+            guard bytes[start + length] == UInt8(ascii: "\"") else { return try readString() }
+            return cachedKey(low: low, high: high, start: start, end: start + length)
+        }
         var end = start
         var low: UInt64 = 0
         var high: UInt64 = 0
@@ -233,9 +375,16 @@ public struct JSONScanner {
             if offset < 8 { low |= UInt64(b) << (8 * offset) } else { high |= UInt64(b) << (8 * (offset - 8)) }
             end += 1
         }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), end - start < 16 else { return try readString() }
+        return cachedKey(low: low, high: high, start: start, end: end)
+    }
+
+    /// The key of bytes `start..<end` (fewer than 16, packed into `low` and `high`), from `recentKeys` when it
+    /// was seen lately; the scanner moves past its closing quote.
+    @inline(__always)
+    private mutating func cachedKey(low: UInt64, high: UInt64, start: Int, end: Int) -> String {
         let length = end - start
-        guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), length < 16 else { return try readString() }
-        high |= UInt64(length) << 56
+        let high = high | UInt64(length) << 56
         let slot = Int(truncatingIfNeeded: (low &* 0x9E37_79B9_7F4A_7C15 ^ high &* 0xC2B2_AE3D_27D4_EB4F) >> 58)
         position = end + 1
         // The initial entries (length 0, key "") are right for the empty key.
