@@ -233,8 +233,8 @@ private final class DecodeContext {
         var id: String?
         let isObject = try forEachKey(&s) { s, key in
             switch key {
+            // The cases most entries have come first: a key is compared case by case.
             case "id": if let v = try string(&s) { id = v }
-            case "group": if let v = try string(&s) { b.group = v }
             case "component":
                 try forEachKey(&s) { s, key in
                     switch key {
@@ -255,6 +255,8 @@ private final class DecodeContext {
                     default: _ = try s.readValue()
                     }
                 }
+            case "custom": mergeObject(&b.custom, try object(&s))
+            case "group": if let v = try string(&s) { b.group = v }
             case "images":
                 try forEachKey(&s) { s, key in
                     switch key {
@@ -295,7 +297,6 @@ private final class DecodeContext {
                 if wasObject { b.target = target }
             case "metadata": mergeObject(&b.metadata, try object(&s))
             case "logging": mergeObject(&b.logging, try object(&s))
-            case "custom": mergeObject(&b.custom, try object(&s))
             case "children":
                 let children = b.children ?? ComponentModelListBuilder()
                 b.children = children

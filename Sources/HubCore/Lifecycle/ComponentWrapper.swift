@@ -207,6 +207,8 @@ public final class ComponentWrapper {
     }
 
     func releaseChildren() {
+        // Most components have no children: no copy, no sort (this runs on every reuse of a 100k render).
+        guard !children.isEmpty || !visibleChildIndexes.isEmpty else { return }
         let released = children
         children.removeAll()
         visibleChildIndexes.removeAll()
