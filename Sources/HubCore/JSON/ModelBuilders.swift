@@ -163,27 +163,48 @@ final class ComponentModelBuilder {
     )
         -> ComponentModel
     {
+        if group == nil, accessory == nil, descriptionText == nil, mainImage == nil, backgroundImage == nil,
+            customImageKeys.isEmpty, target == nil, metadata == nil, logging == nil
+        {
+            return ComponentModel(
+                identifier: id, type: type, index: index, indexPath: indexPath,
+                componentIdentifier: componentIdentifier(defaults), componentCategory: category ?? defaults.category,
+                title: title, subtitle: subtitle, custom: custom,
+                children: childModels(type: type, index: index, indexPath: indexPath, defaults: defaults))
+        }
         var images: [String: ImageData] = [:]
         for key in customImageKeys {
             if let data = customImages[key]!.build(kind: .custom, identifier: key) { images[key] = data }
         }
-        var childModels: [ComponentModel] = []
-        if let children {
-            childModels.reserveCapacity(children.builders.count)
-            let path = indexPath ?? [index]
-            for (i, child) in children.builders.enumerated() {
-                childModels.append(child.build(type: type, index: i, indexPath: path + [i], defaults: defaults))
-            }
-        }
         return ComponentModel(
             identifier: id, type: type, index: index, indexPath: indexPath, groupIdentifier: group,
-            componentIdentifier: ComponentIdentifier(
-                namespace: namespace ?? defaults.namespace, name: name ?? defaults.name),
+            componentIdentifier: componentIdentifier(defaults),
             componentCategory: category ?? defaults.category, title: title, subtitle: subtitle,
             accessoryTitle: accessory,
             descriptionText: descriptionText, mainImage: mainImage?.build(kind: .main, identifier: nil),
             backgroundImage: backgroundImage?.build(kind: .background, identifier: nil), customImages: images,
-            target: target?.build(), metadata: metadata, logging: logging, custom: custom, children: childModels)
+            target: target?.build(), metadata: metadata, logging: logging, custom: custom,
+            children: childModels(type: type, index: index, indexPath: indexPath, defaults: defaults))
+    }
+
+    private func componentIdentifier(_ defaults: (namespace: String, name: String, category: String))
+        -> ComponentIdentifier
+    {
+        ComponentIdentifier(namespace: namespace ?? defaults.namespace, name: name ?? defaults.name)
+    }
+
+    private func childModels(
+        type: ComponentType, index: Int, indexPath: [Int]?,
+        defaults: (namespace: String, name: String, category: String)
+    ) -> [ComponentModel] {
+        guard let children else { return [] }
+        var models: [ComponentModel] = []
+        models.reserveCapacity(children.builders.count)
+        let path = indexPath ?? [index]
+        for (i, child) in children.builders.enumerated() {
+            models.append(child.build(type: type, index: i, indexPath: path + [i], defaults: defaults))
+        }
+        return models
     }
 }
 

@@ -170,6 +170,31 @@ public final class ComponentModel: @unchecked Sendable {
         for child in children { child.parent = self }
     }
 
+    /// A model that sets none of the rarely set fields, as most decoded models: no optional images, target or
+    /// dictionaries are passed through and tested (a tenth of building a decoded model).
+    init(
+        identifier: String, type: ComponentType, index: Int, indexPath: [Int]?,
+        componentIdentifier: ComponentIdentifier, componentCategory: String, title: String?, subtitle: String?,
+        custom: JSONObject?, children: [ComponentModel]
+    ) {
+        self.identifier = identifier
+        self.type = type
+        self.index = index
+        if let indexPath, indexPath.count != 1 || indexPath[0] != index {
+            self.explicitIndexPath = indexPath
+        } else {
+            self.explicitIndexPath = nil
+        }
+        self.componentIdentifier = componentIdentifier
+        self.componentCategory = componentCategory
+        self.title = title
+        self.subtitle = subtitle
+        self.custom = custom
+        self.children = children
+        self.extras = nil
+        for child in children { child.parent = self }
+    }
+
     public func child(at index: Int) -> ComponentModel? { children.indices.contains(index) ? children[index] : nil }
 
     /// The image data of a kind (`identifier` for custom images).
