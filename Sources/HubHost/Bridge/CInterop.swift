@@ -121,7 +121,10 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         var made: UInt32 = 0
         /// Plugin instances configured with the model (they may keep its handle and strings until they leave it).
         var holders: Int32 = 0
-        var others: [Other] = []
+        /// The first string outside the fixed slots, held inline: most models that have one have only one (a
+        /// custom value), and an array for it was an allocation per model.
+        var firstOther: Other?
+        var moreOthers: [Other] = []
     }
 
     /// A string outside the fixed slots: `kind` says what it is, `index` which one (a dictionary, an image
@@ -176,14 +179,18 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         _ kind: Other.Kind, _ index: UInt8, _ key: UnsafePointer<CChar>?,
         _ make: (String) -> String?
     ) -> UnsafePointer<CChar>? {
-        for entry in header.others where entry.kind == kind && entry.index == index {
-            if let key, entry.key.withCString({ strcmp($0, key) }) != 0 { continue }
-            return entry.value.map { UnsafePointer($0) }
+        func matches(_ entry: Other) -> Bool {
+            guard entry.kind == kind, entry.index == index else { return false }
+            return key.map { key in entry.key.withCString { strcmp($0, key) } == 0 } ?? true
+        }
+        if let first = header.firstOther {
+            if matches(first) { return first.value.map { UnsafePointer($0) } }
+            for entry in header.moreOthers where matches(entry) { return entry.value.map { UnsafePointer($0) } }
         }
         let keyString = key.map(Self.keyString) ?? ""
         let value = make(keyString).map(Self.mallocCopy)
-        if header.others.isEmpty { header.others.reserveCapacity(2) }
-        header.others.append(Other(kind: kind, index: index, key: keyString, value: value))
+        let entry = Other(kind: kind, index: index, key: keyString, value: value)
+        if header.firstOther == nil { header.firstOther = entry } else { header.moreOthers.append(entry) }
         return value.map { UnsafePointer($0) }
     }
 
@@ -281,6 +288,7 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         withUnsafeMutablePointerToElements { slots in
             for i in 0..<Self.slotCount where made & (UInt32(1) << UInt32(i)) != 0 { free(slots[i]) }
         }
-        for entry in header.others { free(entry.value) }
+        free(header.firstOther?.value)
+        for entry in header.moreOthers { free(entry.value) }
     }
 }
