@@ -170,7 +170,7 @@ final class ComponentModelBuilder {
                 identifier: id, type: type, index: index, indexPath: indexPath,
                 componentIdentifier: componentIdentifier(defaults), componentCategory: category ?? defaults.category,
                 title: title, subtitle: subtitle, custom: custom,
-                children: childModels(type: type, index: index, indexPath: indexPath, defaults: defaults))
+                children: childModels(type: type, index: index, indexPath: indexPath, defaults: defaults), extras: nil)
         }
         var images: [String: ImageData] = [:]
         for key in customImageKeys {

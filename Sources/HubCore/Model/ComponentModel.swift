@@ -79,7 +79,7 @@ public final class ComponentModel: @unchecked Sendable {
     private let extras: Extras?
 
     /// The rarely set fields, boxed.
-    private final class Extras {
+    final class Extras {
         let groupIdentifier: String?
         let accessoryTitle: String?
         let descriptionText: String?
@@ -130,7 +130,7 @@ public final class ComponentModel: @unchecked Sendable {
     public var metadata: JSONObject? { extras?.metadata }
     public var logging: JSONObject? { extras?.logging }
 
-    public init(
+    public convenience init(
         identifier: String, type: ComponentType = .body, index: Int = 0, indexPath: [Int]? = nil,
         groupIdentifier: String? = nil,
         componentIdentifier: ComponentIdentifier = ComponentIdentifier(
@@ -141,6 +141,29 @@ public final class ComponentModel: @unchecked Sendable {
         descriptionText: String? = nil, mainImage: ImageData? = nil, backgroundImage: ImageData? = nil,
         customImages: [String: ImageData] = [:], target: Target? = nil, metadata: JSONObject? = nil,
         logging: JSONObject? = nil, custom: JSONObject? = nil, children: [ComponentModel] = []
+    ) {
+        var extras: Extras?
+        if groupIdentifier != nil || accessoryTitle != nil || descriptionText != nil || mainImage != nil
+            || backgroundImage != nil || !customImages.isEmpty || target != nil || metadata != nil || logging != nil
+        {
+            extras = Extras(
+                groupIdentifier: groupIdentifier, accessoryTitle: accessoryTitle,
+                descriptionText: descriptionText, mainImage: mainImage, backgroundImage: backgroundImage,
+                customImages: customImages, target: target, metadata: metadata, logging: logging)
+        }
+        self.init(
+            identifier: identifier, type: type, index: index, indexPath: indexPath,
+            componentIdentifier: componentIdentifier, componentCategory: componentCategory, title: title,
+            subtitle: subtitle, custom: custom, children: children, extras: extras)
+    }
+
+    /// The common fields and the box of rare ones. The decoder calls it with `extras: nil` for a model that sets
+    /// none of the rare fields, as most do: no optional images, target or dictionaries are passed through and
+    /// tested (a tenth of building a decoded model).
+    init(
+        identifier: String, type: ComponentType, index: Int, indexPath: [Int]?,
+        componentIdentifier: ComponentIdentifier, componentCategory: String, title: String?, subtitle: String?,
+        custom: JSONObject?, children: [ComponentModel], extras: Extras?
     ) {
         self.identifier = identifier
         self.type = type
@@ -157,41 +180,7 @@ public final class ComponentModel: @unchecked Sendable {
         self.subtitle = subtitle
         self.custom = custom
         self.children = children
-        if groupIdentifier != nil || accessoryTitle != nil || descriptionText != nil || mainImage != nil
-            || backgroundImage != nil || !customImages.isEmpty || target != nil || metadata != nil || logging != nil
-        {
-            extras = Extras(
-                groupIdentifier: groupIdentifier, accessoryTitle: accessoryTitle,
-                descriptionText: descriptionText, mainImage: mainImage, backgroundImage: backgroundImage,
-                customImages: customImages, target: target, metadata: metadata, logging: logging)
-        } else {
-            extras = nil
-        }
-        for child in children { child.parent = self }
-    }
-
-    /// A model that sets none of the rarely set fields, as most decoded models: no optional images, target or
-    /// dictionaries are passed through and tested (a tenth of building a decoded model).
-    init(
-        identifier: String, type: ComponentType, index: Int, indexPath: [Int]?,
-        componentIdentifier: ComponentIdentifier, componentCategory: String, title: String?, subtitle: String?,
-        custom: JSONObject?, children: [ComponentModel]
-    ) {
-        self.identifier = identifier
-        self.type = type
-        self.index = index
-        if let indexPath, indexPath.count != 1 || indexPath[0] != index {
-            self.explicitIndexPath = indexPath
-        } else {
-            self.explicitIndexPath = nil
-        }
-        self.componentIdentifier = componentIdentifier
-        self.componentCategory = componentCategory
-        self.title = title
-        self.subtitle = subtitle
-        self.custom = custom
-        self.children = children
-        self.extras = nil
+        self.extras = extras
         for child in children { child.parent = self }
     }
 
