@@ -250,8 +250,10 @@ final class TraceOutput {
             buffer.append(UInt8(ascii: "#"))
             buffer.append(contentsOf: String(step).utf8)
         } else {
-            buffer.append(contentsOf: "  ".utf8)
-            buffer.append(contentsOf: kind.padded.utf8)
+            let padded = kind.padded
+            buffer.append(32)
+            buffer.append(32)
+            buffer.append(contentsOf: UnsafeBufferPointer(start: padded.utf8Start, count: padded.utf8CodeUnitCount))
         }
         buffer.append(UInt8(ascii: " "))
         appendLine(message)

@@ -69,19 +69,42 @@ extension Double {
         return String(self)
     }
 
-    /// `compact`'s text appended as UTF-8, a whole number's digits written straight in (trace lines write a few
-    /// per line, and a String each cost more than the rest of the line).
-    public func appendCompact(to bytes: inout [UInt8]) {
-        guard self == rounded(), abs(self) < 1e15 else { return bytes.append(contentsOf: String(self).utf8) }
+    /// The most bytes `writeCompact` writes.
+    public static let maxCompactLength = 32
+
+    /// `compact`'s text written as UTF-8 at `destination` (room for `maxCompactLength` bytes); returns the byte
+    /// count. A whole number's digits are written straight in: trace lines write a few per line, and a String
+    /// each cost more than the rest of the line.
+    public func writeCompact(into destination: UnsafeMutablePointer<UInt8>) -> Int {
+        guard self == rounded(), abs(self) < 1e15 else {
+            var text = String(self)
+            return text.withUTF8 { utf8 in
+                let count = Swift.min(utf8.count, Double.maxCompactLength)
+                destination.update(from: utf8.baseAddress!, count: count)
+                return count
+            }
+        }
+        var written = 0
         let value = Int64(self)
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 {
+            destination[0] = UInt8(ascii: "-")
+            written = 1
+        }
+        // Digits are counted, then written from the last one back: a division by the constant 10 is a multiply.
         var magnitude = value.magnitude
-        var divisor: UInt64 = 1
-        while divisor <= magnitude / 10 { divisor *= 10 }
+        var digits = 1
+        var power: UInt64 = 10
+        while digits < 19 && magnitude >= power {
+            digits += 1
+            power &*= 10
+        }
+        written += digits
+        var position = written
         repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
-            magnitude %= divisor
-            divisor /= 10
-        } while divisor > 0
+            position -= 1
+            destination[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        return written
     }
 }

@@ -5,7 +5,7 @@ public struct TraceRecord: CustomStringConvertible {
         case event, call, state, action, open, image, appear, disappear, note, error
 
         /// The name padded to 9 columns, made once (the trace writes one per line).
-        public var padded: String {
+        public var padded: StaticString {
             switch self {
             case .event: return "event    "
             case .call: return "call     "

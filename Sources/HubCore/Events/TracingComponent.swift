@@ -36,13 +36,13 @@ public final class ComponentTracer {
     }
 
     /// The message's bytes, reused from call to call (main thread only, like the components it traces).
-    @exclusivity(unchecked) private var message = TraceText()
+    private let message = TraceText()
 
     /// `appending` writes the call's details onto the message. This runs for every call into every component, so
     /// the line is built as bytes in one reused buffer and made a string once (appending to a String piece by
     /// piece cost more than the call it traced).
     fileprivate func call(
-        _ instance: TracingComponent, _ method: StaticString, appending detail: (inout TraceText) -> Void,
+        _ instance: TracingComponent, _ method: StaticString, appending detail: (TraceText) -> Void,
         _ fields: @autoclosure () -> [(String, JSONValue)] = []
     ) {
         message.removeAll()
@@ -54,7 +54,7 @@ public final class ComponentTracer {
         }
         message.add(" ")
         message.add(method)
-        detail(&message)
+        detail(message)
         if trace.takesCallBytes { return message.withBytes(trace.addCall) }
         trace.add(
             .call, message.string,
@@ -65,33 +65,70 @@ public final class ComponentTracer {
     }
 }
 
-/// A trace line built as UTF-8 bytes.
-struct TraceText {
-    private var bytes: [UInt8] = []
+/// A trace line built as UTF-8 bytes in one buffer reused from line to line. Raw memory rather than an array:
+/// a line is a dozen appends of a few bytes each, and an array's uniqueness and capacity checks per append cost
+/// as much as the copies.
+final class TraceText {
+    private var start: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
 
-    init() { bytes.reserveCapacity(128) }
-
-    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
-
-    mutating func add(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    init() {
+        capacity = 256
+        start = .allocate(capacity: capacity)
     }
 
-    mutating func add(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+    deinit { start.deallocate() }
+
+    func removeAll() { count = 0 }
+
+    /// Room for `more` bytes after the ones written.
+    @inline(__always) private func reserve(_ more: Int) {
+        if count + more > capacity { grow(to: count + more) }
+    }
+
+    private func grow(to needed: Int) {
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: max(needed, capacity * 2))
+        larger.update(from: start, count: count)
+        start.deallocate()
+        start = larger
+        capacity = max(needed, capacity * 2)
+    }
+
+    private func add(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count)
+        if let base = bytes.baseAddress { (start + count).update(from: base, count: bytes.count) }
+        count += bytes.count
+    }
+
+    func add(_ text: StaticString) {
+        add(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    func add(_ text: String) {
+        if text.utf8.withContiguousStorageIfAvailable({ add($0) }) == nil {
+            var text = text
+            text.withUTF8 { add($0) }
+        }
     }
 
     /// "375×667", as `Size.description` writes it.
-    mutating func add(_ size: Size) {
-        size.width.appendCompact(to: &bytes)
+    func add(_ size: Size) {
+        add(size.width)
         add("×")
-        size.height.appendCompact(to: &bytes)
+        add(size.height)
     }
 
-    var string: String { String(decoding: bytes, as: UTF8.self) }
+    private func add(_ value: Double) {
+        reserve(Double.maxCompactLength)
+        count += value.writeCompact(into: start + count)
+    }
 
-    func withBytes(_ body: (UnsafeBufferPointer<UInt8>) -> Void) { bytes.withUnsafeBufferPointer(body) }
+    var string: String { String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self) }
+
+    func withBytes(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        body(UnsafeBufferPointer(start: start, count: count))
+    }
 }
 
 /// A component that forwards everything to the component it wraps and traces each call. It offers exactly the
