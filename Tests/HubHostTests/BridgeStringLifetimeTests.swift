@@ -44,6 +44,27 @@ struct BridgeStringLifetimeTests {
         #expect(String(cString: try Self.title(loaded, a)) == "A")
     }
 
+    @Test("storage reused after a release holds only the new model's strings")
+    func reusedStorageStartsEmpty() throws {
+        let loaded = try BridgeTests.Loaded()
+        let table = try #require(loaded.record.hostTable)
+        let a = BridgeTests.model("fixture:label", title: "A", custom: JSONObject([("k", .string("from A"))]))
+        let b = BridgeTests.model("fixture:label", title: nil)
+        #expect(String(cString: try Self.title(loaded, a)) == "A")
+        #expect(
+            table.pointee.model_custom_string(table, CInterop.handle(a), "k").map { String(cString: $0) } == "from A")
+        let storageOfA = ObjectIdentifier(try #require(a.bridgeStorage))  // not a reference: it would keep A's
+        ModelCStrings.releaseIfUnused(a)
+        #expect(a.bridgeStorage == nil)
+
+        #expect(table.pointee.model_string(table, CInterop.handle(b), HUB_MODEL_TITLE) == nil, "b has no title")
+        #expect(b.bridgeStorage.map(ObjectIdentifier.init) == storageOfA, "the released storage is reused")
+        #expect(table.pointee.model_custom_string(table, CInterop.handle(b), "k") == nil, "nor A's custom value")
+        #expect(
+            String(cString: try #require(table.pointee.model_string(table, CInterop.handle(b), HUB_MODEL_ID)))
+                == "m-fixture:label")
+    }
+
     @Test("a child's strings stay while its parent is configured")
     func parentHoldsChildStrings() throws {
         let loaded = try BridgeTests.Loaded()

@@ -141,13 +141,23 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
 
     static func of(_ model: ComponentModel) -> ModelCStrings {
         if let existing = model.bridgeStorage { return unsafeDowncast(existing, to: ModelCStrings.self) }
-        let storage = unsafeDowncast(
-            ModelCStrings.create(minimumCapacity: slotCount) { _ in Header() },
-            to: ModelCStrings.self)
-        storage.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: slotCount) }
+        let storage =
+            spares.popLast()
+            ?? {
+                let made = unsafeDowncast(
+                    ModelCStrings.create(minimumCapacity: slotCount) { _ in Header() }, to: ModelCStrings.self)
+                made.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: slotCount) }
+                return made
+            }()
         model.bridgeStorage = storage
         return storage
     }
+
+    /// Emptied storage of models whose strings were dropped, handed to the next model that needs some: a render
+    /// or a scroll makes and drops a storage per model per call, and the allocation and release cost as much as
+    /// the strings. (Main thread only, like every model call.)
+    @exclusivity(unchecked) private static var spares: [ModelCStrings] = []
+    private static let spareLimit = 32
 
     /// The string of `field`, made on first use (nil stays nil).
     func field(_ field: hub_model_field, of model: ComponentModel) -> UnsafePointer<CChar>? {
@@ -247,8 +257,10 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
 
     /// An instance configured with `model` moved on (another model, reuse, destroy).
     static func unhold(_ model: ComponentModel) {
-        guard let storage = model.bridgeStorage else { return }
-        unsafeDowncast(storage, to: ModelCStrings.self).header.holders -= 1
+        do {  // the reference ends here, so a release below finds the storage unshared and reuses it
+            guard let storage = model.bridgeStorage else { return }
+            unsafeDowncast(storage, to: ModelCStrings.self).header.holders -= 1
+        }
         releaseIfUnused(model)
     }
 
@@ -275,7 +287,14 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
 
     private static func drop(_ model: ComponentModel) {
         if isHeld(model) { return }  // a held descendant keeps its own strings (and its descendants')
-        model.bridgeStorage = nil
+        if var storage = model.bridgeStorage.map({ unsafeDowncast($0, to: ModelCStrings.self) }) {
+            model.bridgeStorage = nil
+            // Kept for reuse only when nothing else refers to it; otherwise its deinit frees the strings.
+            if spares.count < spareLimit, isKnownUniquelyReferenced(&storage) {
+                storage.freeStrings()
+                spares.append(storage)
+            }
+        }
         for child in model.children { drop(child) }
     }
 
@@ -283,12 +302,19 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         while let model = pendingReleases.popLast() { releaseIfUnused(model) }
     }
 
-    deinit {
+    /// Frees every string made and leaves the storage as new.
+    private func freeStrings() {
         let made = header.made
         withUnsafeMutablePointerToElements { slots in
-            for i in 0..<Self.slotCount where made & (UInt32(1) << UInt32(i)) != 0 { free(slots[i]) }
+            for i in 0..<Self.slotCount where made & (UInt32(1) << UInt32(i)) != 0 {
+                free(slots[i])
+                slots[i] = nil
+            }
         }
         free(header.firstOther?.value)
         for entry in header.moreOthers { free(entry.value) }
+        header = Header()
     }
+
+    deinit { freeStrings() }
 }
