@@ -114,9 +114,11 @@ struct Render: ParsableCommand {
         pipeline.options = RenderPipeline.Options(
             retainBodyInstances: false, keepDisplayLists: format.needsDisplayLists)
         let tree: RenderTree
-        if format == .svg {
-            // Each body component is written as soon as it is drawn: no display list outlives its write.
-            tree = try DrawingFormat.writeSVGStreaming(access: loaded.access, to: output) { stream in
+        if format.streams {
+            // Each body component is written as soon as it is drawn: no display list or body node outlives its
+            // write.
+            pipeline.options.keepsStreamedBody = false
+            tree = try format.writeStreaming(naming: host.sourceNaming, access: loaded.access, to: output) { stream in
                 pipeline.options.bodyStream = stream
                 defer { pipeline.options.bodyStream = nil }
                 return pipeline.render(loaded.viewModel, viewport: viewport.size)

@@ -71,17 +71,29 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
     /// Whether drawing it needs the components' display lists.
     var needsDisplayLists: Bool { self == .svg || self == .html || self == .png }
 
-    /// An SVG written while `render` renders (see `SVGRenderer.renderStreaming`), to `path` as `write` does;
-    /// returns the tree `render` returned.
-    static func writeSVGStreaming(
-        access: ImageAccess, to path: String?, _ render: (RenderPipeline.BodyStream) -> RenderTree
+    /// Whether `writeStreaming` can write it: every body node is written as soon as it is drawn, so a huge view
+    /// keeps neither display lists nor body nodes.
+    var streams: Bool { self == .json || self == .svg || self == .text }
+
+    /// The drawing written while `render` renders (see `RenderPipeline.Options.bodyStream`), to `path` as `write`
+    /// does, for a format that `streams`; returns the tree `render` returned.
+    func writeStreaming(
+        naming: SourceNaming, access: ImageAccess, to path: String?,
+        _ render: (RenderPipeline.BodyStream) -> RenderTree
     ) throws -> RenderTree {
+        precondition(streams, "\(self) is not written while rendering")
         let sink: OutputFile
         do { sink = try OutputFile(path: path ?? "-") } catch {
             Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
-        let tree = SVGRenderer(images: ImageResolver(access: access)).renderStreaming(to: { sink.write($0) }, render)
+        let write: (UnsafeRawBufferPointer) -> Void = { sink.write($0) }
+        let tree: RenderTree
+        switch self {
+        case .json: tree = JSONRenderer(naming: naming).renderStreaming(to: write, render)
+        case .text: tree = TextRenderer(naming: naming).renderStreaming(to: write, render)
+        default: tree = SVGRenderer(images: ImageResolver(access: access)).renderStreaming(to: write, render)
+        }
         do { try sink.commit() } catch {
             Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)

@@ -25,12 +25,49 @@ public struct JSONRenderer {
         ByteWriter.stream(to: sink) { write(tree, to: &$0) }
     }
 
+    /// Streams the JSON to `sink` while `render` renders the view (see `StreamedDocument`): each body node is
+    /// written as soon as it is drawn. The output is what `render(_:to:)` writes for the same tree.
+    public func renderStreaming(
+        to sink: (UnsafeRawBufferPointer) -> Void, _ render: (RenderPipeline.BodyStream) -> RenderTree
+    ) -> RenderTree {
+        ByteWriter.stream(to: sink) { out in
+            var state = (w: Writer(pretty: pretty, out: out), count: 0)
+            let tree = StreamedDocument.write(
+                &state, opening: { state, _, _ in writeOpening(&state.w) },
+                node: { state, node in
+                    writeBody(node, index: state.count, &state.w)
+                    state.count += 1
+                },
+                closing: { state, tree in writeClosing(tree, bodyCount: state.count, &state.w) }, render)
+            out = state.w.out
+            return tree
+        }
+    }
+
     private func write(_ tree: RenderTree, to bytes: inout ByteWriter) {
         var w = Writer(pretty: pretty, out: bytes)
         defer { bytes = w.out }
+        writeOpening(&w)
+        // By index: the loop lends each node instead of copying it (seven reference fields retained and released).
+        for i in tree.body.indices { writeBody(tree.body[i], index: i, &w) }
+        writeClosing(tree, bodyCount: tree.body.count, &w)
+    }
+
+    /// Up to the body's first node.
+    private func writeOpening(_ w: inout Writer) {
         w.openObject()
         w.key("body", first: true)
-        nodes(tree.body, &w)
+        w.openArray()
+    }
+
+    private func writeBody(_ node: RenderNode, index: Int, _ w: inout Writer) {
+        w.element(first: index == 0)
+        write(node, &w)
+    }
+
+    /// After the body's last node.
+    private func writeClosing(_ tree: RenderTree, bodyCount: Int, _ w: inout Writer) {
+        w.closeArray(empty: bodyCount == 0)
         w.key("contentSize")
         size(tree.contentSize, &w)
         w.key("header")

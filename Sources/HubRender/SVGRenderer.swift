@@ -38,29 +38,15 @@ public struct SVGRenderer {
         to sink: (UnsafeRawBufferPointer) -> Void, _ render: (RenderPipeline.BodyStream) -> RenderTree
     ) -> RenderTree {
         ByteWriter.stream(to: sink) { out in
-            // The stream's closures outlive this call's inout access, so the writer lives in a box meanwhile.
-            let box = StreamState(out)
-            // A pipeline that keeps the stream and renders again later writes nothing (the buffer is gone).
-            let stream = RenderPipeline.BodyStream(
-                begin: { tree in
-                    if box.isOpen { writeOpening(tree, to: &box.out) }
-                },
-                node: { node in
-                    if box.isOpen { draw(node, at: node.frame, depth: 1, clips: &box.clips, to: &box.out) }
-                })
-            let tree = render(stream)
-            writeClosing(tree, clips: &box.clips, to: &box.out)
-            box.isOpen = false
-            out = box.out
+            var state = (out: out, clips: 0)
+            let tree = StreamedDocument.write(
+                &state,
+                opening: { state, tree, _ in writeOpening(tree, to: &state.out) },
+                node: { state, node in draw(node, at: node.frame, depth: 1, clips: &state.clips, to: &state.out) },
+                closing: { state, tree in writeClosing(tree, clips: &state.clips, to: &state.out) }, render)
+            out = state.out
             return tree
         }
-    }
-
-    private final class StreamState {
-        var out: ByteWriter
-        var clips = 0
-        var isOpen = true
-        init(_ out: ByteWriter) { self.out = out }
     }
 
     func writeDocument(_ tree: RenderTree, to out: inout ByteWriter) {

@@ -16,7 +16,28 @@ public struct TextRenderer {
         ByteWriter.stream(to: sink) { write(tree, to: &$0) }
     }
 
+    /// Streams the outline to `sink` while `render` renders the view (see `StreamedDocument`): each body line
+    /// is written as soon as its component is drawn. The output is what `render(_:to:)` writes for the same tree.
+    public func renderStreaming(
+        to sink: (UnsafeRawBufferPointer) -> Void, _ render: (RenderPipeline.BodyStream) -> RenderTree
+    ) -> RenderTree {
+        ByteWriter.stream(to: sink) { out in
+            StreamedDocument.write(
+                &out, opening: { out, tree, count in writeOpening(tree, bodyCount: count, to: &out) },
+                node: { out, node in line(node, depth: 1, to: &out) },
+                closing: { out, tree in writeClosing(tree, to: &out) }, render)
+        }
+    }
+
     private func write(_ tree: RenderTree, to out: inout ByteWriter) {
+        writeOpening(tree, bodyCount: tree.body.count, to: &out)
+        // By index: the loop lends each node instead of copying it (seven reference fields retained and released).
+        for i in tree.body.indices { line(tree.body[i], depth: 1, to: &out) }
+        writeClosing(tree, to: &out)
+    }
+
+    /// Up to the body's first line.
+    private func writeOpening(_ tree: RenderTree, bodyCount: Int, to out: inout ByteWriter) {
         var first = "view"
         if let id = tree.viewID { first += " \(id)" }
         if let title = tree.title { first += " \"\(title)\"" }
@@ -25,10 +46,12 @@ public struct TextRenderer {
         out.write("\nheader\n")
         if let header = tree.header { line(header, depth: 1, to: &out) } else { out.write("  (none)\n") }
         out.write("body (")
-        out.write(tree.body.count)
+        out.write(bodyCount)
         out.write(")\n")
-        // By index: the loop lends each node instead of copying it (seven reference fields retained and released).
-        for i in tree.body.indices { line(tree.body[i], depth: 1, to: &out) }
+    }
+
+    /// After the body's last line.
+    private func writeClosing(_ tree: RenderTree, to out: inout ByteWriter) {
         out.write("overlays (")
         out.write(tree.overlays.count)
         out.write(")\n")

@@ -210,25 +210,60 @@ import Testing
     /// drawn from the whole tree, and the tree it returns keeps no display list.
     @Test(arguments: ["home.json", "carousel.json", "traits.json", "images.json"])
     func aStreamedSVGIsTheSVGOfTheWholeTree(_ name: String) throws {
-        Self.host.adoptCurrentThread()
-        let decoded = try ViewModelDecoder().decode(contentsOf: Self.examples.appendingPathComponent(name))
-        let whole = RenderPipeline(registry: Self.host.registry)
-        let expected = SVGRenderer().render(whole.render(decoded.viewModel, viewport: Self.viewport))
-        whole.tearDown()
-
-        let streaming = RenderPipeline(registry: Self.host.registry)
-        streaming.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
-        var bytes: [UInt8] = []
-        func render(_ stream: RenderPipeline.BodyStream) -> RenderTree {
-            streaming.options.bodyStream = stream
-            defer { streaming.options.bodyStream = nil }
-            return streaming.render(decoded.viewModel, viewport: Self.viewport)
-        }
-        let tree = SVGRenderer().renderStreaming(to: { bytes.append(contentsOf: $0) }, render)
-        streaming.tearDown()
-        #expect(String(decoding: bytes, as: UTF8.self) == expected)
+        let (expected, streamed, tree, bodyCount) = try Self.wholeAndStreamed(
+            name, whole: { SVGRenderer().render($0) },
+            streaming: { sink, render in SVGRenderer().renderStreaming(to: sink, render) })
+        #expect(streamed == expected)
         let nodes = tree.body.flatMap { $0.allNodes }
         #expect(nodes.allSatisfy { $0.displayList.isEmpty })
-        #expect(tree.body.count == decoded.viewModel.body.count)
+        #expect(tree.body.count == bodyCount)
+    }
+
+    /// `render --format json` and `--format text` stream too, keeping no body node: the output is the one
+    /// written from the whole tree.
+    @Test(arguments: ["home.json", "carousel.json", "traits.json", "images.json", "problems.json"])
+    func streamedJSONAndTextAreThoseOfTheWholeTree(_ name: String) throws {
+        for pretty in [true, false] {
+            let json = try Self.wholeAndStreamed(
+                name, whole: { JSONRenderer(pretty: pretty).render($0) },
+                streaming: { sink, render in JSONRenderer(pretty: pretty).renderStreaming(to: sink, render) },
+                keepsStreamedBody: false)
+            #expect(json.streamed == json.whole, "pretty: \(pretty)")
+            #expect(json.tree.body.isEmpty)
+        }
+        let text = try Self.wholeAndStreamed(
+            name, whole: { TextRenderer().render($0) },
+            streaming: { sink, render in TextRenderer().renderStreaming(to: sink, render) }, keepsStreamedBody: false)
+        #expect(text.streamed == text.whole)
+        #expect(text.tree.body.isEmpty)
+    }
+
+    /// The example `name` rendered whole then written by `whole`, and rendered by a one-shot pipeline whose body
+    /// `streaming` writes as it is drawn; with the streaming pipeline's tree and the view's body count.
+    static func wholeAndStreamed(
+        _ name: String, whole: (RenderTree) -> String,
+        streaming: (
+            _ sink: (UnsafeRawBufferPointer) -> Void, _ render: (RenderPipeline.BodyStream) -> RenderTree
+        ) -> RenderTree,
+        keepsStreamedBody: Bool = true
+    ) throws -> (whole: String, streamed: String, tree: RenderTree, bodyCount: Int) {
+        host.adoptCurrentThread()
+        let decoded = try ViewModelDecoder().decode(contentsOf: examples.appendingPathComponent(name))
+        let wholePipeline = RenderPipeline(registry: host.registry)
+        let expected = whole(wholePipeline.render(decoded.viewModel, viewport: viewport))
+        wholePipeline.tearDown()
+
+        let pipeline = RenderPipeline(registry: host.registry)
+        pipeline.options = RenderPipeline.Options(
+            retainBodyInstances: false, keepDisplayLists: true, keepsStreamedBody: keepsStreamedBody)
+        var bytes: [UInt8] = []
+        func render(_ stream: RenderPipeline.BodyStream) -> RenderTree {
+            pipeline.options.bodyStream = stream
+            defer { pipeline.options.bodyStream = nil }
+            return pipeline.render(decoded.viewModel, viewport: viewport)
+        }
+        let tree = streaming({ bytes.append(contentsOf: $0) }, render)
+        pipeline.tearDown()
+        return (expected, String(decoding: bytes, as: UTF8.self), tree, decoded.viewModel.body.count)
     }
 }

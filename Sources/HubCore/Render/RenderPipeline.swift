@@ -26,23 +26,30 @@ public final class RenderPipeline {
         public var retainBodyInstances = true
         /// Keep display lists in the nodes (SVG and HTML draw them; JSON and text outputs do not need them).
         public var keepDisplayLists = true
-        /// Hands the body to a writer as it is drawn (a one-shot SVG), so no one holds every component's display
-        /// list: `begin` gets the tree before its body (header, overlays, sizes), `node` each body node as soon
-        /// as it is drawn, display lists included (with `keepDisplayLists`); the returned tree's body nodes
-        /// then have none.
+        /// Hands the body to a writer as it is drawn (a one-shot render to a file), so no one holds every
+        /// component's display list: `begin` gets the tree before its body (header, overlays, sizes) and the
+        /// body's length, `node` each body node as soon as it is drawn, display lists included (with
+        /// `keepDisplayLists`); the returned tree's body nodes then have none.
         public var bodyStream: BodyStream?
-        public init(retainBodyInstances: Bool = true, keepDisplayLists: Bool = true) {
+        /// With a `bodyStream`: whether the returned tree keeps the body nodes streamed. A one-shot render that
+        /// writes them as they come does not need them (at 100k components, 15 MB of nodes made, copied and
+        /// freed for nothing); its tree's body is then empty.
+        public var keepsStreamedBody = true
+        public init(retainBodyInstances: Bool = true, keepDisplayLists: Bool = true, keepsStreamedBody: Bool = true) {
             self.retainBodyInstances = retainBodyInstances
             self.keepDisplayLists = keepDisplayLists
+            self.keepsStreamedBody = keepsStreamedBody
         }
     }
     public var options = Options()
 
     /// See `Options.bodyStream`.
     public struct BodyStream {
-        public var begin: (RenderTree) -> Void
+        public var begin: (_ tree: RenderTree, _ bodyCount: Int) -> Void
         public var node: (RenderNode) -> Void
-        public init(begin: @escaping (RenderTree) -> Void, node: @escaping (RenderNode) -> Void) {
+        public init(
+            begin: @escaping (_ tree: RenderTree, _ bodyCount: Int) -> Void, node: @escaping (RenderNode) -> Void
+        ) {
             self.begin = begin
             self.node = node
         }
@@ -120,9 +127,10 @@ public final class RenderPipeline {
         stream?.begin(
             RenderTree(
                 viewID: viewModel.identifier, title: viewModel.title, viewport: viewport,
-                contentSize: layout.contentSize, header: header, overlays: overlays))
+                contentSize: layout.contentSize, header: header, overlays: overlays), viewModel.body.count)
+        let keepsBody = stream == nil || options.keepsStreamedBody
         var body: [RenderNode] = []
-        body.reserveCapacity(viewModel.body.count)
+        if keepsBody { body.reserveCapacity(viewModel.body.count) }
         for (index, model) in viewModel.body.enumerated() {
             let frame = layout.frames[index]
             if let visibleRect, !frame.intersects(visibleRect) {
@@ -131,7 +139,7 @@ public final class RenderPipeline {
                     model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
                     traits: entry.traits, frame: frame)
                 stream?.node(laidOut)
-                body.append(laidOut)
+                if keepsBody { body.append(laidOut) }
                 continue
             }
             let wrapper = pool.wrapper(for: model, parent: nil)
@@ -142,9 +150,9 @@ public final class RenderPipeline {
             var drawn = node(for: wrapper, model: model, frame: frame)
             if let stream {
                 stream.node(drawn)
-                drawn.dropDisplayLists()
+                if keepsBody { drawn.dropDisplayLists() }
             }
-            body.append(drawn)
+            if keepsBody { body.append(drawn) }
             if options.retainBodyInstances { bodyWrappers[index] = wrapper } else { wrapper.enqueueForReuse() }
         }
 
