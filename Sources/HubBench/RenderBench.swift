@@ -29,13 +29,13 @@ enum RenderBench {
         try swiftRegistry.register(SwiftTwinFactory(), forNamespace: "cdemo", owner: Owner(id: "bench.swift-twins"))
 
         print(
-            "(one-shot render as `hubhost render --format json` does it: body instances reused as they are drawn, JSON streamed)"
+            "(one-shot render as `hubhost render --format json` does it: body instances reused and nodes written as they are drawn)"
         )
         for (count, repetitions) in [(10_000, 15), (100_000, 5)] {
             let json = makeView(count: count)
             // Warm up both and check they agree, so the comparison is of equal work.
-            let cOutput = try pipeline(json, registry: host.registry)
-            let swiftOutput = try pipeline(json, registry: swiftRegistry)
+            let cOutput = try pipeline(json, registry: host.registry, keepBody: true)
+            let swiftOutput = try pipeline(json, registry: swiftRegistry, keepBody: true)
             guard sameFrames(cOutput, swiftOutput) else {
                 print(
                     "render: the C components and their Swift twins lay out differently; the comparison would be unfair"
@@ -98,18 +98,26 @@ enum RenderBench {
         var jsonHash: Int
     }
 
-    /// decode → resolve → configure → size → lay out → emit JSON (streamed to a sink that only counts and
-    /// hashes, standing in for the output file).
-    static func pipeline(_ json: [UInt8], registry: ComponentRegistry, retain: Bool = false) throws -> Output {
+    /// decode → resolve → configure → size → lay out → emit JSON, each body node written as it is drawn, as
+    /// `hubhost render --format json` does (to a sink that only counts and hashes, standing in for the output
+    /// file). `keepBody` keeps the body nodes in the returned tree, to compare frames.
+    static func pipeline(
+        _ json: [UInt8], registry: ComponentRegistry, retain: Bool = false, keepBody: Bool = false
+    ) throws -> Output {
         let decoded = try ViewModelDecoder(file: "bench.json").decode(bytes: json)
         let pipeline = RenderPipeline(registry: registry)
-        pipeline.options = RenderPipeline.Options(retainBodyInstances: retain, keepDisplayLists: false)
-        let tree = pipeline.render(decoded.viewModel, viewport: viewport)
+        pipeline.options = RenderPipeline.Options(
+            retainBodyInstances: retain, keepDisplayLists: false, keepsStreamedBody: keepBody)
         var bytes = 0
         var hasher = Hasher()
-        JSONRenderer(pretty: false).render(tree) { chunk in
+        let sink: (UnsafeRawBufferPointer) -> Void = { chunk in
             bytes += chunk.count
             hasher.combine(bytes: chunk)
+        }
+        let tree = JSONRenderer(pretty: false).renderStreaming(to: sink) { stream in
+            pipeline.options.bodyStream = stream
+            defer { pipeline.options.bodyStream = nil }
+            return pipeline.render(decoded.viewModel, viewport: viewport)
         }
         pipeline.tearDown()
         return Output(tree: tree, jsonBytes: bytes, jsonHash: hasher.finalize())

@@ -65,6 +65,27 @@ struct BridgeStringLifetimeTests {
                 == "m-fixture:label")
     }
 
+    @Test("short strings inline and long ones allocated read back whole, each at its own address")
+    func shortAndLongStrings() throws {
+        let loaded = try BridgeTests.Loaded()
+        let table = try #require(loaded.record.hostTable)
+        let long = String(repeating: "long title é ", count: 20)
+        // Six of 8 bytes fill 48 of the 64 inline bytes, the next does not fit, the model id (16) fills the rest.
+        var values = (0..<6).map { ("key\($0)", "value \($0)") }
+        values.append(("k", String(repeating: "v", count: 20)))
+        let model = BridgeTests.model(
+            "fixture:label", title: long, custom: JSONObject(values.map { ($0.0, .string($0.1)) }))
+        let handle = CInterop.handle(model)
+        var pointers: [UnsafePointer<CChar>] = [try Self.title(loaded, model)]
+        for (key, _) in values { pointers.append(try #require(table.pointee.model_custom_string(table, handle, key))) }
+        pointers.append(try #require(table.pointee.model_string(table, handle, HUB_MODEL_ID)))
+        // Read after every string was made: a later one written over an earlier one would show here.
+        #expect(pointers.map { String(cString: $0) } == [long] + values.map(\.1) + ["m-fixture:label"])
+        #expect(Set(pointers).count == pointers.count)
+        ModelCStrings.releaseIfUnused(model)
+        #expect(model.bridgeStorage == nil)
+    }
+
     @Test("a child's strings stay while its parent is configured")
     func parentHoldsChildStrings() throws {
         let loaded = try BridgeTests.Loaded()

@@ -51,6 +51,15 @@ enum CInterop {
         OpaquePointer(Unmanaged.passUnretained(model).toOpaque())
     }
 
+    /// `body` on the model behind `handle`, not retained for the call: the plugin's call that holds the handle
+    /// keeps the model alive (the header's lifetime rules), and a retain and release per model read were a
+    /// twentieth of a plugin component's cost.
+    @inline(__always)
+    static func withModel<R>(_ handle: OpaquePointer?, _ body: (ComponentModel) -> R?) -> R? {
+        guard let handle else { return nil }
+        return Unmanaged<ComponentModel>.fromOpaque(UnsafeRawPointer(handle))._withUnsafeGuaranteedRef(body)
+    }
+
     static func model(_ handle: OpaquePointer?) -> ComponentModel? {
         guard let handle else { return nil }
         return Unmanaged<ComponentModel>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
@@ -125,6 +134,8 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         /// custom value), and an array for it was an allocation per model.
         var firstOther: Other?
         var moreOthers: [Other] = []
+        /// Bytes of the inline arena in use (see `copy`).
+        var arenaUsed = 0
     }
 
     /// A string outside the fixed slots: `kind` says what it is, `index` which one (a dictionary, an image
@@ -138,6 +149,10 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
     }
 
     static let slotCount = 11  // HUB_MODEL_ID … HUB_MODEL_TARGET_URI
+    /// Elements after the slots that hold short strings inline (64 bytes): a model's title or colour fits, and a
+    /// malloc and free per string per call were a tenth of a plugin component's cost.
+    static let arenaWords = 8
+    static let arenaBytes = arenaWords * MemoryLayout<UnsafeMutablePointer<CChar>?>.stride
 
     static func of(_ model: ComponentModel) -> ModelCStrings {
         if let existing = model.bridgeStorage { return unsafeDowncast(existing, to: ModelCStrings.self) }
@@ -145,8 +160,11 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
             spares.popLast()
             ?? {
                 let made = unsafeDowncast(
-                    ModelCStrings.create(minimumCapacity: slotCount) { _ in Header() }, to: ModelCStrings.self)
-                made.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: slotCount) }
+                    ModelCStrings.create(minimumCapacity: slotCount + arenaWords) { _ in Header() },
+                    to: ModelCStrings.self)
+                made.withUnsafeMutablePointerToElements {
+                    $0.initialize(repeating: nil, count: slotCount + arenaWords)
+                }
                 return made
             }()
         model.bridgeStorage = storage
@@ -165,7 +183,7 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         guard slot < Self.slotCount else { return nil }
         let bit = UInt32(1) << UInt32(slot)
         if header.made & bit != 0 { return withUnsafeMutablePointerToElements { UnsafePointer($0[slot]) } }
-        let made = HostTable.modelString(model, field).map(Self.mallocCopy)
+        let made = HostTable.modelString(model, field).map(copy)
         header.made |= bit
         withUnsafeMutablePointerToElements { $0[slot] = made }
         return made.map { UnsafePointer($0) }
@@ -198,24 +216,44 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
             for entry in header.moreOthers where matches(entry) { return entry.value.map { UnsafePointer($0) } }
         }
         let keyString = key.map(Self.keyString) ?? ""
-        let value = make(keyString).map(Self.mallocCopy)
+        let value = make(keyString).map(copy)
         let entry = Other(kind: kind, index: index, key: keyString, value: value)
         if header.firstOther == nil { header.firstOther = entry } else { header.moreOthers.append(entry) }
         return value.map { UnsafePointer($0) }
     }
 
-    /// `text` as a malloc'd C string (freed in deinit), copied straight from its UTF-8: `strdup` of a Swift
-    /// string first makes a temporary array of it, two allocations and copies per string per model.
-    private static func mallocCopy(_ text: String) -> UnsafeMutablePointer<CChar> {
+    /// `text` as a C string this storage owns: in the inline arena when it fits, else malloc'd (freed with the
+    /// strings). Copied straight from its UTF-8: `strdup` of a Swift string first makes a temporary array of it.
+    private func copy(_ text: String) -> UnsafeMutablePointer<CChar> {
         var text = text
         return text.withUTF8 { utf8 in
-            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count + 1)
-            if let base = utf8.baseAddress {
-                UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: utf8.count)
+            let destination: UnsafeMutablePointer<CChar>
+            if utf8.count < Self.arenaBytes - header.arenaUsed {
+                destination = arena + header.arenaUsed
+                header.arenaUsed += utf8.count + 1
+            } else {
+                destination = .allocate(capacity: utf8.count + 1)
             }
-            copy[utf8.count] = 0
-            return copy
+            if let base = utf8.baseAddress {
+                UnsafeMutableRawPointer(destination).copyMemory(from: base, byteCount: utf8.count)
+            }
+            destination[utf8.count] = 0
+            return destination
         }
+    }
+
+    /// The inline arena's first byte (its bytes live as long as the storage).
+    private var arena: UnsafeMutablePointer<CChar> {
+        withUnsafeMutablePointerToElements {
+            UnsafeMutableRawPointer($0 + Self.slotCount).assumingMemoryBound(to: CChar.self)
+        }
+    }
+
+    /// Frees `string` unless it lives in the arena.
+    private func release(_ string: UnsafeMutablePointer<CChar>?) {
+        guard let string else { return }
+        let offset = string - arena
+        if offset < 0 || offset >= Self.arenaBytes { string.deallocate() }
     }
 
     /// The plugin's key as a Swift string. Plugins ask every model for the same few keys, usually from one string
@@ -304,16 +342,25 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
 
     /// Frees every string made and leaves the storage as new.
     private func freeStrings() {
-        let made = header.made
+        var made = header.made
         withUnsafeMutablePointerToElements { slots in
-            for i in 0..<Self.slotCount where made & (UInt32(1) << UInt32(i)) != 0 {
-                free(slots[i])
+            while made != 0 {
+                let i = made.trailingZeroBitCount
+                release(slots[i])
                 slots[i] = nil
+                made &= made - 1
             }
         }
-        free(header.firstOther?.value)
-        for entry in header.moreOthers { free(entry.value) }
-        header = Header()
+        // Field by field: most models have no other strings, and a new header would release and store each part.
+        header.made = 0
+        header.holders = 0
+        header.arenaUsed = 0
+        if let first = header.firstOther {
+            release(first.value)
+            header.firstOther = nil
+            for entry in header.moreOthers { release(entry.value) }
+            header.moreOthers = []
+        }
     }
 
     deinit { freeStrings() }

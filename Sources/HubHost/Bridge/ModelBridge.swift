@@ -13,8 +13,7 @@ enum ModelBridge {
     static func install(into table: inout hub_host) {
         // Strings are cached on the model, so they live exactly as long as it does.
         table.model_string = { _, handle, field in
-            guard let model = CInterop.model(handle) else { return nil }
-            return ModelCStrings.of(model).field(field, of: model)
+            CInterop.withModel(handle) { model in ModelCStrings.of(model).field(field, of: model) }
         }
         table.model_json = { _, handle, which in
             guard let model = CInterop.model(handle) else { return nil }
@@ -31,8 +30,10 @@ enum ModelBridge {
             }
         }
         table.model_custom_string = { _, handle, key in
-            guard let model = CInterop.model(handle), let key else { return nil }
-            return ModelCStrings.of(model).keyed(.custom, key) { model.custom?[$0]?.stringValue }
+            guard let key else { return nil }
+            return CInterop.withModel(handle) { model in
+                ModelCStrings.of(model).keyed(.custom, key) { model.custom?[$0]?.stringValue }
+            }
         }
         table.model_custom_number = { _, handle, key, out in
             guard let model = CInterop.model(handle), let key = CInterop.string(key),
