@@ -251,8 +251,8 @@ final class TraceOutput {
             buffer.append(contentsOf: String(step).utf8)
         } else {
             let padded = kind.padded
-            buffer.append(32)
-            buffer.append(32)
+            buffer.append(UInt8(ascii: " "))
+            buffer.append(UInt8(ascii: " "))
             buffer.append(contentsOf: UnsafeBufferPointer(start: padded.utf8Start, count: padded.utf8CodeUnitCount))
         }
         buffer.append(UInt8(ascii: " "))

@@ -35,7 +35,7 @@ public struct JSONRenderer {
             let tree = StreamedDocument.write(
                 &state, opening: { state, _, _ in writeOpening(&state.w) },
                 node: { state, node in
-                    writeBody(node, index: state.count, &state.w)
+                    element(node, index: state.count, &state.w)
                     state.count += 1
                 },
                 closing: { state, tree in writeClosing(tree, bodyCount: state.count, &state.w) }, render)
@@ -49,7 +49,7 @@ public struct JSONRenderer {
         defer { bytes = w.out }
         writeOpening(&w)
         // By index: the loop lends each node instead of copying it (seven reference fields retained and released).
-        for i in tree.body.indices { writeBody(tree.body[i], index: i, &w) }
+        for i in tree.body.indices { element(tree.body[i], index: i, &w) }
         writeClosing(tree, bodyCount: tree.body.count, &w)
     }
 
@@ -60,7 +60,8 @@ public struct JSONRenderer {
         w.openArray()
     }
 
-    private func writeBody(_ node: RenderNode, index: Int, _ w: inout Writer) {
+    /// The node at `index` of the array being written.
+    private func element(_ node: RenderNode, index: Int, _ w: inout Writer) {
         w.element(first: index == 0)
         write(node, &w)
     }
@@ -83,10 +84,7 @@ public struct JSONRenderer {
     private func nodes(_ nodes: [RenderNode], _ w: inout Writer) {
         w.openArray()
         // By index: the loop lends each node instead of copying it (seven reference fields retained and released).
-        for i in nodes.indices {
-            w.element(first: i == 0)
-            write(nodes[i], &w)
-        }
+        for i in nodes.indices { element(nodes[i], index: i, &w) }
         w.closeArray(empty: nodes.isEmpty)
     }
 
