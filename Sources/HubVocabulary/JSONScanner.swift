@@ -22,15 +22,40 @@ public struct JSONScanner {
 
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
+    /// A scanner that also numbers the keys a reader's schema knows: `nextKeySymbol` returns a key's index in
+    /// `keySymbols`, so a schema reader switches on a number and no key string is made, retained or compared.
+    public init(_ bytes: [UInt8], keySymbols: [String]) {
+        self.bytes = bytes
+        for (index, key) in keySymbols.enumerated() { symbolTable[key] = index }
+        // The initial entries stand for the empty key.
+        let empty = RecentKey(symbol: symbolTable[""] ?? Self.otherKey)
+        recentKeys = [RecentKey](repeating: empty, count: recentKeys.count)
+    }
+
+    /// A scanner over `bytes` that starts at `position` (to read one value again, such as a key for an error path).
+    public init(_ bytes: [UInt8], position: Int) {
+        self.bytes = bytes
+        self.position = min(max(position, 0), bytes.count)
+    }
+
+    /// Where the key `nextKey` or `nextKeySymbol` read last begins (its opening quote), so a reader can name it
+    /// later without keeping the string.
+    public private(set) var lastKeyOffset = 0
+
     /// Object keys seen lately, by their bytes: a document repeats the same few keys on every object, and a hit
     /// costs a comparison instead of validating and building a string.
     private var recentKeys = [RecentKey](repeating: RecentKey(), count: 64)
+    /// Symbol by key, for `nextKeySymbol`; read when a key enters `recentKeys` (or is too long for it).
+    private var symbolTable: [String: Int] = [:]
+    /// What `nextKeySymbol` returns for a key that is not one of the symbols: -1, below every symbol.
+    public static let otherKey = -1
 
     private struct RecentKey {
         /// Bytes 0–7 and 8–14 of a key of at most 15 bytes, with its length in the top byte of `high`.
         var low: UInt64 = 0
         var high: UInt64 = 0
         var key = ""
+        var symbol = JSONScanner.otherKey
     }
 
     // MARK: Errors
@@ -151,7 +176,7 @@ public struct JSONScanner {
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
                 throw error("expected a key string, found \(describeByte())")
             }
-            let key = try readKey()
+            let key = try keySlot().map { recentKeys[$0].key } ?? readString()
             try expect(UInt8(ascii: ":"), "':'")
             try body(&self, key)
             skipWhitespace()
@@ -182,6 +207,30 @@ public struct JSONScanner {
     /// The next key of the object `enterObjectIfObject` opened, with the scanner on its value (which the caller
     /// must consume), or nil after the closing `}`. `isFirst` starts true and is kept by the caller.
     public mutating func nextKey(isFirst: inout Bool) throws -> String? {
+        guard try moveToNextKey(isFirst: &isFirst) else { return nil }
+        let key = try keySlot().map { recentKeys[$0].key } ?? readString()
+        try expect(UInt8(ascii: ":"), "':'")
+        return key
+    }
+
+    /// `nextKey` for a scanner made with key symbols: the key's index in them, or `otherKey` (the key is then at
+    /// `lastKeyOffset`, to read again if needed).
+    public mutating func nextKeySymbol(isFirst: inout Bool) throws -> Int? {
+        guard try moveToNextKey(isFirst: &isFirst) else { return nil }
+        let symbol: Int
+        if let slot = keySlot() {
+            symbol = recentKeys[slot].symbol
+        } else {
+            symbol = symbolTable[try readString()] ?? Self.otherKey
+        }
+        try expect(UInt8(ascii: ":"), "':'")
+        return symbol
+    }
+
+    /// Moves onto the next key's opening quote (recording it as `lastKeyOffset`) and returns true, or past the
+    /// object's closing `}` and returns false.
+    @inline(__always)
+    private mutating func moveToNextKey(isFirst: inout Bool) throws -> Bool {
         skipWhitespace()
         guard position < bytes.count else {
             throw error(
@@ -192,7 +241,7 @@ public struct JSONScanner {
             if bytes[position] == UInt8(ascii: "}") {
                 position += 1
                 depth -= 1
-                return nil
+                return false
             }
         } else if bytes[position] == UInt8(ascii: ",") {
             position += 1
@@ -200,16 +249,15 @@ public struct JSONScanner {
         } else if bytes[position] == UInt8(ascii: "}") {
             position += 1
             depth -= 1
-            return nil
+            return false
         } else {
             throw error("expected ',' or '}', found \(describeByte())")
         }
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
             throw error("expected a key string, found \(describeByte())")
         }
-        let key = try readKey()
-        try expect(UInt8(ascii: ":"), "':'")
-        return key
+        lastKeyOffset = position
+        return true
     }
 
     /// Reads an array, calling `body` with each index while the scanner sits on the element.
@@ -337,9 +385,10 @@ public struct JSONScanner {
         count == 0 ? 0 : word & (UInt64.max >> UInt64(64 - 8 * count))
     }
 
-    /// An object key: a short key without escapes from `recentKeys`, any other as `readString` reads it. Where
-    /// 16 bytes follow the quote, the key is found a word at a time.
-    private mutating func readKey() throws -> String {
+    /// The `recentKeys` slot of the key at the scanner (a short key without escapes), entered there if new, with
+    /// the scanner moved past it; nil, with the scanner unmoved, for any other key (16 bytes or more, or escaped),
+    /// which the caller reads with `readString`. Where 16 bytes follow the quote, the key is found a word at a time.
+    private mutating func keySlot() -> Int? {
         let start = position + 1  // after the opening quote, which the caller checked
         if start + 16 <= bytes.count {
             let first = word(at: start)
@@ -354,15 +403,14 @@ public struct JSONScanner {
             } else {
                 let second = word(at: start + 8)
                 let secondStops = Self.stringStops(second)
-                // A key of 16 bytes or more is not cached.
-                guard secondStops != 0 else { return try readString() }
+                guard secondStops != 0 else { return nil }
                 length = 8 + Self.firstStop(secondStops)
                 low = first
                 high = Self.lowBytes(second, length - 8)
             }
             // A backslash or control character before the closing quote: the general reader decides.
-            guard bytes[start + length] == UInt8(ascii: "\"") else { return try readString() }
-            return cachedKey(low: low, high: high, start: start, end: start + length)
+            guard bytes[start + length] == UInt8(ascii: "\"") else { return nil }
+            return cachedKeySlot(low: low, high: high, start: start, end: start + length)
         }
         var end = start
         var low: UInt64 = 0
@@ -370,28 +418,28 @@ public struct JSONScanner {
         while end < bytes.count, end - start < 16 {
             let b = bytes[end]
             if b == UInt8(ascii: "\"") { break }
-            if b == UInt8(ascii: "\\") || b < 0x20 { return try readString() }
+            if b == UInt8(ascii: "\\") || b < 0x20 { return nil }
             let offset = end - start
             if offset < 8 { low |= UInt64(b) << (8 * offset) } else { high |= UInt64(b) << (8 * (offset - 8)) }
             end += 1
         }
-        guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), end - start < 16 else { return try readString() }
-        return cachedKey(low: low, high: high, start: start, end: end)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), end - start < 16 else { return nil }
+        return cachedKeySlot(low: low, high: high, start: start, end: end)
     }
 
-    /// The key of bytes `start..<end` (fewer than 16, packed into `low` and `high`), from `recentKeys` when it
-    /// was seen lately; the scanner moves past its closing quote.
+    /// The slot of the key of bytes `start..<end` (fewer than 16, packed into `low` and `high`), which holds it
+    /// already when it was seen lately; the scanner moves past its closing quote.
     @inline(__always)
-    private mutating func cachedKey(low: UInt64, high: UInt64, start: Int, end: Int) -> String {
+    private mutating func cachedKeySlot(low: UInt64, high: UInt64, start: Int, end: Int) -> Int {
         let length = end - start
         let high = high | UInt64(length) << 56
         let slot = Int(truncatingIfNeeded: (low &* 0x9E37_79B9_7F4A_7C15 ^ high &* 0xC2B2_AE3D_27D4_EB4F) >> 58)
         position = end + 1
         // The initial entries (length 0, key "") are right for the empty key.
-        if recentKeys[slot].low == low, recentKeys[slot].high == high { return recentKeys[slot].key }
+        if recentKeys[slot].low == low, recentKeys[slot].high == high { return slot }
         let key = bytes.withUnsafeBufferPointer { String(decoding: $0[start..<end], as: UTF8.self) }
-        recentKeys[slot] = RecentKey(low: low, high: high, key: key)
-        return key
+        recentKeys[slot] = RecentKey(low: low, high: high, key: key, symbol: symbolTable[key] ?? Self.otherKey)
+        return slot
     }
 
     private mutating func readHex4() throws -> UInt32 {

@@ -88,6 +88,24 @@ import Testing
         #expect(result.viewModel.body[3].componentIdentifier.description == "default:row")
     }
 
+    /// A path names its keys as the document spells them, read again from the bytes when an issue is reported:
+    /// escaped keys, keys that need quoting, keys past the 16-byte word reads, and whitespace around them.
+    @Test func pathKeysAreReadBackFromTheDocument() throws {
+        let json = #"""
+            { "body" : [ {"id": "a", "te\u0078t": {"title": 1},
+              "images": {"custom": {"my \"big\" image": 2, "a-key-longer-than-sixteen-bytes": {"uri": 3}}}},
+              {"id": "b", "target":{ "uri" :4}} ] }
+            """#
+        let result = try decode(json)
+        #expect(
+            result.issues.map(\.description) == [
+                "home.json: $.body[0].text.title: expected a string, found 1",
+                #"home.json: $.body[0].images.custom["my \"big\" image"]: expected an object, found 2"#,
+                #"home.json: $.body[0].images.custom["a-key-longer-than-sixteen-bytes"].uri: expected a string, found 3"#,
+                "home.json: $.body[1].target.uri: expected a string, found 4",
+            ])
+    }
+
     @Test func invalidActionIdentifiersAreReportedAndDropped() throws {
         let result = try decode(#"[{"id": "x", "target": {"actions": ["noColon", "a:b:c", "ns:play", 5]}}]"#)
         #expect(

@@ -81,3 +81,34 @@ import Testing
         }
     }
 }
+
+/// `nextKeySymbol` numbers a key by what it says, however it is spelled: cached short keys, escaped keys, keys
+/// past the 16-byte cache, the empty key, and keys that are no symbol. Each key comes twice, so the second reads
+/// the scanner's key cache.
+@Suite struct KeySymbolTests {
+    @Test func keysAreNumberedByWhatTheySay() throws {
+        let symbols = ["id", "a-key-longer-than-sixteen-bytes", "", "title"]
+        let keys = [
+            (#""id""#, 0), (#""\u0069d""#, 0), (#""a-key-longer-than-sixteen-bytes""#, 1), (#""""#, 2),
+            (#""other""#, JSONScanner.otherKey), (#""titl\u0065""#, 3), (#""title""#, 3),
+            (#""i""#, JSONScanner.otherKey),
+        ]
+        let object =
+            "{" + (keys + keys).enumerated().map { "\($0.element.0): \($0.offset)" }.joined(separator: ", ") + "}"
+        var scanner = JSONScanner(Array(object.utf8), keySymbols: symbols)
+        #expect(try scanner.enterObjectIfObject())
+        var isFirst = true
+        var read: [Int] = []
+        var offsets: [Int] = []
+        while let symbol = try scanner.nextKeySymbol(isFirst: &isFirst) {
+            read.append(symbol)
+            offsets.append(scanner.lastKeyOffset)
+            #expect(try scanner.readNumber() == Double(read.count - 1))
+        }
+        #expect(read == (keys + keys).map(\.1))
+        // Each offset is its key's opening quote.
+        #expect(offsets.allSatisfy { Array(object.utf8)[$0] == UInt8(ascii: "\"") })
+        let atEnd = scanner.isAtEnd
+        #expect(atEnd)
+    }
+}

@@ -37,23 +37,50 @@ public struct DecodeResult {
     public var totalIssueCount: Int { issues.count + suppressedIssueCount }
 }
 
-/// A JSON path being walked, formatted only when an issue is reported.
-struct JSONPath {
+/// A JSON path being walked, formatted only when an issue is reported. A key step is the offset of the key in
+/// the document, read again only then: keeping each key's string cost a seventh of decoding a view (a push and a
+/// pop per key, with a retain and a release).
+/// The steps live in memory the path owns, not an array: an array's uniqueness and capacity checks on each push
+/// and pop cost as much as the steps.
+final class JSONPath {
     enum Step {
-        case key(String)
+        /// The key whose opening quote is at this byte offset of the document.
+        case key(at: Int)
         case index(Int)
     }
-    private(set) var steps: [Step] = []
+    private var steps = UnsafeMutablePointer<Step>.allocate(capacity: 32)
+    private var capacity = 32
+    private var count = 0
 
-    mutating func push(_ step: Step) { steps.append(step) }
-    mutating func pop() { steps.removeLast() }
+    deinit { steps.deallocate() }
 
-    var text: String {
+    @inline(__always)
+    func push(_ step: Step) {
+        if count == capacity { grow() }
+        (steps + count).initialize(to: step)
+        count += 1
+    }
+
+    @inline(__always)
+    func pop() { count -= 1 }
+
+    private func grow() {
+        let larger = UnsafeMutablePointer<Step>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: steps, count: count)
+        steps.deallocate()
+        steps = larger
+        capacity *= 2
+    }
+
+    /// `$.body[3].component.id`, with each key read from `document`.
+    func text(in document: [UInt8]) -> String {
         var out = "$"
-        for step in steps {
+        for step in UnsafeBufferPointer(start: steps, count: count) {
             switch step {
             case .index(let i): out += "[\(i)]"
-            case .key(let k):
+            case .key(let offset):
+                var scanner = JSONScanner(document, position: offset)
+                let k = (try? scanner.readString()) ?? "?"
                 if let first = k.unicodeScalars.first, !("0"..."9").contains(first),
                     k.unicodeScalars.allSatisfy({
                         ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"

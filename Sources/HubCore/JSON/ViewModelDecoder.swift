@@ -37,9 +37,9 @@ public struct ViewModelDecoder {
 
     public func decode(bytes: [UInt8]) throws -> DecodeResult {
         let context = DecodeContext(
-            file: file, maxIssues: maxIssues,
+            document: bytes, file: file, maxIssues: maxIssues,
             defaults: (defaultNamespace, defaultName, defaultCategory))
-        var scanner = JSONScanner(bytes)
+        var scanner = JSONScanner(bytes, keySymbols: SchemaKey.symbols)
         do {
             // JSON is UTF-8 (RFC 8259); a file that is not is refused where its first bad byte is, rather than
             // decoded with replacement characters that would reach plugins as if the server had sent them.
@@ -60,18 +60,37 @@ extension UInt8 {
     }
 }
 
+/// Every key the schema readers below know. The scanner numbers them, so a reader switches on a small enum,
+/// not on strings (a view has several keys per component).
+private enum SchemaKey: CaseIterable {
+    /// A key the schema does not know.
+    case unknown
+    case id, title, header, body, overlays, custom
+    case component, category, text, subtitle, accessory, description, group, images, target, metadata, logging,
+        children
+    case main, background, icon, uri, placeholder, local, actions, view
+
+    /// The scanner's key symbols, each a case's name: symbol n is case n + 1, and `JSONScanner.otherKey` (-1) is
+    /// `unknown`.
+    static let symbols = allCases.dropFirst().map { String(describing: $0) }
+    static let bySymbol = Array(allCases)
+}
+
 /// The walk over one document: the path, the issues, the id counter.
 private final class DecodeContext {
     typealias Defaults = (namespace: String, name: String, category: String)
+    /// The bytes being decoded, where the path's keys are read again when an issue names them.
+    let document: [UInt8]
     let file: String?
     let maxIssues: Int
     let defaults: Defaults
-    var path = JSONPath()
+    let path = JSONPath()
     var issues: [DecodeIssue] = []
     var suppressed = 0
     var unknownCount = 0
 
-    init(file: String?, maxIssues: Int, defaults: Defaults) {
+    init(document: [UInt8], file: String?, maxIssues: Int, defaults: Defaults) {
+        self.document = document
         self.file = file
         self.maxIssues = maxIssues
         self.defaults = defaults
@@ -79,17 +98,10 @@ private final class DecodeContext {
 
     func report(_ message: String) {
         if issues.count < maxIssues {
-            issues.append(DecodeIssue(file: file, path: path.text, message: message))
+            issues.append(DecodeIssue(file: file, path: path.text(in: document), message: message))
         } else {
             suppressed += 1
         }
-    }
-
-    /// Runs `body` with `key` pushed on the path.
-    func at<T>(_ key: String, _ body: () throws -> T) rethrows -> T {
-        path.push(.key(key))
-        defer { path.pop() }
-        return try body()
     }
 
     func at<T>(_ index: Int, _ body: () throws -> T) rethrows -> T {
@@ -117,19 +129,35 @@ private final class DecodeContext {
         return nil
     }
 
-    /// Reads an object key by key when the value is one; reports and skips it otherwise. Returns whether it was.
-    /// Inlined with its body, so a schema object's keys are read by one loop in its reader, not a closure call
-    /// per key.
+    /// Reads a schema object key by key when the value is one; reports and skips it otherwise. Returns whether
+    /// it was. Inlined with its body, so a schema object's keys are read by one loop in its reader, not a closure
+    /// call per key.
     @discardableResult
     @inline(__always)
-    func forEachKey(_ s: inout JSONScanner, _ body: (inout JSONScanner, String) throws -> Void) throws -> Bool {
+    func forEachKey(_ s: inout JSONScanner, _ body: (inout JSONScanner, SchemaKey) throws -> Void) throws -> Bool {
+        guard try s.enterObjectIfObject() else {
+            try mismatch(&s, expected: "an object")
+            return false
+        }
+        var isFirst = true
+        while let symbol = try s.nextKeySymbol(isFirst: &isFirst) {
+            path.push(.key(at: s.lastKeyOffset))
+            try body(&s, SchemaKey.bySymbol[symbol - JSONScanner.otherKey])
+            path.pop()
+        }
+        return true
+    }
+
+    /// `forEachKey` for an object whose keys are names (custom images), not schema keys.
+    @discardableResult
+    func forEachNamedKey(_ s: inout JSONScanner, _ body: (inout JSONScanner, String) throws -> Void) throws -> Bool {
         guard try s.enterObjectIfObject() else {
             try mismatch(&s, expected: "an object")
             return false
         }
         var isFirst = true
         while let key = try s.nextKey(isFirst: &isFirst) {
-            path.push(.key(key))
+            path.push(.key(at: s.lastKeyOffset))
             try body(&s, key)
             path.pop()
         }
@@ -202,16 +230,16 @@ private final class DecodeContext {
         let overlays = RootModelListBuilder(type: .overlay, defaults: defaults)
         try forEachKey(&s) { s, key in
             switch key {
-            case "id": if let v = try string(&s) { id = v }
-            case "title": if let v = try string(&s) { title = v }
-            case "header":
+            case .id: if let v = try string(&s) { id = v }
+            case .title: if let v = try string(&s) { title = v }
+            case .header:
                 // The header builder is "header" unless the JSON names it.
                 if let decoded = try decodeComponent(&s, defaultID: "header") {
                     if let existing = header { existing.merge(decoded) } else { header = decoded }
                 }
-            case "body": try decodeList(&s, add: body.add)
-            case "overlays": try decodeList(&s, add: overlays.add)
-            case "custom": mergeObject(&custom, try object(&s))
+            case .body: try decodeList(&s, add: body.add)
+            case .overlays: try decodeList(&s, add: overlays.add)
+            case .custom: mergeObject(&custom, try object(&s))
             default: _ = try s.readValue()  // unknown keys are allowed, as in Hub
             }
         }
@@ -233,71 +261,42 @@ private final class DecodeContext {
         var id: String?
         let isObject = try forEachKey(&s) { s, key in
             switch key {
-            // The cases most entries have come first: a key is compared case by case.
-            case "id": if let v = try string(&s) { id = v }
-            case "component":
+            case .id: if let v = try string(&s) { id = v }
+            case .component: try decodeComponentField(&s, into: b)
+            case .text:
                 try forEachKey(&s) { s, key in
                     switch key {
-                    case "id":
-                        // Lenient, as Hub: "ns:name[:…]" sets both, a bare name sets only the name.
-                        if let v = try string(&s) { Self.splitComponentID(v, into: b) }
-                    case "category": if let v = try string(&s) { b.category = v }
+                    case .title: if let v = try string(&s) { b.title = v }
+                    case .subtitle: if let v = try string(&s) { b.subtitle = v }
+                    case .accessory: if let v = try string(&s) { b.accessory = v }
+                    case .description: if let v = try string(&s) { b.descriptionText = v }
                     default: _ = try s.readValue()
                     }
                 }
-            case "text":
+            case .custom: mergeObject(&b.custom, try object(&s))
+            case .group: if let v = try string(&s) { b.group = v }
+            case .images:
                 try forEachKey(&s) { s, key in
                     switch key {
-                    case "title": if let v = try string(&s) { b.title = v }
-                    case "subtitle": if let v = try string(&s) { b.subtitle = v }
-                    case "accessory": if let v = try string(&s) { b.accessory = v }
-                    case "description": if let v = try string(&s) { b.descriptionText = v }
-                    default: _ = try s.readValue()
-                    }
-                }
-            case "custom": mergeObject(&b.custom, try object(&s))
-            case "group": if let v = try string(&s) { b.group = v }
-            case "images":
-                try forEachKey(&s) { s, key in
-                    switch key {
-                    case "main":
+                    case .main:
                         let image = b.mainImage ?? ImageDataBuilder()
                         if try decodeImage(&s, into: image) { b.mainImage = image }
-                    case "background":
+                    case .background:
                         let image = b.backgroundImage ?? ImageDataBuilder()
                         if try decodeImage(&s, into: image) { b.backgroundImage = image }
-                    case "custom":
-                        try forEachKey(&s) { s, key in
+                    case .custom:
+                        try forEachNamedKey(&s) { s, key in
                             let image = ImageDataBuilder()
                             if try decodeImage(&s, into: image) { b.customImage(key).merge(image) }
                         }
-                    case "icon": _ = try string(&s)  // needs an icon resolver, which a headless host has not
+                    case .icon: _ = try string(&s)  // needs an icon resolver, which a headless host has not
                     default: _ = try s.readValue()
                     }
                 }
-            case "target":
-                let target = b.target ?? TargetBuilder()
-                let wasObject = try forEachKey(&s) { s, key in
-                    switch key {
-                    case "uri": if let v = try uri(&s) { target.uri = v }
-                    case "actions":
-                        try forEachElement(&s) { s, _ in
-                            guard let v = try string(&s) else { return }
-                            if let action = ComponentIdentifier(strict: v) {
-                                target.addAction(action)
-                            } else {
-                                report("\"\(v)\" is not an action identifier (\"namespace:name\")")
-                            }
-                        }
-                    case "view": if let v = try object(&s) { target.view = v }
-                    case "custom": mergeObject(&target.custom, try object(&s))
-                    default: _ = try s.readValue()
-                    }
-                }
-                if wasObject { b.target = target }
-            case "metadata": mergeObject(&b.metadata, try object(&s))
-            case "logging": mergeObject(&b.logging, try object(&s))
-            case "children":
+            case .target: try decodeTarget(&s, into: b)
+            case .metadata: mergeObject(&b.metadata, try object(&s))
+            case .logging: mergeObject(&b.logging, try object(&s))
+            case .children:
                 let children = b.children ?? ComponentModelListBuilder()
                 b.children = children
                 try decodeList(&s, add: children.add)
@@ -316,34 +315,100 @@ private final class DecodeContext {
         return b
     }
 
-    /// Cuts "ns:name[:…]" at its colons on the bytes (no array of parts, no index alignment per model).
-    private static func splitComponentID(_ id: String, into b: ComponentModelBuilder) {
-        let colon = UInt8(ascii: ":")
-        let done: Void? = id.utf8.withContiguousStorageIfAvailable { bytes in
-            guard let first = bytes.firstIndex(of: colon) else {
-                b.name = id
+    /// A component's `component`: its id and category. This and `decodeTarget` are functions of their own because
+    /// Swift 6.3's optimizer crashed (CopyPropagation) on their readers inlined into `decodeComponent`'s.
+    func decodeComponentField(_ s: inout JSONScanner, into b: ComponentModelBuilder) throws {
+        try forEachKey(&s) { s, key in
+            switch key {
+            case .id:
+                // Lenient, as Hub: "ns:name[:…]" sets both, a bare name sets only the name.
+                if let v = try string(&s) { splitComponentID(v, into: b) }
+            case .category: if let v = try string(&s) { b.category = v }
+            default: _ = try s.readValue()
+            }
+        }
+    }
+
+    /// A component's `target`, merged into the one `b` has.
+    func decodeTarget(_ s: inout JSONScanner, into b: ComponentModelBuilder) throws {
+        let target = b.target ?? TargetBuilder()
+        let wasObject = try forEachKey(&s) { s, key in
+            switch key {
+            case .uri: if let v = try uri(&s) { target.uri = v }
+            case .actions: try decodeActions(&s, into: target)
+            case .view: if let v = try object(&s) { target.view = v }
+            case .custom: mergeObject(&target.custom, try object(&s))
+            default: _ = try s.readValue()
+            }
+        }
+        if wasObject { b.target = target }
+    }
+
+    /// A target's `actions`: each a strict action identifier.
+    func decodeActions(_ s: inout JSONScanner, into target: TargetBuilder) throws {
+        try forEachElement(&s) { s, _ in
+            guard let v = try string(&s) else { return }
+            if let action = ComponentIdentifier(strict: v) {
+                target.addAction(action)
+            } else {
+                report("\"\(v)\" is not an action identifier (\"namespace:name\")")
+            }
+        }
+    }
+
+    /// Component ids split lately: a view names a few components many times, and comparing an id with a recent
+    /// one costs less than making two strings from it.
+    private var recentSplits: [(id: String, namespace: String?, name: String)] = []
+    private var nextSplit = 0
+
+    /// Sets what "ns:name[:…]" names (a bare name sets only the name).
+    func splitComponentID(_ id: String, into b: ComponentModelBuilder) {
+        var i = 0
+        while i < recentSplits.count {
+            if recentSplits[i].id == id {
+                if let namespace = recentSplits[i].namespace { b.namespace = namespace }
+                b.name = recentSplits[i].name
                 return
             }
+            i += 1
+        }
+        let (namespace, name) = Self.split(id)
+        if let namespace { b.namespace = namespace }
+        b.name = name
+        if recentSplits.count < 8 {
+            recentSplits.append((id, namespace, name))
+        } else {
+            recentSplits[nextSplit] = (id, namespace, name)
+            nextSplit = (nextSplit + 1) % 8
+        }
+    }
+
+    /// Cuts "ns:name[:…]" at its colons on the bytes (no array of parts, no index alignment per model).
+    private static func split(_ id: String) -> (namespace: String?, name: String) {
+        let colon = UInt8(ascii: ":")
+        let parts: (String?, String)? = id.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let first = bytes.firstIndex(of: colon) else { return (nil, id) }
             let rest = bytes[(first + 1)...]
             let end = rest.firstIndex(of: colon) ?? bytes.endIndex
-            b.namespace = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<first]), as: UTF8.self)
-            b.name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<end]), as: UTF8.self)
+            return (
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[..<first]), as: UTF8.self),
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<end]), as: UTF8.self)
+            )
         }
-        if done == nil {
-            var copy = id
-            copy.makeContiguousUTF8()
-            splitComponentID(copy, into: b)
-        }
+        if let parts { return parts }
+        var copy = id
+        copy.makeContiguousUTF8()
+        return split(copy)
     }
 
     /// Returns whether the value was an object (so the image builder counts as touched).
     func decodeImage(_ s: inout JSONScanner, into image: ImageDataBuilder) throws -> Bool {
         try forEachKey(&s) { s, key in
             switch key {
-            case "uri": if let v = try uri(&s) { image.uri = v }
-            case "placeholder": if let v = try string(&s) { image.placeholder = v }
-            case "local": if let v = try string(&s) { image.local = v }
-            case "custom": mergeObject(&image.custom, try object(&s))
+            case .uri: if let v = try uri(&s) { image.uri = v }
+            case .placeholder: if let v = try string(&s) { image.placeholder = v }
+            case .local: if let v = try string(&s) { image.local = v }
+            case .custom: mergeObject(&image.custom, try object(&s))
             default: _ = try s.readValue()
             }
         }
