@@ -48,10 +48,14 @@ enum RenderBench {
             var frameTimes: [Double] = []
             let items = layoutItems(json, registry: swiftRegistry)
             for _ in 0..<repetitions {
-                var decodeSeconds = 0.0
-                cTimes.append(try time { decodeSeconds = try pipeline(json, registry: host.registry).decodeSeconds })
-                cDecodeTimes.append(decodeSeconds)
-                swiftTimes.append(try time { _ = try pipeline(json, registry: swiftRegistry) })
+                // Each run's output (and with it the decoded view) is let go after its timing: `hubhost render`
+                // keeps the view until the process exits instead of freeing 100k models (ProcessLifetime).
+                var output: Output?
+                cTimes.append(try time { output = try pipeline(json, registry: host.registry) })
+                cDecodeTimes.append(output!.decodeSeconds)
+                output = nil
+                swiftTimes.append(try time { output = try pipeline(json, registry: swiftRegistry) })
+                output = nil
                 frameTimes.append(
                     time {
                         _ = CollectionLayout.compute(
@@ -108,11 +112,14 @@ enum RenderBench {
         var jsonHash: Int
         /// The part of the run spent decoding the view.
         var decodeSeconds: Double
+        /// The decoded view, which the caller lets go.
+        var viewModel: ViewModel
     }
 
     /// decode → resolve → configure → size → lay out → emit JSON, each body node written as it is drawn, as
     /// `hubhost render --format json` does (to a sink that only counts and hashes, standing in for the output
-    /// file). `keepBody` keeps the body nodes in the returned tree, to compare frames.
+    /// file), and tear the instances down. `keepBody` keeps the body nodes in the returned tree, to compare
+    /// frames.
     static func pipeline(
         _ json: [UInt8], registry: ComponentRegistry, retain: Bool = false, keepBody: Bool = false
     ) throws -> Output {
@@ -134,7 +141,9 @@ enum RenderBench {
             return pipeline.render(decoded.viewModel, viewport: viewport)
         }
         pipeline.tearDown()
-        return Output(tree: tree, jsonBytes: bytes, jsonHash: hasher.finalize(), decodeSeconds: decodeSeconds)
+        return Output(
+            tree: tree, jsonBytes: bytes, jsonHash: hasher.finalize(), decodeSeconds: decodeSeconds,
+            viewModel: decoded.viewModel)
     }
 
     /// The same JSON apart from the plugin id in "source".

@@ -53,6 +53,61 @@ struct WriterFastPathTests {
         }
     }
 
+    /// Runs of every length up to past the word copies, landing at every offset of a small buffer (so some are
+    /// flushed first), come out whole and in order.
+    @Test func byteRunsOfEveryLengthAreCopiedWhole() {
+        let source = (0..<64).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        var expected: [UInt8] = []
+        var out: [UInt8] = []
+        source.withUnsafeBufferPointer { all in
+            ByteWriter.stream(capacity: 37, to: { out.append(contentsOf: $0) }) { w in
+                for length in 0...40 {
+                    for start in [0, 1, 7, 24 - min(length, 24)] {
+                        let run = UnsafeBufferPointer(rebasing: all[start..<(start + length)])
+                        w.bytes(run)
+                        expected += run
+                        w.byte(UInt8(ascii: "|"))
+                        expected.append(UInt8(ascii: "|"))
+                    }
+                }
+            }
+        }
+        #expect(out == expected)
+    }
+
+    /// The JSON string escape, whose plain text is found a word at a time, against a character-by-character
+    /// reference: every escaped character at every offset of strings 0–20 bytes long, and multi-byte text.
+    @Test func jsonStringsEscapeAsTheReference() {
+        func reference(_ text: String) -> String {
+            var out = ""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out
+        }
+        var texts = ["", "é", "plain text of thirty-one bytes.", "naïve café ✓ 🎧"]
+        for length in 0...20 {
+            for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é"] {
+                for offset in 0...length {
+                    var text = String(repeating: "x", count: length)
+                    text.insert(contentsOf: special, at: text.index(text.startIndex, offsetBy: offset))
+                    texts.append(text)
+                }
+            }
+        }
+        for text in texts {
+            #expect(Self.written { $0.writeJSONStringContents(text) } == reference(text), "\(text.debugDescription)")
+        }
+    }
+
     /// The definition `isPrintable` had before its vectorized pass.
     static func referencePrintable(_ text: String) -> Bool {
         var previousWasE2 = false

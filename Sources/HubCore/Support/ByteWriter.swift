@@ -57,14 +57,27 @@ public struct ByteWriter {
     }
 
     /// Bytes copied in (a run longer than the buffer goes to the sink directly). Short runs, the usual token,
-    /// are copied byte by byte: a `memmove` call costs more than the copy.
+    /// are copied as two words that may overlap (4–16 bytes) or byte by byte: a `memmove` call costs more than
+    /// the copy.
     @inlinable
     public mutating func bytes(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let start = bytes.baseAddress, bytes.count > 0 else { return }
         let n = bytes.count
         if n > capacity { return writeThrough(bytes) }
         reserve(n)
-        if n <= 16 {
+        let from = UnsafeRawPointer(start)
+        let to = UnsafeMutableRawPointer(base + count)
+        if n >= 8 && n <= 16 {
+            let head = from.loadUnaligned(as: UInt64.self)
+            let tail = from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            to.storeBytes(of: head, as: UInt64.self)
+            to.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
+        } else if n >= 4 && n < 8 {
+            let head = from.loadUnaligned(as: UInt32.self)
+            let tail = from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+            to.storeBytes(of: head, as: UInt32.self)
+            to.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
+        } else if n < 4 {
             for i in 0..<n { base[count &+ i] = start[i] }
         } else {
             (base + count).update(from: start, count: n)
@@ -204,9 +217,11 @@ public struct ByteWriter {
         byte(UInt8(ascii: "\""))
     }
 
-    /// `text` escaped as inside a JSON string, without the quotes.
+    /// `text` escaped as inside a JSON string, without the quotes. Text that needs no escaping, the usual case,
+    /// is found so a word at a time and copied whole.
     public mutating func writeJSONStringContents(_ text: String) {
         withUTF8(text) { utf8 in
+            if !Self.mayNeedJSONEscape(utf8) { return bytes(utf8) }
             var start = 0
             for (i, b) in utf8.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
                 bytes(UnsafeBufferPointer(rebasing: utf8[start..<i]))
@@ -225,6 +240,31 @@ public struct ByteWriter {
             }
             bytes(UnsafeBufferPointer(rebasing: utf8[start...]))
         }
+    }
+
+    /// False when no byte of `utf8` is a quote, a backslash or a control character (true may be wrong only
+    /// after the first such byte, which is all the caller needs).
+    @usableFromInline
+    static func mayNeedJSONEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = utf8.baseAddress else { return false }
+        let raw = UnsafeRawPointer(start)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var i = 0
+        var stops: UInt64 = 0
+        while i + 8 <= utf8.count {
+            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let quotes = word ^ (ones &* 0x22)
+            let backslashes = word ^ (ones &* 0x5C)
+            stops |= (quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes | (word &- ones &* 0x20) & ~word
+            i += 8
+        }
+        if stops & 0x8080_8080_8080_8080 != 0 { return true }
+        while i < utf8.count {
+            let b = utf8[i]
+            if b < 0x20 || b == 0x22 || b == 0x5C { return true }
+            i += 1
+        }
+        return false
     }
 
     /// `first`, `separator` and `second` as one JSON string (`"namespace:name"` without building it).
