@@ -40,3 +40,31 @@ import Testing
         #expect(kept, "\(field) was lost")
     }
 }
+
+/// Body and overlay entries are read into one builder, emptied between entries: nothing an entry sets may reach
+/// the entries after it.
+@Suite struct ReusedEntryBuilderTests {
+    @Test func anEntrySetsNothingOfTheEntryBefore() throws {
+        let everything = """
+            {"id": "full", "group": "g", "component": {"id": "a:b", "category": "card"},
+             "text": {"title": "t", "subtitle": "s", "accessory": "a", "description": "d"},
+             "images": {"main": {"uri": "https://x/m.png"}, "background": {"placeholder": "p"},
+                        "custom": {"k": {"local": "l.png"}}},
+             "target": {"uri": "spotify:x", "actions": ["ns:act"], "view": {"id": "v"}, "custom": {"c": 1}},
+             "metadata": {"m": 1}, "logging": {"l": 2}, "custom": {"x": true},
+             "children": [{"id": "child", "component": {"id": "a:c"}}]}
+            """
+        let bare = #"{"id": "bare"}"#
+        for list in ["body", "overlays"] {
+            let after = try ViewModelDecoder().decode("{\"\(list)\": [\(everything), \(bare), \(bare)]}").viewModel
+            let alone = try ViewModelDecoder().decode("{\"\(list)\": [{\"id\": \"x\"}, \(bare)]}").viewModel
+            let models = list == "body" ? after.body : after.overlays
+            let reference = list == "body" ? alone.body[1] : alone.overlays[1]
+            #expect(models.count == 2, "\(list)")
+            #expect(models[0].customImages["k"]?.local == "l.png" && models[0].children.count == 1, "\(list)")
+            // The repeated id merges into the second entry, which must still equal a bare entry of its own.
+            #expect(models[1] == reference, "\(list)")
+            #expect(models[1].hasExtras == false && models[1].children.isEmpty, "\(list)")
+        }
+    }
+}

@@ -79,6 +79,30 @@ final class ComponentModelBuilder {
 
     init(id: String) { self.id = id }
 
+    /// Back to what `init(id: "")` makes, for reading the next entry into.
+    func reset() {
+        id = ""
+        group = nil
+        namespace = nil
+        name = nil
+        category = nil
+        title = nil
+        subtitle = nil
+        accessory = nil
+        descriptionText = nil
+        mainImage = nil
+        backgroundImage = nil
+        if !customImageKeys.isEmpty {
+            customImageKeys = []
+            customImages = [:]
+        }
+        target = nil
+        metadata = nil
+        logging = nil
+        custom = nil
+        children = nil
+    }
+
     /// A builder holding what `model` holds, so more JSON can be merged into an already built model.
     init(_ model: ComponentModel) {
         id = model.identifier

@@ -210,7 +210,7 @@ private final class DecodeContext {
         case .array:
             let body = RootModelListBuilder(type: .body, defaults: defaults)
             // A root array is the body; its paths read `$[i]`, as in the file.
-            try decodeList(&s, add: body.add)
+            try decodeRootList(&s, into: body)
             return ViewModel(body: body.models)
         default:
             let value = try s.readValue()
@@ -237,8 +237,8 @@ private final class DecodeContext {
                 if let decoded = try decodeComponent(&s, defaultID: "header") {
                     if let existing = header { existing.merge(decoded) } else { header = decoded }
                 }
-            case .body: try decodeList(&s, add: body.add)
-            case .overlays: try decodeList(&s, add: overlays.add)
+            case .body: try decodeRootList(&s, into: body)
+            case .overlays: try decodeRootList(&s, into: overlays)
             case .custom: mergeObject(&custom, try object(&s))
             default: _ = try s.readValue()  // unknown keys are allowed, as in Hub
             }
@@ -249,15 +249,29 @@ private final class DecodeContext {
             body: body.models, overlays: overlays.models, custom: custom)
     }
 
+    /// The builder every body and overlay entry is read into: a root list builds each entry's model at once and
+    /// keeps no builder, so one is emptied and reused rather than one made and freed per model.
+    private let rootEntry = ComponentModelBuilder(id: "")
+
+    func decodeRootList(_ s: inout JSONScanner, into list: RootModelListBuilder) throws {
+        try forEachElement(&s) { s, _ in
+            if let builder = try decodeComponent(&s, defaultID: nil, into: rootEntry) { list.add(builder) }
+            rootEntry.reset()
+        }
+    }
+
     func decodeList(_ s: inout JSONScanner, add: (ComponentModelBuilder) -> Void) throws {
         try forEachElement(&s) { s, _ in
             if let builder = try decodeComponent(&s, defaultID: nil) { add(builder) }
         }
     }
 
-    /// One component entry; nil (reported) when it is not an object.
-    func decodeComponent(_ s: inout JSONScanner, defaultID: String?) throws -> ComponentModelBuilder? {
-        let b = ComponentModelBuilder(id: "")
+    /// One component entry, read into `builder` (an empty one) or a new builder; nil (reported) when it is not
+    /// an object.
+    func decodeComponent(
+        _ s: inout JSONScanner, defaultID: String?, into builder: ComponentModelBuilder? = nil
+    ) throws -> ComponentModelBuilder? {
+        let b = builder ?? ComponentModelBuilder(id: "")
         var id: String?
         let isObject = try forEachKey(&s) { s, key in
             switch key {
