@@ -48,11 +48,15 @@ struct BridgeStringLifetimeTests {
     func reusedStorageStartsEmpty() throws {
         let loaded = try BridgeTests.Loaded()
         let table = try #require(loaded.record.hostTable)
-        let a = BridgeTests.model("fixture:label", title: "A", custom: JSONObject([("k", .string("from A"))]))
-        let b = BridgeTests.model("fixture:label", title: nil)
+        // Two custom strings: the second goes to the storage's list of further strings, whose buffer is kept.
+        let a = BridgeTests.model(
+            "fixture:label", title: "A", custom: JSONObject([("k", .string("from A")), ("k2", .string("A too"))]))
+        let b = BridgeTests.model("fixture:label", title: nil, custom: JSONObject([("k2", .string("from B"))]))
         #expect(String(cString: try Self.title(loaded, a)) == "A")
         #expect(
             table.pointee.model_custom_string(table, CInterop.handle(a), "k").map { String(cString: $0) } == "from A")
+        #expect(
+            table.pointee.model_custom_string(table, CInterop.handle(a), "k2").map { String(cString: $0) } == "A too")
         let storageOfA = ObjectIdentifier(try #require(a.bridgeStorage))  // not a reference: it would keep A's
         ModelCStrings.releaseIfUnused(a)
         #expect(a.bridgeStorage == nil)
@@ -60,6 +64,8 @@ struct BridgeStringLifetimeTests {
         #expect(table.pointee.model_string(table, CInterop.handle(b), HUB_MODEL_TITLE) == nil, "b has no title")
         #expect(b.bridgeStorage.map(ObjectIdentifier.init) == storageOfA, "the released storage is reused")
         #expect(table.pointee.model_custom_string(table, CInterop.handle(b), "k") == nil, "nor A's custom value")
+        #expect(
+            table.pointee.model_custom_string(table, CInterop.handle(b), "k2").map { String(cString: $0) } == "from B")
         #expect(
             String(cString: try #require(table.pointee.model_string(table, CInterop.handle(b), HUB_MODEL_ID)))
                 == "m-fixture:label")

@@ -359,7 +359,8 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
             release(first.value)
             header.firstOther = nil
             for entry in header.moreOthers { release(entry.value) }
-            header.moreOthers = []
+            // Its buffer stays for the next model a spare storage serves (a tile reads two other strings).
+            header.moreOthers.removeAll(keepingCapacity: true)
         }
     }
 
