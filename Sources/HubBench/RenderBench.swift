@@ -24,7 +24,8 @@ enum RenderBench {
             print("render: skipped: \(cPlugin.path) is missing (build the HubDemoC product in the same configuration)")
             return
         }
-        let host = try loadCPlugin(cPlugin)
+        let (host, cache) = try loadCPlugin(cPlugin)
+        defer { try? FileManager.default.removeItem(at: cache) }
         let swiftRegistry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
         try swiftRegistry.register(SwiftTwinFactory(), forNamespace: "cdemo", owner: Owner(id: "bench.swift-twins"))
 
@@ -168,14 +169,18 @@ enum RenderBench {
         return Measure.now() - start
     }
 
-    static func loadCPlugin(_ file: URL) throws -> PluginHost {
+    /// A host with `file` loaded, its private copy in a folder of this process's that the caller removes.
+    static func loadCPlugin(_ file: URL) throws -> (host: PluginHost, cache: URL) {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("hubbench-render-\(getpid())")
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let host = PluginHost(cacheDirectory: cache, logger: logger)
         let record = host.load(file: file)
-        if let reason = record.reason { throw BenchError("cannot load \(file.lastPathComponent): \(reason)") }
-        return host
+        if let reason = record.reason {
+            try? FileManager.default.removeItem(at: cache)
+            throw BenchError("cannot load \(file.lastPathComponent): \(reason)")
+        }
+        return (host, cache)
     }
 
     /// A view of `count` body components cycling through the C plugin's banner, badge and tile.
@@ -224,7 +229,8 @@ enum RenderBench {
     /// In the child: peak RSS over the baseline for one full pipeline run with the C plugin.
     static func memoryChild(count: Int) throws {
         let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let host = try loadCPlugin(binDirectory.appendingPathComponent("libHubDemoC.so"))
+        let (host, cache) = try loadCPlugin(binDirectory.appendingPathComponent("libHubDemoC.so"))
+        defer { try? FileManager.default.removeItem(at: cache) }
         let twins = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
         try twins.register(SwiftTwinFactory(), forNamespace: "cdemo", owner: Owner(id: "bench.swift-twins"))
         let json = makeView(count: count)

@@ -78,7 +78,8 @@ enum SnapshotBench {
                     ?? "not measured (no /usr/bin/time)"))
 
         // In process: SVG writing against PNG drawing of the same 1,000 trees.
-        let host = try RenderBench.loadCPlugin(many.appendingPathComponent("libstories.so"))
+        let (host, cache) = try RenderBench.loadCPlugin(many.appendingPathComponent("libstories.so"))
+        defer { try? FileManager.default.removeItem(at: cache) }
         let (_, shots, _) = storyTrees(host)
         var svgTime = 0.0
         var pngTime = 0.0
