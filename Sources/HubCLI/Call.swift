@@ -18,6 +18,7 @@ struct Call: ParsableCommand {
                 (.ok, "called"),
                 (.problems, "the call was refused (bad signature, missing file or symbol, wrong argument count or "
                     + "type)"),
+                (.pluginFault, "the function crashed, hung or exited (reported; nothing is quarantined)"),
             ]))
             """
     )

@@ -93,9 +93,15 @@ struct PluginTrustCLITests {
 
     @Test func anUnwritableCacheIsReportedOnceAndPluginsStillLoad() throws {
         let folder = try Folder()
-        let result = try CLI.run([
-            "list-namespaces", "--plugins", folder.plugins.path, "--plugin-cache", "/dev/null/cache",
-        ])
+        // The run's temporary cache folder goes when it ends.
+        let temporary = folder.root.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary.path
+        let result = try CLI.run(
+            ["list-namespaces", "--plugins", folder.plugins.path, "--plugin-cache", "/dev/null/cache"],
+            environment: environment)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("com.example.fixture"))
         #expect(

@@ -16,10 +16,10 @@ struct CLITests {
         let stderr: String
     }
 
-    static func hubhost(_ arguments: [String]) throws -> Run {
+    static func hubhost(_ arguments: [String], environment: [String: String]? = nil) throws -> Run {
         let executable = binDir.appendingPathComponent("hubhost")
         try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build hubhost first")
-        let result = try ProcessRunner.run(executable, arguments)
+        let result = try ProcessRunner.run(executable, arguments, environment: environment)
         return Run(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
@@ -61,6 +61,23 @@ struct CLITests {
         #expect(run.status == 1)
         #expect(run.stderr.contains(message), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
+    }
+
+    @Test("call leaves no copy of the plugin behind, even when the export ends the process")
+    func callLeavesNothingBehind() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let exports = "\n#include <unistd.h>\nint quits(void) { _exit(7); }\nint answer(void) { return 42; }\n"
+        let plugin = try dir.compile(providerSource + exports, as: "libquits.so").path
+        let temporary = dir.root.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary.path
+        let answered = try Self.hubhost(["call", plugin, "answer", "--signature", "()->i32"], environment: environment)
+        #expect(answered.status == 0 && answered.stdout == "42\n", "\(answered)")
+        let quit = try Self.hubhost(["call", plugin, "quits", "--signature", "()->i32"], environment: environment)
+        #expect(quit.status == 5 && quit.stderr.contains("quits"), "\(quit)")  // it ended the worker that called it
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [])
     }
 
     @Test("call on a missing file or a file that is not ELF says so")

@@ -45,6 +45,8 @@ public enum ExportCaller {
             throw Failure(
                 message: "\(plugin.path): dlopen failed: \(dlerror().map { String(cString: $0) } ?? "unknown error")")
         }
+        // The mapped image outlives its file: the copy goes now, so an export that crashes or exits leaves nothing.
+        try? FileManager.default.removeItem(at: folder)
         defer { if !image.isSwiftImage { dlclose(handle) } }
         guard let function = dlsym(handle, symbol) else {
             throw Failure(

@@ -21,6 +21,7 @@ public enum CacheFolder {
                 return (directory, "cache folder \(target.path) is not writable (\(reason)), nor is a temporary one")
             }
             let fallback = URL(fileURLWithPath: String(cString: made))
+            removeAtExit(fallback)
             return (
                 fallback,
                 "cache folder \(target.path) is not writable (\(reason)); using \(fallback.path) "
@@ -28,6 +29,17 @@ public enum CacheFolder {
             )
         }
         return (directory, nil)
+    }
+
+    /// The temporary folders made for this run, removed when the process exits, as the message promises that
+    /// nothing is kept. (A process that is killed cannot; its folder stays, under the temporary folder.)
+    nonisolated(unsafe) private static var made: [String] = []
+
+    private static func removeAtExit(_ folder: URL) {
+        if made.isEmpty {
+            atexit { for path in CacheFolder.made { try? FileManager.default.removeItem(atPath: path) } }
+        }
+        made.append(folder.path)
     }
 
     /// Why `folder` cannot be written, or nil.
