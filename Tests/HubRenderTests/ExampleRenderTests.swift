@@ -21,8 +21,7 @@ import Testing
     /// One host for the suite: the Swift plugin image stays mapped once loaded.
     nonisolated(unsafe) static let host: PluginHost = {
         let host = PluginHost(
-            cacheDirectory: FileManager.default.temporaryDirectory
-                .appendingPathComponent("hubrender-tests-\(getpid())"))
+            cacheDirectory: ProcessScratch.folder("hubrender-tests"))
         for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
             _ = host.load(file: binDirectory.appendingPathComponent(name))
         }

@@ -99,6 +99,25 @@ public enum FixtureCompiler {
     }
 }
 
+/// Folders for the whole test process (fixtures and caches shared by a suite, folders of tests whose workers are
+/// killed): all under one folder of this process, removed when it exits, so a test that cannot clean up after
+/// itself leaves nothing in the temporary folder.
+public enum ProcessScratch {
+    public static let root: URL = {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-tests-\(getpid())")
+        try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: ProcessScratch.root) }
+        return root
+    }()
+
+    /// A new folder under `root`, named after `label`.
+    public static func folder(_ label: String) -> URL {
+        let folder = root.appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+}
+
 /// A fresh temporary folder, removed when the value goes away.
 public final class TemporaryFolder {
     public let url: URL

@@ -61,12 +61,8 @@ enum TestSupport {
         return (result.status, result.stdout, result.stderr)
     }
 
-    static func temporaryDirectory(_ label: String = "hubdev") -> URL {
-        let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("\(label)-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    /// A new folder, removed when the test process exits (tests here kill workers, which cannot clean up).
+    static func temporaryDirectory(_ label: String = "hubdev") -> URL { ProcessScratch.folder(label) }
 
     /// Compiles a fixture C plugin into `output` with extra `-D` definitions. Returns the compiler's complaint on
     /// failure.
