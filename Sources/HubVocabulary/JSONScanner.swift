@@ -176,7 +176,7 @@ public struct JSONScanner {
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
                 throw error("expected a key string, found \(describeByte())")
             }
-            let key = try keySlot().map { recentKeys[$0].key } ?? readString()
+            let key = try readKey()
             try expect(UInt8(ascii: ":"), "':'")
             try body(&self, key)
             skipWhitespace()
@@ -208,7 +208,7 @@ public struct JSONScanner {
     /// must consume), or nil after the closing `}`. `isFirst` starts true and is kept by the caller.
     public mutating func nextKey(isFirst: inout Bool) throws -> String? {
         guard try moveToNextKey(isFirst: &isFirst) else { return nil }
-        let key = try keySlot().map { recentKeys[$0].key } ?? readString()
+        let key = try readKey()
         try expect(UInt8(ascii: ":"), "':'")
         return key
     }
@@ -384,6 +384,9 @@ public struct JSONScanner {
     private static func lowBytes(_ word: UInt64, _ count: Int) -> UInt64 {
         count == 0 ? 0 : word & (UInt64.max >> UInt64(64 - 8 * count))
     }
+
+    /// An object key: a short key without escapes from `recentKeys`, any other as `readString` reads it.
+    private mutating func readKey() throws -> String { try keySlot().map { recentKeys[$0].key } ?? readString() }
 
     /// The `recentKeys` slot of the key at the scanner (a short key without escapes), entered there if new, with
     /// the scanner moved past it; nil, with the scanner unmoved, for any other key (16 bytes or more, or escaped),
