@@ -84,14 +84,25 @@ extension Double {
                 return count
             }
         }
+        return Int64(self).writeDecimal(into: destination)
+    }
+}
+
+extension Int64 {
+    /// The most bytes `writeDecimal` writes ("-9223372036854775808").
+    public static let maxDecimalLength = 20
+
+    /// The decimal digits (and sign) written as UTF-8 at `destination` (room for `maxDecimalLength` bytes);
+    /// returns the byte count. Digits are counted, then written from the last one back: a division by the
+    /// constant 10 is a multiply. The writers (`ByteWriter`) and trace lines write whole numbers through it.
+    @inlinable
+    public func writeDecimal(into destination: UnsafeMutablePointer<UInt8>) -> Int {
         var written = 0
-        let value = Int64(self)
-        if value < 0 {
+        if self < 0 {
             destination[0] = UInt8(ascii: "-")
             written = 1
         }
-        // Digits are counted, then written from the last one back: a division by the constant 10 is a multiply.
-        var magnitude = value.magnitude
+        var magnitude = self.magnitude
         var digits = 1
         var power: UInt64 = 10
         while digits < 19 && magnitude >= power {

@@ -110,5 +110,17 @@ import Testing
         #expect(offsets.allSatisfy { Array(object.utf8)[$0] == UInt8(ascii: "\"") })
         let atEnd = scanner.isAtEnd
         #expect(atEnd)
+
+        // The string form of the same pull loop reads each key as it says.
+        var plain = JSONScanner(Array(object.utf8))
+        #expect(try plain.enterObjectIfObject())
+        isFirst = true
+        var keysRead: [String] = []
+        while let key = try plain.nextKey(isFirst: &isFirst) {
+            keysRead.append(key)
+            _ = try plain.readNumber()
+        }
+        let said = ["id", "id", "a-key-longer-than-sixteen-bytes", "", "other", "title", "title", "i"]
+        #expect(keysRead == said + said)
     }
 }

@@ -148,20 +148,14 @@ private final class DecodeContext {
         return true
     }
 
-    /// `forEachKey` for an object whose keys are names (custom images), not schema keys.
+    /// `forEachKey` for an object whose keys are names (custom images), not schema keys: each key is read again
+    /// from the document (a rare object, so the schema readers' loop need not make strings).
     @discardableResult
     func forEachNamedKey(_ s: inout JSONScanner, _ body: (inout JSONScanner, String) throws -> Void) throws -> Bool {
-        guard try s.enterObjectIfObject() else {
-            try mismatch(&s, expected: "an object")
-            return false
+        try forEachKey(&s) { s, _ in
+            var keyReader = JSONScanner(document, position: s.lastKeyOffset)
+            try body(&s, try keyReader.readString())
         }
-        var isFirst = true
-        while let key = try s.nextKey(isFirst: &isFirst) {
-            path.push(.key(at: s.lastKeyOffset))
-            try body(&s, key)
-            path.pop()
-        }
-        return true
     }
 
     func forEachElement(_ s: inout JSONScanner, _ body: (inout JSONScanner, Int) throws -> Void) throws {
@@ -374,6 +368,7 @@ private final class DecodeContext {
     /// one costs less than making two strings from it.
     private var recentSplits: [(id: String, namespace: String?, name: String)] = []
     private var nextSplit = 0
+    private static let recentSplitLimit = 8
 
     /// Sets what "ns:name[:…]" names (a bare name sets only the name).
     func splitComponentID(_ id: String, into b: ComponentModelBuilder) {
@@ -389,11 +384,11 @@ private final class DecodeContext {
         let (namespace, name) = Self.split(id)
         if let namespace { b.namespace = namespace }
         b.name = name
-        if recentSplits.count < 8 {
+        if recentSplits.count < Self.recentSplitLimit {
             recentSplits.append((id, namespace, name))
         } else {
             recentSplits[nextSplit] = (id, namespace, name)
-            nextSplit = (nextSplit + 1) % 8
+            nextSplit = (nextSplit + 1) % Self.recentSplitLimit
         }
     }
 

@@ -136,25 +136,8 @@ public struct ByteWriter {
     /// `n` in decimal.
     @inlinable
     public mutating func write(_ n: Int) {
-        reserve(20)
-        var value = n.magnitude
-        if n < 0 {
-            base[count] = UInt8(ascii: "-")
-            count += 1
-        }
-        var digits = 1
-        var probe = value
-        while probe >= 10 {
-            probe /= 10
-            digits += 1
-        }
-        var position = count + digits
-        count = position
-        repeat {
-            position -= 1
-            base[position] = UInt8(ascii: "0") + UInt8(value % 10)
-            value /= 10
-        } while value > 0
+        reserve(Int64.maxDecimalLength)
+        count += Int64(n).writeDecimal(into: base + count)
     }
 
     /// `n` in its shortest form: an integer without a fraction, `null` when not finite (as JSON has no NaN).
