@@ -30,7 +30,7 @@ public struct JSONRenderer {
     public func renderStreaming(
         to sink: (UnsafeRawBufferPointer) -> Void, _ render: (RenderPipeline.BodyStream) -> RenderTree
     ) -> RenderTree {
-        ByteWriter.stream(to: sink) { out in
+        ByteWriter.stream(to: sink, onAnotherThread: true) { out in
             var state = (w: Writer(pretty: pretty, out: out), count: 0)
             let tree = StreamedDocument.write(
                 &state, opening: { state, _, _ in writeOpening(&state.w) },
@@ -105,8 +105,9 @@ public struct JSONRenderer {
         w.depth += 1
         nodes(node.children, &w)
         w.depth -= 1
+        let identity = identityBytes(of: node, skeleton)
         w.out.bytes(skeleton.componentIdentifier)
-        w.out.writeJSONString(node.componentIdentifier.namespace, UInt8(ascii: ":"), node.componentIdentifier.name)
+        w.out.bytes(identity.identifierJSON)
         w.out.bytes(skeleton.frameHeight)
         w.number(node.frame.height)
         w.out.bytes(skeleton.frameWidth)
@@ -119,21 +120,74 @@ public struct JSONRenderer {
         w.string(node.modelID)
         w.out.bytes(skeleton.indexPath)
         w.inlineIndexPath(node.model)
-        w.out.bytes(skeleton.source)
-        switch node.source {
-        case .factory(let namespace, let owner):
-            w.out.bytes(skeleton.sourceNamespace)
-            w.string(namespace)
-            w.out.bytes(skeleton.sourcePlugin)
-            w.string(naming.id(of: owner))
-            w.out.bytes(skeleton.sourceClose)
-        case .fallback:
-            w.string("fallback")
-        }
-        w.out.bytes(skeleton.traits)
-        w.inlineTraits(node.traits)
-        w.out.bytes(skeleton.close)
+        w.out.bytes(identity.tail)
     }
+
+    /// The bytes of `node` that follow from its component alone, written once per component kind and depth: a
+    /// view shows a few kinds many times, and these are half of a node's writes (escaping checks, the plugin's
+    /// name, the sorted trait names).
+    private func identityBytes(of node: RenderNode, _ skeleton: NodeSkeleton) -> IdentityBytes {
+        if let known = skeleton.identity(of: node) { return known }
+        let identifier = ByteWriter.string { out in
+            out.writeJSONString(node.componentIdentifier.namespace, UInt8(ascii: ":"), node.componentIdentifier.name)
+        }
+        let tail = ByteWriter.string { out in
+            var w = Writer(pretty: pretty, out: out)
+            w.out.bytes(skeleton.source)
+            switch node.source {
+            case .factory(let namespace, let owner):
+                w.out.bytes(skeleton.sourceNamespace)
+                w.string(namespace)
+                w.out.bytes(skeleton.sourcePlugin)
+                w.string(naming.id(of: owner))
+                w.out.bytes(skeleton.sourceClose)
+            case .fallback:
+                w.string("fallback")
+            }
+            w.out.bytes(skeleton.traits)
+            w.inlineTraits(node.traits)
+            w.out.bytes(skeleton.close)
+            out = w.out
+        }
+        return skeleton.remember(
+            IdentityBytes(
+                componentIdentifier: node.componentIdentifier, source: node.source, traits: node.traits,
+                identifierBytes: Array(identifier.utf8), tailBytes: Array(tail.utf8)))
+    }
+}
+
+/// A component kind's fixed bytes in a node at one depth: its identifier as a JSON string, and everything from
+/// the "source" key to the node's end. Owns its bytes, so handing them to the output retains nothing.
+final class IdentityBytes {
+    let identifier: ComponentIdentifier
+    let source: ComponentSource
+    let traits: Set<LayoutTrait>
+    let identifierJSON, tail: UnsafeBufferPointer<UInt8>
+    private let storage: UnsafeMutableBufferPointer<UInt8>
+
+    init(
+        componentIdentifier: ComponentIdentifier, source: ComponentSource, traits: Set<LayoutTrait>,
+        identifierBytes: [UInt8], tailBytes: [UInt8]
+    ) {
+        self.identifier = componentIdentifier
+        self.source = source
+        self.traits = traits
+        storage = .allocate(capacity: identifierBytes.count + tailBytes.count)
+        let base = storage.baseAddress!
+        base.initialize(from: identifierBytes, count: identifierBytes.count)
+        (base + identifierBytes.count).initialize(from: tailBytes, count: tailBytes.count)
+        identifierJSON = UnsafeBufferPointer(start: base, count: identifierBytes.count)
+        tail = UnsafeBufferPointer(start: base + identifierBytes.count, count: tailBytes.count)
+    }
+
+    /// Equal strings and sets that share storage (every node of one instance does) compare without reading it.
+    /// The name first: it is what tells a view's kinds apart.
+    func describes(_ node: RenderNode) -> Bool {
+        identifier.name == node.componentIdentifier.name && identifier.namespace == node.componentIdentifier.namespace
+            && source == node.source && traits == node.traits
+    }
+
+    deinit { storage.deallocate() }
 }
 
 /// The bytes of a node object that are the same for every node at one depth (brackets, keys, commas and
@@ -144,6 +198,9 @@ final class NodeSkeleton {
         source: UnsafeBufferPointer<UInt8>
     let sourceNamespace, sourcePlugin, sourceClose, traits, close: UnsafeBufferPointer<UInt8>
     private let storage: UnsafeMutableBufferPointer<UInt8>
+    /// The component kinds written at this depth lately, newest first.
+    private var identities: [IdentityBytes] = []
+    private static let identityLimit = 16
 
     /// For a node whose object opens at `depth` (its keys one deeper, its frame's two deeper).
     init(pretty: Bool, depth: Int) {
@@ -200,6 +257,18 @@ final class NodeSkeleton {
             (views[0], views[1], views[2], views[3], views[4], views[5], views[6])
         (indexPath, source, sourceNamespace, sourcePlugin, sourceClose, traits, close) =
             (views[7], views[8], views[9], views[10], views[11], views[12], views[13])
+    }
+
+    /// The identity bytes of `node`'s kind, if written lately.
+    func identity(of node: RenderNode) -> IdentityBytes? {
+        for identity in identities where identity.describes(node) { return identity }
+        return nil
+    }
+
+    func remember(_ identity: IdentityBytes) -> IdentityBytes {
+        if identities.count == Self.identityLimit { identities.removeLast() }
+        identities.insert(identity, at: 0)
+        return identity
     }
 
     deinit { storage.deallocate() }

@@ -15,21 +15,22 @@ enum StreamedDocument {
         let box = Box(state)
         let stream = RenderPipeline.BodyStream(
             begin: { tree, count in
-                if box.isOpen { opening(&box.state, tree, count) }
+                if box.state != nil { opening(&box.state!, tree, count) }
             },
             node: { drawn in
-                if box.isOpen { node(&box.state, drawn) }
+                if box.state != nil { node(&box.state!, drawn) }
             })
         let tree = render(stream)
-        closing(&box.state, tree)
-        box.isOpen = false
-        state = box.state
+        closing(&box.state!, tree)
+        state = box.state!
+        // The stream may outlive this call (a pipeline that keeps it): it writes nothing more, and keeps nothing
+        // of the output (whose sink must not outlive the writer that `ByteWriter.stream` lends).
+        box.state = nil
         return tree
     }
 
     private final class Box<State> {
-        var state: State
-        var isOpen = true
+        var state: State?
         init(_ state: State) { self.state = state }
     }
 }

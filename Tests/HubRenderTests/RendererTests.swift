@@ -52,6 +52,11 @@ final class DrawingFactory: ComponentFactory {
     let owner = Owner(id: "com.example.test@1.0#1")
 
     func tree(_ json: String) throws -> RenderTree {
+        let viewModel = try ViewModelDecoder(file: "t.json").decode(json).viewModel
+        return RenderPipeline(registry: try registry()).render(viewModel, viewport: Size(width: 300, height: 400))
+    }
+
+    func registry() throws -> ComponentRegistry {
         let registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
         try registry.register(
             DrawingFactory([
@@ -79,8 +84,40 @@ final class DrawingFactory: ComponentFactory {
                 },
                 "strip": { DrawingComponent(traits: [.fullWidth], size: Size(width: 300, height: 60), items: []) },
             ]), forNamespace: "t", owner: owner)
-        let viewModel = try ViewModelDecoder(file: "t.json").decode(json).viewModel
-        return RenderPipeline(registry: registry).render(viewModel, viewport: Size(width: 300, height: 400))
+        return registry
+    }
+
+    /// A body of many megabytes is written while it renders, its output handed to a second thread a chunk at a
+    /// time (issue 14): each format's bytes are those written from the whole tree.
+    @Test func aLargeStreamedBodyIsTheOutputOfTheWholeTree() throws {
+        let kinds = ["t:box", "t:pic", "t:strip", "x:y"]
+        let entries = (0..<6000).map { #"{"id": "n\#($0)", "component": {"id": "\#(kinds[$0 % 4])"}}"# }
+        let viewModel = try ViewModelDecoder().decode(#"{"body": [\#(entries.joined(separator: ","))]}"#).viewModel
+        let registry = try registry()
+        let viewport = Size(width: 300, height: 400)
+        let whole = RenderPipeline(registry: registry).render(viewModel, viewport: viewport)
+        func streamed(
+            _ write: ((UnsafeRawBufferPointer) -> Void, (RenderPipeline.BodyStream) -> RenderTree) -> RenderTree
+        )
+            -> String
+        {
+            let pipeline = RenderPipeline(registry: registry)
+            pipeline.options = RenderPipeline.Options(
+                retainBodyInstances: false, keepDisplayLists: true, keepsStreamedBody: false)
+            var bytes: [UInt8] = []
+            // The stream stays with the pipeline: the writer must not keep the sink it was lent.
+            func render(_ stream: RenderPipeline.BodyStream) -> RenderTree {
+                pipeline.options.bodyStream = stream
+                return pipeline.render(viewModel, viewport: viewport)
+            }
+            _ = write({ bytes.append(contentsOf: $0) }, render)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let json = JSONRenderer().render(whole)
+        #expect(json.utf8.count > 1 << 20)
+        #expect(streamed { JSONRenderer().renderStreaming(to: $0, $1) } == json)
+        #expect(streamed { SVGRenderer().renderStreaming(to: $0, $1) } == SVGRenderer().render(whole))
+        #expect(streamed { TextRenderer().renderStreaming(to: $0, $1) } == TextRenderer().render(whole))
     }
 
     @Test func jsonHasTheIssuesShapeWithSortedKeys() throws {
@@ -100,6 +137,48 @@ final class DrawingFactory: ComponentFactory {
         let pretty = try JSONSerialization.jsonObject(with: Data(JSONRenderer().render(t).utf8))
         let compact = try JSONSerialization.jsonObject(with: Data(json.utf8))
         #expect(try #require(pretty as? NSDictionary) == (try #require(compact as? NSDictionary)))
+    }
+
+    /// A node's identifier, source and traits are written once per kind and depth and copied after (issue 14):
+    /// nodes that share an identifier but not the source or the traits each keep their own, children included.
+    @Test func nodesOfOneIdentifierWithOtherSourcesOrTraitsKeepTheirOwn() throws {
+        let view = #"{"body": [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d"}]}"#
+        let models = try ViewModelDecoder().decode(bytes: Array(view.utf8)).viewModel.body
+        let identifier = ComponentIdentifier(namespace: "ns", name: "row")
+        let other = Owner(id: "com.example.other@2.0#2")
+        let kinds: [(source: ComponentSource, traits: Set<LayoutTrait>)] = [
+            (.factory(namespace: "ns", owner: owner), [.fullWidth]),
+            (.factory(namespace: "ns", owner: owner), [.compactWidth, .stackable]),
+            (.factory(namespace: "ns", owner: other), [.fullWidth]),
+            (.fallback(category: "row"), [.fullWidth]),
+        ]
+        func node(_ k: Int, children: [RenderNode] = []) -> RenderNode {
+            RenderNode(
+                model: models[k], componentIdentifier: identifier, source: kinds[k].source, traits: kinds[k].traits,
+                frame: Rect(x: 0, y: Double(k) * 10, width: 10, height: 10), children: children)
+        }
+        let leaves = (0..<4).map { node($0) }
+        // Each kind twice at the top (the second time from what the first wrote), and once more as a child.
+        let body = leaves + leaves + [node(0, children: leaves.reversed())]
+        let tree = RenderTree(viewport: Size(width: 300, height: 400), contentSize: .zero, body: body)
+        let sources: [Any] = [
+            ["namespace": "ns", "plugin": "com.example.test"], ["namespace": "ns", "plugin": "com.example.test"],
+            ["namespace": "ns", "plugin": "com.example.other"], "fallback",
+        ]
+        let traits = [["fullWidth"], ["compactWidth", "stackable"], ["fullWidth"], ["fullWidth"]]
+        for pretty in [true, false] {
+            let json = JSONRenderer(pretty: pretty).render(tree)
+            let root = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            let nodes = try #require(root["body"] as? [[String: Any]])
+            let children = try #require(nodes.last?["children"] as? [[String: Any]])
+            let written = Array(nodes.dropLast()) + children.reversed()
+            #expect(written.count == 12)
+            for (index, node) in written.enumerated() {
+                #expect(node["componentIdentifier"] as? String == "ns:row")
+                #expect(NSArray(object: node["source"]!) == NSArray(object: sources[index % 4]), "node \(index)")
+                #expect(node["traits"] as? [String] == traits[index % 4], "node \(index)")
+            }
+        }
     }
 
     @Test func childrenAppearInJSONAndAreDrawnInsideTheirParent() throws {

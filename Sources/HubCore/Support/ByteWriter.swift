@@ -17,11 +17,17 @@ public struct ByteWriter {
     }
 
     /// Runs `body` with a writer whose bytes reach `sink` in chunks of about `capacity` bytes (and once more at
-    /// the end). The chunk is only valid during the sink's call.
+    /// the end). The chunk is only valid during the sink's call. `onAnotherThread`: the chunks after the first
+    /// reach `sink` on a thread of its own (`OffThreadSink`), in order, while `body` goes on; all are written when
+    /// this returns.
     public static func stream<R>(
-        capacity: Int = 64 << 10, to sink: (UnsafeRawBufferPointer) -> Void, _ body: (inout ByteWriter) throws -> R
+        capacity: Int = 64 << 10, to sink: (UnsafeRawBufferPointer) -> Void, onAnotherThread: Bool = false,
+        _ body: (inout ByteWriter) throws -> R
     ) rethrows -> R {
-        try withoutActuallyEscaping(sink) { sink in
+        if onAnotherThread {
+            return try OffThreadSink.run(sink) { sink in try stream(capacity: capacity, to: sink, body) }
+        }
+        return try withoutActuallyEscaping(sink) { sink in
             var writer = ByteWriter(capacity: capacity, sink: sink)
             defer {
                 writer.flush()
