@@ -5,33 +5,37 @@
 /// Made by `ByteWriter.stream(to:_:)`, which flushes and frees it when the body returns; pass it `inout`.
 public struct ByteWriter {
     // Visible to the inlinable writes below: the writers call them per byte and per token, across modules.
-    @usableFromInline let base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
     @usableFromInline var count = 0
     @usableFromInline let capacity: Int
     private let sink: (UnsafeRawBufferPointer) -> Void
+    /// When the output is written on a thread of its own: where full buffers go, and new ones come from.
+    private let outputThread: OutputThread?
 
-    private init(capacity: Int, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
+    private init(capacity: Int, sink: @escaping (UnsafeRawBufferPointer) -> Void, onAnotherThread: Bool) {
         self.capacity = capacity
-        self.base = .allocate(capacity: capacity)
         self.sink = sink
+        outputThread = onAnotherThread ? OutputThread(capacity: capacity, sink: sink) : nil
+        base = outputThread?.firstBuffer() ?? .allocate(capacity: capacity)
     }
 
     /// Runs `body` with a writer whose bytes reach `sink` in chunks of about `capacity` bytes (and once more at
-    /// the end). The chunk is only valid during the sink's call. `onAnotherThread`: the chunks after the first
-    /// reach `sink` on a thread of its own (`OffThreadSink`), in order, while `body` goes on; all are written when
-    /// this returns.
+    /// the end). The chunk is only valid during the sink's call. `onAnotherThread`: once the first buffer fills,
+    /// the chunks reach `sink` on a thread of its own (`OutputThread`), in order, while `body` goes on in
+    /// another buffer; all are written when this returns.
     public static func stream<R>(
         capacity: Int = 64 << 10, to sink: (UnsafeRawBufferPointer) -> Void, onAnotherThread: Bool = false,
         _ body: (inout ByteWriter) throws -> R
     ) rethrows -> R {
-        if onAnotherThread {
-            return try OffThreadSink.run(sink) { sink in try stream(capacity: capacity, to: sink, body) }
-        }
-        return try withoutActuallyEscaping(sink) { sink in
-            var writer = ByteWriter(capacity: capacity, sink: sink)
+        try withoutActuallyEscaping(sink) { sink in
+            var writer = ByteWriter(capacity: capacity, sink: sink, onAnotherThread: onAnotherThread)
             defer {
-                writer.flush()
-                writer.base.deallocate()
+                if let outputThread = writer.outputThread {
+                    outputThread.finish(writer.base, count: writer.count)
+                } else {
+                    writer.flush()
+                    writer.base.deallocate()
+                }
             }
             return try body(&writer)
         }
@@ -46,7 +50,11 @@ public struct ByteWriter {
 
     public mutating func flush() {
         guard count > 0 else { return }
-        sink(UnsafeRawBufferPointer(start: base, count: count))
+        if let outputThread {
+            base = outputThread.exchange(base, count: count)
+        } else {
+            sink(UnsafeRawBufferPointer(start: base, count: count))
+        }
         count = 0
     }
 
@@ -94,7 +102,16 @@ public struct ByteWriter {
     @usableFromInline
     mutating func writeThrough(_ bytes: UnsafeBufferPointer<UInt8>) {
         flush()
-        sink(UnsafeRawBufferPointer(bytes))
+        guard outputThread != nil else { return sink(UnsafeRawBufferPointer(bytes)) }
+        // Through the buffers, so the output thread keeps the order.
+        var rest = bytes
+        while !rest.isEmpty {
+            let n = min(rest.count, capacity)
+            (base + count).update(from: rest.baseAddress!, count: n)
+            count += n
+            flush()
+            rest = UnsafeBufferPointer(rebasing: rest.dropFirst(n))
+        }
     }
 
     /// Our own literal text (markup, key names), as it is.
