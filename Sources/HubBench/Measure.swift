@@ -17,6 +17,13 @@ enum Measure {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
+    /// Seconds of CPU every thread of this process has run (a render writes its output on a thread of its own).
+    static func processCPU() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
     /// `pairs` runs of `a` and of `b`, each pair in the other order than the one before (a, b, then b, a, …), so
     /// a slow stretch of the machine falls on both halves of a pair; the results in run order per side.
     static func alternatingPairs<T>(_ pairs: Int, _ a: () -> T, _ b: () -> T) -> (a: [T], b: [T]) {

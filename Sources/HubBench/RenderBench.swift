@@ -44,6 +44,7 @@ enum RenderBench {
                 return
             }
             var cTimes: [Double] = []
+            var cCPUTimes: [Double] = []
             var cDecodeTimes: [Double] = []
             var swiftTimes: [Double] = []
             var frameTimes: [Double] = []
@@ -52,7 +53,9 @@ enum RenderBench {
                 // Each run's output (and with it the decoded view) is let go after its timing: `hubhost render`
                 // keeps the view until the process exits instead of freeing 100k models (ProcessLifetime).
                 var output: Output?
+                let cpuBefore = Measure.processCPU()
                 cTimes.append(try time { output = try pipeline(json, registry: host.registry) })
+                cCPUTimes.append(Measure.processCPU() - cpuBefore)
                 cDecodeTimes.append(output!.decodeSeconds)
                 output = nil
                 swiftTimes.append(try time { output = try pipeline(json, registry: swiftRegistry) })
@@ -96,6 +99,12 @@ enum RenderBench {
             print(
                 "    of which decode \(Measure.ms(cDecode)) (\(Measure.ratio(cDecode, frames)) of frames only); "
                     + "after decode \(Measure.ms(cAfterDecode)) (\(Measure.ratio(cAfterDecode, frames)))")
+            // The output is written on a thread of its own (`OutputThread`): the wall ratio above is what a user
+            // waits for, this is the work both threads did.
+            let cCPU = Measure.medianOf(cCPUTimes)
+            print(
+                "    CPU of the C pipeline, all threads: \(Measure.ms(cCPU)) (\(Measure.ratio(cCPU, frames)) of frames only)"
+            )
             let decode = Measure.medianOf(decodeTimes)
             let foundation = Measure.medianOf(foundationTimes)
             print(
