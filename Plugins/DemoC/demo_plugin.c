@@ -56,15 +56,6 @@ static void fill_rect(const hub_view_builder *view, hub_rect frame, uint32_t col
     view->rect(view, frame, &style);
 }
 
-/* Copies a model string the component keeps (the model's own strings are valid only as long as the model). */
-static char *copy_string(const char *text) {
-    if (text == NULL) return NULL;
-    size_t size = strlen(text) + 1;
-    char *copy = malloc(size);
-    if (copy != NULL) memcpy(copy, text, size);
-    return copy;
-}
-
 /* ----- 2b. Stories (ABI 1.1, HUB_EXT_SHOWCASE): named models `hubhost gallery` and `hubhost snapshot` draw each
  * component with. A story's "component" is left out: the host fills in the component's own. A width of 0 means
  * "the host's widths". The tables are static, so the strings outlive every call, as the ABI asks. ----- */
@@ -142,8 +133,10 @@ static const hub_showcase_ext badge_showcase_ext = {sizeof(hub_showcase_ext), ba
  * Height: the measured title plus padding, at least 64 points.
  */
 
+/* The title is the host's string, not a copy: it stays valid while the instance shows its model, until it is
+ * prepared for reuse, configured with another model or destroyed (hub_plugin.h, configure_view). */
 typedef struct banner {
-    char *title;
+    const char *title;
     uint32_t color;
 } banner;
 
@@ -170,15 +163,13 @@ static hub_size banner_preferred_view_size(void *instance, const hub_model *mode
 
 static void banner_prepare_view_for_reuse(void *instance) {
     banner *self = instance;
-    free(self->title);
     self->title = NULL;
 }
 
 static void banner_configure_view(void *instance, const hub_model *model, hub_size container) {
     (void)container;
     banner *self = instance;
-    free(self->title);
-    self->title = copy_string(g_host->model_string(g_host, model, HUB_MODEL_TITLE));
+    self->title = g_host->model_string(g_host, model, HUB_MODEL_TITLE);
     self->color = parse_color(g_host->model_custom_string(g_host, model, "color"), 0x1DB954FFu);
 }
 
@@ -191,11 +182,7 @@ static void banner_draw_view(void *instance, const hub_view_builder *view, hub_s
     view->text(view, frame, self->title ? self->title : "", banner_title_style());
 }
 
-static void banner_destroy(void *instance) {
-    banner *self = instance;
-    free(self->title);
-    free(self);
-}
+static void banner_destroy(void *instance) { free(instance); }
 
 static const hub_component_class banner_class = {
     .struct_size = sizeof(hub_component_class),
@@ -217,7 +204,7 @@ static const hub_component_class banner_class = {
  */
 
 typedef struct badge {
-    char *title;
+    const char *title; /* the host's, as the banner's */
     uint32_t color;
     hub_selection_state selection;
 } badge;
@@ -245,7 +232,6 @@ static hub_size badge_preferred_view_size(void *instance, const hub_model *model
 
 static void badge_prepare_view_for_reuse(void *instance) {
     badge *self = instance;
-    free(self->title);
     self->title = NULL;
     self->selection = HUB_SELECTION_NONE;
 }
@@ -253,8 +239,7 @@ static void badge_prepare_view_for_reuse(void *instance) {
 static void badge_configure_view(void *instance, const hub_model *model, hub_size container) {
     (void)container;
     badge *self = instance;
-    free(self->title);
-    self->title = copy_string(g_host->model_string(g_host, model, HUB_MODEL_TITLE));
+    self->title = g_host->model_string(g_host, model, HUB_MODEL_TITLE);
     self->color = parse_color(g_host->model_custom_string(g_host, model, "color"), 0x007AFFFFu);
 }
 
@@ -285,11 +270,7 @@ static const void *badge_get_extension(void *instance, const char *extension_id)
     return NULL;
 }
 
-static void badge_destroy(void *instance) {
-    badge *self = instance;
-    free(self->title);
-    free(self);
-}
+static void badge_destroy(void *instance) { free(instance); }
 
 static const hub_component_class badge_class = {
     .struct_size = sizeof(hub_component_class),
@@ -310,8 +291,8 @@ static const hub_component_class badge_class = {
  */
 
 typedef struct tile {
-    char *title;
-    char *image_uri;
+    const char *title;     /* the host's, as the banner's */
+    const char *image_uri; /* the host's too */
     uint32_t color;
 } tile;
 
@@ -339,8 +320,6 @@ static hub_size tile_preferred_view_size(void *instance, const hub_model *model,
 
 static void tile_prepare_view_for_reuse(void *instance) {
     tile *self = instance;
-    free(self->title);
-    free(self->image_uri);
     self->title = NULL;
     self->image_uri = NULL;
 }
@@ -348,9 +327,8 @@ static void tile_prepare_view_for_reuse(void *instance) {
 static void tile_configure_view(void *instance, const hub_model *model, hub_size container) {
     (void)container;
     tile *self = instance;
-    tile_prepare_view_for_reuse(self);
-    self->title = copy_string(g_host->model_string(g_host, model, HUB_MODEL_TITLE));
-    self->image_uri = copy_string(g_host->model_image_uri(g_host, model, HUB_IMAGE_MAIN, NULL));
+    self->title = g_host->model_string(g_host, model, HUB_MODEL_TITLE);
+    self->image_uri = g_host->model_image_uri(g_host, model, HUB_IMAGE_MAIN, NULL);
     self->color = parse_color(g_host->model_custom_string(g_host, model, "color"), 0x8E8E93FFu);
 }
 
@@ -365,10 +343,7 @@ static void tile_draw_view(void *instance, const hub_view_builder *view, hub_siz
                tile_title_style());
 }
 
-static void tile_destroy(void *instance) {
-    tile_prepare_view_for_reuse(instance);
-    free(instance);
-}
+static void tile_destroy(void *instance) { free(instance); }
 
 static const hub_component_class tile_class = {
     .struct_size = sizeof(hub_component_class),
