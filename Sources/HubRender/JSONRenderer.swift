@@ -128,10 +128,10 @@ public struct JSONRenderer {
     /// name, the sorted trait names).
     private func identityBytes(of node: RenderNode, _ skeleton: NodeSkeleton) -> IdentityBytes {
         if let known = skeleton.identity(of: node) { return known }
-        let identifier = ByteWriter.string { out in
+        let identifier = ByteWriter.bytes { out in
             out.writeJSONString(node.componentIdentifier.namespace, UInt8(ascii: ":"), node.componentIdentifier.name)
         }
-        let tail = ByteWriter.string { out in
+        let tail = ByteWriter.bytes { out in
             var w = Writer(pretty: pretty, out: out)
             w.out.bytes(skeleton.source)
             switch node.source {
@@ -152,18 +152,18 @@ public struct JSONRenderer {
         return skeleton.remember(
             IdentityBytes(
                 componentIdentifier: node.componentIdentifier, source: node.source, traits: node.traits,
-                identifierBytes: Array(identifier.utf8), tailBytes: Array(tail.utf8)))
+                identifierBytes: identifier, tailBytes: tail))
     }
 }
 
 /// A component kind's fixed bytes in a node at one depth: its identifier as a JSON string, and everything from
-/// the "source" key to the node's end. Owns its bytes, so handing them to the output retains nothing.
+/// the "source" key to the node's end (held in `PackedBytes`).
 final class IdentityBytes {
     let identifier: ComponentIdentifier
     let source: ComponentSource
     let traits: Set<LayoutTrait>
     let identifierJSON, tail: UnsafeBufferPointer<UInt8>
-    private let storage: UnsafeMutableBufferPointer<UInt8>
+    private let bytes: PackedBytes
 
     init(
         componentIdentifier: ComponentIdentifier, source: ComponentSource, traits: Set<LayoutTrait>,
@@ -172,12 +172,8 @@ final class IdentityBytes {
         self.identifier = componentIdentifier
         self.source = source
         self.traits = traits
-        storage = .allocate(capacity: identifierBytes.count + tailBytes.count)
-        let base = storage.baseAddress!
-        base.initialize(from: identifierBytes, count: identifierBytes.count)
-        (base + identifierBytes.count).initialize(from: tailBytes, count: tailBytes.count)
-        identifierJSON = UnsafeBufferPointer(start: base, count: identifierBytes.count)
-        tail = UnsafeBufferPointer(start: base + identifierBytes.count, count: tailBytes.count)
+        bytes = PackedBytes([identifierBytes, tailBytes])
+        (identifierJSON, tail) = (bytes.pieces[0], bytes.pieces[1])
     }
 
     /// Equal strings and sets that share storage (every node of one instance does) compare without reading it.
@@ -186,18 +182,38 @@ final class IdentityBytes {
         identifier.name == node.componentIdentifier.name && identifier.namespace == node.componentIdentifier.namespace
             && source == node.source && traits == node.traits
     }
+}
+
+/// Pieces of bytes copied into one buffer this object owns: an owner keeps it, so handing a piece to the output
+/// retains nothing.
+final class PackedBytes {
+    let pieces: [UnsafeBufferPointer<UInt8>]
+    private let storage: UnsafeMutableBufferPointer<UInt8>
+
+    init(_ contents: [[UInt8]]) {
+        storage = .allocate(capacity: contents.reduce(0) { $0 + $1.count })
+        var pieces: [UnsafeBufferPointer<UInt8>] = []
+        var offset = 0
+        for piece in contents {
+            let start = storage.baseAddress! + offset
+            start.initialize(from: piece, count: piece.count)
+            pieces.append(UnsafeBufferPointer(start: start, count: piece.count))
+            offset += piece.count
+        }
+        self.pieces = pieces
+    }
 
     deinit { storage.deallocate() }
 }
 
 /// The bytes of a node object that are the same for every node at one depth (brackets, keys, commas and
-/// indentation), each cut from what `Writer` writes, so the output is the same as writing them one by one. The
-/// pieces live in one buffer this object owns, so handing one to the output retains nothing.
+/// indentation), each cut from what `Writer` writes, so the output is the same as writing them one by one (held in
+/// `PackedBytes`).
 final class NodeSkeleton {
     let open, componentIdentifier, frameHeight, frameWidth, frameX, frameY, id, indexPath,
         source: UnsafeBufferPointer<UInt8>
     let sourceNamespace, sourcePlugin, sourceClose, traits, close: UnsafeBufferPointer<UInt8>
-    private let storage: UnsafeMutableBufferPointer<UInt8>
+    private let bytes: PackedBytes
     /// The component kinds written at this depth lately, newest first.
     private var identities: [IdentityBytes] = []
     private static let identityLimit = 16
@@ -206,14 +222,12 @@ final class NodeSkeleton {
     init(pretty: Bool, depth: Int) {
         var pieces: [[UInt8]] = []
         func cut(at depth: Int, _ body: (inout Writer) -> Void) {
-            var bytes: [UInt8] = []
-            let write: (inout ByteWriter) -> Void = { out in
-                var w = Writer(pretty: pretty, out: out, depth: depth)
-                body(&w)
-                out = w.out
-            }
-            ByteWriter.stream(to: { bytes.append(contentsOf: $0) }, write)
-            pieces.append(bytes)
+            pieces.append(
+                ByteWriter.bytes { out in
+                    var w = Writer(pretty: pretty, out: out, depth: depth)
+                    body(&w)
+                    out = w.out
+                })
         }
         let inNode = depth + 1
         cut(at: depth) {
@@ -244,15 +258,8 @@ final class NodeSkeleton {
         cut(at: inNode) { $0.key("traits") }
         cut(at: inNode) { $0.closeObject() }
 
-        storage = .allocate(capacity: pieces.reduce(0) { $0 + $1.count })
-        var views: [UnsafeBufferPointer<UInt8>] = []
-        var offset = 0
-        for piece in pieces {
-            let start = storage.baseAddress! + offset
-            start.initialize(from: piece, count: piece.count)
-            views.append(UnsafeBufferPointer(start: start, count: piece.count))
-            offset += piece.count
-        }
+        bytes = PackedBytes(pieces)
+        let views = bytes.pieces
         (open, componentIdentifier, frameHeight, frameWidth, frameX, frameY, id) =
             (views[0], views[1], views[2], views[3], views[4], views[5], views[6])
         (indexPath, source, sourceNamespace, sourcePlugin, sourceClose, traits, close) =
@@ -270,8 +277,6 @@ final class NodeSkeleton {
         identities.insert(identity, at: 0)
         return identity
     }
-
-    deinit { storage.deallocate() }
 }
 
 /// A minimal JSON writer over a `ByteWriter` that keeps indentation right. The renderer knows its document's

@@ -94,10 +94,7 @@ struct PluginTrustCLITests {
     @Test func anUnwritableCacheIsReportedOnceAndPluginsStillLoad() throws {
         let folder = try Folder()
         // The run's temporary cache folder goes when it ends.
-        let temporary = folder.root.appendingPathComponent("tmp")
-        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = temporary.path
+        let (environment, temporary) = try environmentWithOwnTemporaryFolder(under: folder.root)
         let result = try CLI.run(
             ["list-namespaces", "--plugins", folder.plugins.path, "--plugin-cache", "/dev/null/cache"],
             environment: environment)

@@ -69,10 +69,7 @@ struct CLITests {
         defer { dir.cleanUp() }
         let exports = "\n#include <unistd.h>\nint quits(void) { _exit(7); }\nint answer(void) { return 42; }\n"
         let plugin = try dir.compile(providerSource + exports, as: "libquits.so").path
-        let temporary = dir.root.appendingPathComponent("tmp")
-        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = temporary.path
+        let (environment, temporary) = try environmentWithOwnTemporaryFolder(under: dir.root)
         let answered = try Self.hubhost(["call", plugin, "answer", "--signature", "()->i32"], environment: environment)
         #expect(answered.status == 0 && answered.stdout == "42\n", "\(answered)")
         let quit = try Self.hubhost(["call", plugin, "quits", "--signature", "()->i32"], environment: environment)

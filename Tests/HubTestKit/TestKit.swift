@@ -118,6 +118,17 @@ public enum ProcessScratch {
     }
 }
 
+/// This process's environment with `TMPDIR` at a new, empty folder under `parent`: a child run with it puts its
+/// temporary files there, so a test can check it left none. Returns the environment and the folder.
+public func environmentWithOwnTemporaryFolder(under parent: URL) throws -> (environment: [String: String], folder: URL)
+{
+    let folder = parent.appendingPathComponent("tmp")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    var environment = ProcessInfo.processInfo.environment
+    environment["TMPDIR"] = folder.path
+    return (environment, folder)
+}
+
 /// A fresh temporary folder, removed when the value goes away.
 public final class TemporaryFolder {
     public let url: URL

@@ -41,11 +41,16 @@ public struct ByteWriter {
         }
     }
 
-    /// Everything `body` writes, as one string (small outputs and tests).
-    public static func string(_ body: (inout ByteWriter) throws -> Void) rethrows -> String {
+    /// Everything `body` writes, as one array (small outputs: pieces kept to be copied later).
+    public static func bytes(_ body: (inout ByteWriter) throws -> Void) rethrows -> [UInt8] {
         var bytes: [UInt8] = []
         try stream(to: { bytes.append(contentsOf: $0) }, body)
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
+    }
+
+    /// Everything `body` writes, as one string (small outputs and tests).
+    public static func string(_ body: (inout ByteWriter) throws -> Void) rethrows -> String {
+        String(decoding: try bytes(body), as: UTF8.self)
     }
 
     public mutating func flush() {
