@@ -4,7 +4,8 @@
 /// per chunk; at most `spareBuffers + 2` buffers exist, so a slow sink holds the writer back.
 ///
 /// The thread starts when the first buffer fills: an output that fits in one buffer (most views) is written on
-/// the caller's thread and starts none. The sink is called by one thread at a time, in order.
+/// the caller's thread and starts none. The sink is called by one thread at a time, in order. SIGPIPE is
+/// blocked on the output thread: a sink writing to a pipe whose reader went away sees EPIPE.
 final class OutputThread: @unchecked Sendable {
     static let spareBuffers = 3
 
@@ -68,6 +69,9 @@ final class OutputThread: @unchecked Sendable {
         let empty = Handoff<UnsafeMutablePointer<UInt8>>(capacity: total)
         for _ in 0..<Self.spareBuffers + 1 { empty.put(newBuffer()) }
         writer = Threads.start(name: "hubhost-output") {
+            // A broken pipe is then an EPIPE the sink sees (`OutputFile` ends the process, saying it is the
+            // reader's doing), not a SIGPIPE that would look like a fault of the main thread's current work.
+            BrokenPipe.blockOnThisThread()
             while let (buffer, count) = full.take() {
                 sink(UnsafeRawBufferPointer(start: buffer, count: count))
                 empty.put(buffer)

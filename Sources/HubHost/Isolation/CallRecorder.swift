@@ -47,6 +47,7 @@ public enum CallRecorder {
         shared[0] = BlackBox.magic
         words = shared
         table = mapped + BlackBox.tableOffset
+        BrokenPipe.willEnd = { shared[4] = 1 }
         return true
     }
 

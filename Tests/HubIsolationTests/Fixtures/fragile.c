@@ -8,6 +8,7 @@
  *   -DFAULT_WHEN_PROBED  faults in probe and validate children too (still only on "Trending" data)
  *   -DBAD_VALUES      hands the host NaN, infinite and absurd values (sizes, frames, font sizes, measure_text)
  *   -DPLUGIN_VERSION='"2"'
+ *   -DSLOW_CONFIGURE=N  configure sleeps N microseconds (a render then spends its time inside plugin code)
  *
  * The fault happens only for a model whose title is "Trending" (create, which has no model, faults when asked for
  * "fragile:hot"; deinit once a "Trending" model was configured), and never in a probe child (HUBHOST_PROBE_CHILD
@@ -86,6 +87,9 @@ static void configure(void *instance, const hub_model *model, hub_size container
     (void)container;
     if (is_trending(model)) seen_trending = 1;
     fault(3, model);
+#ifdef SLOW_CONFIGURE
+    usleep(SLOW_CONFIGURE);
+#endif
     ((card *)instance)->model = model;
 }
 
