@@ -99,8 +99,8 @@ enum RenderBench {
             print(
                 "    of which decode \(Measure.ms(cDecode)) (\(Measure.ratio(cDecode, frames)) of frames only); "
                     + "after decode \(Measure.ms(cAfterDecode)) (\(Measure.ratio(cAfterDecode, frames)))")
-            // The output is written on a thread of its own (`OutputThread`): the wall ratio above is what a user
-            // waits for, this is the work both threads did.
+            // The pipeline runs on one thread, so this is the wall figure unless work moved to other threads (a
+            // plugin's, or an output thread like the one tried and removed): the work the wall figure would hide.
             let cCPU = Measure.medianOf(cCPUTimes)
             print(
                 "    CPU of the C pipeline, all threads: \(Measure.ms(cCPU)) (\(Measure.ratio(cCPU, frames)) of frames only)"

@@ -30,7 +30,7 @@ public struct JSONRenderer {
     public func renderStreaming(
         to sink: (UnsafeRawBufferPointer) -> Void, _ render: (RenderPipeline.BodyStream) -> RenderTree
     ) -> RenderTree {
-        ByteWriter.stream(to: sink, onAnotherThread: true) { out in
+        ByteWriter.stream(to: sink) { out in
             var state = (w: Writer(pretty: pretty, out: out), count: 0)
             let tree = StreamedDocument.write(
                 &state, opening: { state, _, _ in writeOpening(&state.w) },

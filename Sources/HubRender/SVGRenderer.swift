@@ -37,7 +37,7 @@ public struct SVGRenderer {
     public func renderStreaming(
         to sink: (UnsafeRawBufferPointer) -> Void, _ render: (RenderPipeline.BodyStream) -> RenderTree
     ) -> RenderTree {
-        ByteWriter.stream(to: sink, onAnotherThread: true) { out in
+        ByteWriter.stream(to: sink) { out in
             var state = (out: out, clips: 0)
             let tree = StreamedDocument.write(
                 &state,

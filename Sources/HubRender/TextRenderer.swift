@@ -21,7 +21,7 @@ public struct TextRenderer {
     public func renderStreaming(
         to sink: (UnsafeRawBufferPointer) -> Void, _ render: (RenderPipeline.BodyStream) -> RenderTree
     ) -> RenderTree {
-        ByteWriter.stream(to: sink, onAnotherThread: true) { out in
+        ByteWriter.stream(to: sink) { out in
             StreamedDocument.write(
                 &out, opening: { out, tree, count in writeOpening(tree, bodyCount: count, to: &out) },
                 node: { out, node in line(node, depth: 1, to: &out) },

@@ -33,7 +33,8 @@ struct WriterFastPathTests {
     @Test func numbersMatchTheGeneralDigits() {
         var values: [Double] = [0, -0.0, 15, 15.5, -3.25, 27.4, 0.01, -0.05, 0.1 + 0.2, 1.0 / 3, 43.125, 1e-7]
         values += [
-            99_999_999_999.99, 1e13 - 0.01, 1e13 + 0.5, 1e15, 1e16, 123_456.789, 5e-324, .greatestFiniteMagnitude,
+            99_999_999_999.99, 1e13 - 0.01, 1e13 + 0.5, 1e15, 1e16, 123_456.789, .leastNonzeroMagnitude,
+            .greatestFiniteMagnitude,
         ]
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20_000 {

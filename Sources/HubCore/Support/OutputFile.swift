@@ -160,10 +160,7 @@ public final class OutputFile {
     /// Writes `bytes` to the file now; the first failure is kept for `commit` and later writes are skipped.
     private func writeThrough(_ bytes: UnsafeRawBufferPointer) {
         guard failure == nil, !bytes.isEmpty, !writeAll(fd, bytes) else { return }
-        let code = errno
-        // Only a thread that keeps SIGPIPE off (the output thread) sees EPIPE: end as the main thread would have.
-        if code == EPIPE { BrokenPipe.endProcessIfDefault() }
-        failure = Failure(path: path, reason: String(cString: strerror(code)))
+        failure = Failure(path: path, reason: Self.lastError())
     }
 
     private static func lastError() -> String { String(cString: strerror(errno)) }

@@ -15,26 +15,6 @@ public enum Threads {
         return true
     }
 
-    /// A thread `start` made, to wait for with `join`.
-    public final class Joinable: @unchecked Sendable {
-        fileprivate let thread: pthread_t
-        private var joined = false
-        fileprivate init(_ thread: pthread_t) { self.thread = thread }
-
-        /// Waits until the thread's body has returned (once; later calls return at once).
-        public func join() {
-            guard !joined else { return }
-            joined = true
-            pthread_join(thread, nil)
-        }
-    }
-
-    /// Runs `body` on a new thread named `name`, for work whose owner waits for its end (`join`). nil when the
-    /// system refuses a thread: the caller does the work itself.
-    public static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Joinable? {
-        create(name: name, body).map(Joinable.init)
-    }
-
     private static func create(name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
         final class Box {
             let body: @Sendable () -> Void

@@ -16,7 +16,6 @@ import HubCore
 /// | 1 | the call in progress: sequence << 32 \| `PluginCall` << 16 \| plugin slot (0: no plugin call) |
 /// | 2 | the model of that call, as a `ModelLocation` code (0: none) |
 /// | 3 | the event-script step (line) being applied (0: none) |
-/// | 4 | 1 once the output's reader went away (`BrokenPipe`): a SIGPIPE end is then not the call in word 1's |
 ///
 /// Plugin slot `n` (1-based) is `slotSize` bytes at `tableOffset + (n - 1) * slotSize`: a NUL-terminated line
 /// `file path \t plugin id \t version \t content digest`, written when the plugin is loaded.
@@ -70,8 +69,6 @@ public enum BlackBox {
         public var step: Int
         /// Changes with every call: the watchdog's way to tell a long call from many short ones.
         public var callWord: UInt64
-        /// The output thread found the output's reader gone and ended the worker by SIGPIPE.
-        public var outputClosed = false
 
         /// True while (or when) the worker was inside plugin code.
         public var inPluginCall: Bool { callWord & 0xFFFF != 0 }
@@ -100,7 +97,7 @@ public enum BlackBox {
             return Snapshot(
                 call: PluginCall(rawValue: UInt8(truncatingIfNeeded: callWord >> 16)) ?? .none,
                 plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(words[2]),
-                step: Int(truncatingIfNeeded: words[3]), callWord: callWord, outputClosed: words[4] != 0)
+                step: Int(truncatingIfNeeded: words[3]), callWord: callWord)
         }
 
         /// The plugin in slot `slot` (1-based), if the worker wrote it.

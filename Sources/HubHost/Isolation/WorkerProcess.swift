@@ -39,8 +39,8 @@ public final class WorkerProcess: @unchecked Sendable {
         public var fault: PluginFault?
         /// The last lines of its stderr.
         public var stderrTail: [String]
-        /// Killed by SIGPIPE outside plugin code, or by the output thread's broken pipe: whoever read its output
-        /// stopped reading (`hubhost … | head`), which ends a command-line tool quietly, not a fault.
+        /// Killed by SIGPIPE outside plugin code: whoever read its output stopped reading (`hubhost … | head`),
+        /// which ends a command-line tool quietly, not a fault.
         public var outputClosed = false
     }
 
@@ -212,7 +212,7 @@ public final class WorkerProcess: @unchecked Sendable {
                 outcome.fault = PluginFault(
                     kind: .exit, box: box, signal: nil, exitStatus: code, timeout: nil, stderrTail: lines)
             }
-        } else if termSignal == SIGPIPE && (!box.inPluginCall || box.outputClosed) {
+        } else if termSignal == SIGPIPE && !box.inPluginCall {
             outcome.outputClosed = true
         } else if termSignal != 0x7F {
             outcome.fault = PluginFault(
