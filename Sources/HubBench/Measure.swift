@@ -17,7 +17,7 @@ enum Measure {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    /// Seconds of CPU every thread of this process has run (a render writes its output on a thread of its own).
+    /// Seconds of CPU every thread of this process has run (work moved off the main thread shows here).
     static func processCPU() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)

@@ -187,8 +187,8 @@ import Testing
 
     /// `hubhost … | head`: the worker is killed by SIGPIPE when the reader goes away. That is how a command-line
     /// tool ends, not a fault: no report, and the run ends by SIGPIPE as the worker did. The plugin's configure
-    /// is slow, so the reader goes away while the main thread is inside plugin code (a render's output is
-    /// written on a thread of its own, whose broken pipe must not be blamed on that call).
+    /// is slow, so most of the run is inside plugin code: a broken pipe met during a plugin call (an output
+    /// written off the main thread did this) would be blamed on that call.
     @Test(arguments: ["render", "events"])
     func aReaderThatStopsReadingEndsTheRunQuietly(command: String) throws {
         let setup = try Setup(flags: ["-DSLOW_CONFIGURE=20"])
