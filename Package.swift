@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "HubHost",
             dependencies: [
-                "HubCore", "HubInjection", "CHubPlugin", "CFFI", "CCrypto",
+                "HubCore", "HubInjection", "CHubPlugin", "CFFI", "CCrypto", "CSystem",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/HubHost",

@@ -37,3 +37,102 @@ void csystem_name_thread(const char *name) {
     shortened[sizeof shortened - 1] = 0;
     pthread_setname_np(pthread_self(), shortened);
 }
+
+// Fatal signals: where they hit, for a supervisor to name the plugin whose code it was (see csystem.h).
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
+#include <signal.h>
+#include <ucontext.h>
+
+static uint64_t *fatal_record;
+static int fatal_capacity;
+
+static uint64_t faulting_instruction(const ucontext_t *context) {
+#if defined(__x86_64__)
+    return (uint64_t)context->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uint64_t)context->uc_mcontext.pc;
+#else
+    (void)context;
+    return 0;
+#endif
+}
+
+static void note_fatal_signal(int signal_number, siginfo_t *info, void *context) {
+    (void)info;
+    uint64_t *record = fatal_record;
+    // A second fatal signal (another thread, or this handler faulting) finds the record taken: the first counts.
+    if (record != NULL && __atomic_exchange_n(&fatal_record, NULL, __ATOMIC_ACQ_REL) == record) {
+        int count = 0;
+        uint64_t pc = context ? faulting_instruction((const ucontext_t *)context) : 0;
+        if (pc != 0) record[2 + count++] = pc;
+        // The stack beyond the faulting frame: glibc's backtrace (warmed up at install, so it loads nothing now)
+        // walks through the signal frame into the code that faulted.
+        void *frames[64];
+        int depth = backtrace(frames, 64);
+        for (int i = 0; i < depth && count < fatal_capacity; i++) {
+            uint64_t address = (uint64_t)frames[i];
+            if (address != pc) record[2 + count++] = address;
+        }
+        record[1] = (uint64_t)count;
+        __atomic_store_n(&record[0], gettid() == getpid() ? 1 : 2, __ATOMIC_RELEASE);
+    }
+    // SA_RESETHAND made the action the default again; the signal, blocked until this returns, then ends the process.
+    raise(signal_number);
+}
+
+void csystem_note_fatal_signals(uint64_t *record, int capacity) {
+    void *warm[2];
+    backtrace(warm, 2);  // loads the unwinder now, not in the handler
+    fatal_capacity = capacity;
+    fatal_record = record;
+    static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = note_fatal_signal;
+        action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        sigaction(signals[i], &action, NULL);
+    }
+}
+
+struct image_search {
+    uintptr_t base;
+    const char *name;
+    uint64_t start, end;
+    bool found;
+};
+
+static int find_image(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct image_search *search = data;
+    if (info->dlpi_addr != search->base || strcmp(info->dlpi_name, search->name) != 0) return 0;
+    uint64_t low = UINT64_MAX, high = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+        if (header->p_type != PT_LOAD) continue;
+        uint64_t from = info->dlpi_addr + header->p_vaddr;
+        if (from < low) low = from;
+        if (from + header->p_memsz > high) high = from + header->p_memsz;
+    }
+    if (low < high) {
+        search->start = low;
+        search->end = high;
+        search->found = true;
+    }
+    return 1;
+}
+
+bool csystem_image_range(void *handle, uint64_t *start, uint64_t *end) {
+    struct link_map *map = NULL;
+    if (handle == NULL || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL) return false;
+    struct image_search search = {map->l_addr, map->l_name, 0, 0, false};
+    dl_iterate_phdr(find_image, &search);
+    if (!search.found) return false;
+    *start = search.start;
+    *end = search.end;
+    return true;
+}

@@ -214,6 +214,38 @@ import Testing
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(128 + SIGPIPE)", "\(result.stdout)")
     }
 
+    /// A thread the plugin started faults while the main thread is inside another plugin's call (a slow
+    /// configure): the fault is the plugin whose code was on the faulting thread, named by address, not the call
+    /// in progress; that plugin is quarantined, the other renders.
+    @Test func aFaultOnAPluginsOwnThreadIsThatPluginsNotTheCallInProgress() throws {
+        let setup = try Setup(flags: ["-DFAULT_IN=11"])
+        try FixtureCompiler.compile(
+            PluginFaultTests.fragile, to: setup.plugins.appendingPathComponent("libsluggish.so"),
+            flags: [#"-DPLUGIN_NAME="sluggish""#, "-DSLOW_CONFIGURE=2000"])
+        // The "Trending" card's configure starts the thread; 50 ms later the main thread is 2 ms configures deep
+        // into the sluggish cards.
+        let fragileCards = ["Hello", "World", "Trending"].enumerated().map { index, title in
+            #"{"id": "f\#(index)", "component": {"id": "fragile:card"}, "text": {"title": "\#(title)"}}"#
+        }
+        let sluggishCards = (0..<200).map {
+            #"{"id": "s\#($0)", "component": {"id": "sluggish:card"}, "text": {"title": "S"}}"#
+        }
+        try Data(#"{"body": [\#((fragileCards + sluggishCards).joined(separator: ","))]}"#.utf8).write(to: setup.view)
+        let out = setup.folder.appending("out.json")
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "json", "-o", out.path])
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "libfragile.so (com.example.fragile 1.0.0) crashed with SIGSEGV in a thread of its own"),
+            "\(result.stderr)")
+        #expect(!result.stderr.contains("libsluggish.so (com.example.sluggish 1.0.0) crashed"), "\(result.stderr)")
+        let root = try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [String: Any]
+        let body = root?["body"] as? [[String: Any]] ?? []
+        #expect(body.count == 203)
+        #expect(body.first.map(Self.source) == "fallback", "the quarantined plugin's cards fall back")
+        #expect(body.last.map(Self.source) == "com.example.sluggish")
+    }
+
     @Test func validateCallsActionHandlersAndRunsOverAView() throws {
         let setup = try Setup(flags: ["-DFAULT_IN=5", "-DFAULT_WHEN_PROBED"])
         let plugin = setup.plugins.appendingPathComponent("libfragile.so")

@@ -1,10 +1,11 @@
 // Linux calls Swift's Glibc module does not import (they need _GNU_SOURCE). Internal to hubhost; not part of the
-// plugin ABI. Only stdbool.h here: the system headers csystem.c needs come with _GNU_SOURCE there, and seen by
-// Swift with it they would clash with Glibc's module.
+// plugin ABI. Only stdbool.h and stdint.h here: the system headers csystem.c needs come with _GNU_SOURCE there,
+// and seen by Swift with it they would clash with Glibc's module.
 #ifndef CSYSTEM_H
 #define CSYSTEM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /// The calling thread's kernel id (gettid); equal to getpid() on the process's main thread.
 int csystem_thread_id(void);
@@ -15,5 +16,14 @@ bool csystem_is_main_thread(void);
 
 /// Names the calling thread for debuggers and `top -H` (pthread_setname_np; at most 15 bytes are kept).
 void csystem_name_thread(const char *name);
+
+/// Notes, when a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS) hits any thread of the
+/// process, which thread and where, into `record` (a worker's black box), then lets the signal end the process as
+/// it would have: `record[2…]` the faulting instruction's address and the return addresses of its stack (at most
+/// `capacity`), `record[1]` their number, and `record[0]` last: 1 on the main thread, 2 on another. Call once.
+void csystem_note_fatal_signals(uint64_t *record, int capacity);
+
+/// The addresses `[*start, *end)` the image `handle` (from dlopen) is mapped at; false when unknown.
+bool csystem_image_range(void *handle, uint64_t *start, uint64_t *end);
 
 #endif

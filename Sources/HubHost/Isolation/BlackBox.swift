@@ -16,9 +16,16 @@ import HubCore
 /// | 1 | the call in progress: sequence << 32 \| `PluginCall` << 16 \| plugin slot (0: no plugin call) |
 /// | 2 | the model of that call, as a `ModelLocation` code (0: none) |
 /// | 3 | the event-script step (line) being applied (0: none) |
+/// | 8 | the thread a fatal signal hit, noted by the worker's handler: 1 the main thread, 2 another (0: none) |
+/// | 9 | how many addresses follow (at most `faultAddressCapacity`) |
+/// | 10… | the faulting instruction's address, then the return addresses of that thread's stack |
 ///
 /// Plugin slot `n` (1-based) is `slotSize` bytes at `tableOffset + (n - 1) * slotSize`: a NUL-terminated line
-/// `file path \t plugin id \t version \t content digest`, written when the plugin is loaded.
+/// `file path \t plugin id \t version \t content digest`, written when the plugin is loaded, and in the slot's
+/// last 16 bytes the addresses its image is mapped at, `[start, end)` (zero when unknown).
+///
+/// A fault on the main thread is the plugin call in progress's (word 1). On another thread (a plugin's own), that
+/// call may be another plugin's: the fault is the plugin whose image holds the innermost of its addresses.
 ///
 /// The worker only ever stores; the supervisor only reads, while the worker runs (the watchdog) and after it
 /// ended. The file is unlinked as soon as both have it open, so nothing is left on disk.
@@ -28,6 +35,11 @@ public enum BlackBox {
     public static let slotSize = 512
     public static let slotCount = 4096
     public static let fileSize = tableOffset + slotSize * slotCount
+    /// Word index of the fatal-signal record (see the layout).
+    public static let faultWord = 8
+    public static let faultAddressCapacity = 32
+    /// Bytes of a slot's line, NUL included; the image range follows.
+    static let lineCapacity = slotSize - 16
 
     /// The environment variable that tells a worker which inherited descriptor holds its black box.
     public static let environmentKey = "HUBHOST_WORKER_BLACKBOX"
@@ -69,6 +81,8 @@ public enum BlackBox {
         public var step: Int
         /// Changes with every call: the watchdog's way to tell a long call from many short ones.
         public var callWord: UInt64
+        /// Where a fatal signal hit, when the worker's handler noted one.
+        public var fatalSignal: FatalSignalNote?
 
         /// True while (or when) the worker was inside plugin code.
         public var inPluginCall: Bool { callWord & 0xFFFF != 0 }
@@ -97,17 +111,44 @@ public enum BlackBox {
             return Snapshot(
                 call: PluginCall(rawValue: UInt8(truncatingIfNeeded: callWord >> 16)) ?? .none,
                 plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(words[2]),
-                step: Int(truncatingIfNeeded: words[3]), callWord: callWord)
+                step: Int(truncatingIfNeeded: words[3]), callWord: callWord, fatalSignal: fatalSignalNote())
         }
 
         /// The plugin in slot `slot` (1-based), if the worker wrote it.
         public func plugin(slot: Int) -> PluginInfo? {
             guard slot >= 1, slot <= BlackBox.slotCount else { return nil }
             let start = base + BlackBox.tableOffset + (slot - 1) * BlackBox.slotSize
-            let bytes = UnsafeRawBufferPointer(start: start, count: BlackBox.slotSize)
+            let bytes = UnsafeRawBufferPointer(start: start, count: BlackBox.lineCapacity)
             let end = bytes.firstIndex(of: 0) ?? bytes.count
             return PluginInfo(line: String(decoding: bytes[..<end], as: UTF8.self))
         }
+
+        /// The plugin whose image holds `address`, if any slot's range does.
+        public func plugin(holding address: UInt64) -> PluginInfo? {
+            for slot in 1...BlackBox.slotCount {
+                let start = base + BlackBox.tableOffset + (slot - 1) * BlackBox.slotSize
+                guard start.load(as: UInt8.self) != 0 else { return nil }  // slots are written in order
+                let range = start + BlackBox.lineCapacity
+                let (low, high) = (range.load(as: UInt64.self), range.load(fromByteOffset: 8, as: UInt64.self))
+                if low <= address && address < high { return plugin(slot: slot) }
+            }
+            return nil
+        }
+
+        private func fatalSignalNote() -> FatalSignalNote? {
+            let thread = words[BlackBox.faultWord]
+            guard thread != 0 else { return nil }
+            let count = min(Int(words[BlackBox.faultWord + 1]), BlackBox.faultAddressCapacity)
+            let addresses = (0..<count).map { words[BlackBox.faultWord + 2 + $0] }
+            return FatalSignalNote(onMainThread: thread == 1, addresses: addresses)
+        }
+    }
+
+    /// What the worker's handler noted of a fatal signal: the thread it hit, the faulting instruction's address
+    /// and that stack's return addresses, innermost first.
+    public struct FatalSignalNote: Equatable, Sendable {
+        public var onMainThread: Bool
+        public var addresses: [UInt64]
     }
 
     /// Creates the shared file, already unlinked: the returned descriptor is the only way to it.

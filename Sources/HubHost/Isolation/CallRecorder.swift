@@ -1,3 +1,4 @@
+import CSystem
 import FoundationEssentials
 import HubCore
 
@@ -47,6 +48,9 @@ public enum CallRecorder {
         shared[0] = BlackBox.magic
         words = shared
         table = mapped + BlackBox.tableOffset
+        // A plugin's own thread may crash while the main thread is in another plugin's call: where it hit names
+        // the culprit (`BlackBox.FatalSignalNote`).
+        csystem_note_fatal_signals(shared + BlackBox.faultWord, Int32(BlackBox.faultAddressCapacity))
         return true
     }
 
@@ -97,7 +101,10 @@ public enum CallRecorder {
 
     /// A slot for a loaded plugin, written to the shared table in a worker. Slot 0 means "unknown" (past the
     /// table's end, after thousands of reloads in one worker).
-    static func register(path: String, id: String, version: String, digest: String) -> UInt16 {
+    /// `image`: the plugin's dlopen handle, whose mapped range the slot records (nil: not loaded from a file).
+    static func register(
+        path: String, id: String, version: String, digest: String, image: UnsafeMutableRawPointer? = nil
+    ) -> UInt16 {
         if words == nil {  // a private page, in a process no supervisor reads
             let local = UnsafeMutablePointer<UInt64>.allocate(capacity: 8)
             local.initialize(repeating: 0, count: 8)
@@ -108,9 +115,14 @@ public enum CallRecorder {
         names.append(info)
         let slot = names.count - 1
         if let table {
-            var bytes = Array(info.line.utf8.prefix(BlackBox.slotSize - 1))
+            var bytes = Array(info.line.utf8.prefix(BlackBox.lineCapacity - 1))
             bytes.append(0)
             let start = table + (slot - 1) * BlackBox.slotSize
+            var (low, high): (UInt64, UInt64) = (0, 0)
+            if let image, !csystem_image_range(image, &low, &high) { (low, high) = (0, 0) }
+            (start + BlackBox.lineCapacity).storeBytes(of: low, as: UInt64.self)
+            (start + BlackBox.lineCapacity + 8).storeBytes(of: high, as: UInt64.self)
+            // The line last: its first byte is what says the slot is written.
             bytes.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
         return UInt16(slot)

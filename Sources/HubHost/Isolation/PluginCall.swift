@@ -36,6 +36,8 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
     case stories = 31
     case exportedFunction = 32
     case provider = 33
+    /// Not a call: a thread the plugin started itself (a fatal signal there is named by address).
+    case ownThread = 34
 
     /// The name reports use: "draw", "configure", "action handler".
     public var name: String {
@@ -74,6 +76,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
         case .stories: return "stories"
         case .exportedFunction: return "an exported function called through libffi"
         case .provider: return "an injector provider"
+        case .ownThread: return "a thread of its own"
         }
     }
 }

@@ -38,6 +38,14 @@ public struct PluginFault: Sendable, Error {
     /// True when a plugin is to blame (and can be quarantined).
     public var isAttributed: Bool { plugin != nil }
 
+    /// A fault on a thread other than the main one: `plugin` (nil: no plugin's code was on that thread's stack)
+    /// is to blame, not the call the main thread was in.
+    mutating func blameAnotherThread(on plugin: BlackBox.PluginInfo?) {
+        self.plugin = plugin
+        call = plugin == nil ? .none : .ownThread
+        location = nil
+    }
+
     /// Names the model from the view file the worker was given (read again, quietly: a view that cannot be
     /// read or decoded leaves the model unnamed).
     public mutating func locate(inViewFile path: String) {

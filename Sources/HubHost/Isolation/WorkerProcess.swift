@@ -215,8 +215,13 @@ public final class WorkerProcess: @unchecked Sendable {
         } else if termSignal == SIGPIPE && !box.inPluginCall {
             outcome.outputClosed = true
         } else if termSignal != 0x7F {
-            outcome.fault = PluginFault(
+            var fault = PluginFault(
                 kind: .crash, box: box, signal: termSignal, exitStatus: nil, timeout: nil, stderrTail: lines)
+            if let note = box.fatalSignal, !note.onMainThread {
+                // Not the main thread: the call in progress there may be another plugin's.
+                fault.blameAnotherThread(on: note.addresses.lazy.compactMap(blackBox.plugin(holding:)).first)
+            }
+            outcome.fault = fault
         }
         return outcome
     }

@@ -327,7 +327,8 @@ public final class PluginHost {
         record.codeCallable = true
         var error = [CChar](repeating: 0, count: 1024)
         record.callSlot = CallRecorder.register(
-            path: record.filePath, id: record.id!, version: record.version!, digest: record.contentHash ?? "")
+            path: record.filePath, id: record.id!, version: record.version!, digest: record.contentHash ?? "",
+            image: record.handle)
         record.holdsRegistrations = true
         let initialised = CallRecorder.during(.initialize, slot: record.callSlot) {
             d.`init`!(table, &error, error.count)

@@ -3,12 +3,14 @@
  * as a plugin under development does. -D switches pick where and how:
  *
  *   -DFAULT_IN=N      the call that faults: 1 create, 2 size, 3 configure, 4 draw, 5 action handler,
- *                     6 selection state, 7 save UI state, 8 deinit, 9 children (set delegate), 10 layout traits
+ *                     6 selection state, 7 save UI state, 8 deinit, 9 children (set delegate), 10 layout traits,
+ *                     11 a thread of its own (started by configure, it faults 50 ms later, whatever the host is doing)
  *   -DFAULT_HOW=N     1 SIGSEGV (default), 2 abort(), 3 exit(3), 4 hang (sleeps forever)
  *   -DFAULT_WHEN_PROBED  faults in probe and validate children too (still only on "Trending" data)
  *   -DBAD_VALUES      hands the host NaN, infinite and absurd values (sizes, frames, font sizes, measure_text)
  *   -DPLUGIN_VERSION='"2"'
  *   -DSLOW_CONFIGURE=N  configure sleeps N microseconds (a render then spends its time inside plugin code)
+ *   -DPLUGIN_NAME='"sluggish"'  the namespace, and the id's last part (default "fragile"): a second plugin
  *
  * The fault happens only for a model whose title is "Trending" (create, which has no model, faults when asked for
  * "fragile:hot"; deinit once a "Trending" model was configured), and never in a probe child (HUBHOST_PROBE_CHILD
@@ -18,6 +20,7 @@
  */
 #include "hub_plugin.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,9 @@
 #endif
 #ifndef FAULT_HOW
 #define FAULT_HOW 1
+#endif
+#ifndef PLUGIN_NAME
+#define PLUGIN_NAME "fragile"
 #endif
 #ifndef PLUGIN_VERSION
 #define PLUGIN_VERSION "1.0.0"
@@ -61,6 +67,13 @@ static void fault_if(int where, int when) {
     }
 }
 
+static void *fault_later(void *unused) {
+    (void)unused;
+    usleep(50 * 1000);
+    fault_if(11, 1);
+    return NULL;
+}
+
 /* Faults for a "Trending" model. */
 static void fault(int where, const hub_model *model) { fault_if(where, model && is_trending(model)); }
 
@@ -87,6 +100,11 @@ static void configure(void *instance, const hub_model *model, hub_size container
     (void)container;
     if (is_trending(model)) seen_trending = 1;
     fault(3, model);
+    if (FAULT_IN == 11 && !probed && is_trending(model)) {
+        pthread_t thread;
+        pthread_create(&thread, NULL, fault_later, NULL);
+        pthread_detach(thread);
+    }
 #ifdef SLOW_CONFIGURE
     usleep(SLOW_CONFIGURE);
 #endif
@@ -195,7 +213,7 @@ static bool init(const hub_host *h, char *error, size_t capacity) {
 #else
     probed = getenv("HUBHOST_PROBE_CHILD") != NULL;
 #endif
-    return h->register_component_factory(h, "fragile", &factory, error, capacity) &&
+    return h->register_component_factory(h, PLUGIN_NAME, &factory, error, capacity) &&
            h->register_action_handler(h, &action_handler, error, capacity);
 }
 
@@ -205,7 +223,7 @@ static void deinit(void) {
 }
 
 static const hub_plugin_descriptor descriptor = {
-    HUB_PLUGIN_MAGIC, sizeof descriptor, {HUB_ABI_MAJOR, HUB_ABI_MINOR}, "com.example.fragile", "Fragile (test)",
+    HUB_PLUGIN_MAGIC, sizeof descriptor, {HUB_ABI_MAJOR, HUB_ABI_MINOR}, "com.example." PLUGIN_NAME, "Fragile (test)",
     PLUGIN_VERSION, "Isolation test plugin", "hubhost tests", init, deinit,
 };
 
