@@ -1,7 +1,12 @@
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "csystem.h"
@@ -39,12 +44,6 @@ void csystem_name_thread(const char *name) {
 }
 
 // Fatal signals: where they hit, for a supervisor to name the plugin whose code it was (see csystem.h).
-
-#include <dlfcn.h>
-#include <execinfo.h>
-#include <link.h>
-#include <signal.h>
-#include <ucontext.h>
 
 static uint64_t *fatal_record;
 static int fatal_capacity;
