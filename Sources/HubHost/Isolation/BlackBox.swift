@@ -59,7 +59,7 @@ public enum BlackBox {
 
         var line: String { [path, id, version, digest].joined(separator: "\t") }
 
-        init(path: String, id: String, version: String, digest: String) {
+        public init(path: String, id: String, version: String, digest: String) {
             self.path = path
             self.id = id
             self.version = version
@@ -123,12 +123,14 @@ public enum BlackBox {
             return PluginInfo(line: String(decoding: bytes[..<end], as: UTF8.self))
         }
 
-        /// The plugin whose image holds `address`, if any slot's range does.
+        /// The plugin whose image holds `address`, if any slot's range does. Newest first: an image loaded where an
+        /// unloaded one was (a reload) is the one mapped there now.
         public func plugin(holding address: UInt64) -> PluginInfo? {
-            for slot in 1...BlackBox.slotCount {
-                let start = base + BlackBox.tableOffset + (slot - 1) * BlackBox.slotSize
-                guard start.load(as: UInt8.self) != 0 else { return nil }  // slots are written in order
-                let range = start + BlackBox.lineCapacity
+            let slotStart = { (slot: Int) in self.base + BlackBox.tableOffset + (slot - 1) * BlackBox.slotSize }
+            // Slots are written in order: the first empty one ends the table.
+            let written = (1...BlackBox.slotCount).first { slotStart($0).load(as: UInt8.self) == 0 }.map { $0 - 1 }
+            for slot in stride(from: written ?? BlackBox.slotCount, through: 1, by: -1) {
+                let range = slotStart(slot) + BlackBox.lineCapacity
                 let (low, high) = (range.load(as: UInt64.self), range.load(fromByteOffset: 8, as: UInt64.self))
                 if low <= address && address < high { return plugin(slot: slot) }
             }
@@ -149,6 +151,30 @@ public enum BlackBox {
     public struct FatalSignalNote: Equatable, Sendable {
         public var onMainThread: Bool
         public var addresses: [UInt64]
+    }
+
+    /// Writes plugin slot `slot` (1-based) of the table at `table` (the mapping's `tableOffset`): the image range
+    /// (`image`, nil: unknown), then the line, whose first byte is what says the slot is written.
+    public static func writeSlot(
+        _ slot: Int, plugin: PluginInfo, image: Range<UInt64>?, table: UnsafeMutableRawPointer
+    ) {
+        guard slot >= 1, slot <= slotCount else { return }
+        let start = table + (slot - 1) * slotSize
+        writeImageRange(image, at: start)
+        var bytes = Array(plugin.line.utf8.prefix(lineCapacity - 1))
+        bytes.append(0)
+        bytes.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    }
+
+    /// Forgets slot `slot`'s image range, once the image is unmapped (another may be mapped there later).
+    public static func forgetImage(slot: Int, table: UnsafeMutableRawPointer) {
+        guard slot >= 1, slot <= slotCount else { return }
+        writeImageRange(nil, at: table + (slot - 1) * slotSize)
+    }
+
+    private static func writeImageRange(_ image: Range<UInt64>?, at slotStart: UnsafeMutableRawPointer) {
+        (slotStart + lineCapacity).storeBytes(of: image?.lowerBound ?? 0, as: UInt64.self)
+        (slotStart + lineCapacity).storeBytes(of: image?.upperBound ?? 0, toByteOffset: 8, as: UInt64.self)
     }
 
     /// Creates the shared file, already unlinked: the returned descriptor is the only way to it.

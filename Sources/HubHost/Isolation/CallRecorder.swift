@@ -115,17 +115,17 @@ public enum CallRecorder {
         names.append(info)
         let slot = names.count - 1
         if let table {
-            var bytes = Array(info.line.utf8.prefix(BlackBox.lineCapacity - 1))
-            bytes.append(0)
-            let start = table + (slot - 1) * BlackBox.slotSize
             var (low, high): (UInt64, UInt64) = (0, 0)
-            if let image, !csystem_image_range(image, &low, &high) { (low, high) = (0, 0) }
-            (start + BlackBox.lineCapacity).storeBytes(of: low, as: UInt64.self)
-            (start + BlackBox.lineCapacity + 8).storeBytes(of: high, as: UInt64.self)
-            // The line last: its first byte is what says the slot is written.
-            bytes.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            let known = image.map { csystem_image_range($0, &low, &high) } ?? false
+            BlackBox.writeSlot(slot, plugin: info, image: known && low < high ? low..<high : nil, table: table)
         }
         return UInt16(slot)
+    }
+
+    /// Forgets the mapped range of the image in `slot`, once it is unmapped (another image may be mapped there).
+    static func imageUnmapped(slot: UInt16) {
+        guard let table else { return }
+        BlackBox.forgetImage(slot: Int(slot), table: table)
     }
 
     /// The plugin and call in progress, "libx.so (com.x 1.0) in draw", for messages about values it handed over.

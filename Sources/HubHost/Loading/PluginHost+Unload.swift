@@ -60,6 +60,7 @@ extension PluginHost {
                 outcome = .stillMapped("the loader still holds \(copy) (another reference or NODELETE)")
                 record.warnings.append("still mapped after dlclose: \(copy)")
             } else {
+                CallRecorder.imageUnmapped(slot: record.callSlot)
                 discardCopy(record)
                 outcome = .unloaded
             }
