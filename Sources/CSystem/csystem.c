@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -43,10 +44,11 @@ void csystem_name_thread(const char *name) {
     pthread_setname_np(pthread_self(), shortened);
 }
 
-// Fatal signals: where they hit, for a supervisor to name the plugin whose code it was (see csystem.h).
+// Fatal signals, and exit() off the main thread: where they happened, for a supervisor to name the plugin whose
+// code it was (see csystem.h).
 
-static uint64_t *fatal_record;
-static int fatal_capacity;
+static uint64_t *fault_record;
+static int fault_capacity;
 
 static uint64_t faulting_instruction(const ucontext_t *context) {
 #if defined(__x86_64__)
@@ -59,34 +61,42 @@ static uint64_t faulting_instruction(const ucontext_t *context) {
 #endif
 }
 
+/// Writes the record once (a second fault, on another thread or in the handler itself, finds it taken): `first`
+/// (the faulting instruction, or 0), then this thread's stack, then the thread, last.
+static void note_fault(uint64_t first) {
+    uint64_t *record = fault_record;
+    if (record == NULL || __atomic_exchange_n(&fault_record, NULL, __ATOMIC_ACQ_REL) != record) return;
+    int count = 0;
+    if (first != 0) record[2 + count++] = first;
+    // glibc's backtrace (warmed up at install, so it loads nothing now) walks through a signal frame into the
+    // code that faulted.
+    void *frames[64];
+    int depth = backtrace(frames, 64);
+    for (int i = 0; i < depth && count < fault_capacity; i++) {
+        uint64_t address = (uint64_t)frames[i];
+        if (address != first) record[2 + count++] = address;
+    }
+    record[1] = (uint64_t)count;
+    __atomic_store_n(&record[0], gettid() == getpid() ? 1 : 2, __ATOMIC_RELEASE);
+}
+
 static void note_fatal_signal(int signal_number, siginfo_t *info, void *context) {
     (void)info;
-    uint64_t *record = fatal_record;
-    // A second fatal signal (another thread, or this handler faulting) finds the record taken: the first counts.
-    if (record != NULL && __atomic_exchange_n(&fatal_record, NULL, __ATOMIC_ACQ_REL) == record) {
-        int count = 0;
-        uint64_t pc = context ? faulting_instruction((const ucontext_t *)context) : 0;
-        if (pc != 0) record[2 + count++] = pc;
-        // The stack beyond the faulting frame: glibc's backtrace (warmed up at install, so it loads nothing now)
-        // walks through the signal frame into the code that faulted.
-        void *frames[64];
-        int depth = backtrace(frames, 64);
-        for (int i = 0; i < depth && count < fatal_capacity; i++) {
-            uint64_t address = (uint64_t)frames[i];
-            if (address != pc) record[2 + count++] = address;
-        }
-        record[1] = (uint64_t)count;
-        __atomic_store_n(&record[0], gettid() == getpid() ? 1 : 2, __ATOMIC_RELEASE);
-    }
+    note_fault(context ? faulting_instruction((const ucontext_t *)context) : 0);
     // SA_RESETHAND made the action the default again; the signal, blocked until this returns, then ends the process.
     raise(signal_number);
 }
 
-void csystem_note_fatal_signals(uint64_t *record, int capacity) {
+/// exit() called on another thread than the main one (a plugin's own): the main thread's ends are the host's.
+static void note_exit(void) {
+    if (gettid() != getpid()) note_fault(0);
+}
+
+void csystem_note_faults(uint64_t *record, int capacity) {
     void *warm[2];
     backtrace(warm, 2);  // loads the unwinder now, not in the handler
-    fatal_capacity = capacity;
-    fatal_record = record;
+    fault_capacity = capacity;
+    fault_record = record;
     static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
         struct sigaction action;
@@ -96,6 +106,7 @@ void csystem_note_fatal_signals(uint64_t *record, int capacity) {
         sigemptyset(&action.sa_mask);
         sigaction(signals[i], &action, NULL);
     }
+    atexit(note_exit);
 }
 
 struct image_search {

@@ -18,10 +18,11 @@ bool csystem_is_main_thread(void);
 void csystem_name_thread(const char *name);
 
 /// Notes, when a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS) hits any thread of the
-/// process, which thread and where, into `record` (a worker's black box), then lets the signal end the process as
-/// it would have: `record[2…]` the faulting instruction's address and the return addresses of its stack (at most
-/// `capacity`), `record[1]` their number, and `record[0]` last: 1 on the main thread, 2 on another. Call once.
-void csystem_note_fatal_signals(uint64_t *record, int capacity);
+/// process or a thread other than the main one calls exit(), which thread and where, into `record` (a worker's
+/// black box), then lets the process end as it would have: `record[2…]` the faulting instruction's address (a
+/// signal) and the return addresses of that thread's stack (at most `capacity` in all), `record[1]` their
+/// number, and `record[0]` last: 1 on the main thread, 2 on another. Only the first is noted. Call once.
+void csystem_note_faults(uint64_t *record, int capacity);
 
 /// The addresses `[*start, *end)` the image `handle` (from dlopen) is mapped at; false when unknown.
 bool csystem_image_range(void *handle, uint64_t *start, uint64_t *end);

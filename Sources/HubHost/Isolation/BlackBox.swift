@@ -16,9 +16,9 @@ import HubCore
 /// | 1 | the call in progress: sequence << 32 \| `PluginCall` << 16 \| plugin slot (0: no plugin call) |
 /// | 2 | the model of that call, as a `ModelLocation` code (0: none) |
 /// | 3 | the event-script step (line) being applied (0: none) |
-/// | 8 | the thread a fatal signal hit, noted by the worker's handler: 1 the main thread, 2 another (0: none) |
+/// | 8 | the thread a fatal signal hit or that called exit() off the main thread: 1 the main thread, 2 another (0: none) |
 /// | 9 | how many addresses follow (at most `faultAddressCapacity`) |
-/// | 10… | the faulting instruction's address, then the return addresses of that thread's stack |
+/// | 10… | the faulting instruction's address (a signal), then the return addresses of that thread's stack |
 ///
 /// Plugin slot `n` (1-based) is `slotSize` bytes at `tableOffset + (n - 1) * slotSize`: a NUL-terminated line
 /// `file path \t plugin id \t version \t content digest`, written when the plugin is loaded, and in the slot's
@@ -81,8 +81,8 @@ public enum BlackBox {
         public var step: Int
         /// Changes with every call: the watchdog's way to tell a long call from many short ones.
         public var callWord: UInt64
-        /// Where a fatal signal hit, when the worker's handler noted one.
-        public var fatalSignal: FatalSignalNote?
+        /// Where a fatal signal hit or exit() was called off the main thread, when the worker noted one.
+        public var faultNote: FaultNote?
 
         /// True while (or when) the worker was inside plugin code.
         public var inPluginCall: Bool { callWord & 0xFFFF != 0 }
@@ -111,7 +111,7 @@ public enum BlackBox {
             return Snapshot(
                 call: PluginCall(rawValue: UInt8(truncatingIfNeeded: callWord >> 16)) ?? .none,
                 plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(words[2]),
-                step: Int(truncatingIfNeeded: words[3]), callWord: callWord, fatalSignal: fatalSignalNote())
+                step: Int(truncatingIfNeeded: words[3]), callWord: callWord, faultNote: readFaultNote())
         }
 
         /// The plugin in slot `slot` (1-based), if the worker wrote it.
@@ -137,18 +137,18 @@ public enum BlackBox {
             return nil
         }
 
-        private func fatalSignalNote() -> FatalSignalNote? {
+        private func readFaultNote() -> FaultNote? {
             let thread = words[BlackBox.faultWord]
             guard thread != 0 else { return nil }
             let count = min(Int(words[BlackBox.faultWord + 1]), BlackBox.faultAddressCapacity)
             let addresses = (0..<count).map { words[BlackBox.faultWord + 2 + $0] }
-            return FatalSignalNote(onMainThread: thread == 1, addresses: addresses)
+            return FaultNote(onMainThread: thread == 1, addresses: addresses)
         }
     }
 
-    /// What the worker's handler noted of a fatal signal: the thread it hit, the faulting instruction's address
-    /// and that stack's return addresses, innermost first.
-    public struct FatalSignalNote: Equatable, Sendable {
+    /// What the worker noted of a fatal signal, or of exit() called off the main thread: the thread, the faulting
+    /// instruction's address (a signal) and that stack's return addresses, innermost first.
+    public struct FaultNote: Equatable, Sendable {
         public var onMainThread: Bool
         public var addresses: [UInt64]
     }

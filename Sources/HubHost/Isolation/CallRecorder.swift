@@ -48,9 +48,9 @@ public enum CallRecorder {
         shared[0] = BlackBox.magic
         words = shared
         table = mapped + BlackBox.tableOffset
-        // A plugin's own thread may crash while the main thread is in another plugin's call: where it hit names
-        // the culprit (`BlackBox.FatalSignalNote`).
-        csystem_note_fatal_signals(shared + BlackBox.faultWord, Int32(BlackBox.faultAddressCapacity))
+        // A plugin's own thread may crash or exit() while the main thread is in another plugin's call: where it
+        // happened names the culprit (`BlackBox.FaultNote`).
+        csystem_note_faults(shared + BlackBox.faultWord, Int32(BlackBox.faultAddressCapacity))
         return true
     }
 

@@ -36,7 +36,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
     case stories = 31
     case exportedFunction = 32
     case provider = 33
-    /// Not a call: a thread the plugin started itself (a fatal signal there is named by address).
+    /// Not a call: a thread the plugin started itself (a fault there is named by address).
     case ownThread = 34
 
     /// The name reports use: "draw", "configure", "action handler".

@@ -207,8 +207,14 @@ public final class WorkerProcess: @unchecked Sendable {
         if termSignal == 0 {
             let code = (status >> 8) & 0xFF
             outcome.exitStatus = code
-            // An exit in the middle of a plugin call is the plugin's (`exit()` in plugin code).
-            if box.inPluginCall {
+            if let note = box.faultNote, !note.onMainThread, let plugin = pluginOnTheStack(of: note) {
+                // exit() on a plugin's own thread, whatever the main thread was doing.
+                var fault = PluginFault(
+                    kind: .exit, box: box, signal: nil, exitStatus: code, timeout: nil, stderrTail: lines)
+                fault.blameAnotherThread(on: plugin)
+                outcome.fault = fault
+            } else if box.inPluginCall {
+                // An exit in the middle of a plugin call is the plugin's (`exit()` in plugin code).
                 outcome.fault = PluginFault(
                     kind: .exit, box: box, signal: nil, exitStatus: code, timeout: nil, stderrTail: lines)
             }
@@ -217,13 +223,18 @@ public final class WorkerProcess: @unchecked Sendable {
         } else if termSignal != 0x7F {
             var fault = PluginFault(
                 kind: .crash, box: box, signal: termSignal, exitStatus: nil, timeout: nil, stderrTail: lines)
-            if let note = box.fatalSignal, !note.onMainThread {
+            if let note = box.faultNote, !note.onMainThread {
                 // Not the main thread: the call in progress there may be another plugin's.
-                fault.blameAnotherThread(on: note.addresses.lazy.compactMap(blackBox.plugin(holding:)).first)
+                fault.blameAnotherThread(on: pluginOnTheStack(of: note))
             }
             outcome.fault = fault
         }
         return outcome
+    }
+
+    /// The plugin whose code is innermost on the noted thread's stack.
+    private func pluginOnTheStack(of note: BlackBox.FaultNote) -> BlackBox.PluginInfo? {
+        note.addresses.lazy.compactMap(blackBox.plugin(holding:)).first
     }
 
     private func startReadingStderr(_ fd: Int32) {
