@@ -3,24 +3,18 @@ import Foundation
 /// Timing helpers shared by the benchmark sections.
 enum Measure {
     /// Monotonic seconds.
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func now() -> Double { seconds(CLOCK_MONOTONIC) }
 
     /// Seconds of CPU this thread has run: unlike wall time, not counting time the VM's CPU was taken away
     /// (steal), which made in-process C/Swift ratios swing by ±0.3 between runs on this machine.
-    static func threadCPU() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func threadCPU() -> Double { seconds(CLOCK_THREAD_CPUTIME_ID) }
 
     /// Seconds of CPU every thread of this process has run (work moved off the main thread shows here).
-    static func processCPU() -> Double {
+    static func processCPU() -> Double { seconds(CLOCK_PROCESS_CPUTIME_ID) }
+
+    private static func seconds(_ clock: clockid_t) -> Double {
         var ts = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        clock_gettime(clock, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 

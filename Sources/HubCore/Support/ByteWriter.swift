@@ -5,15 +5,15 @@
 /// Made by `ByteWriter.stream(to:_:)`, which flushes and frees it when the body returns; pass it `inout`.
 public struct ByteWriter {
     // Visible to the inlinable writes below: the writers call them per byte and per token, across modules.
-    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline let base: UnsafeMutablePointer<UInt8>
     @usableFromInline var count = 0
     @usableFromInline let capacity: Int
     private let sink: (UnsafeRawBufferPointer) -> Void
 
     private init(capacity: Int, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         self.capacity = capacity
+        self.base = .allocate(capacity: capacity)
         self.sink = sink
-        base = .allocate(capacity: capacity)
     }
 
     /// Runs `body` with a writer whose bytes reach `sink` in chunks of about `capacity` bytes (and once more at

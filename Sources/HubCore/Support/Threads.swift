@@ -10,12 +10,6 @@ public enum Threads {
     /// pipe reader), which must not hold one of Dispatch's pool threads. False when the system refuses a thread.
     @discardableResult
     public static func detach(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
-        guard let thread = create(name: name, body) else { return false }
-        pthread_detach(thread)
-        return true
-    }
-
-    private static func create(name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
         final class Box {
             let body: @Sendable () -> Void
             init(_ body: @escaping @Sendable () -> Void) { self.body = body }
@@ -36,9 +30,10 @@ public enum Threads {
             }, box)
         guard started == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
-            return nil
+            return false
         }
-        return thread
+        pthread_detach(thread)
+        return true
     }
 
     /// Whether the caller runs on the process's main thread (on Linux, the thread whose id is the process id).

@@ -116,8 +116,8 @@ public enum CallRecorder {
         let slot = names.count - 1
         if let table {
             var (low, high): (UInt64, UInt64) = (0, 0)
-            let known = image.map { csystem_image_range($0, &low, &high) } ?? false
-            BlackBox.writeSlot(slot, plugin: info, image: known && low < high ? low..<high : nil, table: table)
+            let range = image.flatMap { csystem_image_range($0, &low, &high) ? low..<high : nil }
+            BlackBox.writeSlot(slot, plugin: info, image: range, table: table)
         }
         return UInt16(slot)
     }
