@@ -118,7 +118,13 @@ struct ProbeTests {
     }
 
     @Test func aColdFolderIsScannedByOneChildThatRestartsAfterTheFileThatKilledIt() throws {
+        // Not an image: let through to the loader, which says why, whatever its probe said.
+        let notAnImage = folder.appendingPathComponent("text/libtext.so")
+        try FileManager.default.createDirectory(
+            at: notAnImage.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "not an ELF file".write(to: notAnImage, atomically: true, encoding: .utf8)
         let files = [
+            notAnImage,
             try plugin("liba.so", ["PLUGIN_ID=\"test.a\"", "NAMESPACE=\"a\""]),
             try plugin("libcrash.so", ["CRASH_IN_INIT"]),
             try plugin("libb.so", ["PLUGIN_ID=\"test.b\"", "NAMESPACE=\"b\""]),
@@ -127,11 +133,11 @@ struct ProbeTests {
         ]
         let scanning = gate(timeout: 3)
         let (ok, quarantined) = scanning.filter(files)
-        #expect(ok.map(\.lastPathComponent) == ["liba.so", "libb.so", "libc.so"])
+        #expect(ok.map(\.lastPathComponent) == ["libtext.so", "liba.so", "libb.so", "libc.so"])
         #expect(quarantined.map { URL(fileURLWithPath: $0.file).lastPathComponent } == ["libcrash.so", "libhang.so"])
         let crash = try #require(quarantined.first)
         #expect(crash.reason == "crashed with SIGSEGV in init", "the scanner names the file it died on")
-        #expect(crash.hash == ContentDigest.of(file: files[1]))
+        #expect(crash.hash == ContentDigest.of(file: files[2]))
         #expect(quarantined.last?.kind == .hang)
         #expect(quarantined.last?.phase == "init")
         // One scanner, a second after the crash, a third after the hang: not one child per file.
@@ -198,6 +204,11 @@ struct ProbeTests {
         #expect(crash["state"] as? String == "quarantined")
         #expect((crash["reason"] as? String)?.contains("crashed with SIGSEGV in init") == true)
         #expect(good["state"] as? String == "active")
+        // Copies are made while the scanner runs; the quarantined file's is deleted, the loaded one's kept.
+        let images = try FileManager.default.contentsOfDirectory(
+            atPath: folder.appendingPathComponent("cache").path
+        ).filter { $0.hasSuffix(".so") }
+        #expect(images.count == 1 && images.first?.hasPrefix("libgood-") == true, "\(images)")
     }
 
     @Test func renderDoesNotDieWhenAPluginCrashesWhileLoading() throws {

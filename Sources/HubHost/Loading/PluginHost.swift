@@ -67,6 +67,9 @@ public final class PluginHost {
     /// loader takes these bytes instead of reading the file again.
     var inspected: [String: PluginImageInfo] = [:]
     static let inspectedBudget = 64 << 20
+    /// Private copies of `inspected` bytes made while the probe children ran, by file path (reserved in
+    /// `LoadedImagePaths`), and whether they were written then: the loader takes them instead of writing a copy.
+    private var earlyCopies: [String: (copy: URL, written: Bool)] = [:]
     private var pruned = false
     /// Private copies unused this long are deleted from the cache (a week).
     static let copyLifetime: Double = 7 * 24 * 3600
@@ -152,11 +155,14 @@ public final class PluginHost {
         if let probeGate {
             // Kept for the loader up to a budget: hundreds of large Swift images are read again instead.
             var kept = 0
-            let verdicts = probeGate.filter(files) { file, image in
-                guard kept + image.size <= Self.inspectedBudget else { return }
-                kept += image.size
-                self.inspected[file.path] = image
-            }
+            let verdicts = probeGate.filter(
+                files,
+                inspected: { file, image in
+                    guard kept + image.size <= Self.inspectedBudget else { return }
+                    kept += image.size
+                    self.inspected[file.path] = image
+                },
+                whileProbing: { self.copyInspectedImages(of: files) })
             for record in verdicts.quarantined { quarantined[record.file] = record.reason }
         }
         for file in files + faulted.sorted().map({ URL(fileURLWithPath: $0) }) {
@@ -167,9 +173,33 @@ public final class PluginHost {
             }
         }
         inspected.removeAll()  // files not loaded after all (quarantined) keep no bytes
+        // Copies of files not loaded after all (quarantined, or twins): written for nothing, so deleted.
+        for (copy, written) in earlyCopies.values {
+            LoadedImagePaths.release(copy.path)
+            if written { PrivateCopies.discard(copy) }
+        }
+        earlyCopies.removeAll()
         settleContestedNamespaces(among: records)
         imageIndex?.save()
         return records
+    }
+
+    /// Makes the private copies of the images the probe gate read, while the probe children run: the copy each
+    /// file gets if it passes. (A copy that cannot be made now is tried again, and its error reported, by `load`.)
+    private func copyInspectedImages(of files: [URL]) {
+        for file in files {
+            guard let image = inspected[file.path] else { continue }
+            var written = false
+            guard
+                let copy = try? LoadedImagePaths.reserve({ inUse in
+                    let placed = try copies.place(
+                        file, contents: image.contents, contentHash: image.contentHash, avoiding: inUse)
+                    written = placed.written
+                    return placed.copy
+                })
+            else { continue }
+            earlyCopies[file.path] = (copy, written)
+        }
     }
 
     /// A record for a file that is not loaded, with the reason in its state.
@@ -236,13 +266,17 @@ public final class PluginHost {
 
             // 1. A private copy, so the mapped file is never the one a build rewrites.
             let copy: URL
-            do {
-                copy = try LoadedImagePaths.reserve { inUse in
-                    try copies.copy(
-                        record.file, contents: image.contents, contentHash: image.contentHash, avoiding: inUse)
+            if let early = earlyCopies.removeValue(forKey: record.filePath) {
+                copy = early.copy
+            } else {
+                do {
+                    copy = try LoadedImagePaths.reserve { inUse in
+                        try copies.copy(
+                            record.file, contents: image.contents, contentHash: image.contentHash, avoiding: inUse)
+                    }
+                } catch {
+                    throw LoadFailure(reason: "\(name): cannot make a private copy: \(ErrorText.describe(error))")
                 }
-            } catch {
-                throw LoadFailure(reason: "\(name): cannot make a private copy: \(ErrorText.describe(error))")
             }
             record.privateCopy = copy
             imageIndex?.remember(record.file, before: stamp, image: image, copy: copy)

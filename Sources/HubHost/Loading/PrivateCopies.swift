@@ -35,7 +35,16 @@ final class PrivateCopies {
     /// exactly these bytes is reused unless `avoiding` lists its path (a copy still mapped, e.g. a pinned Swift image: loading that path again would
     /// return the old image). Written to a temporary name, then renamed, so no reader ever sees a partial file.
     func copy(_ file: URL, contents: Data, contentHash: String, avoiding inUse: Set<String>) throws -> URL {
-        if inMemory, let copy = Self.memoryCopy(named: file.lastPathComponent, contents: contents) { return copy }
+        try place(file, contents: contents, contentHash: contentHash, avoiding: inUse).copy
+    }
+
+    /// `copy`, also saying whether this call wrote the copy (false: an earlier run's copy with these bytes).
+    func place(_ file: URL, contents: Data, contentHash: String, avoiding inUse: Set<String>) throws -> (
+        copy: URL, written: Bool
+    ) {
+        if inMemory, let copy = Self.memoryCopy(named: file.lastPathComponent, contents: contents) {
+            return (copy, true)
+        }
         if !directoryReady {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             directoryReady = true
@@ -57,7 +66,7 @@ final class PrivateCopies {
 
         if Self.holds(target, exactly: contents) {
             utimes(target, nil)  // fresh again: `prune` keeps what is still used
-            return URL(fileURLWithPath: target, isDirectory: false)
+            return (URL(fileURLWithPath: target, isDirectory: false), false)
         }
         let temporary = folder + "/.\(targetName).\(getpid()).tmp"
         try Self.write(contents, to: temporary)
@@ -66,7 +75,7 @@ final class PrivateCopies {
             unlink(temporary)
             throw PrivateCopyError(description: "rename to \(target): \(why)")
         }
-        return URL(fileURLWithPath: target, isDirectory: false)
+        return (URL(fileURLWithPath: target, isDirectory: false), true)
     }
 }
 

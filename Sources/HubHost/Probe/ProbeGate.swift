@@ -6,8 +6,8 @@ import HubCore
 /// per version (cached on disk), and only files that passed are loaded in the host. A plugin that crashes or
 /// hangs while loading is quarantined with its reason instead of taking the command down.
 ///
-/// Files that are not loadable ELF shared objects are let through unprobed: the loader rejects them with its
-/// own reason without running any of their code.
+/// Files that are not loadable ELF shared objects are let through: their probe refuses them without running any
+/// of their code, and the loader rejects them with its own reason.
 public final class ProbeGate: @unchecked Sendable {
     public enum Verdict: Sendable {
         /// Probed (now or earlier) and fine; the report lists what it offers.
@@ -95,7 +95,8 @@ public final class ProbeGate: @unchecked Sendable {
             entry.report = report
             cache.store(item.file, entry)
             return .passed(report)
-        case .quarantined(let record, _):
+        case .quarantined(var record, _):
+            record.hash = item.hash  // the caller's: a scanner may start before the caller has hashed the file
             entry.quarantine = record
             cache.store(item.file, entry)
             return .quarantined(record)
@@ -109,12 +110,16 @@ public final class ProbeGate: @unchecked Sendable {
     }
 
     /// `filter`, handing each file it read and checked to `inspected` (the loader then loads those bytes rather
-    /// than reading the file again).
-    func filter(_ files: [URL], inspected: (URL, PluginImageInfo) -> Void) -> (
-        ok: [URL], quarantined: [QuarantineRecord]
-    ) {
+    /// than reading the file again), and running `whileProbing` on the calling thread while probe children run
+    /// (the loader makes its private copies of those bytes then, rather than after: on ext4 creating a file can
+    /// cost as much as probing it, and the calling thread only waits for the children).
+    func filter(
+        _ files: [URL], inspected: (URL, PluginImageInfo) -> Void, whileProbing: () -> Void = {}
+    ) -> (ok: [URL], quarantined: [QuarantineRecord]) {
         // Only quarantines matter here: a passed or unprobed file is loaded (and the loader judges the latter).
         var quarantines = [QuarantineRecord?](repeating: nil, count: files.count)
+        // Stamps and the cache first: the children start before this thread reads and hashes the files (starting
+        // a process costs about what reading a folder of small plugins does).
         var unknown: [(index: Int, item: ProbeRunner.ScanItem)] = []
         for (index, file) in files.enumerated() {
             guard let stamp = FileStamp.of(file) else { continue }
@@ -123,34 +128,28 @@ public final class ProbeGate: @unchecked Sendable {
             case .quarantined(let record)?:
                 quarantines[index] = record
                 continue
-            case nil: break
+            case nil: unknown.append((index, ProbeRunner.ScanItem(file: file, stamp: stamp, hash: "")))
             }
-            // One read: the inspection hashes what it checked. Not an image: the loader says why.
-            guard let image = try? ELFInspector.inspect(file) else { continue }
-            inspected(file, image)
-            let hash = image.contentHash
-            unknown.append((index, ProbeRunner.ScanItem(file: file, stamp: stamp, hash: hash)))
         }
-        func note(_ verdict: Verdict, at index: Int) {
-            if case .quarantined(let record) = verdict { quarantines[index] = record }
-        }
-        if unknown.count == 1, let only = unknown.first {
-            // One file: a probe child (forked from the warm server when there is one) rather than a scanner.
-            let item = only.item
-            note(remember(runner.probe(item.file, stamp: item.stamp, hash: item.hash), for: item), at: only.index)
-        } else if !unknown.isEmpty {
-            // A scanner per core for a big folder (each costs a process start, so not for a handful of files).
-            let scanners = min(max(1, parallelism), (unknown.count + 31) / 32)
-            let chunk = (unknown.count + scanners - 1) / scanners
-            var scanned = [[ProbeRunner.Verdict]](repeating: [], count: scanners)
-            let lock = Lock()
-            DispatchQueue.concurrentPerform(iterations: scanners) { part in
-                let items = unknown[min(unknown.count, part * chunk)..<min(unknown.count, (part + 1) * chunk)]
-                let result = runner.scan(items.map(\.item))
-                lock.withLock { scanned[part] = result }
+        if !unknown.isEmpty {
+            let probing = startProbing(unknown.map(\.item))
+            // One read: the inspection hashes what it checked.
+            for (k, (_, item)) in unknown.enumerated() {
+                guard let image = try? ELFInspector.inspect(item.file) else { continue }
+                inspected(item.file, image)
+                unknown[k].item.hash = image.contentHash
             }
-            for ((index, item), verdict) in zip(unknown, scanned.joined()) {
-                note(remember(verdict, for: item), at: index)
+            whileProbing()
+            probing.children.wait()
+            for ((index, item), verdict) in zip(unknown, probing.parts.joined()) {
+                var item = item
+                // Not an image to this process: the probe refused it too, without running any of it, and its
+                // verdict (the loader rejects it with its own reason) is kept under the hash of what it read.
+                if item.hash.isEmpty {
+                    guard let hash = verdict.report?.hash else { continue }
+                    item.hash = hash
+                }
+                if case .quarantined(let record) = remember(verdict, for: item) { quarantines[index] = record }
             }
         }
         cache.save()
@@ -166,4 +165,47 @@ public final class ProbeGate: @unchecked Sendable {
         }
         return (ok, quarantined)
     }
+}
+
+extension ProbeGate {
+    /// Starts the children that probe `items` (their hashes may still be empty), each waited for on a thread of its
+    /// own: one probe child for one file (forked from the warm server when there is one), else a scanner per core
+    /// (each costs a process start, so not for a handful of files). Verdicts come in the order of `items`.
+    fileprivate func startProbing(_ items: [ProbeRunner.ScanItem]) -> ScanResults {
+        let scanners = items.count == 1 ? 1 : min(max(1, parallelism), (items.count + 31) / 32)
+        let chunk = (items.count + scanners - 1) / scanners
+        let results = ScanResults(parts: scanners)
+        let runner = runner
+        for part in 0..<scanners {
+            let share = Array(items[min(items.count, part * chunk)..<min(items.count, (part + 1) * chunk)])
+            // A thread, not Dispatch's pool: it only waits, and the caller may be a pool thread itself.
+            let wait: @Sendable () -> Void = {
+                if items.count == 1, let item = share.first {
+                    results.store([runner.probe(item.file, stamp: item.stamp, hash: item.hash)], part: part)
+                } else {
+                    results.store(runner.scan(share), part: part)
+                }
+            }
+            results.children.enter()
+            if !Threads.detach(name: "hubhost-probe", wait) { wait() }
+        }
+        return results
+    }
+}
+
+/// The verdicts of the probe children, each stored by the thread that waited for it.
+private final class ScanResults: @unchecked Sendable {
+    let children = DispatchGroup()
+    private let lock = Lock()
+    private var stored: [[ProbeRunner.Verdict]]
+
+    init(parts: Int) { stored = Array(repeating: [], count: parts) }
+
+    func store(_ verdicts: [ProbeRunner.Verdict], part: Int) {
+        lock.withLock { stored[part] = verdicts }
+        children.leave()
+    }
+
+    /// Read once `children` has been waited for.
+    var parts: [[ProbeRunner.Verdict]] { lock.withLock { stored } }
 }

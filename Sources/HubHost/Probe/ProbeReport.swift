@@ -92,7 +92,9 @@ public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(URL(fileURLWithPath: file).lastPathComponent): quarantined: \(reason)" }
 
-    /// An init that returned false (no crash): loading the file in the host is safe, the loader says why it
-    /// refuses it.
-    public var loaderRejectsItself: Bool { kind == .failure && phase == "descriptor and init" }
+    /// A file that is not a loadable image, or an init that returned false (no crash): loading the file in the
+    /// host is safe, the loader says why it refuses it (before running any of it, or once init returned).
+    public var loaderRejectsItself: Bool {
+        kind == .failure && (phase == "ELF image" || phase == "descriptor and init")
+    }
 }

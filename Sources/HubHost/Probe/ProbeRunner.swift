@@ -12,6 +12,14 @@ public struct ProbeRunner: Sendable {
     public enum Verdict: Sendable {
         case passed(ProbeReport)
         case quarantined(QuarantineRecord, report: ProbeReport?)
+
+        /// The child's report, when it got as far as writing one.
+        public var report: ProbeReport? {
+            switch self {
+            case .passed(let report): return report
+            case .quarantined(_, let report): return report
+            }
+        }
     }
 
     /// The `hubhost` executable that runs the suite.

@@ -51,7 +51,8 @@ extension ProbeRunner {
         ProbeScanner.scan(files, cacheDirectory: cache)
     }
 
-    /// A file to scan: its stamp and content hash, read by the caller.
+    /// A file to scan: its stamp and content hash, read by the caller. The hash only goes into quarantine records,
+    /// so a caller that hashes while the children run (`ProbeGate`) may pass it empty and set it in the records.
     public struct ScanItem: Sendable {
         public var file: URL
         public var stamp: FileStamp
