@@ -1,4 +1,5 @@
 import Foundation
+import HubTestKit
 import Testing
 
 @testable import HubHost
@@ -149,6 +150,28 @@ struct ProbeTests {
         #expect(again.ok == ok)
         #expect(again.quarantined.count == 2)
         #expect(warm.runner.probeCount == 0)
+    }
+
+    /// A build that finishes between the gate's look at a file and the loader's read of it: the loader's bytes
+    /// were never probed, so it probes them before running any of them.
+    @Test(.pluginCode) func bytesTheGateDidNotSeeAreProbedBeforeTheyAreLoaded() throws {
+        let file = folder.appendingPathComponent("late/liblate.so")
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "a build still writing".write(to: file, atomically: true, encoding: .utf8)
+        let host = PluginHost(cacheDirectory: folder.appendingPathComponent("late-copies"))
+        let probing = gate()
+        probing.install(on: host)
+        #expect(probing.filter([file]).ok == [file], "not an image yet: the loader judges it")
+
+        try TestSupport.installPlugin("swatch.c", at: file, defines: ["CRASH_IN_INIT"])
+        let crashing = host.load(file: file)
+        #expect(!crashing.isLoaded)
+        #expect(crashing.reason == "liblate.so: quarantined: crashed with SIGSEGV in init")
+
+        try TestSupport.installPlugin("swatch.c", at: file, defines: ["PLUGIN_ID=\"test.late\"", "NAMESPACE=\"late\""])
+        #expect(host.load(file: file).state == .active)
+        #expect(probing.runner.probeCount == 3, "the first look, then each build the loader read")
     }
 
     @Test func aWarmStartReadsTheIndexAloneAndWritesNothing() throws {

@@ -259,6 +259,14 @@ public final class PluginHost {
                 image = early
             } else {
                 do { image = try ELFInspector.inspect(record.file) } catch { throw LoadFailure(reason: "\(error)") }
+                // Bytes the probe gate did not read: loaded only once a probe has passed exactly these.
+                switch probeGate?.clearance(of: record.file, hash: image.contentHash) {
+                case .cleared?, nil: break
+                case .quarantined(let quarantine)?:
+                    throw LoadFailure(reason: "\(name): quarantined: \(quarantine.reason)")
+                case .changed?:
+                    throw LoadFailure(reason: "\(name): changed while it was being checked (still being written?)")
+                }
             }
             record.contentHash = image.contentHash
             record.isSwiftImage = image.isSwiftImage

@@ -85,6 +85,32 @@ public final class ProbeGate: @unchecked Sendable {
         return remember(verdict, for: ProbeRunner.ScanItem(file: file, stamp: stamp, hash: hash))
     }
 
+    /// What a loader about to load bytes the gate did not read itself may do with them.
+    enum Clearance {
+        /// A probe passed exactly these bytes, or failed them only as the loader will itself.
+        case cleared
+        case quarantined(QuarantineRecord)
+        /// The file changed again while it was probed: what the probe saw is not what the loader read.
+        case changed
+    }
+
+    /// The clearance of exactly the bytes of `file` that hash to `hash`, probing the file now when no probe has
+    /// seen them: for a loader about to load bytes the gate did not read (the file changed after `filter` looked at
+    /// it, a build finishing mid-scan, or it is loaded outside `filter`).
+    func clearance(of file: URL, hash: String) -> Clearance {
+        func cached() -> Clearance? {
+            guard let stamp = FileStamp.of(file), let entry = cache.lookup(file, stamp: stamp, hash: { hash }),
+                entry.hash == hash
+            else { return nil }
+            if let record = entry.quarantine { return record.loaderRejectsItself ? .cleared : .quarantined(record) }
+            return entry.report == nil ? nil : .cleared
+        }
+        if let known = cached() { return known }
+        _ = check(file)
+        cache.save()
+        return cached() ?? .changed
+    }
+
     /// Stores a fresh verdict in the cache (keyed by the file's stamp and hash) and returns it as the gate's.
     private func remember(_ verdict: ProbeRunner.Verdict, for item: ProbeRunner.ScanItem) -> Verdict {
         let stamp = item.stamp
