@@ -169,8 +169,9 @@ public final class ProbeGate: @unchecked Sendable {
             probing.children.wait()
             for ((index, item), verdict) in zip(unknown, probing.parts.joined()) {
                 var item = item
-                // Not an image to this process: the probe refused it too, without running any of it, and its
-                // verdict (the loader rejects it with its own reason) is kept under the hash of what it read.
+                // Not an image to this process: the verdict is kept under the hash of what the probe read (mostly
+                // a refusal, made without running any of it, that the loader will repeat; if a build finished in
+                // between, the loader's bytes load only when their hash has a verdict, see `clearance`).
                 if item.hash.isEmpty {
                     guard let hash = verdict.report?.hash else { continue }
                     item.hash = hash
