@@ -104,6 +104,14 @@ public final class ProbeCache: @unchecked Sendable {
         return entries
     }
 
+    /// True when the index says a probe passed exactly the bytes of `url` that hash to `hash` (no entry is read).
+    func indexPassed(_ url: URL, hash: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let summary = summaries[url.path] else { return false }
+        return summary.passed && summary.hash == hash
+    }
+
     /// The verdict for `url` when the cache still describes the file, reading the full entries only for a
     /// quarantine (or a file the index does not hold). Same matching as `lookup`.
     public func status(_ url: URL, stamp: FileStamp, hash: () -> String?) -> Status? {

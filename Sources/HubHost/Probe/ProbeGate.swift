@@ -99,6 +99,7 @@ public final class ProbeGate: @unchecked Sendable {
     /// it, a build finishing mid-scan, or it is loaded outside `filter`).
     func clearance(of file: URL, hash: String) -> Clearance {
         func cached() -> Clearance? {
+            if cache.indexPassed(file, hash: hash) { return .cleared }  // the usual answer, without the JSON
             guard let stamp = FileStamp.of(file), let entry = cache.lookup(file, stamp: stamp, hash: { hash }),
                 entry.hash == hash
             else { return nil }
