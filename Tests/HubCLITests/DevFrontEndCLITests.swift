@@ -25,7 +25,7 @@ struct DevFrontEndCLITests {
     func missingFrontEndIsNamed() throws {
         let folder = try TemporaryFolder()
         let lonely = folder.appending("hubhost")
-        try FileManager.default.copyItem(at: TestPaths.hubhost, to: lonely)
+        try ProcessRunner.copyExecutable(TestPaths.hubhost, to: lonely)
         let view = folder.appending("view.json")
         try Data(#"{"body": []}"#.utf8).write(to: view)
         let run = try ProcessRunner.run(lonely, ["dev", view.path, "--plugins", folder.url.path, "--port", "0"])

@@ -117,7 +117,7 @@ struct PluginTrustCLITests {
         let work = folder.root.appendingPathComponent("setuid")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let copy = work.appendingPathComponent("hubhost")
-        try FileManager.default.copyItem(at: CLI.hubhost, to: copy)
+        try ProcessRunner.copyExecutable(CLI.hubhost, to: copy)
         chmod(copy.path, 0o4755)
         chmod(folder.root.path, 0o755)
         let result = try ProcessRunner.run(

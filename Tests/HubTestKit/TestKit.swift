@@ -64,6 +64,13 @@ public enum ProcessRunner {
         try run(TestPaths.hubhost, arguments, environment: environment, currentDirectory: currentDirectory)
     }
 
+    /// Copies an executable that a test then runs, by `cp` in a child: a copy written by this process could have its
+    /// write descriptor inherited by a child another test spawns meanwhile, and running it then fails with "Text
+    /// file busy" (ETXTBSY).
+    public static func copyExecutable(_ source: URL, to destination: URL) throws {
+        try tool("cp", [source.path, destination.path])
+    }
+
     /// Runs a tool from PATH and fails with its output when it does not exit 0.
     @discardableResult
     public static func tool(_ name: String, _ arguments: [String], in directory: URL? = nil) throws -> ProcessResult {
