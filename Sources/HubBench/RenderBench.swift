@@ -26,6 +26,12 @@ enum RenderBench {
         }
         let (host, cache) = try loadCPlugin(cPlugin)
         defer { try? FileManager.default.removeItem(at: cache) }
+        // For a profiler: only the 100k C pipeline, this many times, nothing else in the samples.
+        if let loops = ProcessInfo.processInfo.environment["HUBBENCH_RENDER_LOOPS"].flatMap(Int.init) {
+            let json = makeView(count: 100_000)
+            for _ in 0..<loops { _ = try pipeline(json, registry: host.registry) }
+            return
+        }
         let swiftRegistry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
         try swiftRegistry.register(SwiftTwinFactory(), forNamespace: "cdemo", owner: Owner(id: "bench.swift-twins"))
 

@@ -90,6 +90,24 @@ struct RegistryTests {
         #expect(registry.allEntries.isEmpty)
     }
 
+    @Test("a pool and a sizing cache are told of unregistrations while they live, and leave no observer behind")
+    func poolObserversLeaveWithTheirOwners() throws {
+        let registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
+        try registry.register(Factory("A", names: ["row"]), forNamespace: "demo", owner: alice)
+        var pipeline: RenderPipeline? = RenderPipeline(registry: registry)
+        #expect(registry.unregisterObserverCount == 2)  // its pool and its sizing cache
+        let view = ViewModel(body: [model("demo:row")])
+        pipeline!.render(view, viewport: Size(width: 320, height: 480))
+        #expect(pipeline!.pool.wrapperCount == 1 && pipeline!.sizing.count == 1)
+        registry.unregister(namespace: "demo")
+        #expect(pipeline!.pool.wrapperCount == 0 && pipeline!.sizing.count == 0)  // both purged
+        pipeline = nil
+        #expect(registry.unregisterObserverCount == 0)
+        // Unregistering after they are gone calls nothing of theirs.
+        try registry.register(Factory("A", names: ["row"]), forNamespace: "demo", owner: alice)
+        #expect(registry.unregister(namespace: "demo")?.owner == alice)
+    }
+
     @Test("unregistering an unknown namespace, or someone else's, is a no-op")
     func unknownUnregister() throws {
         let registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())

@@ -187,9 +187,7 @@ final class ComponentModelBuilder {
     )
         -> ComponentModel
     {
-        if group == nil, accessory == nil, descriptionText == nil, mainImage == nil, backgroundImage == nil,
-            customImageKeys.isEmpty, target == nil, metadata == nil, logging == nil
-        {
+        if !hasRareFields {
             return ComponentModel(
                 identifier: id, type: type, index: index, indexPath: indexPath,
                 componentIdentifier: componentIdentifier(defaults), componentCategory: category ?? defaults.category,
@@ -209,6 +207,32 @@ final class ComponentModelBuilder {
             backgroundImage: backgroundImage?.build(kind: .background, identifier: nil), customImages: images,
             target: target?.build(), metadata: metadata, logging: logging, custom: custom,
             children: childModels(type: type, index: index, indexPath: indexPath, defaults: defaults))
+    }
+
+    /// `build`, then `reset`, for a builder read only to make this one model (a body or overlay entry): a model
+    /// without the rare fields takes the builder's values instead of copying them, so neither the model's
+    /// init nor the reset retains and releases each string (two thirds of the reference counting in decoding).
+    func takeModel(type: ComponentType, index: Int, defaults: (namespace: String, name: String, category: String))
+        -> ComponentModel
+    {
+        guard children == nil, !hasRareFields else {
+            defer { reset() }
+            return build(type: type, index: index, defaults: defaults)
+        }
+        var identifier = ""
+        swap(&identifier, &id)
+        return ComponentModel(
+            identifier: identifier, type: type, index: index, indexPath: nil,
+            componentIdentifier: ComponentIdentifier(
+                namespace: namespace.take() ?? defaults.namespace, name: name.take() ?? defaults.name),
+            componentCategory: category.take() ?? defaults.category, title: title.take(), subtitle: subtitle.take(),
+            custom: custom.take(), children: [], extras: nil)
+    }
+
+    /// Whether any field the model keeps in its box of rare ones is set.
+    private var hasRareFields: Bool {
+        group != nil || accessory != nil || descriptionText != nil || mainImage != nil || backgroundImage != nil
+            || !customImageKeys.isEmpty || target != nil || metadata != nil || logging != nil
     }
 
     private func componentIdentifier(_ defaults: (namespace: String, name: String, category: String))
@@ -246,15 +270,18 @@ final class RootModelListBuilder {
         self.defaults = defaults
     }
 
+    /// Adds the model `builder` holds, or merges it into the model already holding its id, and empties
+    /// `builder` (as `reset` does) for the next entry.
     func add(_ builder: ComponentModelBuilder) {
         let hash = builder.id.hashValue
         if let position = positions.find(hash: hash, where: { models[$0].identifier == builder.id }) {
             let merged = ComponentModelBuilder(models[position])
             merged.merge(builder)
             models[position] = merged.build(type: type, index: position, defaults: defaults)
+            builder.reset()
         } else {
             positions.insert(models.count, hash: hash)
-            models.append(builder.build(type: type, index: models.count, defaults: defaults))
+            models.append(builder.takeModel(type: type, index: models.count, defaults: defaults))
         }
     }
 }

@@ -249,8 +249,12 @@ private final class DecodeContext {
 
     func decodeRootList(_ s: inout JSONScanner, into list: RootModelListBuilder) throws {
         try forEachElement(&s) { s, _ in
-            if let builder = try decodeComponent(&s, defaultID: nil, into: rootEntry) { list.add(builder) }
-            rootEntry.reset()
+            // `add` leaves the builder empty.
+            if let builder = try decodeComponent(&s, defaultID: nil, into: rootEntry) {
+                list.add(builder)
+            } else {
+                rootEntry.reset()
+            }
         }
     }
 

@@ -23,10 +23,14 @@ public final class SizingCache {
     /// The models being sized, innermost last, so the child delegate knows whose children are meant.
     private var sizingStack: [(model: ComponentModel, container: Size)] = []
     private lazy var childDelegate = SizingChildDelegate(cache: self)
+    /// This cache's observer in the registry, removed in `deinit` (see `ComponentRegistry.addUnregisterObserver`).
+    private var unregisterObserver = 0
 
     public init(registry: ComponentRegistry) {
         self.registry = registry
-        registry.didUnregister.append { [weak self] entry in self?.purge(namespace: entry.namespace) }
+        unregisterObserver = registry.addUnregisterObserver { [unowned(unsafe) self] entry in
+            self.purge(namespace: entry.namespace)
+        }
     }
 
     public func entry(for model: ComponentModel) -> Entry {
@@ -106,7 +110,10 @@ public final class SizingCache {
         entries.removeAll()
     }
 
-    deinit { for entry in entries.values { entry.component.destroy() } }
+    deinit {
+        registry.removeUnregisterObserver(unregisterObserver)
+        for entry in entries.values { entry.component.destroy() }
+    }
 }
 
 private final class SizingChildDelegate: ChildDelegate {

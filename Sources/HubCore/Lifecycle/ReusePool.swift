@@ -44,12 +44,15 @@ public final class ReusePool {
     /// (for a plugin component that is a call across the C boundary and a parse).
     private var traitsByIdentifier: [ComponentIdentifier: Set<LayoutTrait>] = [:]
     private var nextID = 0
-    private var observerToken = 0
+    /// This pool's observer in the registry, removed in `deinit` (so it needs no weak reference to the pool).
+    private var unregisterObserver = 0
 
     public init(registry: ComponentRegistry, uiStates: UIStateManager = UIStateManager()) {
         self.registry = registry
         self.uiStates = uiStates
-        registry.didUnregister.append { [weak self] entry in self?.purge(namespace: entry.namespace) }
+        unregisterObserver = registry.addUnregisterObserver { [unowned(unsafe) self] entry in
+            self.purge(namespace: entry.namespace)
+        }
     }
 
     /// Every wrapper not destroyed (idle or in use).
@@ -191,5 +194,8 @@ public final class ReusePool {
         idleByModel.removeAll()
     }
 
-    deinit { for wrapper in wrappers.values { wrapper.destroy() } }
+    deinit {
+        registry.removeUnregisterObserver(unregisterObserver)
+        for wrapper in wrappers.values { wrapper.destroy() }
+    }
 }
