@@ -149,38 +149,32 @@ public struct JSONRenderer {
             w.out.bytes(skeleton.close)
             out = w.out
         }
-        return skeleton.remember(
-            IdentityBytes(
-                componentIdentifier: node.componentIdentifier, source: node.source, traits: node.traits,
-                identifierBytes: identifier, tailBytes: tail))
+        return skeleton.remember(IdentityBytes(kind: node.kind, identifierBytes: identifier, tailBytes: tail))
     }
 }
 
 /// A component kind's fixed bytes in a node at one depth: its identifier as a JSON string, and everything from
 /// the "source" key to the node's end (held in `PackedBytes`).
 final class IdentityBytes {
-    let identifier: ComponentIdentifier
-    let source: ComponentSource
-    let traits: Set<LayoutTrait>
+    /// The kind first written with these bytes; nodes of other kinds with equal values share them too.
+    let kind: ComponentKind
     let identifierJSON, tail: UnsafeBufferPointer<UInt8>
     private let bytes: PackedBytes
 
-    init(
-        componentIdentifier: ComponentIdentifier, source: ComponentSource, traits: Set<LayoutTrait>,
-        identifierBytes: [UInt8], tailBytes: [UInt8]
-    ) {
-        self.identifier = componentIdentifier
-        self.source = source
-        self.traits = traits
+    init(kind: ComponentKind, identifierBytes: [UInt8], tailBytes: [UInt8]) {
+        self.kind = kind
         bytes = PackedBytes([identifierBytes, tailBytes])
         (identifierJSON, tail) = (bytes.pieces[0], bytes.pieces[1])
     }
 
-    /// Equal strings and sets that share storage (every node of one instance does) compare without reading it.
-    /// The name first: it is what tells a view's kinds apart.
+    /// The same kind object (every node of one instance has it), else equal values. The name first: it is what
+    /// tells a view's kinds apart.
     func describes(_ node: RenderNode) -> Bool {
-        identifier.name == node.componentIdentifier.name && identifier.namespace == node.componentIdentifier.namespace
-            && source == node.source && traits == node.traits
+        let other = node.kind
+        if other === kind { return true }
+        return kind.componentIdentifier.name == other.componentIdentifier.name
+            && kind.componentIdentifier.namespace == other.componentIdentifier.namespace
+            && kind.source == other.source && kind.traits == other.traits
     }
 }
 

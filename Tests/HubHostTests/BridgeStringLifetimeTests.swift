@@ -110,6 +110,40 @@ struct BridgeStringLifetimeTests {
         #expect(parent.bridgeStorage == nil && child.bridgeStorage == nil)
     }
 
+    @Test("a sizing call reads its model's strings without storage on the model, valid for the call")
+    func sizingCallsReadIntoScratch() throws {
+        let loaded = try BridgeTests.Loaded()
+        let table = try #require(loaded.record.hostTable)
+        func title(_ model: ComponentModel) -> UnsafePointer<CChar>? {
+            table.pointee.model_string(table, CInterop.handle(model), HUB_MODEL_TITLE)
+        }
+        func text(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
+        let a = BridgeTests.model("fixture:label", title: "A")
+        let b = BridgeTests.model("fixture:label", title: "B")
+        let other = BridgeTests.model("fixture:label", title: "other")
+        ModelCStrings.borrowing(a) {
+            let first = title(a)
+            #expect(text(first) == "A")
+            #expect(title(a) == first, "the same pointer for the call")
+            #expect(a.bridgeStorage == nil, "nothing attached to the borrowed model")
+            // Another model read during the call gets storage of its own, released when the call returns.
+            #expect(text(title(other)) == "other")
+            ModelCStrings.releaseIfUnused(other)
+            #expect(other.bridgeStorage != nil, "released after the call")
+            #expect(text(first) == "A", "reading another model leaves the call's strings alone")
+        }
+        #expect(other.bridgeStorage == nil)
+        // The next call's model reads its own strings, not what the last call left.
+        ModelCStrings.borrowing(b) { #expect(text(title(b)) == "B") }
+        // A model an instance holds keeps its storage through a sizing call.
+        ModelCStrings.hold(a)
+        let held = title(a)
+        ModelCStrings.borrowing(a) { #expect(title(a) == held) }
+        #expect(a.bridgeStorage != nil)
+        ModelCStrings.unhold(a)
+        #expect(a.bridgeStorage == nil)
+    }
+
     @Test("nothing is freed during a plugin call that borrows a model")
     func releasesWaitForBorrowingCalls() throws {
         let loaded = try BridgeTests.Loaded()

@@ -18,11 +18,10 @@ extension EventEngine {
                 body.append(n)
                 continue
             }
-            let entry = pipeline.sizing.entry(for: model)
             body.append(
                 RenderNode(
-                    model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
-                    traits: entry.traits, frame: index < frames.count ? frames[index] : .zero))
+                    model: model, kind: pipeline.sizing.entry(for: model).kind,
+                    frame: index < frames.count ? frames[index] : .zero))
         }
         return RenderTree(
             viewID: viewModel.identifier, title: viewModel.title, viewport: viewport,

@@ -7,13 +7,14 @@ public final class SizingCache {
     /// component, source and traits one by one.
     public final class Entry {
         public let component: Component
-        public let source: ComponentSource
-        public let traits: Set<LayoutTrait>
+        /// The identifier it was made for, its source and traits (the nodes of components only laid out share it).
+        public let kind: ComponentKind
+        public var source: ComponentSource { kind.source }
+        public var traits: Set<LayoutTrait> { kind.traits }
 
-        init(component: Component, source: ComponentSource, traits: Set<LayoutTrait>) {
+        init(component: Component, kind: ComponentKind) {
             self.component = component
-            self.source = source
-            self.traits = traits
+            self.kind = kind
         }
     }
 
@@ -46,7 +47,9 @@ public final class SizingCache {
         }
         let (component, source) = registry.createComponent(identifier: identifier, category: category)
         component.childrenSupport?.childDelegate = childDelegate
-        let entry = Entry(component: component, source: source, traits: component.layoutTraits)
+        let entry = Entry(
+            component: component,
+            kind: ComponentKind(componentIdentifier: identifier, source: source, traits: component.layoutTraits))
         entries[identifier] = entry
         recent.remember(entry, for: identifier)
         return entry

@@ -33,12 +33,14 @@ public final class ComponentWrapper {
     /// Unique within its pool, in creation order (deterministic, unlike Hub's UUID).
     public let id: Int
     public let component: Component
+    /// Its identifier, source and traits, shared by every node it draws.
+    public let kind: ComponentKind
     /// The identifier the instance was created for (its pool key).
-    public let componentIdentifier: ComponentIdentifier
+    public var componentIdentifier: ComponentIdentifier { kind.componentIdentifier }
     /// Where the instance came from (a plugin's factory or the fallback).
-    public let source: ComponentSource
+    public var source: ComponentSource { kind.source }
     /// Read once per instance (Hub: the same for every instance of a class).
-    public let layoutTraits: Set<LayoutTrait>
+    public var layoutTraits: Set<LayoutTrait> { kind.traits }
 
     public private(set) var model: ComponentModel?
     /// The size `configure` was given as container.
@@ -84,9 +86,7 @@ public final class ComponentWrapper {
     ) {
         self.id = id
         self.component = component
-        self.componentIdentifier = componentIdentifier
-        self.source = source
-        self.layoutTraits = layoutTraits
+        self.kind = ComponentKind(componentIdentifier: componentIdentifier, source: source, traits: layoutTraits)
         self.pool = pool
         // Hub sets itself as child delegate and action performer at init.
         let childrenSupport = component.childrenSupport

@@ -134,10 +134,7 @@ public final class RenderPipeline {
         for (index, model) in viewModel.body.enumerated() {
             let frame = layout.frames[index]
             if let visibleRect, !frame.intersects(visibleRect) {
-                let entry = sizing.entry(for: model)
-                let laidOut = RenderNode(
-                    model: model, componentIdentifier: model.componentIdentifier, source: entry.source,
-                    traits: entry.traits, frame: frame)
+                let laidOut = RenderNode(model: model, kind: sizing.entry(for: model).kind, frame: frame)
                 stream?.node(laidOut)
                 if keepsBody { body.append(laidOut) }
                 continue
@@ -261,10 +258,14 @@ public final class RenderPipeline {
                 children.append(node(for: child, model: childModel, frame: child.frame))
             }
         }
+        // The wrapper's kind unless the model names another identifier (a wrapper shows models of its own).
+        var kind = wrapper.kind
+        if kind.componentIdentifier != model.componentIdentifier {
+            kind = ComponentKind(
+                componentIdentifier: model.componentIdentifier, source: kind.source, traits: kind.traits)
+        }
         return RenderNode(
-            model: model, componentIdentifier: model.componentIdentifier, source: wrapper.source,
-            traits: wrapper.layoutTraits, frame: frame,
-            displayList: options.keepDisplayLists ? displayList : [], children: children,
-            wrapperID: wrapper.id)
+            model: model, kind: kind, frame: frame, displayList: options.keepDisplayLists ? displayList : [],
+            children: children, wrapperID: wrapper.id)
     }
 }

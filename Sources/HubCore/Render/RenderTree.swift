@@ -1,12 +1,30 @@
+/// What every node of one component instance shares: the identifier it was made for, where it came from, and its
+/// traits. Made once per instance (and per sizing component), so a node holds one reference instead of copies of
+/// their strings and set, and a writer tells a node's kind from the last one's by identity before comparing
+/// values.
+public final class ComponentKind: Sendable {
+    public let componentIdentifier: ComponentIdentifier
+    public let source: ComponentSource
+    public let traits: Set<LayoutTrait>
+
+    public init(componentIdentifier: ComponentIdentifier, source: ComponentSource, traits: Set<LayoutTrait>) {
+        self.componentIdentifier = componentIdentifier
+        self.source = source
+        self.traits = traits
+    }
+}
+
 /// One rendered component: what the renderers (JSON, SVG, HTML, text) and the event pipeline read.
 public struct RenderNode {
     public var model: ComponentModel
     public var modelID: String { model.identifier }
     public var indexPath: [Int] { model.indexPath }
-    public var componentIdentifier: ComponentIdentifier
+    /// Its component identifier, source and traits.
+    public var kind: ComponentKind
+    public var componentIdentifier: ComponentIdentifier { kind.componentIdentifier }
     /// A plugin's factory (with its owner) or the fallback.
-    public var source: ComponentSource
-    public var traits: Set<LayoutTrait>
+    public var source: ComponentSource { kind.source }
+    public var traits: Set<LayoutTrait> { kind.traits }
     /// Header and body: content coordinates. Overlays: viewport coordinates. Children: the parent's coordinates.
     public var frame: Rect
     /// What the component drew at `frame.size`, in its own coordinates. Empty for components outside the
@@ -18,18 +36,25 @@ public struct RenderNode {
     public var wrapperID: Int?
 
     public init(
-        model: ComponentModel, componentIdentifier: ComponentIdentifier, source: ComponentSource,
-        traits: Set<LayoutTrait>, frame: Rect, displayList: [DrawItem] = [], children: [RenderNode] = [],
-        wrapperID: Int? = nil
+        model: ComponentModel, kind: ComponentKind, frame: Rect, displayList: [DrawItem] = [],
+        children: [RenderNode] = [], wrapperID: Int? = nil
     ) {
         self.model = model
-        self.componentIdentifier = componentIdentifier
-        self.source = source
-        self.traits = traits
+        self.kind = kind
         self.frame = frame
         self.displayList = displayList
         self.children = children
         self.wrapperID = wrapperID
+    }
+
+    public init(
+        model: ComponentModel, componentIdentifier: ComponentIdentifier, source: ComponentSource,
+        traits: Set<LayoutTrait>, frame: Rect, displayList: [DrawItem] = [], children: [RenderNode] = [],
+        wrapperID: Int? = nil
+    ) {
+        self.init(
+            model: model, kind: ComponentKind(componentIdentifier: componentIdentifier, source: source, traits: traits),
+            frame: frame, displayList: displayList, children: children, wrapperID: wrapperID)
     }
 
     /// The child node for child model index `index`.

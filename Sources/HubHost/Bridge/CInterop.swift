@@ -156,20 +156,30 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
 
     static func of(_ model: ComponentModel) -> ModelCStrings {
         if let existing = model.bridgeStorage { return unsafeDowncast(existing, to: ModelCStrings.self) }
-        let storage =
-            spares.popLast()
-            ?? {
-                let made = unsafeDowncast(
-                    ModelCStrings.create(minimumCapacity: slotCount + arenaWords) { _ in Header() },
-                    to: ModelCStrings.self)
-                made.withUnsafeMutablePointerToElements {
-                    $0.initialize(repeating: nil, count: slotCount + arenaWords)
-                }
-                return made
-            }()
+        let storage = spares.popLast() ?? makeStorage()
         model.bridgeStorage = storage
         return storage
     }
+
+    /// The strings a plugin reads `model`'s fields into: `of(model)`, except for the model a sizing call borrows
+    /// while nothing else holds strings of it (see `borrowing(_:_:)`).
+    static func forReading(_ model: ComponentModel) -> ModelCStrings {
+        if model.bridgeStorage == nil, ObjectIdentifier(model) == borrowedModel { return scratch }
+        return of(model)
+    }
+
+    private static func makeStorage() -> ModelCStrings {
+        let made = unsafeDowncast(
+            ModelCStrings.create(minimumCapacity: slotCount + arenaWords) { _ in Header() }, to: ModelCStrings.self)
+        made.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: slotCount + arenaWords) }
+        return made
+    }
+
+    /// The model the outermost sizing call borrows, while it runs. Its strings go to `scratch`, emptied when the
+    /// call returns: they are valid for the call only (the header's `preferred_view_size`), and storage attached
+    /// to the model and dropped again cost a fifth of a plugin component's sizing.
+    @exclusivity(unchecked) private static var borrowedModel: ObjectIdentifier?
+    private static let scratch = makeStorage()
 
     /// Emptied storage of models whose strings were dropped, handed to the next model that needs some: a render
     /// or a scroll makes and drops a storage per model per call, and the allocation and release cost as much as
@@ -183,7 +193,7 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         guard slot < Self.slotCount else { return nil }
         let bit = UInt32(1) << UInt32(slot)
         if header.made & bit != 0 { return withUnsafeMutablePointerToElements { UnsafePointer($0[slot]) } }
-        let made = HostTable.modelString(model, field).map(copy)
+        let made = HostTable.withModelString(model, field, copy)
         header.made |= bit
         withUnsafeMutablePointerToElements { $0[slot] = made }
         return made.map { UnsafePointer($0) }
@@ -225,21 +235,26 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
     /// `text` as a C string this storage owns: in the inline arena when it fits, else malloc'd (freed with the
     /// strings). Copied straight from its UTF-8: `strdup` of a Swift string first makes a temporary array of it.
     private func copy(_ text: String) -> UnsafeMutablePointer<CChar> {
+        // Read in place (a native or small string, i.e. any string a decoded model holds); a mutable copy for
+        // `withUTF8` retained and released the string for nothing.
+        if let made = text.utf8.withContiguousStorageIfAvailable({ copy(utf8: $0) }) { return made }
         var text = text
-        return text.withUTF8 { utf8 in
-            let destination: UnsafeMutablePointer<CChar>
-            if utf8.count < Self.arenaBytes - header.arenaUsed {
-                destination = arena + header.arenaUsed
-                header.arenaUsed += utf8.count + 1
-            } else {
-                destination = .allocate(capacity: utf8.count + 1)
-            }
-            if let base = utf8.baseAddress {
-                UnsafeMutableRawPointer(destination).copyMemory(from: base, byteCount: utf8.count)
-            }
-            destination[utf8.count] = 0
-            return destination
+        return text.withUTF8 { copy(utf8: $0) }
+    }
+
+    private func copy(utf8: UnsafeBufferPointer<UInt8>) -> UnsafeMutablePointer<CChar> {
+        let destination: UnsafeMutablePointer<CChar>
+        if utf8.count < Self.arenaBytes - header.arenaUsed {
+            destination = arena + header.arenaUsed
+            header.arenaUsed += utf8.count + 1
+        } else {
+            destination = .allocate(capacity: utf8.count + 1)
         }
+        if let base = utf8.baseAddress {
+            UnsafeMutableRawPointer(destination).copyMemory(from: base, byteCount: utf8.count)
+        }
+        destination[utf8.count] = 0
+        return destination
     }
 
     /// The inline arena's first byte (its bytes live as long as the storage).
@@ -288,6 +303,19 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
             if borrowDepth == 0, !pendingReleases.isEmpty { flushReleases() }
         }
         return body()
+    }
+
+    /// Runs a sizing call that borrows `model` (see `borrowedModel`); inside another borrowing call, as
+    /// `borrowing(_:)`.
+    @inline(__always)
+    static func borrowing<R>(_ model: ComponentModel, _ body: () -> R) -> R {
+        guard borrowDepth == 0 else { return borrowing(body) }
+        borrowedModel = ObjectIdentifier(model)
+        defer {
+            borrowedModel = nil
+            scratch.freeStrings()
+        }
+        return borrowing(body)
     }
 
     /// An instance was configured with `model`.

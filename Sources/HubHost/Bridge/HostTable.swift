@@ -198,20 +198,24 @@ enum HostTable {
         }
     }
 
-    static func modelString(_ model: ComponentModel, _ field: hub_model_field) -> String? {
+    /// `body` on the string of `field`, nil when the model has none. The model's own strings are handed over
+    /// borrowed: returning one made a copy to retain and release on each of a plugin's most frequent calls.
+    @inline(__always)
+    static func withModelString<R>(_ model: ComponentModel, _ field: hub_model_field, _ body: (String) -> R) -> R? {
         switch field {
-        case HUB_MODEL_ID: return model.identifier
-        case HUB_MODEL_COMPONENT_ID: return model.componentIdentifier.description
-        case HUB_MODEL_COMPONENT_NAMESPACE: return model.componentIdentifier.namespace
-        case HUB_MODEL_COMPONENT_NAME: return model.componentIdentifier.name
-        case HUB_MODEL_CATEGORY: return model.componentCategory
-        case HUB_MODEL_TITLE: return model.title
-        case HUB_MODEL_SUBTITLE: return model.subtitle
-        case HUB_MODEL_ACCESSORY: return model.accessoryTitle
-        case HUB_MODEL_DESCRIPTION: return model.descriptionText
-        case HUB_MODEL_GROUP: return model.groupIdentifier
-        case HUB_MODEL_TARGET_URI: return model.target?.uri
-        default: return nil
+        case HUB_MODEL_ID: return body(model.identifier)
+        case HUB_MODEL_COMPONENT_ID: return body(model.componentIdentifier.description)
+        case HUB_MODEL_COMPONENT_NAMESPACE: return body(model.componentIdentifier.namespace)
+        case HUB_MODEL_COMPONENT_NAME: return body(model.componentIdentifier.name)
+        case HUB_MODEL_CATEGORY: return body(model.componentCategory)
+        case HUB_MODEL_TITLE: if let title = model.title { return body(title) }
+        case HUB_MODEL_SUBTITLE: if let subtitle = model.subtitle { return body(subtitle) }
+        case HUB_MODEL_ACCESSORY: return model.accessoryTitle.map(body)
+        case HUB_MODEL_DESCRIPTION: return model.descriptionText.map(body)
+        case HUB_MODEL_GROUP: return model.groupIdentifier.map(body)
+        case HUB_MODEL_TARGET_URI: return model.target?.uri.map(body)
+        default: break
         }
+        return nil
     }
 }

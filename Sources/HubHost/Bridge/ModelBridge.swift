@@ -13,11 +13,11 @@ enum ModelBridge {
     static func install(into table: inout hub_host) {
         // Strings are cached on the model, so they live exactly as long as it does.
         table.model_string = { _, handle, field in
-            CInterop.withModel(handle) { model in ModelCStrings.of(model).field(field, of: model) }
+            CInterop.withModel(handle) { model in ModelCStrings.forReading(model).field(field, of: model) }
         }
         table.model_json = { _, handle, which in
             guard let model = CInterop.model(handle) else { return nil }
-            return ModelCStrings.of(model).json(which) {
+            return ModelCStrings.forReading(model).json(which) {
                 let object: JSONObject?
                 switch which {
                 case HUB_MODEL_CUSTOM: object = model.custom
@@ -32,7 +32,7 @@ enum ModelBridge {
         table.model_custom_string = { _, handle, key in
             guard let key else { return nil }
             return CInterop.withModel(handle) { model in
-                ModelCStrings.of(model).keyed(.custom, key) { model.custom?[$0]?.stringValue }
+                ModelCStrings.forReading(model).keyed(.custom, key) { model.custom?[$0]?.stringValue }
             }
         }
         table.model_custom_number = { _, handle, key, out in
@@ -48,10 +48,10 @@ enum ModelBridge {
             }
             switch kind {
             case .main, .background:
-                return ModelCStrings.of(model).image(kind) { model.imageData(kind)?.uri }
+                return ModelCStrings.forReading(model).image(kind) { model.imageData(kind)?.uri }
             case .custom:
                 guard let customID else { return nil }  // a custom image needs its id
-                return ModelCStrings.of(model).keyed(.customImage, customID) {
+                return ModelCStrings.forReading(model).keyed(.customImage, customID) {
                     model.imageData(.custom, identifier: $0)?.uri
                 }
             }

@@ -66,7 +66,7 @@ final class PluginComponent: Component {
     func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size {
         guard isAlive, let size = methods.preferred_view_size else { return .zero }
         // Checked inside the call's record, so a bad size is reported as this plugin's.
-        var result = ModelCStrings.borrowing {
+        var result = ModelCStrings.borrowing(model) {
             CallRecorder.during(.size, slot: slot, model: model) {
                 CInterop.size(size(instance, CInterop.handle(model), CInterop.size(containerSize)))
             }
