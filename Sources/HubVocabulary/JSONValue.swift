@@ -41,34 +41,80 @@ public enum JSONValue: Hashable, Sendable {
 
 /// An ordered JSON object.
 public struct JSONObject: Hashable, Sendable, Sequence {
-    public private(set) var keys: [String] = []
-    private var values: [String: JSONValue] = [:]
+    /// Entries in order of first appearance. A small object (a component's custom data has a few keys) finds a key
+    /// by comparing it with each, which costs less than hashing it, and is one array; a larger one also keeps a
+    /// table from key to position.
+    private var entries: [Entry] = []
+    private var positions: [String: Int]?
+    fileprivate struct Entry: Hashable, Sendable {
+        var key: String
+        var value: JSONValue
+    }
+    private static let scanLimit = 8
 
     public init() {}
     public init(_ pairs: [(String, JSONValue)]) { for (k, v) in pairs { self[k] = v } }
 
+    public var keys: [String] { entries.map(\.key) }
+
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        var i = 0
+        while i < entries.count {
+            if entries[i].key == key { return i }
+            i += 1
+        }
+        return nil
+    }
+
     public subscript(key: String) -> JSONValue? {
-        get { values[key] }
+        get { position(of: key).map { entries[$0].value } }
         set {
             if let newValue {
-                if values.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if values.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+                if let i = position(of: key) {
+                    entries[i].value = newValue
+                } else {
+                    entries.append(Entry(key: key, value: newValue))
+                    if positions != nil {
+                        positions![key] = entries.count - 1
+                    } else if entries.count > Self.scanLimit {
+                        indexPositions()
+                    }
+                }
+            } else if let i = position(of: key) {
+                entries.remove(at: i)
+                if positions != nil { indexPositions() }
             }
         }
     }
-    public var count: Int { keys.count }
-    public var isEmpty: Bool { keys.isEmpty }
-    public func makeIterator() -> AnyIterator<(key: String, value: JSONValue)> {
-        var i = 0
-        return AnyIterator {
-            guard i < keys.count else { return nil }
-            defer { i += 1 }
-            return (keys[i], values[keys[i]]!)
+
+    private mutating func indexPositions() {
+        var table: [String: Int] = [:]
+        table.reserveCapacity(entries.count)
+        for (i, entry) in entries.enumerated() { table[entry.key] = i }
+        positions = table
+    }
+
+    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty }
+
+    public struct Iterator: IteratorProtocol {
+        fileprivate let entries: [Entry]
+        fileprivate var position = 0
+        public mutating func next() -> (key: String, value: JSONValue)? {
+            guard position < entries.count else { return nil }
+            defer { position += 1 }
+            return (entries[position].key, entries[position].value)
         }
     }
+    public func makeIterator() -> Iterator { Iterator(entries: entries) }
+
     /// Shallow merge: keys of `other` override ours (Hub's additive merge of custom/metadata/logging).
     public mutating func merge(_ other: JSONObject) { for (k, v) in other { self[k] = v } }
+
+    /// Equal when the same keys in the same order hold equal values (the position table is only an index).
+    public static func == (a: JSONObject, b: JSONObject) -> Bool { a.entries == b.entries }
+    public func hash(into hasher: inout Hasher) { hasher.combine(entries) }
 }
 
 // MARK: - Parsing and serialising

@@ -14,6 +14,36 @@ import Testing
         #expect(try JSONValue.parse(value.jsonText) == value)
     }
 
+    @Test func objectsSmallAndLargeKeepOrderFindKeysAndCompareByContent() {
+        // Past eight keys an object also indexes its keys; both forms must read, replace and remove alike.
+        for size in [3, 8, 9, 40] {
+            var object = JSONObject()
+            for i in 0..<size { object["k\(i)"] = .number(Double(i)) }
+            object["k1"] = .string("replaced")  // keeps its place
+            #expect(object.count == size)
+            #expect(object.keys == (0..<size).map { "k\($0)" })
+            #expect(object["k1"] == .string("replaced"))
+            #expect(object["k\(size - 1)"] == .number(Double(size - 1)))
+            #expect(object["missing"] == nil)
+            object["k0"] = nil
+            #expect(object.keys.first == "k1" && object.count == size - 1 && object["k0"] == nil)
+            #expect(object["k\(size - 1)"] == .number(Double(size - 1)), "found after a removal")
+            #expect(Array(object.map(\.key)) == object.keys)
+
+            // Equal content compares equal and hashes alike however it was built; order matters, as in output.
+            var rebuilt = JSONObject()
+            for (key, value) in object { rebuilt[key] = value }
+            #expect(rebuilt == object && rebuilt.hashValue == object.hashValue)
+            var reordered = JSONObject()
+            for (key, value) in object.reversed() { reordered[key] = value }
+            #expect(size < 3 || reordered != object)
+        }
+        // An object that grew past the index and shrank back equals one built small.
+        var grown = JSONObject((0..<12).map { ("k\($0)", .bool(true)) })
+        for i in 2..<12 { grown["k\(i)"] = nil }
+        #expect(grown == JSONObject([("k0", .bool(true)), ("k1", .bool(true))]))
+    }
+
     @Test(arguments: [
         ("{\"a\": }", "line 1, column 7"),
         ("[1,\n 2,\n x]", "line 3, column 2"),
