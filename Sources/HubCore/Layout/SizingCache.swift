@@ -11,10 +11,13 @@ public final class SizingCache {
         public let kind: ComponentKind
         public var source: ComponentSource { kind.source }
         public var traits: Set<LayoutTrait> { kind.traits }
+        /// Whether the component has the children extension (so may ask for its children's sizes).
+        let hasChildren: Bool
 
-        init(component: Component, kind: ComponentKind) {
+        init(component: Component, kind: ComponentKind, hasChildren: Bool) {
             self.component = component
             self.kind = kind
+            self.hasChildren = hasChildren
         }
     }
 
@@ -46,10 +49,12 @@ public final class SizingCache {
             return entry
         }
         let (component, source) = registry.createComponent(identifier: identifier, category: category)
-        component.childrenSupport?.childDelegate = childDelegate
+        let children = component.childrenSupport
+        children?.childDelegate = childDelegate
         let entry = Entry(
             component: component,
-            kind: ComponentKind(componentIdentifier: identifier, source: source, traits: component.layoutTraits))
+            kind: ComponentKind(componentIdentifier: identifier, source: source, traits: component.layoutTraits),
+            hasChildren: children != nil)
         entries[identifier] = entry
         recent.remember(entry, for: identifier)
         return entry
@@ -64,6 +69,10 @@ public final class SizingCache {
     /// The preferred size from an entry already looked up.
     public func preferredSize(for model: ComponentModel, entry: Entry, containerSize: Size) -> Size {
         let component = entry.component
+        // Only a component with children asks for its children's sizes (a push and pop per model otherwise).
+        guard entry.hasChildren else {
+            return component.preferredViewSize(for: model, containerSize: containerSize).sanitized
+        }
         sizingStack.append((model, containerSize))
         defer { sizingStack.removeLast() }
         return component.preferredViewSize(for: model, containerSize: containerSize).sanitized

@@ -131,6 +131,8 @@ public final class RenderPipeline {
         let keepsBody = stream == nil || options.keepsStreamedBody
         var body: [RenderNode] = []
         if keepsBody { body.reserveCapacity(viewModel.body.count) }
+        // Read once (a weak reference): a wrapper from the pool has none, so only a set delegate is handed on.
+        let delegate = wrapperDelegate
         for (index, model) in viewModel.body.enumerated() {
             let frame = layout.frames[index]
             if let visibleRect, !frame.intersects(visibleRect) {
@@ -140,7 +142,7 @@ public final class RenderPipeline {
                 continue
             }
             let wrapper = pool.wrapper(for: model, parent: nil)
-            wrapper.delegate = wrapperDelegate
+            if let delegate { wrapper.delegate = delegate }
             wrapper.loadView()
             wrapper.setFrame(frame)  // before configure: children take the parent's frame size as container
             wrapper.configure(with: model, containerSize: viewport)
