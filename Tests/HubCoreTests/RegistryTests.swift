@@ -52,7 +52,7 @@ struct RegistryTests {
         #expect(factory.asked == ["row"])
 
         var told: [String] = []
-        registry.didUnregister.append { told.append($0.namespace) }
+        registry.addUnregisterObserver { told.append($0.namespace) }
         #expect(registry.unregister(namespace: "demo")?.owner == alice)
         #expect(told == ["demo"])
         #expect(registry.entry(forNamespace: "demo") == nil)
@@ -112,7 +112,7 @@ struct RegistryTests {
     func unknownUnregister() throws {
         let registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
         var told = 0
-        registry.didUnregister.append { _ in told += 1 }
+        registry.addUnregisterObserver { _ in told += 1 }
         #expect(registry.unregister(namespace: "nothing") == nil)
         try registry.register(Factory("A", names: ["row"]), forNamespace: "demo", owner: alice)
         #expect(registry.unregister(namespace: "demo", owner: bob) == nil)

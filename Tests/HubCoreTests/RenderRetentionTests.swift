@@ -71,7 +71,7 @@ import Testing
             engine.load()
         }
         renderThroughAnEngine()
-        let observers = registry.didUnregister.count + registry.unregisterObserverCount
+        let observers = registry.unregisterObserverCount
         let first = counts(pipeline)
         let log = self.log
         for version in 1...15 {
@@ -85,7 +85,7 @@ import Testing
             #expect(pipeline.liveWrappers.allSatisfy { $0.source == .factory(namespace: "t", owner: owner) })
         }
         // Neither engines nor renders add observers to the registry.
-        #expect(registry.didUnregister.count + registry.unregisterObserverCount == observers)
+        #expect(registry.unregisterObserverCount == observers)
         #expect(pipeline.pool.didPurge.isEmpty)
     }
 }

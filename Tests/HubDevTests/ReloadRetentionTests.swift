@@ -44,8 +44,7 @@ import Testing
             return Counts(
                 wrappers: pool.wrapperCount, idleEntries: pool.idleEntryCount, idleHints: pool.idleHintCount,
                 sizing: loop.pipeline.sizing.count, uiStates: pool.uiStates.count,
-                observers: loop.host.registry.didUnregister.count + loop.host.registry.unregisterObserverCount,
-                live: loop.pipeline.liveWrappers.count)
+                observers: loop.host.registry.unregisterObserverCount, live: loop.pipeline.liveWrappers.count)
         }
         func reload(_ i: Int) throws {
             try install(builds[i % 2], at: target)

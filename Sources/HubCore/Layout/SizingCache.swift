@@ -12,12 +12,12 @@ public final class SizingCache {
         public var source: ComponentSource { kind.source }
         public var traits: Set<LayoutTrait> { kind.traits }
         /// Whether the component has the children extension (so may ask for its children's sizes).
-        let hasChildren: Bool
+        let supportsChildren: Bool
 
-        init(component: Component, kind: ComponentKind, hasChildren: Bool) {
+        init(component: Component, kind: ComponentKind, supportsChildren: Bool) {
             self.component = component
             self.kind = kind
-            self.hasChildren = hasChildren
+            self.supportsChildren = supportsChildren
         }
     }
 
@@ -54,7 +54,7 @@ public final class SizingCache {
         let entry = Entry(
             component: component,
             kind: ComponentKind(componentIdentifier: identifier, source: source, traits: component.layoutTraits),
-            hasChildren: children != nil)
+            supportsChildren: children != nil)
         entries[identifier] = entry
         recent.remember(entry, for: identifier)
         return entry
@@ -68,14 +68,11 @@ public final class SizingCache {
 
     /// The preferred size from an entry already looked up.
     public func preferredSize(for model: ComponentModel, entry: Entry, containerSize: Size) -> Size {
-        let component = entry.component
         // Only a component with children asks for its children's sizes (a push and pop per model otherwise).
-        guard entry.hasChildren else {
-            return component.preferredViewSize(for: model, containerSize: containerSize).sanitized
-        }
-        sizingStack.append((model, containerSize))
-        defer { sizingStack.removeLast() }
-        return component.preferredViewSize(for: model, containerSize: containerSize).sanitized
+        let stacked = entry.supportsChildren
+        if stacked { sizingStack.append((model, containerSize)) }
+        defer { if stacked { sizingStack.removeLast() } }
+        return entry.component.preferredViewSize(for: model, containerSize: containerSize).sanitized
     }
 
     fileprivate func childSize(at index: Int) -> Size {

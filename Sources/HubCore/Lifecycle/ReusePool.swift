@@ -1,6 +1,6 @@
 /// Hub's HUBComponentReusePool: idle wrappers per component identifier, one UI-state manager for the view.
 /// It owns every wrapper it created until it destroys it, so a plugin's instances can be dropped when its
-/// namespace goes away (`ComponentRegistry.didUnregister`) and the next render falls back or uses the new version.
+/// namespace goes away (`ComponentRegistry.addUnregisterObserver`) and the next render falls back or uses the new version.
 ///
 /// Dequeuing prefers an idle wrapper that last showed the same model id (so a re-render does not reconfigure
 /// equal models), else the last one in the idle list (Hub takes an arbitrary one).

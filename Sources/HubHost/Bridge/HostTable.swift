@@ -210,10 +210,10 @@ enum HostTable {
         case HUB_MODEL_CATEGORY: return body(model.componentCategory)
         case HUB_MODEL_TITLE: if let title = model.title { return body(title) }
         case HUB_MODEL_SUBTITLE: if let subtitle = model.subtitle { return body(subtitle) }
-        case HUB_MODEL_ACCESSORY: return model.accessoryTitle.map(body)
-        case HUB_MODEL_DESCRIPTION: return model.descriptionText.map(body)
-        case HUB_MODEL_GROUP: return model.groupIdentifier.map(body)
-        case HUB_MODEL_TARGET_URI: return model.target?.uri.map(body)
+        case HUB_MODEL_ACCESSORY: if let accessory = model.accessoryTitle { return body(accessory) }
+        case HUB_MODEL_DESCRIPTION: if let description = model.descriptionText { return body(description) }
+        case HUB_MODEL_GROUP: if let group = model.groupIdentifier { return body(group) }
+        case HUB_MODEL_TARGET_URI: if let uri = model.target?.uri { return body(uri) }
         default: break
         }
         return nil

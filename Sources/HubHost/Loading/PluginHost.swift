@@ -83,7 +83,7 @@ public final class PluginHost {
         self.registry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
         // However a namespace goes away (the plugin unregisters it, or it unloads), its factory's live components
         // are revoked and the plugin's factory is told it is no longer used.
-        registry.didUnregister.append { entry in
+        registry.addUnregisterObserver { entry in
             guard let factory = entry.factory as? PluginComponentFactory else { return }
             factory.retire()
             if factory.record?.componentFactories[entry.namespace] === factory {
