@@ -367,7 +367,7 @@ struct Writer {
 
     static func format(_ n: Double) -> String {
         guard n.isFinite else { return "null" }
-        if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
+        if let whole = n.wholeNumber { return String(whole) }
         return String(n)
     }
 }

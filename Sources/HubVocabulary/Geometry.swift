@@ -63,9 +63,18 @@ public struct Rect: Hashable, Sendable, Codable, CustomStringConvertible {
 }
 
 extension Double {
+    /// The value as an integer when it is a whole number below 10^15, else nil. A round trip through Int64
+    /// rather than `rounded()`, which is a libm call (the writers ask for every coordinate).
+    @inlinable
+    public var wholeNumber: Int64? {
+        guard abs(self) < 1e15 else { return nil }  // also false for NaN
+        let whole = Int64(self)
+        return Double(whole) == self ? whole : nil
+    }
+
     /// "15" rather than "15.0"; used in messages and outlines.
     public var compact: String {
-        if self == rounded(), abs(self) < 1e15 { return String(Int64(self)) }
+        if let whole = wholeNumber { return String(whole) }
         return String(self)
     }
 
@@ -76,7 +85,7 @@ extension Double {
     /// count. A whole number's digits are written straight in: trace lines write a few per line, and a String
     /// each cost more than the rest of the line.
     public func writeCompact(into destination: UnsafeMutablePointer<UInt8>) -> Int {
-        guard self == rounded(), abs(self) < 1e15 else {
+        guard let whole = wholeNumber else {
             var text = String(self)
             return text.withUTF8 { utf8 in
                 let count = Swift.min(utf8.count, Double.maxCompactLength)
@@ -84,7 +93,7 @@ extension Double {
                 return count
             }
         }
-        return Int64(self).writeDecimal(into: destination)
+        return whole.writeDecimal(into: destination)
     }
 }
 
@@ -93,8 +102,9 @@ extension Int64 {
     public static let maxDecimalLength = 20
 
     /// The decimal digits (and sign) written as UTF-8 at `destination` (room for `maxDecimalLength` bytes);
-    /// returns the byte count. Digits are counted, then written from the last one back: a division by the
-    /// constant 10 is a multiply. The writers (`ByteWriter`) and trace lines write whole numbers through it.
+    /// returns the byte count. Digits are counted, then written from the last one back, two per division: a
+    /// division by a constant is a multiply, and each waits for the one before, so pairs halve the wait. The
+    /// writers (`ByteWriter`) and trace lines write whole numbers through it.
     @inlinable
     public func writeDecimal(into destination: UnsafeMutablePointer<UInt8>) -> Int {
         var written = 0
@@ -111,11 +121,19 @@ extension Int64 {
         }
         written += digits
         var position = written
-        repeat {
-            position -= 1
-            destination[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
+        while magnitude >= 100 {
+            let pair = magnitude % 100
+            magnitude /= 100
+            position -= 2
+            destination[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: pair / 10)
+            destination[position + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: pair % 10)
+        }
+        if magnitude >= 10 {
+            destination[position - 2] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude / 10)
+            destination[position - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+        } else {
+            destination[position - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+        }
         return written
     }
 }

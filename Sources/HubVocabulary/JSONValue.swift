@@ -149,8 +149,8 @@ extension JSONValue {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .number(let n):
-            if n.isFinite, n == n.rounded(), abs(n) < 1e15 {
-                out += String(Int64(n))
+            if let whole = n.wholeNumber {
+                out += String(whole)
             } else if n.isFinite {
                 out += String(n)
             } else {

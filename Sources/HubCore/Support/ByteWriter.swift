@@ -182,7 +182,7 @@ public struct ByteWriter {
     /// `n` as `Double.compact` gives it ("15" rather than "15.0"; "nan" and "inf" as they are).
     @inlinable
     public mutating func write(compact n: Double) {
-        if n == n.rounded(), abs(n) < 1e15 { return write(Int(n)) }
+        if let whole = n.wholeNumber { return write(Int(whole)) }
         if let cents = Self.exactHundredths(n) { return write(hundredths: cents) }
         write(String(n))
     }
