@@ -93,6 +93,27 @@ import Testing
         #expect(log.take() == [])
     }
 
+    /// A pool takes back only its own live wrappers: another pool's, or one it destroyed, is left alone (the
+    /// check is by the wrapper's pool identity and state, without looking it up).
+    @Test func poolsTakeBackOnlyTheirOwnLiveWrappers() {
+        let first = RenderPipeline(registry: registry)
+        let second = RenderPipeline(registry: registry)
+        first.render(view([model("a", "t:rec")]), viewport: viewport)
+        let wrapper = first.bodyWrappers[0]!
+        second.pool.enqueue(wrapper)
+        #expect(!wrapper.isInPool && second.pool.idleCount == 0 && second.pool.idleEntryCount == 0)
+
+        first.pool.enqueue(wrapper)
+        #expect(wrapper.isInPool && first.pool.idleCount == 1)
+        first.pool.enqueue(wrapper)  // already idle: no second entry
+        #expect(first.pool.idleEntryCount == 1)
+
+        first.tearDown()
+        #expect(wrapper.isDestroyed)
+        first.pool.enqueue(wrapper)
+        #expect(!wrapper.isInPool && first.pool.idleEntryCount == 0 && first.pool.wrapperCount == 0)
+    }
+
     @Test func onlyVisibleComponentsAreLive() {
         let pipeline = RenderPipeline(registry: registry)
         let models = (0..<10).map { model("m\($0)", "t:rec", index: $0) }

@@ -77,6 +77,8 @@ public final class ComponentWrapper {
     public private(set) var isDestroyed = false
 
     unowned let pool: ReusePool
+    /// The pool's identity, for its checks of ownership without reading the unowned reference (which retains).
+    let poolIdentity: ObjectIdentifier
     private lazy var childDelegateProxy = WrapperChildDelegate(wrapper: self)
     private lazy var actionPerformerProxy = WrapperActionPerformer(wrapper: self)
 
@@ -88,6 +90,7 @@ public final class ComponentWrapper {
         self.component = component
         self.kind = ComponentKind(componentIdentifier: componentIdentifier, source: source, traits: layoutTraits)
         self.pool = pool
+        poolIdentity = ObjectIdentifier(pool)
         // Hub sets itself as child delegate and action performer at init.
         let childrenSupport = component.childrenSupport
         supportsChildren = childrenSupport != nil

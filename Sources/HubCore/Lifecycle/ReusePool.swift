@@ -107,7 +107,10 @@ public final class ReusePool {
         wrapper.isInPool = false
         let slot = wrapper.idleSlot
         wrapper.idleSlot = -1
-        if let id = wrapper.model?.identifier, idleByModel[id] === wrapper { idleByModel[id] = nil }
+        // Asked only when there are hints (a one-shot render keeps none): the lookup hashes the model id.
+        if !idleByModel.isEmpty, let id = wrapper.model?.identifier, idleByModel[id] === wrapper {
+            idleByModel[id] = nil
+        }
         guard let list = wrapper.idleList, let last = list.wrappers.popLast() else { return }
         if last !== wrapper {
             list.wrappers[slot] = last
@@ -131,7 +134,8 @@ public final class ReusePool {
     /// Makes `wrapper` idle (Hub's wrapper prepareViewForReuse + pool add). Its component is prepared only when it
     /// shows a different model.
     public func enqueue(_ wrapper: ComponentWrapper) {
-        guard !wrapper.isInPool, !wrapper.isDestroyed, wrappers[wrapper.id] === wrapper else { return }
+        // A wrapper of this pool that is not destroyed is in `wrappers` (removing one destroys it): no lookup.
+        guard !wrapper.isInPool, !wrapper.isDestroyed, wrapper.poolIdentity == ObjectIdentifier(self) else { return }
         wrapper.detachFromParent()
         wrapper.delegate = nil
         wrapper.selectionState = .none
