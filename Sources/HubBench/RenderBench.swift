@@ -28,11 +28,12 @@ enum RenderBench {
         defer { try? FileManager.default.removeItem(at: cache) }
         let swiftRegistry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
         try swiftRegistry.register(SwiftTwinFactory(), forNamespace: "cdemo", owner: Owner(id: "bench.swift-twins"))
-        // For a profiler: only the 100k pipeline (C, or the Swift twins with HUBBENCH_RENDER_TWINS=1), this many
-        // times, nothing else in the samples.
+        // For a profiler: only the 100k pipeline (C, or the Swift twins with HUBBENCH_RENDER_TWINS=1; another size
+        // with HUBBENCH_RENDER_COUNT), this many times, nothing else in the samples.
         if let loops = ProcessInfo.processInfo.environment["HUBBENCH_RENDER_LOOPS"].flatMap(Int.init) {
             let twins = ProcessInfo.processInfo.environment["HUBBENCH_RENDER_TWINS"] == "1"
-            let json = makeView(count: 100_000)
+            let count = ProcessInfo.processInfo.environment["HUBBENCH_RENDER_COUNT"].flatMap(Int.init) ?? 100_000
+            let json = makeView(count: count)
             for _ in 0..<loops { _ = try pipeline(json, registry: twins ? swiftRegistry : host.registry) }
             return
         }

@@ -193,7 +193,8 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
         guard slot < Self.slotCount else { return nil }
         let bit = UInt32(1) << UInt32(slot)
         if header.made & bit != 0 { return withUnsafeMutablePointerToElements { UnsafePointer($0[slot]) } }
-        let made = HostTable.withModelString(model, field, copy)
+        // A closure, not the method itself: a method as a value retains its object for each call.
+        let made = HostTable.withModelString(model, field) { copy($0) }
         header.made |= bit
         withUnsafeMutablePointerToElements { $0[slot] = made }
         return made.map { UnsafePointer($0) }
@@ -226,7 +227,7 @@ final class ModelCStrings: ManagedBuffer<ModelCStrings.Header, UnsafeMutablePoin
             for entry in header.moreOthers where matches(entry) { return entry.value.map { UnsafePointer($0) } }
         }
         let keyString = key.map(Self.keyString) ?? ""
-        let value = make(keyString).map(copy)
+        let value = make(keyString).map { copy($0) }
         let entry = Other(kind: kind, index: index, key: keyString, value: value)
         if header.firstOther == nil { header.firstOther = entry } else { header.moreOthers.append(entry) }
         return value.map { UnsafePointer($0) }
