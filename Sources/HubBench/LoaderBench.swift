@@ -9,7 +9,12 @@ enum LoaderBench {
     static let repetitions = 9
 
     static func run() throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-bench-\(getpid())")
+        // Beside the folder where hubhost keeps its private copies by default (~/.cache/hubhost/images), not in
+        // /tmp: compilers, test runs and this bench's own `cc` calls create and delete thousands of files there,
+        // and ext4 without a journal creates files slowly for minutes after deletions in the same block group
+        // (measured here: 200 small files in 35-45 ms in /tmp after a test run, 6 ms in the home folder), which
+        // made the cold listing measure /tmp's history instead of the host.
+        let work = HostEnvironment.current.cacheHome.appendingPathComponent("hubhost-bench-\(getpid())")
         defer { try? FileManager.default.removeItem(at: work) }
         let plugins = work.appendingPathComponent("plugins")
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
