@@ -41,7 +41,7 @@ enum RenderBench {
         print(
             "(one-shot render as `hubhost render --format json` does it: body instances reused and nodes written as they are drawn)"
         )
-        for (count, repetitions) in [(10_000, 15), (100_000, 5)] {
+        for (count, repetitions) in [(10_000, 15), (100_000, 9)] {
             let json = makeView(count: count)
             // Warm up both and check they agree, so the comparison is of equal work.
             let cOutput = try pipeline(json, registry: host.registry, keepBody: true)
