@@ -146,17 +146,6 @@ enum RenderBench {
 
     // MARK: The pipeline under test
 
-    /// The output file's stand-in: counts and hashes every chunk (hashing 21 MB costs about what writing it to a
-    /// file does).
-    struct HashingSink {
-        var bytes = 0
-        var hasher = Hasher()
-        mutating func take(_ chunk: UnsafeRawBufferPointer) {
-            bytes += chunk.count
-            hasher.combine(bytes: chunk)
-        }
-    }
-
     struct Output {
         var tree: RenderTree
         var jsonBytes: Int
@@ -182,11 +171,15 @@ enum RenderBench {
         let pipeline = RenderPipeline(registry: registry)
         pipeline.options = RenderPipeline.Options(
             retainBodyInstances: retain, keepDisplayLists: false, keepsStreamedBody: keepBody)
-        var sink = HashingSink()
+        var bytes = 0
+        var hasher = Hasher()
         let tree: RenderTree
         if writes {
-            let output: (UnsafeRawBufferPointer) -> Void = { sink.take($0) }
-            tree = JSONRenderer(pretty: false).renderStreaming(to: output) { stream in
+            let sink: (UnsafeRawBufferPointer) -> Void = { chunk in
+                bytes += chunk.count
+                hasher.combine(bytes: chunk)
+            }
+            tree = JSONRenderer(pretty: false).renderStreaming(to: sink) { stream in
                 pipeline.options.bodyStream = stream
                 defer { pipeline.options.bodyStream = nil }
                 return pipeline.render(decoded.viewModel, viewport: viewport)
@@ -197,7 +190,7 @@ enum RenderBench {
         }
         pipeline.tearDown()
         return Output(
-            tree: tree, jsonBytes: sink.bytes, jsonHash: sink.hasher.finalize(), decodeSeconds: decodeSeconds,
+            tree: tree, jsonBytes: bytes, jsonHash: hasher.finalize(), decodeSeconds: decodeSeconds,
             viewModel: decoded.viewModel)
     }
 

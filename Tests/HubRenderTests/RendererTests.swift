@@ -153,8 +153,10 @@ final class DrawingFactory: ComponentFactory {
             (.fallback(category: "row"), [.fullWidth]),
         ]
         func node(_ k: Int, children: [RenderNode] = []) -> RenderNode {
+            // A kind object per node: nodes of equal kinds are told apart by value, not by identity.
             RenderNode(
-                model: models[k], componentIdentifier: identifier, source: kinds[k].source, traits: kinds[k].traits,
+                model: models[k],
+                kind: ComponentKind(componentIdentifier: identifier, source: kinds[k].source, traits: kinds[k].traits),
                 frame: Rect(x: 0, y: Double(k) * 10, width: 10, height: 10), children: children)
         }
         let leaves = (0..<4).map { node($0) }

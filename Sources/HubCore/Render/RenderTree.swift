@@ -47,16 +47,6 @@ public struct RenderNode {
         self.wrapperID = wrapperID
     }
 
-    public init(
-        model: ComponentModel, componentIdentifier: ComponentIdentifier, source: ComponentSource,
-        traits: Set<LayoutTrait>, frame: Rect, displayList: [DrawItem] = [], children: [RenderNode] = [],
-        wrapperID: Int? = nil
-    ) {
-        self.init(
-            model: model, kind: ComponentKind(componentIdentifier: componentIdentifier, source: source, traits: traits),
-            frame: frame, displayList: displayList, children: children, wrapperID: wrapperID)
-    }
-
     /// The child node for child model index `index`.
     public func child(at index: Int) -> RenderNode? { children.first { $0.model.index == index } }
 
