@@ -7,8 +7,9 @@ import Logging
 /// The render section: the full pipeline (decode, resolve, configure, size, lay out, emit JSON) over views of
 /// 10k and 100k components, with the components of the C demo plugin (`libHubDemoC.so`, dlopened through the
 /// plugin host) against Swift twins of the same components registered in-process, in one run, interleaved.
-/// Also: the ratio to a loop that only computes the frames, and the peak memory per component model at 100k
-/// (measured in a child process, so earlier sections do not count).
+/// Also: the ratio to a loop that only computes the frames, the host's own work per component (components that
+/// do nothing but answer the C components' sizes), and the peak memory per component model at 100k (measured in a
+/// child process, so earlier sections do not count).
 enum RenderBench {
     static let memoryChildVariable = "HUBBENCH_RENDER_MEMORY"
     static let viewport = Size(width: 375, height: 667)
@@ -28,13 +29,24 @@ enum RenderBench {
         defer { try? FileManager.default.removeItem(at: cache) }
         let swiftRegistry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
         try swiftRegistry.register(SwiftTwinFactory(), forNamespace: "cdemo", owner: Owner(id: "bench.swift-twins"))
-        // For a profiler: only the 100k pipeline (C, or the Swift twins with HUBBENCH_RENDER_TWINS=1; another size
-        // with HUBBENCH_RENDER_COUNT), this many times, nothing else in the samples.
-        if let loops = ProcessInfo.processInfo.environment["HUBBENCH_RENDER_LOOPS"].flatMap(Int.init) {
-            let twins = ProcessInfo.processInfo.environment["HUBBENCH_RENDER_TWINS"] == "1"
-            let count = ProcessInfo.processInfo.environment["HUBBENCH_RENDER_COUNT"].flatMap(Int.init) ?? 100_000
+        let nullSizes = NullComponent.Sizes()
+        let nullRegistry = ComponentRegistry(fallbackHandler: DefaultFallbackHandler())
+        try nullRegistry.register(
+            NullComponentFactory(sizes: nullSizes), forNamespace: "cdemo", owner: Owner(id: "bench.null-components"))
+        // For a profiler: only the 100k pipeline (C; the Swift twins with HUBBENCH_RENDER_TWINS=1; components that
+        // do nothing, i.e. the host's own work, with HUBBENCH_RENDER_NULL=1; another size with
+        // HUBBENCH_RENDER_COUNT), this many times, nothing else in the samples.
+        let environment = ProcessInfo.processInfo.environment
+        if let loops = environment["HUBBENCH_RENDER_LOOPS"].flatMap(Int.init) {
+            let count = environment["HUBBENCH_RENDER_COUNT"].flatMap(Int.init) ?? 100_000
             let json = makeView(count: count)
-            for _ in 0..<loops { _ = try pipeline(json, registry: twins ? swiftRegistry : host.registry) }
+            var registry = host.registry
+            if environment["HUBBENCH_RENDER_TWINS"] == "1" { registry = swiftRegistry }
+            if environment["HUBBENCH_RENDER_NULL"] == "1" {
+                nullSizes.sizes = layoutItems(json, registry: host.registry).map(\.preferredSize)
+                registry = nullRegistry
+            }
+            for _ in 0..<loops { _ = try pipeline(json, registry: registry) }
             return
         }
 
@@ -52,13 +64,19 @@ enum RenderBench {
                 )
                 return
             }
+            let items = layoutItems(json, registry: swiftRegistry)
+            nullSizes.sizes = items.map(\.preferredSize)
+            // Not kept: a third view held through the runs below changed how fast they decode (by a third).
+            guard sameFrames(cOutput, try pipeline(json, registry: nullRegistry, keepBody: true)) else {
+                print("render: the components that do nothing lay out differently from the C components")
+                return
+            }
             var cTimes: [Double] = []
             var cCPUTimes: [Double] = []
             var cDecodeTimes: [Double] = []
             var swiftTimes: [Double] = []
             var frameTimes: [Double] = []
             var silentTimes: [Double] = []
-            let items = layoutItems(json, registry: swiftRegistry)
             for _ in 0..<repetitions {
                 // Each run's output (and with it the decoded view) is let go after its timing: `hubhost render`
                 // keeps the view until the process exits instead of freeing 100k models (ProcessLifetime).
@@ -80,6 +98,15 @@ enum RenderBench {
                             items: items, width: viewport.width, header: nil,
                             layoutManager: DefaultLayoutManager())
                     })
+            }
+            // The components that do nothing, writing nothing, after the runs above and timed after their decode:
+            // placed among them, the memory their views free changed how fast the next C run decodes (by a third
+            // at 100k).
+            var nullAfterDecode: [Double] = []
+            for _ in 0..<repetitions {
+                var output: Output?
+                let seconds = try time { output = try pipeline(json, registry: nullRegistry, writes: false) }
+                nullAfterDecode.append(seconds - output!.decodeSeconds)
             }
             // The decoder alone against Foundation's parser (which builds only untyped objects, no models).
             var decodeTimes: [Double] = []
@@ -131,6 +158,14 @@ enum RenderBench {
             print(
                 "    component work: \(perComponent(c - floor, count)) per component; the goal leaves "
                     + "\(perComponent(5 * frames - floor, count))")
+            // The same pipeline with components that do nothing (they answer the C components' sizes, so the
+            // layout is the same) and writing nothing: what it spends after decoding above the loop is the host's
+            // own work per component (resolve, reuse, the lifecycle calls, sizing, nodes); the rest of the
+            // component work is the components' and the bridge's.
+            let hostOwn = Measure.medianOf(nullAfterDecode) - frames
+            print(
+                "      of which the host's own (components that do nothing): \(perComponent(hostOwn, count)); "
+                    + "the C components with the bridge: \(perComponent(c - floor - hostOwn, count))")
             let decode = Measure.medianOf(decodeTimes)
             let foundation = Measure.medianOf(foundationTimes)
             print(
@@ -416,4 +451,52 @@ private final class TwinTile: Component {
         view.text(
             Rect(x: 8, y: size.height - scrim + 6, width: size.width - 16, height: text.height), title, Self.style)
     }
+}
+
+// MARK: - Components that do nothing: the host's own work per component
+
+/// The C demo's component names with their traits; each instance answers the size the C component gave the model
+/// (looked up by the model's index) and does nothing else, so a pipeline of them lays out exactly as the C
+/// pipeline does and writes the same nodes.
+private final class NullComponentFactory: ComponentFactory {
+    let sizes: NullComponent.Sizes
+    init(sizes: NullComponent.Sizes) { self.sizes = sizes }
+
+    func createComponent(forName name: String) -> Component? {
+        switch name {
+        case "banner": return NullComponent(traits: [.fullWidth], sizes: sizes)
+        case "badge": return NullComponent(traits: [.centered], sizes: sizes)
+        case "tile": return NullComponent(traits: [.compactWidth], sizes: sizes)
+        default: return nil
+        }
+    }
+    var componentNames: [String] { ["banner", "badge", "tile"] }
+}
+
+private final class NullComponent: Component {
+    /// The preferred size of each body model by index, set before each view's runs.
+    final class Sizes { var sizes: [Size] = [] }
+
+    let layoutTraits: Set<LayoutTrait>
+    let sizes: Sizes
+    init(traits: Set<LayoutTrait>, sizes: Sizes) {
+        layoutTraits = traits
+        self.sizes = sizes
+    }
+    func loadView() {}
+    func preferredViewSize(for model: ComponentModel, containerSize: Size) -> Size { sizes.sizes[model.index] }
+    func prepareViewForReuse() {}
+    func configureView(with model: ComponentModel, containerSize: Size) {}
+    func drawView(into view: ViewBuilder, size: Size) {}
+
+    // No optional capabilities, answered as a plugin component answers them (from tables it looked up once), not
+    // by the dynamic casts of the Swift defaults: those are the Swift components' cost, not the host's.
+    var childrenSupport: ComponentWithChildren? { nil }
+    var imageHandling: ComponentWithImageHandling? { nil }
+    var restorableUIState: ComponentWithRestorableUIState? { nil }
+    var selectionStateHandling: ComponentWithSelectionState? { nil }
+    var contentOffsetObserver: ComponentContentOffsetObserver? { nil }
+    var viewObserver: ComponentViewObserver? { nil }
+    var actionPerformerSupport: ComponentActionPerformer? { nil }
+    var actionObserver: ComponentActionObserver? { nil }
 }
