@@ -92,21 +92,18 @@ enum RenderBench {
                 output = nil
                 swiftTimes.append(try time { output = try pipeline(json, registry: swiftRegistry) })
                 output = nil
-                frameTimes.append(
-                    time {
-                        _ = CollectionLayout.compute(
-                            items: items, width: viewport.width, header: nil,
-                            layoutManager: DefaultLayoutManager())
-                    })
+                frameTimes.append(time { computeFrames(items) })
             }
-            // The components that do nothing, writing nothing, after the runs above and timed after their decode:
-            // placed among them, the memory their views free changed how fast the next C run decodes (by a third
-            // at 100k).
-            var nullAfterDecode: [Double] = []
+            // The components that do nothing, writing nothing, after the runs above and timed after their decode
+            // (placed among them, the memory their views free changed how fast the next C run decodes, by a third
+            // at 100k), each less a frames-only loop run right after it: the host's own work.
+            var hostOwnTimes: [Double] = []
             for _ in 0..<repetitions {
                 var output: Output?
                 let seconds = try time { output = try pipeline(json, registry: nullRegistry, writes: false) }
-                nullAfterDecode.append(seconds - output!.decodeSeconds)
+                let afterDecode = seconds - output!.decodeSeconds
+                output = nil
+                hostOwnTimes.append(afterDecode - time { computeFrames(items) })
             }
             // The decoder alone against Foundation's parser (which builds only untyped objects, no models).
             var decodeTimes: [Double] = []
@@ -162,7 +159,7 @@ enum RenderBench {
             // layout is the same) and writing nothing: what it spends after decoding above the loop is the host's
             // own work per component (resolve, reuse, the lifecycle calls, sizing, nodes); the rest of the
             // component work is the components' and the bridge's.
-            let hostOwn = Measure.medianOf(nullAfterDecode) - frames
+            let hostOwn = Measure.medianOf(hostOwnTimes)
             print(
                 "      of which the host's own (components that do nothing): \(perComponent(hostOwn, count)); "
                     + "the C components with the bridge: \(perComponent(c - floor - hostOwn, count))")
@@ -233,6 +230,12 @@ enum RenderBench {
     static func sameFrames(_ a: Output, _ b: Output) -> Bool {
         a.tree.body.count == b.tree.body.count && a.tree.contentSize == b.tree.contentSize
             && zip(a.tree.body, b.tree.body).allSatisfy { $0.frame == $1.frame }
+    }
+
+    /// The frames-only baseline: the collection layout loop over the layout input the pipeline computes.
+    static func computeFrames(_ items: [LayoutItem]) {
+        _ = CollectionLayout.compute(
+            items: items, width: viewport.width, header: nil, layoutManager: DefaultLayoutManager())
     }
 
     /// The layout input the pipeline computes, for the frames-only baseline.
