@@ -114,6 +114,35 @@ import Testing
         #expect(!wrapper.isInPool && first.pool.idleEntryCount == 0 && first.pool.wrapperCount == 0)
     }
 
+    /// A wrapper the pool takes back forgets its delegate and its parent, and one handed out again as a root has
+    /// neither (the pool skips clearing them while they were never set).
+    @Test func reusedWrappersKeepNoParentOrDelegate() {
+        let pipeline = RenderPipeline(registry: registry)
+        let delegate = SilentWrapperDelegate()
+        pipeline.wrapperDelegate = delegate
+        pipeline.render(view([model("a", "t:rec")]), viewport: viewport)
+        let parent = pipeline.bodyWrappers[0]!
+        #expect(parent.delegate === delegate)
+
+        let child = pipeline.pool.wrapper(for: model("c", "t:rec"), parent: parent)
+        child.delegate = delegate
+        #expect(child.parent === parent)
+        pipeline.pool.enqueue(child)
+        #expect(child.parent == nil && child.delegate == nil)
+        let again = pipeline.pool.wrapper(for: model("d", "t:rec"), parent: nil)
+        #expect(again === child && again.parent == nil && again.delegate == nil)
+
+        // Handed out under a parent again, then back: the parent is set and cleared once more.
+        pipeline.pool.enqueue(again)
+        let underParent = pipeline.pool.wrapper(for: model("e", "t:rec"), parent: parent)
+        #expect(underParent === child && underParent.parent === parent)
+        pipeline.pool.enqueue(underParent)
+        #expect(underParent.parent == nil)
+
+        pipeline.pool.enqueue(parent)
+        #expect(parent.delegate == nil)
+    }
+
     @Test func onlyVisibleComponentsAreLive() {
         let pipeline = RenderPipeline(registry: registry)
         let models = (0..<10).map { model("m\($0)", "t:rec", index: $0) }
@@ -261,3 +290,5 @@ import Testing
             ])
     }
 }
+
+private final class SilentWrapperDelegate: ComponentWrapperDelegate {}

@@ -53,12 +53,18 @@ public final class ComponentWrapper {
     public private(set) var needsConfigure = false
 
     /// The wrapper this one is a child of, if any.
-    public internal(set) weak var parent: ComponentWrapper?
+    public internal(set) weak var parent: ComponentWrapper? { willSet { mayHaveParent = newValue != nil } }
     /// Child wrappers created through the child delegate, by child model index.
     public private(set) var children: [Int: ComponentWrapper] = [:]
     /// Indexes the component reported as visible (`willDisplayChild`).
     public private(set) var visibleChildIndexes: Set<Int> = []
-    public weak var delegate: ComponentWrapperDelegate?
+    public weak var delegate: ComponentWrapperDelegate? { willSet { mayHaveDelegate = newValue != nil } }
+    /// Whether `parent` / `delegate` was last set to an object (false: never set, or last set to nil), so the pool
+    /// clears them on every reuse without a weak load or store while they were never set (each goes through the
+    /// runtime, and a one-shot render reuses a wrapper per component). True does not mean set: a weak reference
+    /// also clears itself.
+    private(set) var mayHaveParent = false
+    private(set) var mayHaveDelegate = false
 
     // State for the event pipeline (issue 4); the render pipeline only resets it.
     public var selectionState: SelectionState = .none
@@ -228,6 +234,7 @@ public final class ComponentWrapper {
     }
 
     func detachFromParent() {
+        guard mayHaveParent else { return }
         if let parent {
             for (index, wrapper) in parent.children where wrapper === self {
                 parent.children[index] = nil

@@ -68,7 +68,7 @@ public final class ReusePool {
     /// included). Not configured here: call `configure`.
     public func wrapper(for model: ComponentModel, parent: ComponentWrapper?) -> ComponentWrapper {
         let wrapper = dequeue(model) ?? create(for: model)
-        wrapper.parent = parent
+        if parent != nil || wrapper.mayHaveParent { wrapper.parent = parent }
         return wrapper
     }
 
@@ -137,7 +137,7 @@ public final class ReusePool {
         // A wrapper of this pool that is not destroyed is in `wrappers` (removing one destroys it): no lookup.
         guard !wrapper.isInPool, !wrapper.isDestroyed, wrapper.poolIdentity == ObjectIdentifier(self) else { return }
         wrapper.detachFromParent()
-        wrapper.delegate = nil
+        if wrapper.mayHaveDelegate { wrapper.delegate = nil }
         wrapper.selectionState = .none
         wrapper.isInPool = true
         let list = wrapper.idleList ?? idleList(for: wrapper.componentIdentifier)
