@@ -152,7 +152,8 @@ public final class RenderPipeline {
                 if keepsBody { drawn.dropDisplayLists() }
             }
             if keepsBody { body.append(drawn) }
-            if options.retainBodyInstances { bodyWrappers[index] = wrapper } else { wrapper.enqueueForReuse() }
+            // The pool's own reference: the wrapper's is unowned, and reading it retains the pool (per component).
+            if options.retainBodyInstances { bodyWrappers[index] = wrapper } else { pool.enqueue(wrapper) }
         }
 
         let tree = RenderTree(
