@@ -190,8 +190,8 @@ enum RenderBench {
 
     /// decode → resolve → configure → size → lay out → emit JSON, each body node written as it is drawn, as
     /// `hubhost render --format json` does (its indented JSON, to a sink that only counts and hashes, standing in
-    /// for the output file), and tear the instances down. `keepBody` keeps the body nodes in the returned tree, to compare
-    /// frames.
+    /// for the output file), and tear the instances down. `keepBody` keeps the body nodes in the returned tree,
+    /// to compare frames.
     /// `writes: false` renders the same nodes and writes none (the stream drops them), to tell the writing's cost.
     static func pipeline(
         _ json: [UInt8], registry: ComponentRegistry, retain: Bool = false, keepBody: Bool = false,
