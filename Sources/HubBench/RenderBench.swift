@@ -113,6 +113,8 @@ enum RenderBench {
                 output = nil
                 hostOwnTimes.append(afterDecode - time { computeFrames(items) })
             }
+            // The kernel's part of writing the output file, alone, last (it frees 35 MB of page cache after each).
+            let fileWriteTimes = (0..<5).compactMap { _ in fileWriteAlone(byteCount: cOutput.jsonBytes) }
             let c = Measure.medianOf(cTimes)
             let swift = Measure.medianOf(swiftTimes)
             let frames = Measure.medianOf(frameTimes)
@@ -163,6 +165,18 @@ enum RenderBench {
             print(
                 "      of which the host's own (components that do nothing): \(perComponent(hostOwn, count)); "
                     + "the C components with the bridge: \(perComponent(c - floor - hostOwn, count))")
+            // What the goal leaves for decoding and formatting once the loop, today's component work and the
+            // kernel copying the output into a file are paid: the component work has to shrink for any decoder
+            // and writer to fit.
+            if !fileWriteTimes.isEmpty {
+                let fileWrite = Measure.medianOf(fileWriteTimes)
+                let left = 5 * frames - frames - (c - floor) - fileWrite
+                print(
+                    "    the file write alone (\(cOutput.jsonBytes / 1024) KiB in 64 KiB writes, nothing formatted): "
+                        + "\(Measure.ms(fileWrite)) (\(Measure.ratio(fileWrite, frames))); after it, the loop and the "
+                        + "component work, the goal leaves \(perComponent(left, count)) per component to decode and "
+                        + "format (decoding alone: \(perComponent(cDecode, count)))")
+            }
             let decode = Measure.medianOf(decodeTimes)
             let foundation = Measure.medianOf(foundationTimes)
             print(
@@ -248,6 +262,32 @@ enum RenderBench {
             LayoutItem(
                 traits: sizing.traits(for: $0), preferredSize: sizing.preferredSize(for: $0, containerSize: viewport))
         }
+    }
+
+    /// `byteCount` bytes written to an unnamed file (O_TMPFILE) in the temporary folder, 64 KiB a call as
+    /// `OutputFile` writes: the kernel's copy into the page cache, with nothing to format. Nil where the folder
+    /// takes no unnamed files.
+    static func fileWriteAlone(byteCount: Int) -> Double? {
+        let descriptor = open(
+            FileManager.default.temporaryDirectory.path, OutputFile.unnamedFile | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }  // after the timing: freeing the pages is not the write's
+        let chunk = [UInt8](repeating: 0x20, count: 64 << 10)
+        var complete = true
+        let seconds = chunk.withUnsafeBytes { buffer in
+            time {
+                var left = byteCount
+                while left > 0 {
+                    let n = min(left, buffer.count)
+                    guard write(descriptor, buffer.baseAddress, n) == n else {
+                        complete = false
+                        return
+                    }
+                    left -= n
+                }
+            }
+        }
+        return complete ? seconds : nil
     }
 
     static func time(_ body: () throws -> Void) rethrows -> Double {
