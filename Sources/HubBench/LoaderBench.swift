@@ -195,6 +195,8 @@ enum LoaderBench {
             try runQuietly(executable, arguments, environment: environment)
             return Measure.now() - start
         }
+        let folders = cache.deletingLastPathComponent()
+        let creationBefore = try fileCreationCheck(in: folders, name: "creation-check-before")
         var floors: [Double] = []
         for (label, environment) in [
             ("probe gate off (HUBHOST_PROBE=0)", noProbe),
@@ -234,6 +236,37 @@ enum LoaderBench {
         print(
             "  floor: a C loop dlopening them and reading their descriptors, run before each of the runs above: "
                 + "median \(Measure.ms(Measure.medianOf(floors)))")
+        // A cold listing creates a file per plugin (its private copies). Printed so a slow file system shows as
+        // such: ext4 without a journal, as here, creates files several times slower for about six minutes after
+        // a large deletion on it (measured: 200 files in 4-6 ms, and 30-130 ms after a CI clone, a test run or
+        // an earlier `make bench` cleaned up), which the cold figures then carry.
+        let creationAfter = try fileCreationCheck(in: folders, name: "creation-check-after")
+        let slow = max(creationBefore, creationAfter) > Self.slowCreation
+        let warning =
+            slow
+            ? "; SLOW (about 5 ms when settled): a large deletion on this file system in the last minutes, which "
+                + "the cold figures include; rerun later" : ""
+        print(
+            "  file system: 200 new empty files in \(Measure.ms(creationBefore)) before the runs above, "
+                + "\(Measure.ms(creationAfter)) after\(warning)")
+    }
+
+    /// Above this, creating 200 files is the file system's state, not the host (about 5 ms when settled).
+    static let slowCreation = 0.010
+
+    /// Seconds to create 200 empty files in a new folder `name` of `parent`, as a cold listing creates its
+    /// private copies. Kept: deleting them now would slow the creations that follow; the bench's folder goes at
+    /// the end.
+    static func fileCreationCheck(in parent: URL, name: String) throws -> Double {
+        let folder = parent.appendingPathComponent(name).path
+        guard mkdir(folder, 0o755) == 0 else { throw BenchError("cannot create \(folder)") }
+        let start = Measure.now()
+        for i in 0..<200 {
+            let descriptor = open(folder + "/f\(i)", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw BenchError("cannot create files in \(folder)") }
+            close(descriptor)
+        }
+        return Measure.now() - start
     }
 
     /// Runs a process to the end, output discarded; throws unless it exits 0.
