@@ -277,12 +277,9 @@ enum RenderBench {
         let seconds = chunk.withUnsafeBytes { buffer in
             time {
                 var left = byteCount
-                while left > 0 {
+                while left > 0, complete {
                     let n = min(left, buffer.count)
-                    guard write(descriptor, buffer.baseAddress, n) == n else {
-                        complete = false
-                        return
-                    }
+                    complete = writeAll(descriptor, UnsafeRawBufferPointer(rebasing: buffer.prefix(n)))
                     left -= n
                 }
             }
