@@ -42,10 +42,11 @@ for script in "$examples"/events/*.jsonl; do
   errors="$out/events-$name.errors.txt"
   rm -f "$errors"
   run_step "$out/events-$name.trace.txt" "$errors" \
-    sh -c '"$@" > "$0"' "$out/events-$name.trace.txt" "$hubhost" events "$view" "$script" --plugins "$plugins"
+    sh -c '"$@" > "$0"' "$out/events-$name.trace.txt" "$hubhost" events "$view" "$script" --plugins "$plugins" \
+      --assets "$examples/assets"
   run_step "$out/events-$name.trace.jsonl and $out/events-$name.final.svg" "$errors" \
     sh -c '"$@" > "$0"' "$out/events-$name.trace.jsonl" "$hubhost" events "$view" "$script" --plugins "$plugins" \
-      --json --format svg -o "$out/events-$name.final.svg"
+      --assets "$examples/assets" --json --format svg -o "$out/events-$name.final.svg"
   [ -s "$errors" ] || rm -f "$errors"
 done
 

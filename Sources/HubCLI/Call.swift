@@ -42,11 +42,12 @@ struct Call: ParsableCommand {
                 "the call was \(symbol) \(signature) with \(arguments.isEmpty ? "no arguments" : arguments.joined(separator: " "))"
             supervisor.run()
         }
+        StandardOutput.divertPluginOutput()  // what the called function prints goes to stderr
         do {
             let result = try ExportCaller.call(
                 plugin: URL(fileURLWithPath: plugin), symbol: symbol,
                 signature: signature, arguments: arguments)
-            print(result.description)
+            StandardOutput.print(result.description)
         } catch {
             Diagnostics.print("hubhost call: \(ErrorText.describe(error))")
             throw ExitCode(.problems)

@@ -34,14 +34,16 @@ struct Events: ParsableCommand {
 
             The trace (stdout) has one line per event, then indented lines for every call into a component \
             (plugin or fallback), selection state, appearance, action with its outcome, opened URI and image. \
-            --json prints JSON lines instead. --format renders the final state (to -o FILE, else after the trace).
+            --json prints JSON lines instead. --format renders the final state (to -o FILE, else after the trace); a \
+            replay that stopped at a bad line writes none, so an existing -o FILE is kept.
 
             \(ExitStatus.help([
                 (.ok, "replayed"),
-                (.problems, "replayed, but some events could not apply (a target off screen, …) or bad lines were "
-                    + "skipped (--keep-going)"),
+                (.problems, "replayed, but some events could not apply (a target off screen, …), bad lines were "
+                    + "skipped (--keep-going), the view had problems or a plugin could not be loaded"),
                 (.failed, "stopped at a bad script line, or the view or script cannot be read, or the output "
                     + "cannot be written"),
+                (.notFound, "a --plugins folder does not exist (nothing replayed)"),
                 (.pluginFault, "a plugin crashed, hung or exited in a step: it was quarantined; the replay stopped "
                     + "there, or with --keep-going went on without it from the next step"),
             ]))
@@ -121,8 +123,9 @@ struct Events: ParsableCommand {
             throw ExitCode(.failed)
         }
 
-        let host = plugins.makeHost()
-        plugins.reportProblems(of: host)
+        let host = try plugins.makeHost()
+        let pluginStatus = plugins.reportProblems(of: host)
+        loaded.reportUnresolvedComponents(in: host.registry)
 
         // A worker taking over after a plugin fault replays the steps before it silently: they were printed.
         let resumeAfter = WorkerEnvironment.resumeAfterStep
@@ -200,7 +203,8 @@ struct Events: ParsableCommand {
         trace.callLineSink = nil
         out.flush()
 
-        if let format {
+        // A replay that stopped at a bad line is not done (exit 2): the output file the user had is kept.
+        if let format, stoppedAt == nil {
             try format.write(engine.renderTree(), naming: host.sourceNaming, access: loaded.access, to: output)
         }
         host.registry.componentDecorator = nil
@@ -212,11 +216,12 @@ struct Events: ParsableCommand {
                 "hubhost: replay stopped at \(stoppedAt.file):\(stoppedAt.line) (use --keep-going to skip bad lines)")
             throw ExitCode(.failed)
         }
-        if skipped > 0 || !engine.problems.isEmpty {
+        if skipped > 0 || !engine.problems.isEmpty || !loaded.problems.isEmpty {
             for problem in engine.problems { Diagnostics.print("hubhost: \(script): \(problem)") }
             if skipped > 0 { Diagnostics.print("hubhost: \(script): skipped \(skipped) bad line(s)") }
-            throw ExitCode(.problems)
+            throw ExitCode(pluginStatus ?? .problems)
         }
+        if let pluginStatus { throw ExitCode(pluginStatus) }
     }
 }
 
@@ -270,7 +275,7 @@ final class TraceOutput {
         buffer.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
-                let n = write(1, bytes.baseAddress! + offset, bytes.count - offset)
+                let n = write(StandardOutput.descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
                 offset += n

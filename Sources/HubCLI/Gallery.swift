@@ -20,8 +20,10 @@ struct Gallery: ParsableCommand {
 
             \(ExitStatus.help([
                 (.ok, "written"),
-                (.problems, "written, but some stories could not be drawn (listed on stderr)"),
+                (.problems, "written, but some stories could not be drawn or a plugin could not be loaded (listed on "
+                    + "stderr)"),
                 (.failed, "the output cannot be written or drawn"),
+                (.notFound, "a --plugins folder does not exist (nothing written)"),
                 (.pluginFault, "written, but a plugin crashed, hung or exited: it was quarantined"),
             ]))
             """
@@ -53,8 +55,8 @@ struct Gallery: ParsableCommand {
 
     func run() throws {
         if isolation.supervises { OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: "").run() }
-        let host = plugins.makeHost()
-        plugins.reportProblems(of: host)
+        let host = try plugins.makeHost()
+        let pluginStatus = plugins.reportProblems(of: host)
         let (entries, shots, problems) = Showcase.shots(of: host, widths: widths.values)
         for problem in problems { Diagnostics.print("hubhost: \(problem)") }
 
@@ -91,7 +93,7 @@ struct Gallery: ParsableCommand {
             Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
-        if !problems.isEmpty { throw ExitCode(.problems) }
+        if !problems.isEmpty || pluginStatus != nil { throw ExitCode(pluginStatus ?? .problems) }
     }
 }
 

@@ -14,7 +14,10 @@ struct Inject: ParsableCommand {
             ARGS replacing the binding's default arguments position by position (numbers, strings, "null"). The \
             call runs in a worker process, so a binding whose function crashes is reported, not fatal.
             \(ExitStatus.help([
-                (.ok, "resolved"), (.problems, "the key has no binding, its plugin unloaded, or the call failed"),
+                (.ok, "resolved"),
+                (.problems, "the key has no binding, its plugin unloaded, or the call failed; or it resolved, but a "
+                    + "plugin could not be loaded"),
+                (.notFound, "a --plugins folder does not exist"),
                 (.pluginFault, "the bound function crashed, hung or exited (reported; nothing is quarantined)"),
             ]))
             """
@@ -40,8 +43,8 @@ struct Inject: ParsableCommand {
             supervisor.context = "resolving \(key)"
             supervisor.run()
         }
-        let host = plugins.makeHost()
-        plugins.reportProblems(of: host)
+        let host = try plugins.makeHost()
+        let pluginStatus = plugins.reportProblems(of: host)
         let serviceKey = ServiceKey(id: key, name: name)
         let values: [Any] = arguments.map { word in
             if word == "null" { return Optional<String>.none as Any }
@@ -64,15 +67,16 @@ struct Inject: ParsableCommand {
         }
         if json {
             struct Row: Encodable { var key, value, scope, owner: String }
-            print(
+            StandardOutput.print(
                 try TextTable.json(
                     Row(
                         key: serviceKey.description, value: shown, scope: registration?.scope ?? "unknown",
                         owner: registration?.owner.displayName ?? "unknown")))
         } else {
-            print("\(serviceKey) = \(shown)")
-            print(
+            StandardOutput.print("\(serviceKey) = \(shown)")
+            StandardOutput.print(
                 "  scope: \(registration?.scope ?? "unknown")   owner: \(registration?.owner.displayName ?? "unknown")")
         }
+        if let pluginStatus { throw ExitCode(pluginStatus) }
     }
 }

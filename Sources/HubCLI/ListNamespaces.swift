@@ -16,8 +16,12 @@ struct ListNamespaces: ParsableCommand {
 
             \(ExitStatus.help([
                 (.ok, "every plugin file loaded (or --safe-mode)"),
-                (.problems, "at least one file was rejected or refused (the others are listed)"),
+                (.problems, "at least one file was rejected or refused (the others are listed), or a plugin folder is "
+                    + "missing"),
                 (.failed, "no plugin files were found"),
+                (.notFound, "a --plugins folder does not exist"),
+                (.pluginFault, "a plugin crashed, hung or exited while it was first checked: it is listed as "
+                    + "quarantined"),
             ]))
             """
     )
@@ -28,21 +32,21 @@ struct ListNamespaces: ParsableCommand {
     var json = false
 
     func run() throws {
-        let host = plugins.makeHost()
+        let host = try plugins.makeHost()
         if json {
-            print(try Self.jsonText(host.plugins))
+            StandardOutput.print(try Self.jsonText(host.plugins))
         } else {
-            print(Self.table(host.plugins), terminator: "")
+            StandardOutput.print(Self.table(host.plugins), terminator: "")
         }
         // The table already lists every rejected file; JSON output gets the human-readable lines on stderr.
-        plugins.reportProblems(of: host, includingRejections: json)
+        let status = plugins.reportProblems(of: host, includingRejections: json)
         if plugins.isSafeMode { return }  // said on stderr: nothing is loaded on purpose
         if host.plugins.isEmpty {
             Diagnostics.print(
                 "hubhost: no plugin files (*.so) in \(plugins.folders.map(\.path).joined(separator: ", "))")
             throw ExitCode(.failed)
         }
-        if host.plugins.contains(where: { $0.reason != nil }) { throw ExitCode(.problems) }
+        if let status { throw ExitCode(status) }
     }
 
     /// One plugin file as both outputs show it.
@@ -108,14 +112,18 @@ struct ListNamespaces: ParsableCommand {
                 cells.append([namespace.namespace, namespace.components.joined(separator: ",")] + common)
             }
         }
-        var out = TextTable.render(cells)
+        // Ids, versions, names and reasons come from plugin files: no control character of theirs reaches the
+        // terminal.
+        var out = TextTable.render(cells.map { $0.map { TerminalText.escaped($0, limit: 200) } })
         // Files that did not load, each with its reason (which names the file). Never dropped.
         let notLoaded = rows.compactMap { row in row.reason.map { (state: row.state, reason: $0) } }
         if !notLoaded.isEmpty {
             out += "\nnot loaded (\(notLoaded.count)):\n"
             let width = notLoaded.map(\.state.count).max() ?? 0
             for (state, reason) in notLoaded {
-                out += "  " + state + String(repeating: " ", count: width - state.count) + "  " + reason + "\n"
+                out +=
+                    "  " + state + String(repeating: " ", count: width - state.count) + "  "
+                    + TerminalText.line(reason) + "\n"
             }
         }
         return out

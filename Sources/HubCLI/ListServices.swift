@@ -20,6 +20,7 @@ struct ListServices: ParsableCommand {
             \(ExitStatus.help([
                 (.ok, "listed"),
                 (.problems, "a plugin or module file had problems (they are listed too)"),
+                (.notFound, "a --plugins folder does not exist"),
                 (.survivors, "instances are alive after their owner was revoked"),
             ]))
             """
@@ -46,7 +47,7 @@ struct ListServices: ParsableCommand {
     var graph: GraphFormat?
 
     func run() throws {
-        let host = plugins.makeHost(loadsModuleFilesItself: true)
+        let host = try plugins.makeHost(loadsModuleFilesItself: true)
         var problems = host.services.loadModuleFiles(in: plugins.folders).map(\.description)
         problems += host.plugins.compactMap(\.reason)
         for name in unload {
@@ -63,25 +64,26 @@ struct ListServices: ParsableCommand {
             let dependencies = ServiceGraph(
                 provides: registrations.map { ($0.owner.displayName, $0.key.description, $0.scope) },
                 uses: host.services.registry.acquisitions.map { ($0.consumer.displayName, $0.key.description) })
-            print(graph == .dot ? dependencies.dot() : dependencies.svg(), terminator: "")
+            StandardOutput.print(graph == .dot ? dependencies.dot() : dependencies.svg(), terminator: "")
             if !problems.isEmpty { throw ExitCode(.problems) }
             return
         }
         if json {
-            print(try TextTable.json(Listing(registrations: registrations, survivors: survivors, problems: problems)))
+            StandardOutput.print(
+                try TextTable.json(Listing(registrations: registrations, survivors: survivors, problems: problems)))
         } else {
-            print(Self.table(registrations), terminator: "")
-            print(
+            StandardOutput.print(Self.table(registrations), terminator: "")
+            StandardOutput.print(
                 survivors.isEmpty
                     ? "alive after revocation: none"
                     : "alive after revocation:\n" + survivors.map { "  \($0)" }.joined(separator: "\n"))
         }
-        plugins.reportProblems(of: host)
+        let pluginStatus = plugins.reportProblems(of: host)
         for problem in problems where !host.plugins.contains(where: { $0.reason == problem }) {
             Diagnostics.print("hubhost: \(problem)")
         }
-        if !problems.isEmpty { throw ExitCode(.problems) }
         if !survivors.isEmpty { throw ExitCode(.survivors) }
+        if !problems.isEmpty || pluginStatus != nil { throw ExitCode(pluginStatus ?? .problems) }
     }
 
     /// The `--json` output: services, survivors and problems.

@@ -80,7 +80,14 @@ struct PluginOptions: ParsableArguments {
     /// A host with the plugins of `folders` loaded and their module files bound. Rejected files are in
     /// `host.plugins` with their reasons. `loadsModuleFilesItself`: the caller reads the module files (to list
     /// their problems its own way).
-    func makeHost(loadsModuleFilesItself: Bool = false) -> PluginHost {
+    ///
+    /// - Throws: `ExitCode(.notFound)` when a `--plugins` folder named on the command line does not exist: a typo
+    ///   there would draw every component as a fallback (and replace the output the user had), so nothing is
+    ///   done. Folders from HUBHOST_PLUGIN_PATH or the default are only reported, as before.
+    func makeHost(loadsModuleFilesItself: Bool = false) throws -> PluginHost {
+        try requireNamedFolders()
+        // From here on plugin code may run in this process: what it prints goes to stderr, not into the output.
+        StandardOutput.divertPluginOutput()
         // A cache folder that cannot be written is said once, and the run goes on in a temporary one.
         let (cache, problem) = CacheFolder.usable(cacheDirectory.map { URL(fileURLWithPath: $0) })
         if let problem { Diagnostics.print("hubhost: \(problem)") }
@@ -102,21 +109,43 @@ struct PluginOptions: ParsableArguments {
         return host
     }
 
+    /// Stops the command (exit 3) when a `--plugins` folder given on the command line is not a folder.
+    func requireNamedFolders() throws {
+        for path in pluginFolders where !path.isEmpty {
+            var isFolder = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder else {
+                Diagnostics.print("hubhost: --plugins \(path): no such folder")
+                throw ExitCode(.notFound)
+            }
+        }
+    }
+
     /// Writes one diagnostic line per missing folder, plugin warning and (unless the command lists them itself)
-    /// rejected plugin to stderr.
-    func reportProblems(of host: PluginHost, includingRejections: Bool = true) {
+    /// rejected plugin to stderr. Returns the status the command ends with for them: `.pluginFault` when a
+    /// plugin's probe crashed, hung or exited during this run (it was quarantined and its components fall back),
+    /// `.problems` when anything else was reported, nil when nothing was. So a CI job does not go green on output
+    /// drawn with a plugin missing.
+    @discardableResult
+    func reportProblems(of host: PluginHost, includingRejections: Bool = true) -> ExitStatus? {
+        var reported = false
+        var faulted = false
         for folder in host.missingFolders {
             Diagnostics.print("hubhost: plugin folder \(folder.path) does not exist")
+            reported = true
         }
         for record in host.plugins {
             if let reason = record.reason {
                 if includingRejections { Diagnostics.print("hubhost: \(record.state.name) \(reason)") }
+                reported = true
+                faulted = faulted || record.faultedThisRun
                 continue
             }
             for warning in record.warnings {
                 Diagnostics.print("hubhost: \(record.file.lastPathComponent): \(warning)")
+                reported = true
             }
         }
+        return faulted ? .pluginFault : reported ? .problems : nil
     }
 }
 

@@ -14,7 +14,9 @@ struct Render: ParsableCommand {
         discussion: """
             The view is decoded with Hub's schema (a root array is the body). Every value of the wrong type is \
             reported on stderr as FILE: JSON-PATH: problem, left out, and rendering goes on (unless --strict). \
-            Components whose namespace has no plugin, or whose plugin has no such component, fall back by category.
+            Components whose namespace has no plugin, or whose plugin has no such component, fall back by category, \
+            as in Hub; each such component id gets a warning at its first model, with the nearest id the plugins \
+            provide (the exit status is not changed by it; --strict refuses the view).
 
             Images: data: URIs are drawn; http(s) URIs are never fetched (a placeholder is drawn); local paths \
             (relative, absolute or file:) are read only when they resolve, after symlinks and "..", inside the \
@@ -28,10 +30,11 @@ struct Render: ParsableCommand {
 
             \(ExitStatus.help([
                 (.ok, "rendered, no problems in the view"),
-                (.problems, "rendered, but the view had problems (listed on stderr)"),
+                (.problems, "rendered, but the view had problems or a plugin could not be loaded (listed on stderr)"),
                 (.failed, "nothing rendered: the file cannot be read, is not JSON, has a root that is not a view, "
                     + "or --strict found problems; or the output cannot be written"),
-                (.notFound, "--layout-manager names no registered layout manager"),
+                (.notFound, "--layout-manager names no registered layout manager, or a --plugins folder does not "
+                    + "exist (nothing rendered)"),
                 (.pluginFault, "rendered, but a plugin crashed, hung or exited: it was quarantined and its components "
                     + "fell back (the fault is on stderr)"),
             ]))
@@ -62,7 +65,9 @@ struct Render: ParsableCommand {
             valueName: "file"))
     var output: String?
 
-    @Flag(help: "Treat any problem in the view as an error: render nothing, exit 2.")
+    @Flag(
+        help:
+            "Treat any problem in the view, or a component id no plugin provides, as an error: render nothing, exit 2.")
     var strict = false
 
     @Option(
@@ -98,8 +103,14 @@ struct Render: ParsableCommand {
             throw ExitCode(.failed)
         }
 
-        let host = plugins.makeHost()
-        plugins.reportProblems(of: host)
+        let host = try plugins.makeHost()
+        let pluginStatus = plugins.reportProblems(of: host)
+        let unresolved = loaded.reportUnresolvedComponents(in: host.registry, maxErrors: maxErrors)
+        if strict && !unresolved.isEmpty {
+            Diagnostics.print(
+                "\(view): not rendered (--strict): \(unresolved.count) component id(s) no plugin provides")
+            throw ExitCode(.failed)
+        }
 
         let manager: HubCore.LayoutManager
         do {
@@ -133,6 +144,6 @@ struct Render: ParsableCommand {
                 scale: scale, to: output)
         }
         ProcessLifetime.keepUntilExit(loaded, tree)
-        if !loaded.problems.isEmpty { throw ExitCode(.problems) }
+        if !loaded.problems.isEmpty || pluginStatus != nil { throw ExitCode(pluginStatus ?? .problems) }
     }
 }

@@ -81,20 +81,32 @@ struct Snapshot: ParsableCommand {
         var access: ImageAccess
     }
 
-    /// Draws every input; problems (unreadable inputs, bad script lines) are printed, and `failed` set.
-    static func pictures(_ options: Options) throws -> (pictures: [Picture], failed: Bool) {
+    /// What `pictures` drew, and what went wrong on the way (each printed where it happened).
+    struct Drawn {
+        var pictures: [Picture] = []
+        /// Problems that still let a picture be drawn: a view's problems, a plugin that did not load, a story
+        /// that cannot be drawn (exit 1).
+        var hadProblems = false
+        /// An input that does not exist or cannot be read, decoded or replayed: its pictures are missing (exit 2).
+        var hadUnusableInput = false
+        /// What loading the plugins ends the command with (see `PluginOptions.reportProblems`).
+        var pluginStatus: ExitStatus?
+    }
+
+    /// Draws every input; problems are printed where they happen.
+    static func pictures(_ options: Options) throws -> Drawn {
         if options.isolation.supervises {
             OneShotSupervisor(isolation: options.isolation, plugins: options.plugins, viewFile: "").run()
         }
-        let host = options.plugins.makeHost()
-        options.plugins.reportProblems(of: host)
-        var pictures: [Picture] = []
-        var failed = false
+        let host = try options.plugins.makeHost()
+        var drawn = Drawn()
+        drawn.pluginStatus = options.plugins.reportProblems(of: host)
+        drawn.hadProblems = drawn.pluginStatus != nil
         for input in options.inputs {
             var isFolder = false
             guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else {
                 Diagnostics.print("\(input): no such file or folder")
-                failed = true
+                drawn.hadUnusableInput = true
                 continue
             }
             let files: [String]
@@ -108,25 +120,28 @@ struct Snapshot: ParsableCommand {
             }
             for file in files {
                 do {
-                    pictures += try file.hasSuffix(".jsonl") ? script(file, options, host) : view(file, options, host)
+                    let (made, hadProblems) =
+                        try file.hasSuffix(".jsonl") ? script(file, options, host) : view(file, options, host)
+                    drawn.pictures += made
+                    drawn.hadProblems = drawn.hadProblems || hadProblems
                 } catch {
-                    failed = true
+                    drawn.hadUnusableInput = true
                 }
             }
         }
         if options.gallery {
             let (_, shots, problems) = Showcase.shots(of: host, widths: options.widths.values)
             for problem in problems { Diagnostics.print("hubhost: \(problem)") }
-            failed = failed || !problems.isEmpty
-            pictures += shots.map {
+            drawn.hadProblems = drawn.hadProblems || !problems.isEmpty
+            drawn.pictures += shots.map {
                 Picture(name: "gallery/" + $0.id, tree: $0.tree, access: ImageAccess(viewFile: nil))
             }
         }
-        pictures.sort { $0.name < $1.name }
+        drawn.pictures.sort { $0.name < $1.name }
         if let shard = options.shard, let (index, count) = options.parsedShard(shard) {
-            pictures = pictures.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
+            drawn.pictures = drawn.pictures.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
         }
-        return (pictures, failed)
+        return drawn
     }
 
     private static func baseName(_ file: String) -> String {
@@ -135,21 +150,26 @@ struct Snapshot: ParsableCommand {
         return Showcase.Shot.safe(pathExtension.isEmpty ? name : String(name.dropLast(pathExtension.count + 1)))
     }
 
-    private static func view(_ file: String, _ options: Options, _ host: PluginHost) throws -> [Picture] {
+    /// The view's pictures, one per width, and whether it had problems (printed by `LoadedView`).
+    private static func view(_ file: String, _ options: Options, _ host: PluginHost) throws -> ([Picture], Bool) {
         let loaded = try LoadedView.load(file, images: options.images)
-        return options.widths.values.map { width in
+        loaded.reportUnresolvedComponents(in: host.registry)
+        let pictures = options.widths.values.map { width in
             let pipeline = RenderPipeline(registry: host.registry)
             pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
             let tree = pipeline.render(loaded.viewModel, viewport: Size(width: width, height: options.height))
             pipeline.tearDown()
             return Picture(name: "\(baseName(file))@\(Int(width))", tree: tree, access: loaded.access)
         }
+        return (pictures, !loaded.problems.isEmpty)
     }
 
-    /// Replays `file` against the view of the same name; every snapshot step is a picture.
-    private static func script(_ file: String, _ options: Options, _ host: PluginHost) throws -> [Picture] {
+    /// Replays `file` against the view of the same name; every snapshot step is a picture. Also says whether the
+    /// view had problems.
+    private static func script(_ file: String, _ options: Options, _ host: PluginHost) throws -> ([Picture], Bool) {
         let viewFile = String(file.dropLast("l".count))  // X.jsonl → X.json
         let loaded = try LoadedView.load(viewFile, images: options.images)
+        loaded.reportUnresolvedComponents(in: host.registry)
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
             Diagnostics.print("\(file): cannot read (or not UTF-8)")
             throw ExitCode(.failed)
@@ -184,7 +204,7 @@ struct Snapshot: ParsableCommand {
             CallRecorder.noteStep(0)
             engine.pipeline.tearDown()
         }
-        return pictures
+        return (pictures, !loaded.problems.isEmpty)
     }
 
     /// A picture as a PNG image.
@@ -207,24 +227,28 @@ struct Snapshot: ParsableCommand {
             commandName: "record",
             abstract: "Draw every input as a golden PNG in --out DIR.",
             discussion: ExitStatus.help([
-                (.ok, "recorded"), (.problems, "recorded, but some inputs had problems (listed on stderr)"),
-                (.failed, "an input or an image could not be drawn or written"),
+                (.ok, "recorded"),
+                (
+                    .problems,
+                    "recorded, but some inputs had problems or a plugin could not be loaded (listed on stderr)"
+                ),
+                (.failed, "an input or an image could not be drawn or written (the others are recorded)"),
+                (.notFound, "a --plugins folder does not exist (nothing recorded)"),
                 (.pluginFault, "recorded, but a plugin crashed, hung or exited: it was quarantined"),
             ]))
 
         @OptionGroup var options: Options
 
         func run() throws {
-            let (pictures, drawnWithProblems) = try Snapshot.pictures(options)
-            var failed = drawnWithProblems
+            var drawn = try Snapshot.pictures(options)
             let folder = URL(fileURLWithPath: options.out)
             var recorded = 0
-            for picture in pictures {
+            for picture in drawn.pictures {
                 let png: Data
                 do { png = try Snapshot.draw(picture, scale: options.scale).pngData() } catch {
                     // One image that cannot be drawn (a view taller than a PNG can be) does not stop the others.
                     Diagnostics.print("hubhost: \(picture.name): \(ErrorText.describe(error))")
-                    failed = true
+                    drawn.hadUnusableInput = true
                     continue
                 }
                 do { try Snapshot.write(png, to: folder.appendingPathComponent(picture.name + ".png")) } catch {
@@ -233,8 +257,9 @@ struct Snapshot: ParsableCommand {
                 }
                 recorded += 1
             }
-            print("recorded \(recorded) image(s) in \(folder.path)")
-            if failed { throw ExitCode(.problems) }
+            StandardOutput.print("recorded \(recorded) image(s) in \(folder.path)")
+            if drawn.hadUnusableInput { throw ExitCode(.failed) }
+            if drawn.hadProblems { throw ExitCode(drawn.pluginStatus ?? .problems) }
         }
     }
 
@@ -244,8 +269,9 @@ struct Snapshot: ParsableCommand {
             abstract: "Draw every input again and compare it with its golden PNG in --out DIR.",
             discussion: ExitStatus.help([
                 (.ok, "every image matches its golden"),
-                (.problems, "an image differs (see --report) or an input had problems"),
+                (.problems, "an image differs (see --report), an input had problems or a plugin could not be loaded"),
                 (.failed, "a golden is missing, or an input or image could not be drawn"),
+                (.notFound, "a --plugins folder does not exist (nothing compared)"),
                 (.pluginFault, "a plugin crashed, hung or exited: it was quarantined"),
             ]))
 
@@ -269,15 +295,14 @@ struct Snapshot: ParsableCommand {
         }
 
         func run() throws {
-            let (pictures, drawnWithProblems) = try Snapshot.pictures(options)
-            var failed = drawnWithProblems
+            var drawn = try Snapshot.pictures(options)
             let golden = URL(fileURLWithPath: options.out)
             var results: [SnapshotReport.Result] = []
-            for picture in pictures {
+            for picture in drawn.pictures {
                 let actual: PNGImage
                 do { actual = try Snapshot.draw(picture, scale: options.scale) } catch {
                     Diagnostics.print("hubhost: \(picture.name): \(ErrorText.describe(error))")
-                    failed = true
+                    drawn.hadUnusableInput = true
                     continue
                 }
                 let file = golden.appendingPathComponent(picture.name + ".png")
@@ -317,11 +342,13 @@ struct Snapshot: ParsableCommand {
                 Diagnostics.print("hubhost: \(result.name): \(result.summary)")
             }
             let missing = results.filter(\.isMissing).count
-            print(
+            StandardOutput.print(
                 "\(results.count) image(s): \(results.count - changed.count - missing) match, \(changed.count) differ, "
                     + "\(missing) missing" + (changed.isEmpty ? "" : "; report: \(self.report)/report.html"))
-            if missing > 0 { throw ExitCode(.failed) }
-            if !changed.isEmpty || failed { throw ExitCode(.problems) }
+            if missing > 0 || drawn.hadUnusableInput { throw ExitCode(.failed) }
+            if !changed.isEmpty || drawn.hadProblems {
+                throw ExitCode(drawn.pluginStatus == .pluginFault ? .pluginFault : .problems)
+            }
         }
     }
 }

@@ -77,11 +77,12 @@ struct Validate: ParsableCommand {
                 var plugins: [Result]
             }
             let data = try encoder.encode(Output(passed: results.allSatisfy(\.passed), plugins: results))
-            print(String(decoding: data, as: UTF8.self))
+            StandardOutput.print(String(decoding: data, as: UTF8.self))
         } else {
             for result in results { printHuman(result) }
             let failed = results.filter { !$0.passed }.count
-            print(failed == 0 ? "\(results.count) plugin(s) passed" : "\(failed) of \(results.count) plugin(s) failed")
+            StandardOutput.print(
+                failed == 0 ? "\(results.count) plugin(s) passed" : "\(failed) of \(results.count) plugin(s) failed")
         }
         if !results.allSatisfy(\.passed) { throw ExitCode(.problems) }
     }
@@ -114,13 +115,18 @@ struct Validate: ParsableCommand {
         return problems
     }
 
+    /// Every line goes through `TerminalText.line`: ids, versions and failure messages come from the plugin.
     private func printHuman(_ result: Result) {
         let name = URL(fileURLWithPath: result.file).lastPathComponent
         let plugin = result.report?.plugin.map { " (\($0.id) \($0.version), ABI \($0.abi))" } ?? ""
-        print("\(result.passed ? "PASS" : "FAIL") \(name)\(plugin)")
-        if let failure = result.failure { print("  FAIL \(failure)") }
+        StandardOutput.print(TerminalText.line("\(result.passed ? "PASS" : "FAIL") \(name)\(plugin)"))
+        if let failure = result.failure {
+            for (index, line) in failure.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                StandardOutput.print(TerminalText.line((index == 0 ? "  FAIL " : "") + line))
+            }
+        }
         for check in result.report?.checks ?? [] where !check.passed || !result.passed {
-            print("  \(check)")
+            StandardOutput.print(TerminalText.line("  \(check)"))
         }
     }
 }

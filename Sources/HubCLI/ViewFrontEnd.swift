@@ -48,6 +48,25 @@ struct LoadedView {
     }
 }
 
+extension LoadedView {
+    /// Prints a warning for each component id of the view that no loaded plugin provides (see
+    /// `UnresolvedComponents`), at most `maxErrors`, and returns them. A warning, not a problem: Hub falls back
+    /// by design, and views (the examples among them) name fallbacks on purpose; `render --strict` refuses them.
+    @discardableResult
+    func reportUnresolvedComponents(in registry: ComponentRegistry, maxErrors: Int = 100) -> [String] {
+        let issues = UnresolvedComponents.problems(in: viewModel, registry: registry, file: path)
+        var lines = issues.prefix(maxErrors).map {
+            DecodeIssue(file: $0.file, path: $0.path, message: "warning: " + $0.message).description
+        }
+        if issues.count > maxErrors {
+            lines.append("\(path): … and \(issues.count - maxErrors) more component ids no plugin provides")
+        }
+        // A worker started again after a plugin fault: the first one printed them.
+        if !WorkerEnvironment.isRestart { for line in lines { Diagnostics.print(line) } }
+        return lines
+    }
+}
+
 /// Values a one-shot command keeps until the process exits: freeing a 100k-model view and its render tree node
 /// by node is several percent of a render, and the exit returns the memory at once.
 enum ProcessLifetime {

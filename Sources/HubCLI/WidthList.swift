@@ -15,4 +15,9 @@ struct WidthList: ExpressibleByArgument {
     }
 
     init(_ values: [Double]) { self.values = values }
+
+    /// How `--help` shows a default: "375", "320,375,768" (as it is typed), not the struct.
+    var defaultValueDescription: String {
+        values.map { $0 == $0.rounded() ? String(Int($0)) : String($0) }.joined(separator: ",")
+    }
 }

@@ -143,14 +143,36 @@ public final class PreviewServer: @unchecked Sendable {
             return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
         }
         self.server = server
-        Task { try? await server.run() }
-        try await server.waitUntilListening(timeout: 10)
+        // run() fails at once when the port cannot be bound (already in use, not permitted): that error is the
+        // answer, rather than waiting out a timeout for a server that will never listen.
+        let failure = RunFailure()
+        Task {
+            do { try await server.run() } catch { failure.set(error) }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while !(await server.isListening) {
+            if let error = failure.error { throw Self.describe(error, port: requestedPort) }
+            guard Date() < deadline else { throw PreviewServerError(message: "not listening after 10 s") }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
         Task { [weak self] in await self?.heartbeat() }
         var port = requestedPort
         if case .ip4(_, let listening)? = await server.listeningAddress { port = listening }
         if case .ip6(_, let listening)? = await server.listeningAddress { port = listening }
         lock.withLock { boundPort = port }
         return port
+    }
+
+    /// Why the server could not start, in the user's words: a port in use is the common case (a second `dev`).
+    private static func describe(_ error: Error, port: UInt16) -> PreviewServerError {
+        if let socketError = error as? SocketError, case .failed(_, let errno, _) = socketError {
+            if errno == EADDRINUSE {
+                return PreviewServerError(
+                    message: "port \(port) is in use (another hubhost dev?); pick another with --port, or --port 0")
+            }
+            if errno == EACCES { return PreviewServerError(message: "not permitted to listen on port \(port)") }
+        }
+        return PreviewServerError(message: "\(error)")
     }
 
     /// Adds a route behind the guard, so no route can skip it.
@@ -320,4 +342,18 @@ public struct PreviewRequest: Codable, Sendable {
             return "drawing at \(loop.options.extraWidths.map { Int($0) })"
         }
     }
+}
+
+/// Why the preview server could not start.
+public struct PreviewServerError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// The error a server's `run()` ended with, read by the task waiting for it to listen.
+private final class RunFailure: @unchecked Sendable {
+    private let lock = Lock()
+    private var stored: Error?
+    func set(_ error: Error) { lock.withLock { stored = error } }
+    var error: Error? { lock.withLock { stored } }
 }

@@ -29,7 +29,16 @@ struct GoldenOutputTests {
                         "render", "examples/\(view).json", "--format", format, "-o", output.path, "--plugins",
                         plugins.path, "--plugin-cache", root.appendingPathComponent("cache").path,
                     ], currentDirectory: TestPaths.packageRoot)
+                // The fallback example names components no plugin provides on purpose: each gets a warning.
                 #expect(run.status == 0, "\(view).\(format): \(run.stderr)")
+                if view == "fallback" {
+                    #expect(
+                        run.stderr.contains(#"$.body[2].component.id: warning: "demo:nope": namespace "demo""#),
+                        "\(run.stderr)")
+                    #expect(
+                        !run.stderr.contains("$.body[4]") && !run.stderr.contains("$.body[5]"),
+                        "defaults: \(run.stderr)")
+                }
                 let actual = try Data(contentsOf: output)
                 let expectedFile = Self.golden.appendingPathComponent("\(view).\(format)")
                 if recording {

@@ -219,7 +219,8 @@ struct ProbeTests {
                 "--plugin-cache", folder.appendingPathComponent("cache").path,
             ],
             expectSuccess: false)
-        #expect(result.status == 1, "a quarantined file makes the exit status 1, not a crash: \(result.stderr)")
+        #expect(
+            result.status == 5, "a file whose probe crashed now is a plugin fault (5), not a crash: \(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         let plugins = try #require(json?["plugins"] as? [[String: Any]])
         let crash = try #require(plugins.first { ($0["file"] as? String)?.hasSuffix("libcrash.so") == true })
@@ -232,6 +233,15 @@ struct ProbeTests {
             atPath: folder.appendingPathComponent("cache").path
         ).filter { $0.hasSuffix(".so") }
         #expect(images.count == 1 && images.first?.hasPrefix("libgood-") == true, "\(images)")
+        // The next run remembers the quarantine: still reported, as a problem (1), no longer as a new fault.
+        let again = try TestSupport.run(
+            TestSupport.hubhost.path,
+            [
+                "list-namespaces", "--json", "--plugins", folder.path,
+                "--plugin-cache", folder.appendingPathComponent("cache").path,
+            ],
+            expectSuccess: false)
+        #expect(again.status == 1, "\(again.stderr)")
     }
 
     @Test func renderDoesNotDieWhenAPluginCrashesWhileLoading() throws {

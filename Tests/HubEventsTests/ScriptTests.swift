@@ -86,7 +86,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: plugins) }
         let result = try run([
             "events", "examples/events/events.json", "examples/events/events.jsonl", "--plugins", plugins.path,
-            "--plugin-cache", plugins.appendingPathComponent("cache").path,
+            "--plugin-cache", plugins.appendingPathComponent("cache").path, "--assets", "examples/assets",
         ])
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out.contains("  open      hub:album/1: opened"))

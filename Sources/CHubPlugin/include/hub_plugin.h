@@ -1,5 +1,5 @@
 /*
- * hub_plugin.h — the hubhost plugin ABI, version 1.0.
+ * hub_plugin.h — the hubhost plugin ABI, version 1.1 (HUB_ABI_MAJOR.HUB_ABI_MINOR below).
  *
  * This header is the whole contract between the `hubhost` executable and a plugin. A plugin is an ELF shared
  * object that exports exactly one function, `hub_plugin_entry`, and talks to the host only through the tables
@@ -753,8 +753,10 @@ typedef struct hub_host {
     /* ----- Component registry ----- */
 
     /**
-     * Registers `factory` for `namespace_`. Returns false, writing the reason, when the namespace is taken (the
-     * message names the owner) or invalid; the first registration keeps it. `factory` must stay valid until its
+     * Registers `factory` for `namespace_`. Returns false, writing the reason, when the namespace is invalid or
+     * another plugin holds it (the message names the owner). A namespace two plugins claim is not kept by either:
+     * after loading, both plugins are refused, whatever their file order, unless the user names one with
+     * `--prefer PLUGIN_ID`. `factory` must stay valid until its
      * `destroy` is called. On failure the host keeps nothing and never calls `destroy`: the factory is still the
      * plugin's to free. [main-thread]
      */
@@ -835,7 +837,8 @@ typedef struct hub_host {
 
     /**
      * Registers an action factory for the action namespace `namespace_`. Returns false, writing the reason, when
-     * the namespace is taken (the first keeps it). `factory` must stay valid until its `destroy` is called; on
+     * the namespace is invalid or taken; as with component namespaces, two plugins claiming one are both refused
+     * unless the user prefers one (`--prefer`). `factory` must stay valid until its `destroy` is called; on
      * failure the host keeps nothing and never calls `destroy`. [main-thread]
      */
     bool (*register_action_factory)(const struct hub_host *host, const char *namespace_,

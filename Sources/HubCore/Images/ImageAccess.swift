@@ -14,6 +14,10 @@ import FoundationEssentials
 /// nothing under `/proc`, `/sys` or `/dev` is ever read.
 public struct ImageAccess: Sendable {
     public static let defaultMaxBytes = 10_000_000
+    /// The most pixels an image may declare in its header. Decoding one takes width × height × 4 bytes, so a
+    /// file of a few hundred kilobytes can ask for gigabytes (a decompression bomb): such an image is refused
+    /// before anything decodes it. 50 megapixels is more than an 8K photo.
+    public static let maxPixels = 50_000_000
 
     /// The allowed folders, as real paths (symlinks resolved).
     public let folders: [String]
@@ -42,7 +46,12 @@ public struct ImageAccess: Sendable {
     /// Checks `uri` without reading it; the error says why it is refused.
     public func check(_ uri: String) -> Result<Target, ImageLoadError> {
         switch ImageSource.scheme(of: uri) {
-        case "data"?: return .success(.data)
+        case "data"?:
+            // A malformed data: URI is allowed here; its load fails and the placeholder is drawn.
+            if case .success(let image) = ImageSource.decodeDataURI(uri), let problem = pixelProblem(image, uri: uri) {
+                return .failure(problem)
+            }
+            return .success(.data)
         case "file"?:
             let path: String
             if uri.hasPrefix("file://") {
@@ -63,7 +72,10 @@ public struct ImageAccess: Sendable {
     public func readFile(_ uri: String) -> Result<[UInt8], ImageLoadError> {
         switch check(uri) {
         case .failure(let error): return .failure(error)
-        case .success(.file(let path)): return read(path, uri: uri)
+        case .success(.file(let path)):
+            return read(path, uri: uri).flatMap { bytes in
+                pixelProblem(ImageBytes(bytes: bytes), uri: uri).map { .failure($0) } ?? .success(bytes)
+            }
         case .success: return .failure(refusal(uri, "is not a local file"))
         }
     }
@@ -71,6 +83,15 @@ public struct ImageAccess: Sendable {
     /// One problem, with its JSON path, for every image URI of `view` this policy refuses.
     public func problems(in view: ViewModel, file: String?) -> [DecodeIssue] {
         var issues: [DecodeIssue] = []
+        // Checked once per URI: a data: URI is decoded to read its header, and a view repeats its images.
+        var refusals: [String: ImageLoadError?] = [:]
+        func refusal(of uri: String) -> ImageLoadError? {
+            if let known = refusals[uri] { return known }
+            let found: ImageLoadError?
+            if case .failure(let error) = check(uri) { found = error } else { found = nil }
+            refusals[uri] = found
+            return found
+        }
         // The path is only spelled out for a model with images or children (nearly none of 100k have any).
         func visit(_ model: ComponentModel, path: @autoclosure () -> String) {
             guard model.hasExtras || !model.children.isEmpty else { return }
@@ -82,7 +103,7 @@ public struct ImageAccess: Sendable {
                 images.append(("custom.\(TerminalText.jsonKey(key))", data))
             }
             for (name, data) in images {
-                guard let uri = data.uri, case .failure(let error) = check(uri) else { continue }
+                guard let uri = data.uri, let error = refusal(of: uri) else { continue }
                 issues.append(DecodeIssue(file: file, path: "\(path).images.\(name).uri", message: error.reason))
             }
             for (index, child) in model.children.enumerated() { visit(child, path: "\(path).children[\(index)]") }
@@ -149,6 +170,16 @@ public struct ImageAccess: Sendable {
             filled += count
         }
         return .success(Array(bytes[..<filled]))
+    }
+
+    /// Why `image` is refused for its pixel count (see `maxPixels`), or nil.
+    public func pixelProblem(_ image: ImageBytes, uri: String) -> ImageLoadError? {
+        let size = image.pixelSize
+        guard size.width * size.height > Double(Self.maxPixels) else { return nil }
+        return refusal(
+            uri,
+            "is \(Int(size.width))×\(Int(size.height)) pixels, over the limit of \(Self.maxPixels) (decoding it "
+                + "would take \(Int(size.width * size.height * 4 / 1_000_000)) MB)")
     }
 
     private func refusal(_ uri: String, _ why: String) -> ImageLoadError {

@@ -51,7 +51,10 @@ public final class ImageSource {
         loadCount[uri, default: 0] += 1
         switch Self.scheme(of: uri) {
         case nil, "file"?: return access.readFile(uri).map { ImageBytes(bytes: $0) }
-        case "data": return Self.decodeDataURI(uri)
+        case "data":
+            return Self.decodeDataURI(uri).flatMap { image in
+                access.pixelProblem(image, uri: uri).map { .failure($0) } ?? .success(image)
+            }
         case let scheme?:
             if let loader = schemeLoaders[scheme] ?? otherSchemes { return loader(uri) }
             return .failure(ImageLoadError(uri: uri, reason: "no loader for scheme '\(TerminalText.escaped(scheme))'"))
@@ -93,6 +96,28 @@ public enum ImageHeader {
         }
         // GIF87a / GIF89a: logical screen size.
         if b.count >= 10, b[0] == 0x47, b[1] == 0x49, b[2] == 0x46 { return Size(width: le16(6), height: le16(8)) }
+        // WebP: a RIFF container with a VP8 (lossy), VP8L (lossless) or VP8X (extended) first chunk.
+        if b.count >= 30, b[0] == 0x52, b[1] == 0x49, b[2] == 0x46, b[3] == 0x46, b[8] == 0x57, b[9] == 0x45,
+            b[10] == 0x42, b[11] == 0x50, b[12] == 0x56, b[13] == 0x50, b[14] == 0x38
+        {
+            func le24(_ i: Int) -> Double { Double(UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16) }
+            switch b[15] {
+            case 0x58: return Size(width: le24(24) + 1, height: le24(27) + 1)  // "VP8X": canvas size minus one
+            case 0x4C:  // "VP8L": 14 bits each, minus one, after the signature byte
+                let bits = UInt32(b[21]) | UInt32(b[22]) << 8 | UInt32(b[23]) << 16 | UInt32(b[24]) << 24
+                return Size(width: Double(bits & 0x3FFF) + 1, height: Double(bits >> 14 & 0x3FFF) + 1)
+            case 0x20: return Size(width: Double(Int(le16(26)) & 0x3FFF), height: Double(Int(le16(28)) & 0x3FFF))
+            default: return nil
+            }
+        }
+        // BMP: the info header's width and height (a negative height is a top-down image).
+        if b.count >= 26, b[0] == 0x42, b[1] == 0x4D {
+            func le32(_ i: Int) -> Int32 {
+                Int32(
+                    bitPattern: UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24)
+            }
+            return Size(width: Double(le32(18).magnitude), height: Double(le32(22).magnitude))
+        }
         // JPEG: walk the segments to a start-of-frame marker.
         if b.count >= 4, b[0] == 0xFF, b[1] == 0xD8 {
             var i = 2

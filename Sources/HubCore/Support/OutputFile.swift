@@ -41,7 +41,7 @@ public final class OutputFile {
     public init(path: String) throws {
         self.path = path
         if path == "-" {
-            (fd, temporary, closesDescriptor) = (STDOUT_FILENO, nil, false)
+            (fd, temporary, closesDescriptor) = (StandardOutput.descriptor, nil, false)
             return
         }
         var status = stat()

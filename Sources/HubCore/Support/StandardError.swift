@@ -10,3 +10,34 @@ public enum StandardError {
         bytes.withUnsafeBytes { _ = writeAll(2, $0) }
     }
 }
+
+/// hubhost's own standard output. Plugin code shares the C library's `stdout` and descriptor 1 with the host, so
+/// a plugin's debugging `printf` would land in the middle of a rendered document or a JSON trace. Before plugin
+/// code can run, `divertPluginOutput` points descriptor 1 at standard error and keeps a private copy of the
+/// original for the host: what a plugin prints is still seen (on stderr), and what hubhost writes stays whole.
+public enum StandardOutput {
+    /// Where the host writes its output: 1 until plugin output is diverted.
+    nonisolated(unsafe) public private(set) static var descriptor: Int32 = STDOUT_FILENO
+
+    /// Sends whatever is written to descriptor 1 from now on (plugin code) to standard error, and the host's
+    /// output to a copy of the old descriptor 1. Once per process; if a descriptor cannot be made, nothing
+    /// changes.
+    public static func divertPluginOutput() {
+        guard descriptor == STDOUT_FILENO else { return }
+        fflush(stdout)  // what the host printed before goes out first, where it was meant to
+        let copy = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 10)
+        guard copy >= 0 else { return }
+        guard dup2(STDERR_FILENO, STDOUT_FILENO) >= 0 else {
+            close(copy)
+            return
+        }
+        descriptor = copy
+    }
+
+    /// Writes `text`, then `terminator`, to the host's output in one `write`.
+    public static func print(_ text: String, terminator: String = "\n") {
+        var bytes = Array(text.utf8)
+        bytes.append(contentsOf: terminator.utf8)
+        bytes.withUnsafeBytes { _ = writeAll(descriptor, $0) }
+    }
+}

@@ -63,7 +63,8 @@ enum HostTable {
                 listener(record, level, TerminalText.escaped(String(cString: message), limit: 2000))
             }
             guard level >= record.logger.logLevel else { return }  // filtered out: no need to copy the message
-            record.logger.log(level: level, "\(TerminalText.escaped(String(cString: message), limit: 2000))")
+            record.logger.log(
+                level: level, "\(TerminalText.escaped(String(cString: message), limit: 2000))", source: "plugin")
         }
 
         // Models and text measurement: the hot path, in ModelBridge.swift.

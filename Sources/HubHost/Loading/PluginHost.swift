@@ -120,6 +120,7 @@ public final class PluginHost {
     /// rejected ones included.
     @discardableResult
     public func loadPlugins(in directories: [URL]) -> [PluginRecord] {
+        let started = Date()
         if !pruned, !copies.inMemory {
             pruned = true
             let deleted = LoadedImagePaths.withPaths {
@@ -152,6 +153,8 @@ public final class PluginHost {
         }
         files.removeAll { quarantined[$0.path] != nil }
         let faulted = Set(quarantined.keys)
+        // Files whose probe crashed, hung or exited during this call (not a verdict remembered from before).
+        var faultedNow = Set<String>()
         if let probeGate {
             // Kept for the loader up to a budget: hundreds of large Swift images are read again instead.
             var kept = 0
@@ -163,11 +166,16 @@ public final class PluginHost {
                     self.inspected[file.path] = image
                 },
                 whileProbing: { self.copyInspectedImages(of: files) })
-            for record in verdicts.quarantined { quarantined[record.file] = record.reason }
+            for record in verdicts.quarantined {
+                quarantined[record.file] = record.reason
+                if record.date >= started { faultedNow.insert(record.file) }
+            }
         }
         for file in files + faulted.sorted().map({ URL(fileURLWithPath: $0) }) {
             if let why = quarantined[file.path] {
-                records.append(notLoaded(file, .quarantined("\(file.lastPathComponent): \(why)")))
+                let record = notLoaded(file, .quarantined("\(file.lastPathComponent): \(why)"))
+                record.faultedThisRun = faultedNow.contains(file.path)
+                records.append(record)
             } else {
                 records.append(load(file: file))  // copy → open → check descriptor → init → register
             }
@@ -385,7 +393,10 @@ public final class PluginHost {
             }
         }
         guard initialised else {
-            let message = String(cString: error)
+            // The plugin may have filled the buffer without a terminating NUL: read at most its capacity.
+            let length = error.firstIndex(of: 0) ?? error.count
+            let message = String(
+                String(decoding: error[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self).prefix(300))
             revokeRegistrations(of: record)
             record.codeCallable = false
             abandonImage(record)

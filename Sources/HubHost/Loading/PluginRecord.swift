@@ -57,6 +57,9 @@ public final class PluginRecord {
     /// When the load finished (wall clock) and how long it took (copy, open, init, register), for the preview.
     public internal(set) var loadedAt: Date?
     public internal(set) var loadDuration: Double?
+    /// Quarantined because its probe crashed, hung or exited during this load, rather than by a verdict an
+    /// earlier run left in the probe cache: the command reports a plugin fault (exit 5), not just a rejection.
+    public internal(set) var faultedThisRun = false
     /// Non-fatal problems: registrations the host refused, and what unload found.
     public internal(set) var warnings: [String] = []
     /// Whether the plugin was already told that it called the host from another thread (set from that thread).
@@ -103,6 +106,8 @@ public final class PluginRecord {
     lazy var logger: Logger = {
         var logger = hostLogger
         if let id { logger[metadataKey: "plugin"] = "\(id)" }
+        // A plugin's warnings and errors are for its author: shown even when the host logs only its own errors.
+        logger.logLevel = min(logger.logLevel, .warning)
         return logger
     }()
     private let hostLogger: Logger

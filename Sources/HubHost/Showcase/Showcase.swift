@@ -58,6 +58,9 @@ public enum Showcase {
         return try? ViewModelDecoder(file: "\(component) story \(story.name)").decode(Data(text.utf8)).viewModel
     }
 
+    /// The most stories a component shows; a plugin's count above it is a problem.
+    static let maxStories = 1000
+
     /// Reads the plugin's stories from a fresh instance that is never configured, then destroys it.
     static func pluginStories(_ identifier: ComponentIdentifier, host: PluginHost) -> [Story] {
         let made = host.registry.createComponent(identifier: identifier, category: "row")
@@ -67,19 +70,33 @@ public enum Showcase {
         else { return [] }
         let methods = CInterop.copyTable(table)
         guard let count = methods.story_count, let read = methods.story else { return [] }
+        // size_t arrives as Int: a plugin's (size_t)-1 is negative here, and any count is the plugin's word.
         let total = CallRecorder.during(.stories, slot: component.slot) { count(component.instance) }
         var stories: [Story] = []
+        if total < 0 || total > maxStories {
+            stories.append(
+                Story(
+                    name: "story_count", source: .plugin, widths: [], model: "{}",
+                    problem: "story_count returned \(UInt(bitPattern: total)); the first \(maxStories) are shown"))
+        }
         var names = Set<String>()
-        for index in 0..<min(total, 1000) {
+        for index in 0..<(total < 0 ? maxStories : min(total, maxStories)) {
             var story = hub_story()
             story.struct_size = UInt32(MemoryLayout<hub_story>.size)
             guard CallRecorder.during(.stories, slot: component.slot, { read(component.instance, index, &story) })
             else { continue }
             let name = CInterop.string(story.name).map { TerminalText.escaped($0, limit: 80) } ?? "story \(index)"
-            guard names.insert(name).inserted else { continue }
+            guard names.insert(name).inserted else {
+                stories.append(
+                    Story(
+                        name: "story \(index)", source: .plugin, widths: [], model: "{}",
+                        problem: "a second story named \"\(name)\""))
+                continue
+            }
             var widths: [Double] = []
             if let list = story.widths {
-                for i in 0..<min(story.width_count, 16) where list[i].isFinite && list[i] >= 1 && list[i] <= 4096 {
+                for i in 0..<min(max(story.width_count, 0), 16)
+                where list[i].isFinite && list[i] >= 1 && list[i] <= 4096 {
                     widths.append(list[i])
                 }
             }

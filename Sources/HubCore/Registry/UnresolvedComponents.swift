@@ -1,0 +1,107 @@
+/// The components of a view that no plugin provides, as problems naming a JSON path, so a typo in a component id
+/// is seen instead of silently drawing a fallback. Hub falls back by design (a server may name components a
+/// client does not have yet), so the view still renders; the problem says which fallback it got.
+///
+/// One problem per distinct component id, at its first model, with the number of models that name it and the
+/// nearest id the loaded plugins do provide. Models that name no component (Hub's defaults) are not reported.
+public enum UnresolvedComponents {
+    public static func problems(in view: ViewModel, registry: ComponentRegistry, file: String?) -> [DecodeIssue] {
+        var verdicts: [ComponentIdentifier: String?] = [:]
+        var found: [(identifier: ComponentIdentifier, path: String, reason: String, count: Int)] = []
+        var positions: [ComponentIdentifier: Int] = [:]
+        // A view names the same few ids many times: the last one is compared before any hashing.
+        var last: (identifier: ComponentIdentifier, reason: String?)?
+
+        func visit(_ model: ComponentModel, path: @autoclosure () -> String) {
+            let identifier = model.componentIdentifier
+            let reason: String?
+            if let last, last.identifier == identifier {
+                reason = last.reason
+            } else if let known = verdicts[identifier] {
+                reason = known
+            } else {
+                reason = Self.reason(identifier, registry: registry)
+                verdicts[identifier] = reason
+            }
+            last = (identifier, reason)
+            if let reason {
+                if let position = positions[identifier] {
+                    found[position].count += 1
+                } else {
+                    positions[identifier] = found.count
+                    found.append((identifier, path() + ".component.id", reason, 1))
+                }
+            }
+            guard !model.children.isEmpty else { return }
+            let path = path()
+            for (index, child) in model.children.enumerated() { visit(child, path: "\(path).children[\(index)]") }
+        }
+        if let header = view.header { visit(header, path: "$.header") }
+        for (index, model) in view.body.enumerated() { visit(model, path: "$.body[\(index)]") }
+        for (index, model) in view.overlays.enumerated() { visit(model, path: "$.overlays[\(index)]") }
+
+        return found.map { entry in
+            let others = entry.count > 1 ? " (and \(entry.count - 1) more model(s) naming it)" : ""
+            return DecodeIssue(file: file, path: entry.path, message: entry.reason + others)
+        }
+    }
+
+    /// Why `identifier` falls back, or nil when a plugin provides it (or it is Hub's default, named by no one).
+    static func reason(_ identifier: ComponentIdentifier, registry: ComponentRegistry) -> String? {
+        if identifier.namespace == ComponentDefaults.namespace,
+            registry.entry(forNamespace: identifier.namespace) == nil
+        {
+            return nil
+        }
+        let quoted = TerminalText.quoted(identifier.description)
+        guard let entry = registry.entry(forNamespace: identifier.namespace) else {
+            let namespaces = registry.allEntries.map(\.namespace)
+            let hint = nearest(identifier.namespace, in: namespaces).map {
+                " (did you mean \(TerminalText.quoted($0))?)"
+            }
+            return "\(quoted): no loaded plugin serves namespace \(TerminalText.quoted(identifier.namespace))"
+                + (hint ?? "") + "; drawn as a fallback"
+        }
+        let names = entry.factory.componentNames
+        if names.contains(identifier.name) { return nil }
+        // A factory may make more than it lists: only a name it refuses is a problem.
+        if let made = entry.factory.createComponent(forName: identifier.name) {
+            made.destroy()
+            return nil
+        }
+        let hint = nearest(identifier.name, in: names).map { " (did you mean \(TerminalText.quoted($0))?)" }
+        let offered = names.isEmpty ? "" : "; it has " + names.sorted().prefix(12).joined(separator: ", ")
+        return "\(quoted): namespace \(TerminalText.quoted(identifier.namespace)) of \(entry.owner) has no component "
+            + "\(TerminalText.quoted(identifier.name))\(hint ?? "")\(offered); drawn as a fallback"
+    }
+
+    /// The candidate closest to `word` by edit distance, when it is close enough to be a typo of it.
+    static func nearest(_ word: String, in candidates: [String]) -> String? {
+        let limit = word.count <= 4 ? 1 : 2
+        var best: (name: String, distance: Int)?
+        for candidate in candidates.sorted() {
+            let distance = editDistance(Array(word.unicodeScalars), Array(candidate.unicodeScalars))
+            if distance <= limit, distance < (best?.distance ?? .max) { best = (candidate, distance) }
+        }
+        return best?.name
+    }
+
+    /// Levenshtein distance, with a swap of two neighbours counting as one edit ("hduex" → "hdeux").
+    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[a.count][b.count]
+    }
+}

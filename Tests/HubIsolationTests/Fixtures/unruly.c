@@ -1,0 +1,115 @@
+/*
+ * unruly.c — a test plugin that does what a plugin under development does by mistake, without crashing:
+ * namespace "unruly", one component "row" (full width, 40 high).
+ *
+ *   every configure   printf()s "UNRULY-STDOUT" (a leftover debugging line) and logs a warning and an info line
+ *   -DHUGE_STORIES     its showcase extension says (size_t)-1 stories; each story has the same name
+ *   -DBAD_INIT_ERROR   init fails, filling the whole error buffer with an escape sequence and no NUL
+ */
+#include "hub_plugin.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const hub_host *host;
+
+static const char *traits(void *instance) {
+    (void)instance;
+    return HUB_TRAIT_FULL_WIDTH;
+}
+
+static void load_view(void *instance) { (void)instance; }
+
+static hub_size preferred_size(void *instance, const hub_model *model, hub_size container) {
+    (void)instance;
+    (void)model;
+    return (hub_size){container.width, 40};
+}
+
+static void prepare_for_reuse(void *instance) { (void)instance; }
+
+static void configure(void *instance, const hub_model *model, hub_size container) {
+    (void)instance;
+    (void)model;
+    (void)container;
+    printf("UNRULY-STDOUT\n");
+    fflush(stdout);
+    host->log(host, HUB_LOG_WARNING, "unruly warning");
+    host->log(host, HUB_LOG_INFO, "unruly info");
+}
+
+static void draw(void *instance, const hub_view_builder *view, hub_size size) {
+    (void)instance;
+    hub_rect_style fill = {sizeof fill, 0x999999FFu, 0, 0, 0};
+    view->rect(view, (hub_rect){0, 0, size.width, size.height}, &fill);
+}
+
+static size_t story_count(void *instance) {
+    (void)instance;
+    return (size_t)-1;
+}
+
+static bool story(void *instance, size_t index, hub_story *out) {
+    (void)instance;
+    (void)index;
+    out->name = "same";
+    out->model_json = "{\"text\":{\"title\":\"story\"}}";
+    out->widths = NULL;
+    out->width_count = (size_t)-1;
+    return true;
+}
+
+static const hub_showcase_ext showcase = {sizeof showcase, story_count, story};
+
+static const void *get_extension(void *instance, const char *id) {
+    (void)instance;
+#ifdef HUGE_STORIES
+    if (strcmp(id, HUB_EXT_SHOWCASE) == 0) return &showcase;
+#else
+    (void)id;
+    (void)showcase;
+#endif
+    return NULL;
+}
+
+static void destroy(void *instance) { free(instance); }
+
+static const hub_component_class row_class = {
+    sizeof row_class, traits, load_view, preferred_size, prepare_for_reuse, configure, draw, get_extension, destroy,
+};
+
+static bool create(const hub_component_factory *factory, const char *name, hub_component *out) {
+    (void)factory;
+    if (strcmp(name, "row") != 0) return false;
+    out->klass = &row_class;
+    out->instance = calloc(1, 1);
+    return out->instance != NULL;
+}
+
+static const char *const names[] = {"row", NULL};
+
+static const char *const *component_names(const hub_component_factory *factory) {
+    (void)factory;
+    return names;
+}
+
+static const hub_component_factory factory = {sizeof factory, NULL, create, component_names, NULL};
+
+static bool init(const hub_host *h, char *error, size_t capacity) {
+    host = h;
+#ifdef BAD_INIT_ERROR
+    for (size_t i = 0; i < capacity; i++) error[i] = i % 4 == 0 ? '\x1b' : 'E';
+    return false;
+#else
+    return h->register_component_factory(h, "unruly", &factory, error, capacity);
+#endif
+}
+
+static void deinit(void) { host = NULL; }
+
+static const hub_plugin_descriptor descriptor = {
+    HUB_PLUGIN_MAGIC, sizeof descriptor, {HUB_ABI_MAJOR, HUB_ABI_MINOR}, "com.example.unruly", "Unruly (test)",
+    "1.0.0", "A plugin that misbehaves without crashing", "hubhost tests", init, deinit,
+};
+
+HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &descriptor; }

@@ -1,0 +1,203 @@
+import Foundation
+import HubTestKit
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a user running real `hubhost` processes can count on when plugins, views and command lines are not what
+/// they should be (Fixtures/unruly.c misbehaves without crashing): output stays whole, mistakes are named, exit
+/// statuses say what happened, and the user's files are kept.
+@Suite(.serialized) struct HostContractTests {
+    static let unruly = TestPaths.packageRoot.appendingPathComponent("Tests/HubIsolationTests/Fixtures/unruly.c")
+
+    /// A plugin folder with unruly (built with `flags`) and the shipped C demo, and a view of both.
+    final class Setup {
+        let folder: TemporaryFolder
+        var plugins: URL { folder.appending("plugins") }
+        var cache: URL { folder.appending("cache") }
+        var view: URL { folder.appending("view.json") }
+
+        init(flags: [String] = [], view json: String? = nil) throws {
+            folder = try TemporaryFolder("hubhost-contract")
+            try FileManager.default.createDirectory(
+                at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try FixtureCompiler.compile(
+                HostContractTests.unruly, to: plugins.appendingPathComponent("libunruly.so"), flags: flags)
+            try FileManager.default.copyItem(
+                at: TestPaths.binDirectory.appendingPathComponent("libHubDemoC.so"),
+                to: plugins.appendingPathComponent("libdemoc.so"))
+            let body = """
+                {"body": [
+                  {"id": "a", "component": {"id": "unruly:row"}, "text": {"title": "A"}},
+                  {"id": "b", "component": {"id": "cdemo:banner"}, "text": {"title": "B"}}
+                ]}
+                """
+            try Data((json ?? body).utf8).write(to: view)
+        }
+
+        func hubhost(_ arguments: [String], plugins folder: URL? = nil) throws -> ProcessResult {
+            try ProcessRunner.hubhost(
+                arguments + ["--plugins", (folder ?? plugins).path, "--plugin-cache", cache.path])
+        }
+    }
+
+    @Test func whatAPluginPrintsGoesToStderrAndTheOutputStaysWhole() throws {
+        let setup = try Setup()
+        let json = try setup.hubhost(["render", setup.view.path, "--format", "json", "-o", "-"])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(!json.stdout.contains("UNRULY-STDOUT"), "the plugin's printf is not in the document")
+        #expect(json.stderr.contains("UNRULY-STDOUT"), "but it is seen, on stderr")
+        #expect((try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8))) != nil, "stdout is one JSON document")
+        // Warnings a plugin logs are shown without --verbose; its info lines are not.
+        #expect(json.stderr.contains("unruly warning") && json.stderr.contains("com.example.unruly"), "\(json.stderr)")
+        #expect(!json.stderr.contains("unruly info"))
+        // The same holds for the events trace in JSON lines.
+        let script = setup.folder.appending("tap.jsonl")
+        try Data(#"{"event":"tap","indexPath":[0]}"#.utf8 + [10]).write(to: script)
+        let events = try setup.hubhost(["events", setup.view.path, script.path, "--json"])
+        #expect(events.status == 0, "\(events.stderr)")
+        for line in events.stdout.split(separator: "\n") {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)")
+        }
+    }
+
+    @Test func aMissingPluginFolderOnTheCommandLineStopsTheCommandAndKeepsTheOutput() throws {
+        let setup = try Setup()
+        let output = setup.folder.appending("keep.svg")
+        try Data("precious".utf8).write(to: output)
+        let result = try setup.hubhost(
+            ["render", setup.view.path, "--format", "svg", "-o", output.path], plugins: setup.folder.appending("typo"))
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("--plugins \(setup.folder.appending("typo").path): no such folder"))
+        #expect(try String(contentsOf: output, encoding: .utf8) == "precious")
+        let listed = try setup.hubhost(["list-namespaces"], plugins: setup.folder.appending("typo"))
+        #expect(listed.status == 3)
+    }
+
+    @Test func aRefusedPluginMakesTheStatusOneNotZero() throws {
+        let setup = try Setup()
+        // Others may write the folder: every plugin in it is refused, and the view renders with fallbacks.
+        chmod(setup.plugins.path, 0o757)
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "text", "-o", "-"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("writable by others"))
+    }
+
+    @Test func componentIdsNoPluginProvidesAreWarnedOfWithTheNearestId() throws {
+        let view = """
+            {"body": [
+              {"id": "a", "component": {"id": "unruly:rwo"}},
+              {"id": "b", "component": {"id": "unrluy:row"}},
+              {"id": "c", "component": {"id": "unruly:rwo"}},
+              {"id": "d", "text": {"title": "no component: Hub's default, not a problem"}},
+              {"id": "e", "component": {"id": "unruly:row"}, "children": [{"id": "e1", "component": {"id": "cdemo:badj"}}]}
+            ]}
+            """
+        let setup = try Setup(view: view)
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "text", "-o", "-"])
+        #expect(result.status == 0, "a warning, not a problem: Hub falls back by design. \(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                #"$.body[0].component.id: warning: "unruly:rwo": namespace "unruly" of com.example.unruly 1.0.0"#),
+            "\(result.stderr)")
+        #expect(result.stderr.contains(#"has no component "rwo" (did you mean "row"?)"#))
+        #expect(result.stderr.contains("(and 1 more model(s) naming it)"))
+        #expect(
+            result.stderr.contains(
+                #"$.body[1].component.id: warning: "unrluy:row": no loaded plugin serves namespace "unrluy" (did you mean "unruly"?)"#
+            ))
+        #expect(result.stderr.contains(#"$.body[4].children[0].component.id: warning: "cdemo:badj""#))
+        #expect(!result.stderr.contains("$.body[3]"))
+        #expect(result.stdout.contains("fallback"), "the view still renders, with fallbacks")
+        let strict = try setup.hubhost(["render", setup.view.path, "--strict", "--format", "text", "-o", "-"])
+        #expect(strict.status == 2 && strict.stdout.isEmpty, "\(strict.stderr)")
+    }
+
+    @Test func aShowcaseThatCountsMinusOneStoriesIsAProblemNotACrash() throws {
+        let setup = try Setup(flags: ["-DHUGE_STORIES"])
+        let output = setup.folder.appending("gallery.json")
+        let result = try setup.hubhost(["gallery", "--format", "json", "-o", output.path])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("story_count returned 18446744073709551615"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(#"a second story named \"same\""#) || result.stderr.contains("a second story named"))
+        let gallery = try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [[String: Any]]
+        #expect(gallery?.contains { $0["component"] as? String == "cdemo:banner" } == true, "the others are drawn")
+    }
+
+    @Test func anInitErrorWithoutItsNULIsReadWithinTheBufferAndEscaped() throws {
+        let setup = try Setup(flags: ["-DBAD_INIT_ERROR"])
+        let result = try setup.hubhost(["list-namespaces"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.contains("libunruly.so: init failed: \\u{1b}EEE"), "\(result.stdout)")
+        #expect(result.stdout.count < 1200, "the message is cut: \(result.stdout.count) characters")
+        #expect(!result.stdout.contains("\u{1B}"), "no escape sequence reaches the terminal")
+        #expect(result.stdout.contains("cdemo"), "the other plugin is listed")
+    }
+
+    @Test func aDecompressionBombIsRefusedBeforeAnythingDecodesIt() throws {
+        // A 20000 × 20000 grey PNG header (400 megapixels): only the header matters, nothing is decoded.
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
+        png += [0, 0, 0x4E, 0x20, 0, 0, 0x4E, 0x20, 8, 0, 0, 0, 0, 0, 0, 0, 0]
+        let uri = "data:image/png;base64," + Data(png).base64EncodedString()
+        let view = """
+            {"body": [{"id": "a", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "\(uri)"}}}]}
+            """
+        let setup = try Setup(view: view)
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("$.body[0].images.main.uri"), "\(result.stderr)")
+        #expect(result.stderr.contains("is 20000×20000 pixels, over the limit of 50000000"), "\(result.stderr)")
+        #expect(!result.stdout.contains(uri), "the image is not embedded in the drawing")
+    }
+
+    @Test func aMissingSnapshotInputIsNotDoneExitTwo() throws {
+        let setup = try Setup()
+        let golden = setup.folder.appending("golden")
+        let record = try setup.hubhost(["snapshot", "record", setup.view.path, "--out", golden.path])
+        #expect(record.status == 0, "\(record.stderr)")
+        let verify = try setup.hubhost(
+            ["snapshot", "verify", setup.view.path, setup.folder.appending("nope.json").path, "--out", golden.path])
+        #expect(verify.status == 2, "\(verify.stderr)")
+        #expect(verify.stderr.contains("nope.json: no such file or folder"))
+    }
+
+    @Test func aReplayThatStopsKeepsTheOutputFile() throws {
+        let setup = try Setup()
+        let output = setup.folder.appending("final.svg")
+        try Data("precious".utf8).write(to: output)
+        let script = setup.folder.appending("bad.jsonl")
+        try Data((#"{"event":"tap","indexPath":[1]}"# + "\n" + #"{"event":"bogus"}"# + "\n").utf8).write(to: script)
+        let result = try setup.hubhost(["events", setup.view.path, script.path, "--format", "svg", "-o", output.path])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(try String(contentsOf: output, encoding: .utf8) == "precious")
+    }
+
+    @Test func devOnAPortInUseSaysSoAtOnce() throws {
+        // Hold a port, as a first `hubhost dev` would.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && listen(listener, 1) == 0
+                    && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        #expect(bound)
+        let port = UInt16(bigEndian: address.sin_port)
+        let setup = try Setup()
+        let started = Date()
+        let result = try setup.hubhost(["dev", setup.view.path, "--port", String(port)])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("port \(port) is in use"), "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 8, "it did not wait out a timeout")
+    }
+}
