@@ -45,7 +45,7 @@ struct Events: ParsableCommand {
                     + "cannot be written"),
                 (.notFound, "a --plugins folder does not exist (nothing replayed)"),
                 (.pluginFault, "a plugin crashed, hung or exited in a step: it was quarantined; the replay stopped "
-                    + "there, or with --keep-going went on without it from the next step"),
+                    + "there, or with --keep-going ran that step again without it and went on"),
             ]))
             """
     )
@@ -180,13 +180,15 @@ struct Events: ParsableCommand {
                 stoppedAt = error
                 break
             }
-            if replaying && number >= resumeAfter {
-                replaying = false
-                // The step whose plugin faulted is not applied again.
-                if number == resumeAfter { continue }
-            }
+            // The step whose plugin faulted runs again, printed, now without that plugin (its components fall
+            // back): its event still happens (a resize still resizes), and the trace has a line for it.
+            let rerunsFaultedStep = replaying && number == resumeAfter
+            if replaying && number >= resumeAfter { replaying = false }
             CallRecorder.noteStep(number)
             engine.apply(event, step: number)
+            if rerunsFaultedStep {
+                trace.add(.note, "a plugin faulted in this step (see stderr); it ran again without that plugin")
+            }
         }
         CallRecorder.noteStep(0)
 

@@ -230,17 +230,34 @@ struct Snapshot: ParsableCommand {
                 (.ok, "recorded"),
                 (
                     .problems,
-                    "recorded, but some inputs had problems or a plugin could not be loaded (listed on stderr)"
+                    "recorded, but some inputs had problems (listed on stderr); or nothing recorded, as a plugin "
+                        + "could not be loaded"
                 ),
                 (.failed, "an input or an image could not be drawn or written (the others are recorded)"),
                 (.notFound, "a --plugins folder does not exist (nothing recorded)"),
-                (.pluginFault, "recorded, but a plugin crashed, hung or exited: it was quarantined"),
+                (.pluginFault, "nothing recorded: a plugin crashed, hung or exited (it was quarantined)"),
             ]))
 
         @OptionGroup var options: Options
 
         func run() throws {
+            // A worker started again after a plugin fault would draw that plugin's components as fallbacks: goldens
+            // of those drawings would be wrong, and would replace good ones. Nothing is recorded.
+            if WorkerEnvironment.isRestart {
+                Diagnostics.print(
+                    "hubhost: snapshot record: nothing recorded, as a plugin crashed, hung or exited (above); fix it "
+                        + "and record again")
+                throw ExitCode(.pluginFault)
+            }
             var drawn = try Snapshot.pictures(options)
+            // The same for a plugin that did not load (quarantined by an earlier run, refused): its components
+            // would be recorded as fallbacks.
+            if let pluginStatus = drawn.pluginStatus {
+                Diagnostics.print(
+                    "hubhost: snapshot record: nothing recorded, as a plugin could not be loaded (above); goldens "
+                        + "drawn without it would replace good ones")
+                throw ExitCode(pluginStatus)
+            }
             let folder = URL(fileURLWithPath: options.out)
             var recorded = 0
             for picture in drawn.pictures {

@@ -18,17 +18,27 @@ struct Validate: ParsableCommand {
             extension tables complete (no NULL functions), preferred size finite and non-negative for every sample \
             model and container, load view, configure and draw every sample model, reuse with another model, \
             every extension called (children, image handling, content offset and view observers, action performer \
-            and observer), selection state, UI state round trip, destroy; every action handler with each trigger, \
+            and observer), selection state, UI state round trip, destroy, every showcase story read and drawn; every action handler with each trigger, \
             with and without custom data; every layout manager's margins; unload clean. With --view, every \
             component also runs over the view's models of its namespaces. A crash or hang names its call and model. \
             Module files beside the plugin are checked too: every function a binding names must be exported, and \
             its defaults must fit the signature.
-            \(ExitStatus.help([(.ok, "every plugin passes every check"), (.problems, "a check of a plugin failed")]))
+            The file is also checked as the loader checks it (not writable by others, nor its folder); functions \
+            it exports besides hub_plugin_entry that no module file beside it binds are noted.
+            \(ExitStatus.help([
+                (.ok, "every plugin passes every check"), (.problems, "a check of a plugin failed"),
+                (.notFound, "an argument names no file or folder"),
+            ]))
             """
     )
 
-    @Argument(help: "Plugin files.")
+    @Argument(help: "Plugin files, or folders of them (every *.so inside).")
     var plugins: [String]
+
+    @Flag(
+        name: .customLong("allow-unsafe-permissions"),
+        help: "Do not fail a plugin file that others can write, or whose folder they can (the loader refuses it).")
+    var allowUnsafePermissions = false
 
     @Option(
         help: ArgumentHelp(
@@ -48,6 +58,8 @@ struct Validate: ParsableCommand {
         /// A crash or hang of the child, when there was one.
         var failure: String?
         var report: ProbeReport?
+        /// Worth a look, but not a failure (functions exported besides the entry point).
+        var notes: [String] = []
     }
 
     func run() throws {
@@ -58,16 +70,17 @@ struct Validate: ParsableCommand {
         defer { try? FileManager.default.removeItem(at: work) }
         let runner = ProbeRunner(executable: executable, timeout: timeout, workDirectory: work)
         var results: [Result] = []
-        for path in plugins {
-            let file = URL(fileURLWithPath: path).standardizedFileURL
+        let trust = PluginTrust(allowUnsafePermissions: allowUnsafePermissions)
+        for file in try pluginFiles() {
             let (report, failure) = runner.validate(file, view: view.map { URL(fileURLWithPath: $0) })
-            let bindingProblems = Self.moduleFileProblems(for: file)
+            // What the loader would refuse fails the plugin too.
+            let bindingProblems = [trust.refusal(of: file)].compactMap { $0 } + Self.moduleFileProblems(for: file)
             results.append(
                 Result(
                     file: file.path,
                     passed: failure == nil && (report?.conforms ?? false) && bindingProblems.isEmpty,
                     failure: failure ?? (bindingProblems.isEmpty ? nil : bindingProblems.joined(separator: "\n  ")),
-                    report: report))
+                    report: report, notes: Self.exportNotes(of: file)))
         }
         if json {
             let encoder = JSONEncoder()
@@ -85,6 +98,46 @@ struct Validate: ParsableCommand {
                 failed == 0 ? "\(results.count) plugin(s) passed" : "\(failed) of \(results.count) plugin(s) failed")
         }
         if !results.allSatisfy(\.passed) { throw ExitCode(.problems) }
+    }
+
+    /// The files the arguments name: a file as it is, a folder as every `*.so` directly inside it (sorted).
+    private func pluginFiles() throws -> [URL] {
+        var files: [URL] = []
+        for path in plugins {
+            var isFolder = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+                Diagnostics.print("hubhost validate: \(path): no such file or folder")
+                throw ExitCode(.notFound)
+            }
+            let url = URL(fileURLWithPath: path).standardizedFileURL
+            if isFolder {
+                let found = PluginFolders.pluginFiles(in: [url]).files
+                if found.isEmpty { Diagnostics.print("hubhost validate: \(path): no plugin files (*.so) in it") }
+                files += found
+            } else {
+                files.append(url)
+            }
+        }
+        return files
+    }
+
+    /// Functions `plugin` exports besides `hub_plugin_entry` that no module-file binding beside it names: a
+    /// plugin linked with the version script (writing-plugins.md) exports nothing else. A note, not a failure:
+    /// `hubhost call` and module files in other folders may use them.
+    static func exportNotes(of plugin: URL) -> [String] {
+        guard let exported = try? ELFInspector.exportedFunctions(of: plugin) else { return [] }
+        let bound = Set(
+            ModuleFile.files(in: [plugin.deletingLastPathComponent()]).flatMap { url in
+                ((try? ModuleFile(contentsOf: url))?.bindings ?? []).filter { $0.plugin == plugin.lastPathComponent }
+                    .map(\.symbol)
+            })
+        let extra = exported.filter { $0 != "hub_plugin_entry" && !bound.contains($0) }.sorted()
+        guard !extra.isEmpty else { return [] }
+        return [
+            "exports \(extra.prefix(5).joined(separator: ", "))\(extra.count > 5 ? " and \(extra.count - 5) more" : "") "
+                + "besides hub_plugin_entry and no module file beside it binds them; unless they are meant for "
+                + "`hubhost call`, link with the version script (see writing-plugins.md)"
+        ]
     }
 
     /// What is wrong with the module-file bindings beside `plugin` that name it: a symbol it does not export
@@ -120,6 +173,7 @@ struct Validate: ParsableCommand {
         let name = URL(fileURLWithPath: result.file).lastPathComponent
         let plugin = result.report?.plugin.map { " (\($0.id) \($0.version), ABI \($0.abi))" } ?? ""
         StandardOutput.print(TerminalText.line("\(result.passed ? "PASS" : "FAIL") \(name)\(plugin)"))
+        for note in result.notes { StandardOutput.print(TerminalText.line("  note: " + note)) }
         if let failure = result.failure {
             for (index, line) in failure.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 StandardOutput.print(TerminalText.line((index == 0 ? "  FAIL " : "") + line))

@@ -147,7 +147,7 @@ struct LoaderTests {
             #expect(
                 reason.contains(
                     "refused: namespace \"fixture\" is claimed by com.example.first (liba.so) and "
-                        + "com.example.second (libb.so); neither is loaded"), "\(reason)")
+                        + "com.example.second (libb.so); none is loaded"), "\(reason)")
             #expect(reason.hasSuffix("choose with --prefer com.example.first or --prefer com.example.second"))
         }
     }

@@ -164,6 +164,71 @@ import Testing
         #expect(verify.stderr.contains("nope.json: no such file or folder"))
     }
 
+    @Test func aProbeNamesTheCallThatCrashedAndItsSampleModel() throws {
+        let setup = try Setup(flags: ["-DCRASH_IN_DRAW_WHEN_PROBED"])
+        let result = try setup.hubhost(["list-namespaces"])
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(
+            result.stdout.contains(#"crashed with SIGSEGV in draw [unruly:row] for sample model ""#),
+            "named as draw, not configure: \(result.stdout)")
+    }
+
+    @Test func validateTakesFoldersAndChecksWhatTheLoaderAndTheGalleryWouldMeet() throws {
+        let setup = try Setup(flags: ["-DHUGE_STORIES"])
+        // A folder: every plugin in it.
+        let result = try ProcessRunner.hubhost(["validate", setup.plugins.path])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("PASS libdemoc.so"), "\(result.stdout)")
+        #expect(result.stdout.contains("FAIL libunruly.so"), "\(result.stdout)")
+        #expect(result.stdout.contains("stories read and drawn"), "the showcase is exercised: \(result.stdout)")
+        #expect(result.stdout.contains("story_count returned"), "\(result.stdout)")
+        // A file the loader would refuse fails validation too.
+        try FixtureCompiler.compile(HostContractTests.unruly, to: setup.plugins.appendingPathComponent("libunruly.so"))
+        chmod(setup.plugins.appendingPathComponent("libunruly.so").path, 0o775)
+        let writable = try ProcessRunner.hubhost([
+            "validate", setup.plugins.appendingPathComponent("libunruly.so").path,
+        ])
+        #expect(writable.status == 1 && writable.stdout.contains("writable by its group"), "\(writable.stdout)")
+        let allowed = try ProcessRunner.hubhost(
+            ["validate", "--allow-unsafe-permissions", setup.plugins.appendingPathComponent("libunruly.so").path])
+        #expect(allowed.status == 0, "\(allowed.stdout)")
+    }
+
+    @Test func twoBuildsOfOnePluginAreToldApartFromTwoPlugins() throws {
+        let setup = try Setup()
+        // An old build left beside the new one: same id, other bytes.
+        try FixtureCompiler.compile(
+            HostContractTests.unruly, to: setup.plugins.appendingPathComponent("libunruly-old.so"),
+            flags: ["-DHUGE_STORIES"])
+        let result = try setup.hubhost(["list-namespaces"])
+        #expect(result.status == 1)
+        #expect(
+            result.stdout.contains("they are copies of one plugin, com.example.unruly; remove all but one"),
+            "\(result.stdout)")
+        #expect(!result.stdout.contains("--prefer com.example.unruly or"))
+    }
+
+    @Test func goldensAreNotRecordedWithoutAPluginThatFaulted() throws {
+        let setup = try Setup()
+        let golden = setup.folder.appending("golden")
+        let first = try setup.hubhost(["snapshot", "record", setup.view.path, "--out", golden.path])
+        #expect(first.status == 0, "\(first.stderr)")
+        let image = golden.appendingPathComponent("view@375.png")
+        let good = try Data(contentsOf: image)
+        // A new build that crashes while drawing: the run that meets the crash records nothing…
+        try FixtureCompiler.compile(
+            HostContractTests.unruly, to: setup.plugins.appendingPathComponent("libunruly.so"),
+            flags: ["-DCRASH_IN_DRAW"])
+        let faulted = try setup.hubhost(["snapshot", "record", setup.view.path, "--out", golden.path])
+        #expect(faulted.status == 5, "\(faulted.stderr)")
+        #expect(faulted.stderr.contains("nothing recorded"), "\(faulted.stderr)")
+        #expect(try Data(contentsOf: image) == good, "the golden is not replaced by a drawing with fallbacks")
+        // …nor does the next one, which finds the build quarantined.
+        let next = try setup.hubhost(["snapshot", "record", setup.view.path, "--out", golden.path])
+        #expect(next.status == 1, "\(next.stderr)")
+        #expect(try Data(contentsOf: image) == good)
+    }
+
     @Test func aReplayThatStopsKeepsTheOutputFile() throws {
         let setup = try Setup()
         let output = setup.folder.appending("final.svg")

@@ -162,6 +162,9 @@ import Testing
         #expect(going.stdout.components(separatedBy: "#1 tap").count == 2, "\(going.stdout)")
         #expect(going.stdout.contains("#3 tap indexPath [1]"))
         #expect(going.stdout.contains("done:"))
+        // The faulting step ran again without the plugin, and says so.
+        #expect(going.stdout.components(separatedBy: "#2 tap").count == 2, "\(going.stdout)")
+        #expect(going.stdout.contains("a plugin faulted in this step (see stderr); it ran again without that plugin"))
     }
 
     /// An extension call the event pipeline makes: the selection state on a tap.

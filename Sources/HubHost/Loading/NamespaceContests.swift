@@ -34,11 +34,19 @@ extension PluginHost {
                         + "claimed by \(Self.describe(winner)), preferred with --prefer"
                 }
             } else {
-                let choices = records.compactMap(\.id).map { "--prefer \($0)" }.joined(separator: " or ")
+                let ids = records.compactMap(\.id)
+                let advice: String
+                if ids.count == records.count, Set(ids).count == 1 {
+                    // Copies of one plugin (an old build left beside the new one): --prefer cannot tell them apart.
+                    advice = "they are copies of one plugin, \(ids[0]); remove all but one"
+                } else {
+                    let choices = Set(ids).sorted().map { "--prefer \($0)" }.joined(separator: " or ")
+                    advice = "choose with \(choices)"
+                }
                 for record in records {
                     losers[record] =
                         "\(record.file.lastPathComponent): refused: namespace \"\(namespace)\" is claimed "
-                        + "by \(names); neither is loaded; choose with \(choices)"
+                        + "by \(names); none is loaded; \(advice)"
                 }
             }
         }

@@ -54,15 +54,22 @@ public struct ConformanceSuite {
         return report.loadable
     }
 
-    /// A progress line, `{"component":…,"phase":…}` (keys sorted, as its Codable form), without the newline.
+    /// A progress line, `{"component":…,"model":…,"phase":…}` (keys sorted, as its Codable form), without the
+    /// newline.
     static func writePhaseLine(_ phase: ProbePhase, to out: inout ByteWriter) {
         if let component = phase.component {
             out.write("{\"component\":")
             out.writeJSONString(component)
-            out.write(",\"phase\":")
+            out.byte(UInt8(ascii: ","))
         } else {
-            out.write("{\"phase\":")
+            out.byte(UInt8(ascii: "{"))
         }
+        if let model = phase.model {
+            out.write("\"model\":")
+            out.writeJSONString(model)
+            out.byte(UInt8(ascii: ","))
+        }
+        out.write("\"phase\":")
         out.writeJSONString(phase.phase)
         out.byte(UInt8(ascii: "}"))
     }
@@ -77,6 +84,9 @@ public struct ConformanceSuite {
         }
         func phase(_ name: String, _ component: String? = nil) {
             progress(ProbePhase(phase: name, component: component))
+        }
+        func modelPhase(_ name: String, _ component: String?, _ model: String?) {
+            progress(ProbePhase(phase: name, component: component, model: model))
         }
 
         phase("validate")
@@ -122,7 +132,7 @@ public struct ConformanceSuite {
             for name in namespace.components {
                 exercise(
                     ComponentIdentifier(namespace: namespace.namespace, name: name), host: host,
-                    check: check, phase: phase)
+                    check: check, phase: modelPhase)
             }
         }
 
@@ -146,8 +156,9 @@ public struct ConformanceSuite {
     private func exercise(
         _ identifier: ComponentIdentifier, host: PluginHost,
         check: (String, String?, Bool, String?, String?) -> Void,
-        phase: (String, String?) -> Void
+        phase report: (String, String?, String?) -> Void
     ) {
+        func phase(_ name: String, _ component: String?, model: String? = nil) { report(name, component, model) }
         let id = identifier.description
         let models = SampleModels.models(for: identifier)
         func make() -> PluginComponent? {
@@ -195,18 +206,25 @@ public struct ConformanceSuite {
         phase("loadView", id)
         component.loadView()
 
-        phase("configure", id)
         let container = SampleModels.containerSizes[0]
         var drawProblems: [String] = []
+        // A phase per call, with the sample model: a crash is then named "in draw … for sample model "full"",
+        // not "in configure".
         for model in models {
+            phase("configure", id, model: model.identifier)
             component.configureView(with: model, containerSize: container)
+            phase("preferredSize", id, model: model.identifier)
             let size = component.preferredViewSize(for: model, containerSize: container)
             let view = ViewBuilder()
+            phase("draw", id, model: model.identifier)
             component.drawView(into: view, size: size)
             for item in view.items where !Self.isFinite(item) {
                 drawProblems.append("\(model.identifier): non-finite drawing \(item)")
             }
-            if model !== models.last { component.prepareViewForReuse() }
+            if model !== models.last {
+                phase("prepareForReuse", id, model: model.identifier)
+                component.prepareViewForReuse()
+            }
         }
         check(
             "configure and draw every sample model", id, false,
@@ -219,7 +237,8 @@ public struct ConformanceSuite {
             into: ViewBuilder(), size: component.preferredViewSize(for: models[0], containerSize: container))
         check("reuse with another model", id, false, nil, nil)
 
-        exerciseExtensions(component, model: models[0], container: container, id: id, phase: phase, check: check)
+        exerciseExtensions(
+            component, model: models[0], container: container, id: id, phase: { phase($0, $1) }, check: check)
 
         if let selection = component.selectionStateHandling {
             phase("selectionState", id)
@@ -248,6 +267,36 @@ public struct ConformanceSuite {
 
         phase("destroy", id)
         component.destroy()
+
+        exerciseStories(identifier, host: host, container: container, make: make, phase: report, check: check)
+    }
+
+    /// The showcase extension's stories, as `gallery` and `snapshot --gallery` use them: each read, decoded as a
+    /// component model and drawn by a fresh instance. No check when the component has no stories.
+    private func exerciseStories(
+        _ identifier: ComponentIdentifier, host: PluginHost, container: Size, make: () -> PluginComponent?,
+        phase: (String, String?, String?) -> Void, check: (String, String?, Bool, String?, String?) -> Void
+    ) {
+        let id = identifier.description
+        phase("stories", id, nil)
+        let stories = Showcase.pluginStories(identifier, host: host)
+        guard !stories.isEmpty else { return }
+        var problems = stories.compactMap { story in story.problem.map { "\(story.name): \($0)" } }
+        for story in stories where story.problem == nil {
+            guard let model = Showcase.view(of: story, component: id)?.body.first, let instance = make() else {
+                problems.append("\(story.name): its model_json is not a component model")
+                continue
+            }
+            phase("story", id, story.name)
+            instance.loadView()
+            instance.configureView(with: model, containerSize: container)
+            instance.drawView(
+                into: ViewBuilder(), size: instance.preferredViewSize(for: model, containerSize: container))
+            instance.destroy()
+        }
+        check(
+            "stories read and drawn", id, false, problems.isEmpty ? nil : problems.prefix(3).joined(separator: "; "),
+            "\(stories.count) stories")
     }
 
     /// Every function pointer a plugin's extension table covers must be set: the host calls them unchecked.

@@ -242,15 +242,17 @@ extension ProbePhase {
     init(json scanner: inout JSONScanner) throws {
         var phase: String?
         var component: String?
+        var model: String?
         try scanner.readObject { scanner, key in
             switch key {
             case "phase": phase = try scanner.readString()
             case "component": component = try scanner.readOptionalString()
+            case "model": model = try scanner.readOptionalString()
             default: _ = try scanner.readValue()
             }
         }
         guard let phase else { throw ProbeJSON.MissingKey(key: "phase", object: "progress line") }
-        self.init(phase: phase, component: component)
+        self.init(phase: phase, component: component, model: model)
     }
 }
 

@@ -53,6 +53,14 @@ public struct ProbeReport: Codable, Sendable {
 public struct ProbePhase: Codable, Sendable {
     public var phase: String
     public var component: String?
+    /// The sample model the call was given ("full"), when there was one.
+    public var model: String?
+
+    public init(phase: String, component: String? = nil, model: String? = nil) {
+        self.phase = phase
+        self.component = component
+        self.model = model
+    }
 }
 
 /// Why a file version may not be loaded: its probe crashed, hung or failed. Keyed by the file's stamp and hash,
@@ -69,7 +77,8 @@ public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
     /// The phase the probe was in ("init", "configure", …) and the component, when it was exercising one.
     public var phase: String
     public var component: String?
-    /// The model it was called for, "body[2] (id "c")", when a worker faulted on one (nil for probes).
+    /// The model it was called for: "body[2] (id "c")" when a worker faulted on one, "sample model "full""
+    /// when a probe did.
     public var model: String?
     /// "SIGSEGV" for crashes.
     public var signal: String?

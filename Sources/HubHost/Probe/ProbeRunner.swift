@@ -85,6 +85,7 @@ public struct ProbeRunner: Sendable {
                 QuarantineRecord(
                     file: file.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: hash,
                     kind: kind, phase: phase?.phase ?? "start", component: phase?.component,
+                    model: phase?.model.map { "sample model \(TerminalText.quoted($0))" },
                     signal: signal, message: message, stderrTail: child.stderrTail,
                     date: Date()), report: report)
         }

@@ -5,6 +5,8 @@
  *   every configure   printf()s "UNRULY-STDOUT" (a leftover debugging line) and logs a warning and an info line
  *   -DHUGE_STORIES     its showcase extension says (size_t)-1 stories; each story has the same name
  *   -DBAD_INIT_ERROR   init fails, filling the whole error buffer with an escape sequence and no NUL
+ *   -DCRASH_IN_DRAW    draw dereferences NULL, except in a probe child (so it loads, then faults while drawing)
+ *   -DCRASH_IN_DRAW_WHEN_PROBED  draw dereferences NULL in probe children too
  */
 #include "hub_plugin.h"
 #include <stdio.h>
@@ -40,6 +42,12 @@ static void configure(void *instance, const hub_model *model, hub_size container
 
 static void draw(void *instance, const hub_view_builder *view, hub_size size) {
     (void)instance;
+#ifdef CRASH_IN_DRAW
+    if (!getenv("HUBHOST_PROBE_CHILD")) *(volatile int *)0 = 1;
+#endif
+#ifdef CRASH_IN_DRAW_WHEN_PROBED
+    *(volatile int *)0 = 1;
+#endif
     hub_rect_style fill = {sizeof fill, 0x999999FFu, 0, 0, 0};
     view->rect(view, (hub_rect){0, 0, size.width, size.height}, &fill);
 }
