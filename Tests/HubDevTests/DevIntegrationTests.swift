@@ -62,6 +62,25 @@ struct DevIntegrationTests {
         #expect(broken?.html.contains("Edited") == true)
     }
 
+    @Test func aBuildRefusedForItsPermissionsLoadsOnceTheyAreFixed() throws {
+        try build(color: "0xFF0000FFu", version: "1")
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains(Self.red) } != nil, "\(dev.log)")
+
+        // A build its group may write: refused, the old one keeps serving.
+        let staging = plugins.appendingPathComponent(".libswatch.so.staging")
+        _ = try TestSupport.compilePlugin(
+            "swatch.c", to: staging, defines: ["SWATCH_COLOR=0x00FF00FFu", "PLUGIN_VERSION=\"2\""])
+        chmod(staging.path, 0o775)
+        #expect(rename(staging.path, swatch.path) == 0)
+        #expect(TestSupport.waitUntil { dev.lines.contains { $0.contains("writable by its group") } }, "\(dev.log)")
+        // Doing what the message says is enough: no rebuild, no restart.
+        chmod(swatch.path, 0o755)
+        let swapped = dev.waitForFrame { $0.cause.contains("swapped") }
+        #expect(swapped?.html.contains(Self.green) == true, "\(dev.log)")
+    }
+
     @Test func buildsThatCrashOrHangAreQuarantinedAndThePreviousVersionKeepsServing() throws {
         try build(color: "0x00FF00FFu", version: "2")
         let dev = try DevProcess(view: view, plugins: plugins, cache: cache, extra: ["--probe-timeout", "3"])

@@ -54,6 +54,12 @@ import Testing
         #expect(
             error(#"{"event": "image", "uri": "x", "ok": 1}"#)
                 == #"s.jsonl:7: image: "ok": expected true or false, found 1"#)
+        // A misspelt key is an error, not ignored (it would have tapped body[0] instead of the header's child).
+        #expect(
+            error(#"{"event": "tap", "sectoin": "header", "indexPath": [0]}"#)
+                == #"s.jsonl:7: tap: unknown key "sectoin"; did you mean "section"? (tap takes event, indexPath, point, section)"#
+        )
+        #expect(error(#"{"event": "scroll", "y": 10, "animated": true}"#).contains(#"scroll: unknown key "animated""#))
     }
 
     @Test func commentsAndBlankLinesAreSkippedButLinesKeepTheirNumbers() {

@@ -102,7 +102,19 @@ typedef struct hub_traits {
     size_t count;
 } hub_traits;
 
-/* The five standard layout traits (Hub Framework's). Traits are extensible strings; plugins may define their own. */
+/*
+ * The five standard layout traits (Hub Framework's). The host's layout manager places components left to right by
+ * their preferred sizes, starting a new row when the next one does not fit the width; traits change only the
+ * margins, which are m (15 points by default) unless a trait says otherwise:
+ *  - fullWidth: no left or right margin (a component as wide as its container then fills it edge to edge).
+ *  - stackable: no top or bottom edge margin, and no vertical margin between two stackable components.
+ *  - centered: a row of centered components is centred as a whole; a centered and a non-centered component never
+ *    share a row.
+ *  - alwaysStackUpwards: no vertical margin above this component, whatever is above it.
+ *  - compactWidth: Hub's mark for a component narrower than its container; the default layout manager gives it
+ *    the normal margins (a plugin's layout manager may read it).
+ * Traits are extensible strings: a plugin's own layout manager may define and read others.
+ */
 #define HUB_TRAIT_COMPACT_WIDTH "compactWidth"
 #define HUB_TRAIT_FULL_WIDTH "fullWidth"
 #define HUB_TRAIT_STACKABLE "stackable"
@@ -361,6 +373,9 @@ typedef struct hub_child_delegate {
      * Creates (or reuses) the child component for the child model at `child_index` of the component's current
      * model, loads and configures it with the parent's size as its container, and returns the child's preferred
      * size. Draw it with `hub_view_builder.child`. Returns {0,0} when the index is out of range.
+     *
+     * Inside `preferred_view_size` (a sizing instance also gets its delegate), it sizes child `child_index` of
+     * the model being sized instead, keeping nothing: a parent sizes itself from its children's sizes.
      */
     hub_size (*create_child)(const struct hub_child_delegate *delegate, size_t child_index);
 

@@ -87,6 +87,16 @@ public enum EventScript {
         return result
     }
 
+    /// The keys each event takes.
+    static let allowedKeys: [String: [String]] = {
+        let target = ["event", "section", "indexPath", "point"]
+        return [
+            "tap": target, "highlight": target, "unhighlight": target, "action": target + ["action", "custom"],
+            "scroll": ["event", "y"], "resize": ["event", "width", "height"], "advance": ["event", "seconds"],
+            "image": ["event", "uri", "ok"], "snapshot": ["event", "name"],
+        ]
+    }()
+
     /// Parses one line. The error names the file, the line and what is wrong.
     public static func parse(_ line: String, file: String, number lineNumber: Int) throws -> ViewEvent {
         func fail(_ reason: String) -> EventScriptError {
@@ -102,6 +112,15 @@ public enum EventScript {
         guard let kind = object["event"] else { throw fail("missing \"event\"") }
         guard let name = kind.stringValue else {
             throw fail("\"event\": expected a string, found \(kind.typeDescription)")
+        }
+        // A misspelt key must not change what the line does ("sectoin" would tap the body): unknown keys are errors.
+        if let allowed = allowedKeys[name] {
+            for key in object.keys where !allowed.contains(key) {
+                let hint = UnresolvedComponents.nearest(key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? ""
+                throw fail(
+                    "\(name): unknown key \(TerminalText.quoted(key, limit: 40))\(hint) (\(name) takes "
+                        + allowed.sorted().joined(separator: ", ") + ")")
+            }
         }
 
         func number(_ key: String, in range: ClosedRange<Double>, excludingLowerBound: Bool = false) throws -> Double {

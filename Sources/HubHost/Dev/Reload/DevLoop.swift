@@ -209,6 +209,8 @@ public final class DevLoop {
     public func handle(_ changes: [FileChange]) {
         host.adoptCurrentThread()
         for change in changes {
+            // A chmod or touch with the content unchanged matters only to a build its permissions kept out.
+            if change.sameContent && !reloader.refusedByTrust.contains(change.url.path) { continue }
             if change.url.standardizedFileURL.path == options.viewFile.standardizedFileURL.path {
                 viewChanged(change)
             } else if change.kind == .deleted {

@@ -16,6 +16,8 @@ final class PluginReloader {
     let gate: ProbeGate?
     private(set) var quarantines: [String: QuarantineRecord] = [:]
     private(set) var loaded: [String: PluginRecord] = [:]
+    /// Files whose last build was refused for its permissions or owner: the same bytes may load once they are fixed.
+    private(set) var refusedByTrust: Set<String> = []
     /// Swift images unloaded but still mapped (they can never be unmapped).
     private(set) var retired: [PluginRecord] = []
 
@@ -58,10 +60,13 @@ final class PluginReloader {
 
         // 0. Trust: a build others could have written is refused before any of it runs, even in a child.
         if let why = host.trust.refusal(of: change.url) {
+            refusedByTrust.insert(path)
             reload.result = .rejected
             reload.detail = why + (old != nil ? "; \(old!.version ?? "the old version") keeps serving" : "")
             return reload
         }
+
+        refusedByTrust.remove(path)
 
         // The build that is serving, put back (after a bad one was quarantined): nothing to load.
         if let old, old.isLoaded, let hash = change.hash, old.contentHash == hash {

@@ -17,6 +17,9 @@ public struct FileChange: Sendable, CustomStringConvertible {
     /// `settledAt - lastEventAt` is the quiet period plus any wait for an unfinished file.
     public let lastEventAt: Double
     public let settledAt: Double
+    /// Only the file's attributes changed (its mode, owner or times): the content is the one reported last. A
+    /// plugin refused for its permissions loads once they are fixed, without a rebuild.
+    public var sameContent = false
 
     public init(url: URL, kind: Kind, hash: String?, stamp: FileStamp?, lastEventAt: Double, settledAt: Double) {
         self.url = url
@@ -69,6 +72,8 @@ public final class FileWatcher: @unchecked Sendable {
         var stampAtEvent: FileStamp?
         /// The last event said the write is over (closed after writing, or renamed into place).
         var closed = false
+        /// Every event since the path settled last was a change of attributes only (chmod, chown, touch).
+        var attributesOnly = false
 
         func deadline(quietPeriod: Double) -> Double { closed ? lastEventAt : lastEventAt + quietPeriod }
     }
@@ -103,7 +108,7 @@ public final class FileWatcher: @unchecked Sendable {
         guard !running else { return }
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw WatchError("inotify_init1 failed: \(String(cString: strerror(errno)))") }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM)
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_ATTRIB)
         for directory in directories {
             let wd = inotify_add_watch(fd, directory.path, mask)
             guard wd >= 0 else {
@@ -183,9 +188,13 @@ public final class FileWatcher: @unchecked Sendable {
             guard let directory = watches[wd], !nameBytes.isEmpty else { continue }
             let url = directory.appendingPathComponent(String(decoding: nameBytes, as: UTF8.self))
             guard accepts(url) else { continue }
+            let earlier = pending[url.path]
+            let attributes = mask & UInt32(IN_ATTRIB) != 0 && mask & ~UInt32(IN_ATTRIB | IN_ISDIR) == 0
             pending[url.path] = Pending(
                 url: url, lastEventAt: now, stampAtEvent: FileStamp.of(url),
-                closed: mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0)
+                // A chmod right after the write (an installer's) does not make the write unfinished again.
+                closed: mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 || (attributes && earlier?.closed == true),
+                attributesOnly: attributes && (earlier?.attributesOnly ?? true))
         }
     }
 
@@ -219,17 +228,20 @@ public final class FileWatcher: @unchecked Sendable {
                 let old = knownHashes[path]
                 knownHashes[path] = hash
                 lock.unlock()
-                if old != hash {
+                if old != hash || item.attributesOnly {
                     change = FileChange(
                         url: item.url, kind: .changed, hash: hash, stamp: stamp,
                         lastEventAt: item.lastEventAt, settledAt: Monotonic.now())
+                    change?.sameContent = old == hash
                 }
             }
             lock.lock()
             if retry {
                 // Wait a further quiet period, measured from now; keep the stamp we just saw. (A new event of the
                 // path replaces this, and a close or rename settles it at once again.)
-                pending[path] = Pending(url: item.url, lastEventAt: now, stampAtEvent: stamp, closed: false)
+                pending[path] = Pending(
+                    url: item.url, lastEventAt: now, stampAtEvent: stamp, closed: false,
+                    attributesOnly: item.attributesOnly)
             } else if pending[path]?.lastEventAt == item.lastEventAt {
                 pending[path] = nil
             }
