@@ -12,7 +12,8 @@ struct ListNamespaces: ParsableCommand {
             One row per namespace: namespace, components, plugin id, version, file, ABI, state (active, pinned for \
             Swift images that can never be unloaded, rejected). Rejected files are always listed with the reason.
             --json prints {"plugins": [{"file", "id", "version", "abi", "state", "reason", "namespaces": \
-            [{"namespace", "components"}], …}]} with sorted keys.
+            [{"namespace", "components"}], "actionNamespaces", …}]} with sorted keys. Action namespaces are listed \
+            as rows whose components read "(actions)".
 
             \(ExitStatus.help([
                 (.ok, "every plugin file loaded (or --safe-mode)"),
@@ -34,9 +35,9 @@ struct ListNamespaces: ParsableCommand {
     func run() throws {
         let host = try plugins.makeHost()
         if json {
-            StandardOutput.print(try Self.jsonText(host.plugins))
+            StandardOutput.print(try Self.jsonText(host))
         } else {
-            StandardOutput.print(Self.table(host.plugins), terminator: "")
+            StandardOutput.print(Self.table(host), terminator: "")
         }
         // The table already lists every rejected file; JSON output gets the human-readable lines on stderr.
         let status = plugins.reportProblems(of: host, includingRejections: json)
@@ -64,8 +65,10 @@ struct ListNamespaces: ParsableCommand {
         var swift: Bool
         var warnings: [String]
         var namespaces: [Namespace]
+        /// The action namespaces it registered (`hub_host.register_action_factory`).
+        var actionNamespaces: [String]
 
-        init(_ record: PluginRecord) {
+        init(_ record: PluginRecord, host: PluginHost) {
             file = record.file.path
             id = record.id
             version = record.version
@@ -75,9 +78,12 @@ struct ListNamespaces: ParsableCommand {
             swift = record.isSwiftImage
             warnings = record.warnings
             namespaces = record.namespaces.map { Namespace(namespace: $0.namespace, components: $0.components) }
+            actionNamespaces = host.actionFactories.allEntries.filter { $0.owner == record.owner }.map(\.key)
         }
 
-        enum CodingKeys: String, CodingKey { case file, id, version, abi, state, reason, swift, warnings, namespaces }
+        enum CodingKeys: String, CodingKey {
+            case file, id, version, abi, state, reason, swift, warnings, namespaces, actionNamespaces
+        }
 
         /// Absent values are `null`, so every row has every key.
         func encode(to encoder: Encoder) throws {
@@ -91,26 +97,28 @@ struct ListNamespaces: ParsableCommand {
             try container.encode(swift, forKey: .swift)
             try container.encode(warnings, forKey: .warnings)
             try container.encode(namespaces, forKey: .namespaces)
+            try container.encode(actionNamespaces, forKey: .actionNamespaces)
         }
     }
 
-    static func jsonText(_ records: [PluginRecord]) throws -> String {
+    static func jsonText(_ host: PluginHost) throws -> String {
         struct Listing: Encodable { var plugins: [PluginRow] }
-        return try TextTable.json(Listing(plugins: records.map(PluginRow.init)))
+        return try TextTable.json(Listing(plugins: host.plugins.map { PluginRow($0, host: host) }))
     }
 
     /// A plain-text table, then the rejected files with their reasons.
-    static func table(_ records: [PluginRecord]) -> String {
-        let rows = records.map(PluginRow.init)
+    static func table(_ host: PluginHost) -> String {
+        let rows = host.plugins.map { PluginRow($0, host: host) }
         var cells: [[String]] = [["NAMESPACE", "COMPONENTS", "PLUGIN", "VERSION", "FILE", "ABI", "STATE"]]
         for row in rows where row.reason == nil {
             let common = [
                 row.id ?? "-", row.version ?? "-", PathText.fileName(row.file), row.abi ?? "-", row.state,
             ]
-            if row.namespaces.isEmpty { cells.append(["-", "-"] + common) }
+            if row.namespaces.isEmpty && row.actionNamespaces.isEmpty { cells.append(["-", "-"] + common) }
             for namespace in row.namespaces {
                 cells.append([namespace.namespace, namespace.components.joined(separator: ",")] + common)
             }
+            for namespace in row.actionNamespaces { cells.append([namespace, "(actions)"] + common) }
         }
         // Ids, versions, names and reasons come from plugin files: no control character of theirs reaches the
         // terminal.

@@ -109,8 +109,12 @@ public enum Showcase {
     /// The story's model with "component" filled in, or the reason it is not a component model.
     static func modelText(_ json: String?, component: ComponentIdentifier) -> (String, String?) {
         guard let json else { return ("{}", "no model_json") }
-        guard case .object(var object)? = try? JSONValue.parse(json) else {
-            return (json, "model_json is not a JSON object")
+        let parsed: JSONValue
+        do { parsed = try JSONValue.parse(json) } catch {
+            return (json, "model_json is not JSON: \(error)")
+        }
+        guard case .object(var object) = parsed else {
+            return (json, "model_json is not a JSON object, but \(parsed.typeDescription)")
         }
         if object["component"] == nil {
             object["component"] = .object(JSONObject([("id", .string(component.description))]))

@@ -106,6 +106,11 @@ final class PluginReloader {
         }
         let successor = HotSwap.loadBeside(old, file: change.url, in: host)
         reload.version = successor.record.version
+        // A rebuild that kept its version number: the builds tell the two apart ("1.0.0 #1a2b3c4d → 1.0.0 #…").
+        if reload.version == reload.previousVersion, let new = successor.record.contentHash, let was = old.contentHash {
+            reload.previousVersion = reload.previousVersion.map { "\($0) #\(was.prefix(8))" }
+            reload.version = reload.version.map { "\($0) #\(new.prefix(8))" }
+        }
         guard successor.record.isLoaded else {
             reload.result = .rejected
             reload.detail =
