@@ -41,7 +41,13 @@ struct LoadedView {
             problems.append("\(path): … and \(decoded.suppressedIssueCount) more problems (--max-errors \(maxErrors))")
         }
         // A worker started again after a plugin fault: the first one printed them.
-        if !WorkerEnvironment.isRestart { for line in problems { Diagnostics.print(line) } }
+        if !WorkerEnvironment.isRestart {
+            for line in problems { Diagnostics.print(line) }
+            for note in decoded.notes {
+                Diagnostics.print(
+                    DecodeIssue(file: note.file, path: note.path, message: "warning: " + note.message).description)
+            }
+        }
         return LoadedView(
             path: path, url: url, decoded: decoded, access: access, problems: problems,
             problemCount: decoded.totalIssueCount + imageIssues.count)

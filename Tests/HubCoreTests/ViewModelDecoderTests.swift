@@ -117,6 +117,19 @@ import Testing
         #expect(result.viewModel.body[0].target?.actions == [ComponentIdentifier(namespace: "ns", name: "play")])
     }
 
+    @Test func anIdUsedTwiceMergesAsInHubAndIsNotedNotReported() throws {
+        let result = try decode(
+            #"{"body": [{"id": "a", "text": {"title": "one"}}, {"id": "b"}, {"id": "a", "text": {"subtitle": "two"}}]}"#
+        )
+        #expect(result.issues.isEmpty)
+        #expect(result.viewModel.body.map(\.identifier) == ["a", "b"])
+        #expect(result.viewModel.body[0].title == "one" && result.viewModel.body[0].subtitle == "two")
+        #expect(
+            result.notes.map(\.description) == [
+                #"home.json: $.body[2]: id "a" is also an earlier entry's: the two are merged into one model, as Hub's builders do"#
+            ])
+    }
+
     @Test func invalidURIsAreReported() throws {
         let result = try decode(#"[{"images": {"main": {"uri": "not a uri"}}, "target": {"uri": "a b"}}]"#)
         #expect(result.issues.map(\.path) == ["$[0].images.main.uri", "$[0].target.uri"])

@@ -35,6 +35,9 @@ public struct DecodeResult {
     /// Problems beyond the bound, counted but not kept.
     public var suppressedIssueCount: Int
     public var totalIssueCount: Int { issues.count + suppressedIssueCount }
+    /// Not problems: what Hub does silently that the author may not have meant (an id used twice merges the two
+    /// entries). At most `ViewModelDecoder.maxIssues`.
+    public var notes: [DecodeIssue] = []
 }
 
 /// A JSON path being walked, formatted only when an issue is reported. A key step is the offset of the key in

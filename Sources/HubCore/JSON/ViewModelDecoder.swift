@@ -46,7 +46,9 @@ public struct ViewModelDecoder {
             if let bad = UTF8Check.firstInvalidByte(bytes) { throw scanner.error("invalid UTF-8", at: bad) }
             let viewModel = try context.decodeRoot(&scanner)
             if !scanner.isAtEnd { throw scanner.error("unexpected data after the JSON value") }
-            return DecodeResult(viewModel: viewModel, issues: context.issues, suppressedIssueCount: context.suppressed)
+            return DecodeResult(
+                viewModel: viewModel, issues: context.issues, suppressedIssueCount: context.suppressed,
+                notes: context.notes)
         } catch let error as JSONSyntaxError {
             throw DecodeFailure(issue: DecodeIssue(file: file, path: "", message: "not valid JSON: \(error)"))
         }
@@ -87,6 +89,7 @@ private final class DecodeContext {
     let path = JSONPath()
     var issues: [DecodeIssue] = []
     var suppressed = 0
+    var notes: [DecodeIssue] = []
     var unknownCount = 0
 
     init(document: [UInt8], file: String?, maxIssues: Int, defaults: Defaults) {
@@ -251,7 +254,14 @@ private final class DecodeContext {
         try forEachElement(&s) { s, _ in
             // `add` leaves the builder empty.
             if let builder = try decodeComponent(&s, defaultID: nil, into: rootEntry) {
-                list.add(builder)
+                if let id = list.add(builder), notes.count < maxIssues {
+                    notes.append(
+                        DecodeIssue(
+                            file: file, path: path.text(in: document),
+                            message:
+                                "id \(TerminalText.quoted(id)) is also an earlier entry's: the two are merged into "
+                                + "one model, as Hub's builders do"))
+                }
             } else {
                 rootEntry.reset()
             }
