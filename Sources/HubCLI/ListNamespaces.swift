@@ -33,7 +33,8 @@ struct ListNamespaces: ParsableCommand {
     var json = false
 
     func run() throws {
-        let host = try plugins.makeHost()
+        // Listing needs no services: module files are not bound, so no eager singleton (plugin code) runs here.
+        let host = try plugins.makeHost(loadsModuleFilesItself: true)
         if json {
             StandardOutput.print(try Self.jsonText(host))
         } else {

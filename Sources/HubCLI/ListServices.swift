@@ -22,11 +22,14 @@ struct ListServices: ParsableCommand {
                 (.problems, "a plugin or module file had problems (they are listed too)"),
                 (.notFound, "a --plugins folder does not exist"),
                 (.survivors, "instances are alive after their owner was revoked"),
+                (.pluginFault, "a plugin function crashed, hung or exited (an eager singleton, an observer): reported"),
             ]))
             """
     )
 
     @OptionGroup var plugins: PluginOptions
+
+    @OptionGroup var isolation: IsolationOptions
 
     @Option(
         name: .customLong("unload"),
@@ -47,9 +50,21 @@ struct ListServices: ParsableCommand {
     var graph: GraphFormat?
 
     func run() throws {
+        // Eager singletons run plugin functions while module files bind: in a worker, so a crash is reported.
+        if isolation.supervises {
+            var supervisor = OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: "")
+            supervisor.recovers = false
+            supervisor.context = "listing services (module files bind eager singletons as their plugins load)"
+            supervisor.run()
+        }
         let host = try plugins.makeHost(loadsModuleFilesItself: true)
         var problems = host.services.loadModuleFiles(in: plugins.folders).map(\.description)
         problems += host.plugins.compactMap(\.reason)
+        // Registrations a plugin made and the host refused (its init went on): listed with the others.
+        let warnings = host.plugins.flatMap { record in
+            record.warnings.map { "\(record.file.lastPathComponent): \($0)" }
+        }
+        problems += warnings
         for name in unload {
             guard let record = host.loadedPlugins.first(where: { $0.file.lastPathComponent == name || $0.id == name })
             else {
@@ -79,7 +94,9 @@ struct ListServices: ParsableCommand {
                     : "alive after revocation:\n" + survivors.map { "  \($0)" }.joined(separator: "\n"))
         }
         let pluginStatus = plugins.reportProblems(of: host)
-        for problem in problems where !host.plugins.contains(where: { $0.reason == problem }) {
+        // What reportProblems printed (rejections, warnings) is not printed again.
+        for problem in problems
+        where !host.plugins.contains(where: { $0.reason == problem }) && !warnings.contains(problem) {
             Diagnostics.print("hubhost: \(problem)")
         }
         if !survivors.isEmpty { throw ExitCode(.survivors) }

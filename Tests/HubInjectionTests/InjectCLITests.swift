@@ -207,6 +207,53 @@ struct InjectCLITests {
         #expect(String(cString: lastEvent()) == "com.test.greeter|-|0|0|-")
     }
 
+    /// A module-file binding is plugin code: when it crashes it is the providing plugin's fault, reported and
+    /// contained, whoever asked for it (hubhost inject, a consumer's inject, an eager singleton).
+    @Test func aBindingThatCrashesIsItsPluginsFaultAndIsContained() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let exports = "\nint crashes(int v) { return *(volatile int *)(long)(v - v); }\n"
+        try dir.compile(providerSource + exports, as: "liba_provider.so")
+        try dir.compile(Self.injectingConsumer, as: "libc_injected.so")
+        let bindings =
+            #"{ "key": "boom", "plugin": "liba_provider.so", "symbol": "crashes", "signature": "(i32)->i32", "defaults": [1] }"#
+        try #"{ "bindings": [\#(bindings)] }"#.write(
+            to: dir.plugins.appendingPathComponent("math.modules.json"), atomically: true, encoding: .utf8)
+        let common = ["--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path]
+        let injected = try CLITests.hubhost(["inject", "boom"] + common)
+        #expect(injected.status == 5, "\(injected.stderr)")
+        #expect(
+            injected.stderr.contains(
+                "liba_provider.so (com.test.provider 1.0.0) crashed with SIGSEGV in an exported function called through libffi"
+            ), "\(injected.stderr)")
+        // A consumer's inject: the provider is blamed (and quarantined), not the consumer.
+        let view = dir.root.appendingPathComponent("view.json")
+        try #"{"body": [{"id": "a", "component": {"id": "injected:sum"}, "text": {"title": "boom"}}]}"#.write(
+            to: view, atomically: true, encoding: .utf8)
+        let rendered = try CLITests.hubhost(["render", view.path, "--format", "svg", "-o", "-"] + common)
+        #expect(rendered.status == 5, "\(rendered.stderr)")
+        #expect(rendered.stderr.contains("liba_provider.so (com.test.provider 1.0.0) crashed"), "\(rendered.stderr)")
+        #expect(!rendered.stderr.contains("libc_injected.so (com.test.injected"), "\(rendered.stderr)")
+    }
+
+    @Test func anEagerSingletonThatCrashesDoesNotTakeTheListingsDown() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let exports = "\nvoid *crashes(void) { return (void *)(long)*(volatile int *)0; }\n"
+        try dir.compile(providerSource + exports, as: "liba_provider.so")
+        try
+            #"{ "bindings": [{ "key": "boom", "plugin": "liba_provider.so", "symbol": "crashes", "signature": "()->ptr", "scope": "singleton", "eager": true }] }"#
+            .write(to: dir.plugins.appendingPathComponent("math.modules.json"), atomically: true, encoding: .utf8)
+        let common = ["--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path]
+        let services = try CLITests.hubhost(["list-services"] + common)
+        #expect(services.status == 5, "\(services.stderr)")
+        #expect(services.stderr.contains("liba_provider.so (com.test.provider 1.0.0) crashed"), "\(services.stderr)")
+        // Listing namespaces binds no module file: nothing of the plugin runs but what its probe checked.
+        let namespaces = try CLITests.hubhost(["list-namespaces"] + common)
+        #expect(namespaces.status == 0, "\(namespaces.stderr)")
+        #expect(namespaces.stdout.contains("com.test.provider"))
+    }
+
     @Test func validateChecksTheModuleFileBindingsOfAPlugin() throws {
         let dir = try Self.setUp()
         defer { dir.cleanUp() }

@@ -168,6 +168,8 @@ public final class BoundFunction: @unchecked Sendable {
     public let file: String
     public let binding: ModuleFile.Binding
     public let owner: Owner
+    /// The owning plugin's call slot: a fault in the function is named as that plugin's (`CallRecorder`).
+    let slot: UInt16
     let call: FFICall
     let defaults: [FFIValue]
     /// When the defaults cover every argument, they are laid out once and calls without arguments reuse them.
@@ -175,10 +177,11 @@ public final class BoundFunction: @unchecked Sendable {
     /// Set when the plugin's load is revoked: its code may be unmapped, so the function is never called again.
     public internal(set) var isRevoked = false
 
-    init(file: String, binding: ModuleFile.Binding, owner: Owner, function: UnsafeRawPointer) throws {
+    init(file: String, binding: ModuleFile.Binding, owner: Owner, slot: UInt16, function: UnsafeRawPointer) throws {
         self.file = file
         self.binding = binding
         self.owner = owner
+        self.slot = slot
         do { call = try FFICall(function: function, signature: binding.signature) } catch {
             throw ModuleFile.Failure(file: file, binding: binding.label, reason: "\(error)")
         }
@@ -194,7 +197,12 @@ public final class BoundFunction: @unchecked Sendable {
             ModuleFile.Failure(file: file, binding: binding.label, reason: reason)
         }
         guard !isRevoked else { throw fail("\(binding.plugin) was unloaded (\(owner)); the binding is revoked") }
-        if arguments.isEmpty, let preparedDefaults { return call.call(prepared: preparedDefaults) }
+        // Plugin code: a crash or hang in it is the plugin's, named and contained by a worker's supervisor.
+        if arguments.isEmpty, let preparedDefaults {
+            return CallRecorder.duringOnMainThread(.exportedFunction, slot: slot) {
+                call.call(prepared: preparedDefaults)
+            }
+        }
         let types = binding.signature.arguments
         guard arguments.count <= types.count else {
             throw fail("\(binding.symbol)\(binding.signature) takes \(types.count) argument(s), got \(arguments.count)")
@@ -212,6 +220,6 @@ public final class BoundFunction: @unchecked Sendable {
                 "\(binding.symbol)\(binding.signature) takes \(types.count) argument(s), got \(values.count) (\(defaults.count) default(s), \(arguments.count) given)"
             )
         }
-        return try call.call(values: values)
+        return try CallRecorder.duringOnMainThread(.exportedFunction, slot: slot) { try call.call(values: values) }
     }
 }

@@ -161,6 +161,13 @@ public final class HostServices {
                 )
                 continue
             }
+            // A plugin's `hub_host.bind` (or host code) holding the key: refused as well, both named.
+            if let holder = injector.registrations.first(where: { $0.key == binding.key }),
+                !boundFunctions.contains(where: { $0.binding.key == binding.key && $0.owner == holder.owner })
+            {
+                fail("key \(binding.key) is already bound by \(holder.owner.displayName); this binding is refused")
+                continue
+            }
             if let service = registry.provider(of: binding.key) {
                 fail(
                     "key \(binding.key) is already a C service of \(service.owner.displayName); this binding is refused"
@@ -184,7 +191,7 @@ public final class HostServices {
             awakenings[binding.key] = awoken
             do {
                 let bound = try BoundFunction(
-                    file: file.url.path, binding: binding, owner: record.owner,
+                    file: file.url.path, binding: binding, owner: record.owner, slot: record.callSlot,
                     function: UnsafeRawPointer(symbol))
                 byOwner[record.owner, default: []].append(bound)
             } catch let failure as ModuleFile.Failure {
@@ -211,7 +218,10 @@ public final class HostServices {
                         switch result {
                         case .pointer(nil), .string(nil), .void: return nil
                         case .pointer(let made?):
-                            _ = try awoken?.call(values: [.pointer(made)])  // `awoken`: told it was made
+                            // `awoken`: told it was made (plugin code, named as `invoke` names it).
+                            _ = try CallRecorder.duringOnMainThread(.exportedFunction, slot: function.slot) {
+                                try awoken?.call(values: [.pointer(made)])
+                            }
                             return result.swiftValue
                         default: return result.swiftValue
                         }

@@ -60,7 +60,9 @@ enum ServiceBridge {
                 try register()
                 return true
             } catch {
-                record.warnings.append("register_service: \(error)")
+                // Malformed-table errors name the call already; other refusals (a key taken) get it here.
+                let text = "\(error)"
+                record.warnings.append(text.hasPrefix("register_service:") ? text : "register_service: " + text)
                 CInterop.writeError("\(error)", errorBuffer, capacity)
                 return false
             }
