@@ -46,7 +46,7 @@ struct Call: ParsableCommand {
         do {
             let result = try ExportCaller.call(
                 plugin: URL(fileURLWithPath: plugin), symbol: symbol,
-                signature: signature, arguments: arguments)
+                signature: signature, arguments: arguments.first == "--" ? Array(arguments.dropFirst()) : arguments)
             StandardOutput.print(result.description)
         } catch {
             Diagnostics.print("hubhost call: \(ErrorText.describe(error))")

@@ -46,10 +46,18 @@ struct Inject: ParsableCommand {
         let host = try plugins.makeHost()
         let pluginStatus = plugins.reportProblems(of: host)
         let serviceKey = ServiceKey(id: key, name: name)
-        let values: [Any] = arguments.map { word in
+        // As `call` reads its words: integers (also 0x hex), decimal numbers, null, else a string. A "--" that ends
+        // the options is not an argument.
+        let words = arguments.first == "--" ? Array(arguments.dropFirst()) : arguments
+        let values: [Any] = words.map { word in
             if word == "null" { return Optional<String>.none as Any }
             if let int = Int64(word) { return int }
-            if let double = Double(word) { return double }
+            let negative = word.hasPrefix("-")
+            let digits = negative ? word.dropFirst() : Substring(word)
+            if digits.lowercased().hasPrefix("0x"), let magnitude = Int64(digits.dropFirst(2), radix: 16) {
+                return negative ? -magnitude : magnitude
+            }
+            if word.allSatisfy({ $0.isNumber || "+-.eE".contains($0) }), let double = Double(word) { return double }
             return word
         }
         let registration = host.services.registrations.last { $0.key == serviceKey }

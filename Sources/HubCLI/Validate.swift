@@ -129,7 +129,7 @@ struct Validate: ParsableCommand {
         let bound = Set(
             ModuleFile.files(in: [plugin.deletingLastPathComponent()]).flatMap { url in
                 ((try? ModuleFile(contentsOf: url))?.bindings ?? []).filter { $0.plugin == plugin.lastPathComponent }
-                    .map(\.symbol)
+                    .flatMap { [$0.symbol] + ($0.awoken.map { [$0] } ?? []) }
             })
         let extra = exported.filter { $0 != "hub_plugin_entry" && !bound.contains($0) }.sorted()
         guard !extra.isEmpty else { return [] }
@@ -149,7 +149,12 @@ struct Validate: ParsableCommand {
         let exported = (try? ELFInspector.exportedFunctions(of: plugin)) ?? []
         var problems: [String] = []
         for url in files {
-            guard let file = try? ModuleFile(contentsOf: url) else { continue }
+            let file: ModuleFile
+            do { file = try ModuleFile(contentsOf: url) } catch {
+                // A module file that cannot be read binds nothing, for this plugin too.
+                problems.append("\(error)")
+                continue
+            }
             // Bindings that could not be read (a default that does not fit the signature…) and that name this
             // plugin: found by their place in the file.
             let raw = (try? JSONValue.parse(Data(contentsOf: url)))?["bindings"]?.arrayValue ?? []
@@ -158,9 +163,9 @@ struct Validate: ParsableCommand {
                 mine.contains { problem.description.contains("bindings[\($0)]") }
             }.map(\.description)
             for binding in file.bindings where binding.plugin == plugin.lastPathComponent {
-                if !exported.contains(binding.symbol) {
+                for symbol in [binding.symbol] + (binding.awoken.map { [$0] } ?? []) where !exported.contains(symbol) {
                     problems.append(
-                        "\(url.lastPathComponent): binding \(binding.label): \(binding.symbol) is not exported by "
+                        "\(url.lastPathComponent): binding \(binding.label): \(symbol) is not exported by "
                             + "\(plugin.lastPathComponent) (add it to the version script, or mark it HUB_EXPORT)")
                 }
             }

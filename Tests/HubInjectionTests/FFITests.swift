@@ -104,7 +104,7 @@ struct FFITests {
         } throws: { "\($0)".contains("argument 1 must be u32, got -1, out of range") }
         #expect {
             try lib.call("length_of", "(str)->u64", [42])
-        } throws: { "\($0)".contains("argument 1 must be str, got Swift.Int 42") }
+        } throws: { "\($0)".contains("argument 1 must be str, got 42") }
         #expect {
             try lib.call("half_f32", "(f32)->f32", ["x"])
         } throws: { "\($0)".contains("argument 1 must be f32") }
@@ -239,7 +239,7 @@ struct ModuleFileTests {
         let prefix = "\(f.moduleFile): binding 'home.controller' (bindings[0]): "
         #expect {
             try f.host.services.injector.get(key: ServiceKey(id: "home.controller"), arguments: [42])
-        } throws: { "\($0)" == prefix + "argument 1 of make_controller must be str, got Swift.Int 42" }
+        } throws: { "\($0)" == prefix + "argument 1 of make_controller must be str, got 42" }
         #expect {
             try f.host.services.injector.get(
                 key: ServiceKey(id: "home.controller"), arguments: Array(repeating: 1, count: 8))
@@ -290,6 +290,10 @@ struct ModuleFileTests {
                 "bindings[0].key must be a non-empty string"
             ),
             (#""just a string""#, "bindings[0] must be an object"),
+            (
+                #"{ "key": "a", "plugin": "liba_provider.so", "symbol": "nothing", "signature": "()->void", "sope": "singleton" }"#,
+                #"binding 'a' (bindings[0]): bindings[0] has an unknown field "sope"; did you mean "scope"?"#
+            ),
         ])
     func loadErrors(binding: String, message: String) throws {
         let good =

@@ -40,11 +40,23 @@ public enum FFIValue: Equatable, CustomStringConvertible {
         public var description: String { "must be \(type.rawValue), got \(got)" }
     }
 
+    /// A value as a user wrote it: `"text"`, `16.5`, `-3`, `null`, `a pointer` (not Swift's type names).
+    static func describe(_ value: Any) -> String {
+        if isNil(value) { return "null" }
+        if let text = value as? String { return TerminalText.quoted(text, limit: 40) }
+        if let d = value as? Double { return "\(d)" }
+        if let i = integer(value) { return (i.negative ? "-" : "") + "\(i.magnitude)" }
+        if value is UnsafeRawPointer || value is UnsafeMutableRawPointer || value is OpaquePointer {
+            return "a pointer"
+        }
+        return "\(value)"
+    }
+
     /// Converts a Swift value (any integer type, Float/Double, String, raw or opaque pointer, nil) to `type`,
     /// checking integer ranges.
     public static func from(_ value: Any, as type: FFISignature.CType) throws -> FFIValue {
         func mismatch(_ what: String? = nil) -> Mismatch {
-            Mismatch(type: type, got: what ?? "\(String(reflecting: Swift.type(of: value))) \(value)")
+            Mismatch(type: type, got: what ?? describe(value))
         }
         switch type {
         case .void:
