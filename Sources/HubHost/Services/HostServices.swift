@@ -72,10 +72,12 @@ public final class HostServices {
     /// other plugins' observers are told. Returns the combined revocation (keys and survivors of both).
     @discardableResult
     public func revokeAll(ownedBy owner: Owner) -> Revocation {
-        let services = registry.revokeAll(ownedBy: owner)
-        let bindings = injector.revokeAll(ownedBy: owner)
+        // Bindings first: revoking the services tells every observer, and an observer that calls `inject` then
+        // must find the plugin's bindings gone too, not call into a plugin that is unloading.
         for function in boundFunctions where function.owner == owner { function.isRevoked = true }
         boundFunctions.removeAll { $0.owner == owner }
+        let bindings = injector.revokeAll(ownedBy: owner)
+        let services = registry.revokeAll(ownedBy: owner)
         var combined = Revocation(
             owner: owner, keys: (services.keys + bindings.keys).sorted(),
             survivors: services.survivors + bindings.survivors)
