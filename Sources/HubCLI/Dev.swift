@@ -103,7 +103,8 @@ struct Dev: ParsableCommand {
 
         // The page shows the view as the SVG drawing HubRender's HTML output embeds; frames are drawn by the page.
         // Images drawn as `render --format html` draws them: data: URIs, and files the view may use, inlined.
-        let svg = SVGRenderer(images: ImageResolver(access: images.access(viewFile: viewFile)), showFrames: false)
+        // A resolver per drawing: an image file replaced while the page is open is read again on the next frame.
+        let imageAccess = images.access(viewFile: viewFile)
         let folders = options.pluginFolders.map(\.path).joined(separator: ", ")
         let what = gallery ? "the gallery of every story" : "view \(viewFile.path)"
         let host = host
@@ -112,7 +113,8 @@ struct Dev: ParsableCommand {
             options: options, bindAddress: host, port: port, supervises: isolation.supervises,
             callTimeout: isolation.callTimeout,
             probeCacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache),
-            html: { svg.render($0) }, gallery: { GallerySheet(items: $0.map(\.galleryItem)).svg() },
+            html: { SVGRenderer(images: ImageResolver(access: imageAccess), showFrames: false).render($0) },
+            gallery: { GallerySheet(items: $0.map(\.galleryItem)).svg() },
             makeLogger: plugins.makeLogger,
             reportProblems: { plugins.reportProblems(of: $0) },
             servingLine: { port in "hubhost dev: serving http://\(host):\(port)/ — \(what), plugins \(folders)" },

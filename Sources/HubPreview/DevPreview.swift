@@ -47,8 +47,18 @@ public final class DevPreview: @unchecked Sendable {
     private func rendered(_ output: DevLoop.Output) {
         let frame = Self.frame(from: output, html: html, gallery: gallery)
         server.publish(frame)
-        printLine(output.reload.description)
-        for warning in output.warnings { printLine("warning: \(warning)") }
+        for line in Self.terminalLines(output) { printLine(line) }
+    }
+
+    /// What the terminal shows for a render: the reload line, warnings, and the view's warnings when the view or a
+    /// plugin changed (a tap or an edit in the page does not repeat them).
+    public static func terminalLines(_ output: DevLoop.Output) -> [String] {
+        var lines = [output.reload.description] + output.warnings.map { "warning: \($0)" }
+        switch output.reload.result {
+        case .tapped, .edited, .widths: break
+        default: lines += output.viewWarnings.map { "warning: \($0)" }
+        }
+        return lines
     }
 
     /// The page's frame for a render: HTML, one box per component (in view coordinates), problems.
@@ -67,7 +77,14 @@ public final class DevPreview: @unchecked Sendable {
                     indexPath: node.indexPath, section: section, id: node.modelID,
                     component: node.componentIdentifier.description,
                     x: shown.x, y: shown.y, width: shown.width, height: shown.height))
-            for child in node.children { collect(child, section: section, origin: frame.origin, visible: shown) }
+            // Only children the parent drew get a target: one it never placed sits at (0, 0) unseen.
+            let placed = Set(
+                node.displayList.compactMap { item -> Int? in
+                    if case .child(_, let index) = item { return index } else { return nil }
+                })
+            for child in node.children where node.displayList.isEmpty || placed.contains(child.indexPath.last ?? -1) {
+                collect(child, section: section, origin: frame.origin, visible: shown)
+            }
         }
         if let tree = output.tree {
             for node in tree.body { collect(node, section: "body", origin: .zero, visible: nil) }
@@ -81,6 +98,7 @@ public final class DevPreview: @unchecked Sendable {
             problems.append(.init(kind: "reload", message: output.reload.description))
         }
         problems += output.warnings.map { PreviewFrame.Problem(kind: "memory", message: $0) }
+        problems += output.viewWarnings.map { PreviewFrame.Problem(kind: "warning", message: $0) }
         let size = output.tree?.canvasSize ?? Size(width: 375, height: 667)
         var frame = PreviewFrame(
             sequence: output.sequence, html: output.tree.map(html) ?? "", width: size.width,

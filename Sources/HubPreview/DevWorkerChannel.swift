@@ -103,7 +103,7 @@ public final class DevWorker: @unchecked Sendable {
             guard let self else { return }
             var frame = DevPreview.frame(from: output, html: html, gallery: gallery)
             frame.sequence += firstSequence
-            let lines = [output.reload.description] + output.warnings.map { "warning: \($0)" }
+            let lines = DevPreview.terminalLines(output)
             let envelope = DevWorkerChannel.FromWorker(
                 frameFollows: true, sequence: frame.sequence, lines: lines, uiStates: output.uiStates)
             guard var data = try? JSONEncoder().encode(envelope), let json = try? JSONEncoder().encode(frame) else {

@@ -100,6 +100,7 @@ enum PreviewPage {
         const same = (a, b) => Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i]);
         const levels = ['trace', 'debug', 'info', 'notice', 'warning', 'error', 'critical'];
         let dismissed = '';
+        let shownProblems = '';
         function text(tag, value, className) { const e = document.createElement(tag); e.textContent = value ?? ''; if (className) e.className = className; return e; }
         function apply(frame, initial) {
           if (!frame) return;
@@ -119,7 +120,22 @@ enum PreviewPage {
             Object.assign(d.style, { left: b.x + 'px', top: b.y + 'px', width: b.width + 'px', height: b.height + 'px' });
             boxes.appendChild(d);
           }
+          // The inspector follows its component by id through every new frame (an edit, a file change): what it
+          // shows and what Apply sends is never a stale model at an index that now holds another component.
+          if (inspected && !initial) {
+            const again = [...boxes.children].find(b => b.dataset.componentId === inspected.id && b.dataset.section === inspected.section);
+            if (again) inspect(again); else { inspected = null; $('editor').hidden = true; $('inspected').replaceChildren(text('dt', 'the component is gone from the view')); }
+          }
           const problems = frame.problems.map(p => p.kind + ': ' + p.message).join('\\n');
+          // New problems go to the log at their level (the "warnings and errors" filter shows them); a clean
+          // frame forgets the dismissed text, so the same error coming back shows again.
+          if (problems !== shownProblems) {
+            for (const p of frame.problems)
+              addLog({ level: p.kind === 'warning' ? 'warning' : 'error', time: new Date().toISOString(),
+                       message: p.kind + ': ' + p.message, source: 'problem' });
+            shownProblems = problems;
+          }
+          if (!problems) dismissed = '';
           $('problems').textContent = problems;
           $('overlay').className = problems && problems !== dismissed ? 'shown' : '';
           $('cause').textContent = '#' + frame.sequence + ' ' + frame.cause;
@@ -183,8 +199,15 @@ enum PreviewPage {
         $('apply-edit').addEventListener('click', async () => {
           if (!inspected) return;
           const model = JSON.parse(inspected.model);
-          model.text = Object.assign(model.text ?? {}, { title: $('edit-title').value, subtitle: $('edit-subtitle').value });
-          try { model.custom = JSON.parse($('edit-custom').value || '{}'); } catch (e) { $('edit-result').textContent = 'custom: ' + e.message; return; }
+          // Only what the fields say: an empty field leaves its key out (an empty subtitle still takes a line).
+          const texts = Object.assign({}, model.text ?? {});
+          for (const [key, value] of [['title', $('edit-title').value], ['subtitle', $('edit-subtitle').value]]) {
+            if (value) texts[key] = value; else delete texts[key];
+          }
+          if (Object.keys(texts).length) model.text = texts; else delete model.text;
+          let custom;
+          try { custom = JSON.parse($('edit-custom').value || '{}'); } catch (e) { $('edit-result').textContent = 'custom: ' + e.message; return; }
+          if (custom && typeof custom === 'object' && Object.keys(custom).length === 0) delete model.custom; else model.custom = custom;
           const reply = await fetch('/edit', { method: 'POST', headers: { 'Content-Type': 'application/json' },
                                                body: JSON.stringify({ section: inspected.section, indexPath: inspected.indexPath, model }) });
           $('edit-result').textContent = reply.ok ? (await reply.json()).result : await reply.text();
@@ -211,12 +234,20 @@ enum PreviewPage {
           addLog({ level: 'info', time: new Date().toISOString(), message: box.dataset.section + ' [' + indexPath.join(', ') + ']: ' + result.result, source: 'tap' });
         });
         apply(JSON.parse($('initial-frame').textContent), true);
-        const events = new EventSource('/events');
-        events.addEventListener('render', (e) => apply(JSON.parse(e.data), false));
-        events.addEventListener('log', (e) => addLog(JSON.parse(e.data)));
-        events.addEventListener('activity', (e) => { $('activity').textContent = JSON.parse(e.data).activity ?? ''; });
-        events.onopen = () => { $('state').textContent = 'live'; $('state').className = 'state'; };
-        events.onerror = () => { $('state').textContent = 'reconnecting…'; $('state').className = 'state down'; };
+        // The browser retries a dropped stream by itself, but gives up for good after an answer that is not a
+        // stream (a 503 while the server is at its stream limit): then a new one is opened a little later.
+        function connect() {
+          const events = new EventSource('/events');
+          events.addEventListener('render', (e) => apply(JSON.parse(e.data), false));
+          events.addEventListener('log', (e) => addLog(JSON.parse(e.data)));
+          events.addEventListener('activity', (e) => { $('activity').textContent = JSON.parse(e.data).activity ?? ''; });
+          events.onopen = () => { $('state').textContent = 'live'; $('state').className = 'state'; };
+          events.onerror = () => {
+            $('state').textContent = 'reconnecting…'; $('state').className = 'state down';
+            if (events.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+          };
+        }
+        connect();
         </script>
         </body>
         </html>

@@ -101,7 +101,12 @@ struct DevIntegrationTests {
         // A good build clears the quarantine and swaps in.
         try build(color: "0x0000FFFFu", version: "5")
         let fixed = dev.waitForFrame { $0.html.contains(Self.blue) }
-        #expect(fixed?.problems.isEmpty == true)
+        #expect(fixed?.problems.allSatisfy { $0.kind == "warning" } == true, "only warnings")
+        // As `hubhost render` says it: the view names a component whose plugin this folder does not have.
+        #expect(
+            fixed?.problems.contains {
+                $0.message.contains(#"$.body[2].component.id: "swiftfixture:label": no loaded plugin serves"#)
+            } == true, "\(fixed?.problems.map(\.message) ?? [])")
         #expect(dev.process.isRunning)
     }
 
@@ -122,7 +127,7 @@ struct DevIntegrationTests {
         // An edit of the view forces a render: the half file must not have been loaded, probed or quarantined.
         try writeView(title: "Marker")
         let marker = dev.waitForFrame { $0.html.contains("Marker") }
-        #expect(marker?.problems.isEmpty == true)
+        #expect(marker?.problems.allSatisfy { $0.kind == "warning" } == true)
         #expect(!dev.log.contains("libhalf.so"), "\(dev.log)")
 
         let handle = try FileHandle(forWritingTo: half)

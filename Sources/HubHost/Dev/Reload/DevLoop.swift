@@ -118,6 +118,10 @@ public final class DevLoop {
         /// The section of `tapped` ("body", "header", "overlay").
         public let tappedSection: String?
         public let warnings: [String]
+        /// What `hubhost render` warns of for the view with the plugins now loaded: images it refuses, component
+        /// ids no plugin provides, ids used twice. Shown in the page; printed with a render the view or a plugin
+        /// caused (not with every tap).
+        public let viewWarnings: [String]
         /// Every plugin file the session knows, latest version first per file.
         public let plugins: [PluginRow]
         /// UI states by model id (with `Options.reportUIStates`).
@@ -143,6 +147,8 @@ public final class DevLoop {
     private var watchers: [FileWatcher] = []
     var viewModel: ViewModel?
     private var viewIssues: [String] = []
+    /// The decoder's notes on the view (ids used twice), shown with the warnings.
+    private var viewNotes: [String] = []
     private var sequence = 0
     private var tapped: [Int]?
     private var tappedSection: String?
@@ -280,6 +286,7 @@ public final class DevLoop {
             viewModel = result.viewModel
             viewIssues = result.issues.map(\.description)
             if result.suppressedIssueCount > 0 { viewIssues.append("… and \(result.suppressedIssueCount) more") }
+            viewNotes = result.notes.map(\.description)
             return true
         } catch let failure as DecodeFailure {
             viewIssues = ["\(failure)"]
@@ -329,11 +336,21 @@ public final class DevLoop {
             )
         }
         logger.debug("\(reload)")
+        var viewWarnings = viewNotes
+        if let viewModel {
+            // As `hubhost render` says them; computed per render, as plugins come and go.
+            let file = options.viewFile.lastPathComponent
+            let access = options.imageAccess ?? ImageAccess(viewFile: options.viewFile)
+            viewWarnings += access.problems(in: viewModel, file: file).map(\.description)
+            viewWarnings += UnresolvedComponents.problems(in: viewModel, registry: host.registry, file: file)
+                .prefix(100).map(\.description)
+        }
         onRender(
             Output(
                 sequence: sequence, tree: tree, viewIssues: viewIssues,
                 quarantines: reloader.quarantines.values.sorted { $0.file < $1.file }, reload: reload,
-                tapped: tapped, tappedSection: tappedSection, warnings: warnings, plugins: pluginRows(),
+                tapped: tapped, tappedSection: tappedSection, warnings: warnings, viewWarnings: viewWarnings,
+                plugins: pluginRows(),
                 uiStates: options.reportUIStates ? currentUIStates() : [:], extras: tree == nil ? [] : extraDrawings(),
                 gallery: options.gallery
                     ? Showcase.shots(of: host, widths: [options.viewport.width] + options.extraWidths).shots : nil))

@@ -34,7 +34,7 @@ final class PluginReloader {
         for record in host.plugins {
             if record.isLoaded { loaded[record.file.path] = record }
             if case .quarantined = record.state,
-                let q = host.quarantinedVersions.first(where: { $0.file == record.file.path })
+                let q = host.quarantinedVersions.last(where: { $0.file == record.file.path })
                     ?? gate?.cache.quarantined.first(where: { $0.file == record.file.path })
             {
                 quarantines[record.file.path] = q
