@@ -213,7 +213,13 @@ enum PreviewPage {
           $('edit-result').textContent = reply.ok ? (await reply.json()).result : await reply.text();
         });
         async function setWidths(widths) {
-          await fetch('/widths', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ widths }) });
+          const reply = await fetch('/widths', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ widths }) });
+          if (!reply.ok) {
+            // Refused (a width out of range, too many): said where the user looks, not dropped.
+            const why = 'widths not changed: ' + (await reply.text());
+            $('cause').textContent = why;
+            addLog({ level: 'error', time: new Date().toISOString(), message: why, source: 'widths' });
+          }
         }
         $('widths').addEventListener('change', () => setWidths($('widths').value.split(',').map(Number).filter(n => n >= 100)));
         $('device').addEventListener('change', () => {
