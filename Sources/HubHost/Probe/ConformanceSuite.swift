@@ -268,13 +268,13 @@ public struct ConformanceSuite {
         phase("destroy", id)
         component.destroy()
 
-        exerciseStories(identifier, host: host, container: container, make: make, phase: report, check: check)
+        exerciseStories(identifier, host: host, container: container, phase: report, check: check)
     }
 
     /// The showcase extension's stories, as `gallery` and `snapshot --gallery` use them: each read, decoded as a
     /// component model and drawn by a fresh instance. No check when the component has no stories.
     private func exerciseStories(
-        _ identifier: ComponentIdentifier, host: PluginHost, container: Size, make: () -> PluginComponent?,
+        _ identifier: ComponentIdentifier, host: PluginHost, container: Size,
         phase: (String, String?, String?) -> Void, check: (String, String?, Bool, String?, String?) -> Void
     ) {
         let id = identifier.description
@@ -283,16 +283,16 @@ public struct ConformanceSuite {
         guard !stories.isEmpty else { return }
         var problems = stories.compactMap { story in story.problem.map { "\(story.name): \($0)" } }
         for story in stories where story.problem == nil {
-            guard let model = Showcase.view(of: story, component: id)?.body.first, let instance = make() else {
+            guard let view = Showcase.view(of: story, component: id), !view.body.isEmpty else {
                 problems.append("\(story.name): its model_json is not a component model")
                 continue
             }
             phase("story", id, story.name)
-            instance.loadView()
-            instance.configureView(with: model, containerSize: container)
-            instance.drawView(
-                into: ViewBuilder(), size: instance.preferredViewSize(for: model, containerSize: container))
-            instance.destroy()
+            // Drawn as `hubhost gallery` draws it: through a render pipeline (sizing, a live instance, draw).
+            let pipeline = RenderPipeline(registry: host.registry)
+            pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
+            _ = pipeline.render(view, viewport: Size(width: container.width, height: 667))
+            pipeline.tearDown()
         }
         check(
             "stories read and drawn", id, false, problems.isEmpty ? nil : problems.prefix(3).joined(separator: "; "),
