@@ -43,7 +43,7 @@ struct LoadedView {
         // A worker started again after a plugin fault: the first one printed them.
         if !WorkerEnvironment.isRestart {
             for line in problems { Diagnostics.print(line) }
-            for note in decoded.notes {
+            for note in decoded.notes + access.missingFiles(in: decoded.viewModel, file: path) {
                 Diagnostics.print(
                     DecodeIssue(file: note.file, path: note.path, message: "warning: " + note.message).description)
             }

@@ -153,6 +153,18 @@ import Testing
         #expect(!result.stdout.contains(uri), "the image is not embedded in the drawing")
     }
 
+    @Test func aMissingLocalImageIsWarnedOfWithItsPath() throws {
+        let view =
+            #"{"body": [{"id": "a", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "missing.png"}}}]}"#
+        let setup = try Setup(view: view)
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "text", "-o", "-"])
+        #expect(result.status == 0, "a warning: a missing image draws its placeholder. \(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                #"$.body[0].images.main.uri: warning: image "missing.png" does not exist (its placeholder is drawn)"#),
+            "\(result.stderr)")
+    }
+
     @Test func aMissingSnapshotInputIsNotDoneExitTwo() throws {
         let setup = try Setup()
         let golden = setup.folder.appending("golden")

@@ -82,14 +82,29 @@ public struct ImageAccess: Sendable {
 
     /// One problem, with its JSON path, for every image URI of `view` this policy refuses.
     public func problems(in view: ViewModel, file: String?) -> [DecodeIssue] {
+        issues(in: view, file: file) { uri in
+            if case .failure(let error) = check(uri) { return error.reason } else { return nil }
+        }
+    }
+
+    /// One warning, with its JSON path, for every local image of `view` this policy allows that does not exist
+    /// (a typo, an asset not added yet): its placeholder is drawn, as for a failed load, and it is said.
+    public func missingFiles(in view: ViewModel, file: String?) -> [DecodeIssue] {
+        issues(in: view, file: file) { uri in
+            guard case .success(.file(let path)) = check(uri), Glibc.access(path, F_OK) != 0 else { return nil }
+            return refusal(uri, "does not exist (its placeholder is drawn)").reason
+        }
+    }
+
+    /// An issue at each image URI of `view` for which `verdict` says something (asked once per URI: a data: URI
+    /// is decoded to read its header, and a view repeats its images).
+    private func issues(in view: ViewModel, file: String?, _ verdict: (String) -> String?) -> [DecodeIssue] {
         var issues: [DecodeIssue] = []
-        // Checked once per URI: a data: URI is decoded to read its header, and a view repeats its images.
-        var refusals: [String: ImageLoadError?] = [:]
-        func refusal(of uri: String) -> ImageLoadError? {
-            if let known = refusals[uri] { return known }
-            let found: ImageLoadError?
-            if case .failure(let error) = check(uri) { found = error } else { found = nil }
-            refusals[uri] = found
+        var verdicts: [String: String?] = [:]
+        func refusal(of uri: String) -> String? {
+            if let known = verdicts[uri] { return known }
+            let found = verdict(uri)
+            verdicts[uri] = found
             return found
         }
         // The path is only spelled out for a model with images or children (nearly none of 100k have any).
@@ -103,8 +118,8 @@ public struct ImageAccess: Sendable {
                 images.append(("custom.\(TerminalText.jsonKey(key))", data))
             }
             for (name, data) in images {
-                guard let uri = data.uri, let error = refusal(of: uri) else { continue }
-                issues.append(DecodeIssue(file: file, path: "\(path).images.\(name).uri", message: error.reason))
+                guard let uri = data.uri, let message = refusal(of: uri) else { continue }
+                issues.append(DecodeIssue(file: file, path: "\(path).images.\(name).uri", message: message))
             }
             for (index, child) in model.children.enumerated() { visit(child, path: "\(path).children[\(index)]") }
         }

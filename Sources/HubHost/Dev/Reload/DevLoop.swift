@@ -342,6 +342,7 @@ public final class DevLoop {
             let file = options.viewFile.lastPathComponent
             let access = options.imageAccess ?? ImageAccess(viewFile: options.viewFile)
             viewWarnings += access.problems(in: viewModel, file: file).map(\.description)
+            viewWarnings += access.missingFiles(in: viewModel, file: file).map(\.description)
             viewWarnings += UnresolvedComponents.problems(in: viewModel, registry: host.registry, file: file)
                 .prefix(100).map(\.description)
         }
