@@ -61,25 +61,57 @@ struct Inject: ParsableCommand {
             return word
         }
         let registration = host.services.registrations.last { $0.key == serviceKey }
+        /// `--json`: the value with its type ("int", "double", "string", "pointer", "nothing", "other"), or the
+        /// error; scope and owner when the key has a binding.
+        struct Typed: Encodable {
+            let value: JSONValue
+            func encode(to encoder: Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch value {
+                case .number(let n): try container.encode(n)
+                case .string(let text): try container.encode(text)
+                default: try container.encodeNil()
+                }
+            }
+        }
+        struct Row: Encodable {
+            var key: String
+            var type: String?
+            var value: Typed?
+            var shown: String?
+            var error: String?
+            var scope: String?
+            var owner: String?
+        }
         let value: Any?
         do { value = try host.services.injector.get(key: serviceKey, arguments: values) } catch {
             Diagnostics.print("hubhost inject: \(ErrorText.describe(error))")
+            if json {
+                StandardOutput.print(
+                    try TextTable.json(
+                        Row(
+                            key: serviceKey.description, error: ErrorText.describe(error), scope: registration?.scope,
+                            owner: registration?.owner.displayName)))
+            }
             throw ExitCode(.problems)
         }
         let shown: String
+        let type: String
+        let typed: JSONValue
         switch value {
-        case nil: shown = "nothing"
-        case let v as String: shown = TerminalText.quoted(v)
-        case let v as UnsafeMutableRawPointer: shown = "pointer \(v)"
-        case let v?: shown = "\(v)"
+        case nil: (shown, type, typed) = ("nothing", "nothing", .null)
+        case let v as String: (shown, type, typed) = (TerminalText.quoted(v), "string", .string(v))
+        case let v as any BinaryInteger: (shown, type, typed) = ("\(v)", "int", .number(Double(v)))
+        case let v as any BinaryFloatingPoint: (shown, type, typed) = ("\(v)", "double", .number(Double(v)))
+        case let v as UnsafeMutableRawPointer: (shown, type, typed) = ("pointer \(v)", "pointer", .string("\(v)"))
+        case let v?: (shown, type, typed) = ("\(v)", "other", .string("\(v)"))
         }
         if json {
-            struct Row: Encodable { var key, value, scope, owner: String }
             StandardOutput.print(
                 try TextTable.json(
                     Row(
-                        key: serviceKey.description, value: shown, scope: registration?.scope ?? "unknown",
-                        owner: registration?.owner.displayName ?? "unknown")))
+                        key: serviceKey.description, type: type, value: Typed(value: typed), shown: shown,
+                        scope: registration?.scope ?? "unknown", owner: registration?.owner.displayName ?? "unknown")))
         } else {
             StandardOutput.print("\(serviceKey) = \(shown)")
             StandardOutput.print(

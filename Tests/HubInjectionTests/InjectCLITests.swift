@@ -109,6 +109,13 @@ struct InjectCLITests {
         let missing = try CLITests.hubhost(["inject", "nothing"] + common)
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("nothing"))
+        // --json is for scripts: the value with its type, and an error as JSON too.
+        let typed = try CLITests.hubhost(["inject", "sum", "0x28", "2", "--json"] + common)
+        let row = try JSONSerialization.jsonObject(with: Data(typed.stdout.utf8)) as? [String: Any]
+        #expect(row?["type"] as? String == "int" && (row?["value"] as? NSNumber)?.intValue == 42, "\(typed.stdout)")
+        let failed = try CLITests.hubhost(["inject", "nothing", "--json"] + common)
+        let error = try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any]
+        #expect(failed.status == 1 && (error?["error"] as? String)?.contains("nothing") == true, "\(failed.stdout)")
 
         // A well-formed but wrong signature: the callee crashes in a worker; hubhost reports it and lives.
         let plugin = dir.plugins.appendingPathComponent("liba_provider.so").path
