@@ -86,6 +86,12 @@ struct Inject: ParsableCommand {
         let value: Any?
         do { value = try host.services.injector.get(key: serviceKey, arguments: values) } catch {
             Diagnostics.print("hubhost inject: \(ErrorText.describe(error))")
+            // list-services lists C services and injector keys together; only the latter resolve here.
+            if let service = host.services.registry.provider(of: serviceKey) {
+                Diagnostics.print(
+                    "hubhost inject: \(serviceKey) is a C service of \(service.owner.displayName) (plugins acquire it "
+                        + "with hub_host.acquire_service), not an injector key")
+            }
             if json {
                 StandardOutput.print(
                     try TextTable.json(

@@ -109,6 +109,10 @@ struct InjectCLITests {
         let missing = try CLITests.hubhost(["inject", "nothing"] + common)
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("nothing"))
+        // A C service is listed with the keys but is not one: said so.
+        let service = try CLITests.hubhost(["inject", "com.test.greeter"] + common)
+        #expect(service.status == 1)
+        #expect(service.stderr.contains("com.test.greeter is a C service of com.test.provider"), "\(service.stderr)")
         // --json is for scripts: the value with its type, and an error as JSON too.
         let typed = try CLITests.hubhost(["inject", "sum", "0x28", "2", "--json"] + common)
         let row = try JSONSerialization.jsonObject(with: Data(typed.stdout.utf8)) as? [String: Any]
