@@ -34,7 +34,7 @@ struct ListNamespaces: ParsableCommand {
 
     func run() throws {
         // Listing needs no services: module files are not bound, so no eager singleton (plugin code) runs here.
-        let host = try plugins.makeHost(loadsModuleFilesItself: true)
+        let host = try plugins.makeHost(moduleFiles: .skip)
         if json {
             StandardOutput.print(try Self.jsonText(host))
         } else {

@@ -57,8 +57,8 @@ struct ListServices: ParsableCommand {
             supervisor.context = "listing services (module files bind eager singletons as their plugins load)"
             supervisor.run()
         }
-        let host = try plugins.makeHost(loadsModuleFilesItself: true)
-        var problems = host.services.loadModuleFiles(in: plugins.folders).map(\.description)
+        let host = try plugins.makeHost(moduleFiles: .bindQuietly)
+        var problems = host.services.moduleFileProblems.map(\.description)
         problems += host.plugins.compactMap(\.reason)
         // Registrations a plugin made and the host refused (its init went on): listed with the others.
         let warnings = host.plugins.flatMap { record in

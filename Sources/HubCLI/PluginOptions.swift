@@ -77,14 +77,23 @@ struct PluginOptions: ParsableArguments {
         return logger
     }
 
+    /// What `makeHost` does with the module files beside the plugins.
+    enum ModuleFiles {
+        /// Bind them and print their problems (every command that may run plugin code).
+        case bindAndReport
+        /// Bind them; the caller lists their problems its own way (`host.services.moduleFileProblems`).
+        case bindQuietly
+        /// Do not bind them: nothing of them runs (a listing that needs no services).
+        case skip
+    }
+
     /// A host with the plugins of `folders` loaded and their module files bound. Rejected files are in
-    /// `host.plugins` with their reasons. `loadsModuleFilesItself`: the caller reads the module files (to list
-    /// their problems its own way).
+    /// `host.plugins` with their reasons.
     ///
     /// - Throws: `ExitCode(.notFound)` when a `--plugins` folder named on the command line does not exist: a typo
     ///   there would draw every component as a fallback (and replace the output the user had), so nothing is
     ///   done. Folders from HUBHOST_PLUGIN_PATH or the default are only reported, as before.
-    func makeHost(loadsModuleFilesItself: Bool = false) throws -> PluginHost {
+    func makeHost(moduleFiles: ModuleFiles = .bindAndReport) throws -> PluginHost {
         try requireNamedFolders()
         // From here on plugin code may run in this process: what it prints goes to stderr, not into the output.
         StandardOutput.divertPluginOutput()
@@ -101,10 +110,17 @@ struct PluginOptions: ParsableArguments {
         // probing: one start-up for a cold folder of hundreds of plugins instead of one per plugin.
         ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache), warm: true)?
             .install(on: host)
-        host.loadPlugins(in: folders)
-        // Every command binds the module files beside the plugins, so plugins can `inject` what they declare.
-        if !loadsModuleFilesItself {
-            for problem in host.services.loadModuleFiles(in: folders) { Diagnostics.print("hubhost: \(problem)") }
+        // Plugins hear of each other's services once the batch is loaded and its module files bound.
+        host.services.registry.holdingNotices {
+            host.loadPlugins(in: folders)
+            // Every command binds the module files beside the plugins, so plugins can `inject` what they declare
+            // (`moduleFiles`: whether, and whether this prints their problems).
+            switch moduleFiles {
+            case .bindAndReport:
+                for problem in host.services.loadModuleFiles(in: folders) { Diagnostics.print("hubhost: \(problem)") }
+            case .bindQuietly: host.services.loadModuleFiles(in: folders)
+            case .skip: break
+            }
         }
         return host
     }

@@ -247,6 +247,43 @@ struct InjectCLITests {
         #expect(!rendered.stderr.contains("libc_injected.so (com.test.injected"), "\(rendered.stderr)")
     }
 
+    /// Told that a provider is there, an observer can use what the provider's module files bind: plugins hear of
+    /// each other's services once the batch is loaded and its module files are bound.
+    @Test func anObserverToldAProviderIsThereCanInjectItsBindings() throws {
+        let dir = try Self.setUp()
+        defer { dir.cleanUp() }
+        let watcher = #"""
+            #include <hub_plugin.h>
+            #include <stdio.h>
+            #include <string.h>
+            static const hub_host *host;
+            static void on_change(void *u, const char *id, bool available) {
+                (void)u;
+                if (!available || strcmp(id, "com.test.greeter") != 0) return;
+                hub_value out = {sizeof out};
+                char why[256] = "", line[320];
+                bool ok = host->inject(host, "sum", NULL, "[40, 2]", &out, why, sizeof why);
+                snprintf(line, sizeof line, "watcher: sum %s %lld %s", ok ? "ok" : "failed", (long long)out.i, why);
+                host->log(host, HUB_LOG_WARNING, line);
+            }
+            static bool init(const hub_host *h, char *e, size_t n) {
+                (void)e; (void)n;
+                host = h;
+                h->set_service_observer(h, on_change, NULL);
+                return true;
+            }
+            static const hub_plugin_descriptor d = {HUB_PLUGIN_MAGIC, sizeof d, {HUB_ABI_MAJOR, HUB_ABI_MINOR},
+                "com.test.watcher", "Watcher", "1.0.0", "", "", init, NULL};
+            HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &d; }
+            """#
+        // Sorted before the provider: it is loaded, and observes, first.
+        try dir.compile(watcher, as: "la_watcher.so")
+        let run = try CLITests.hubhost([
+            "list-services", "--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path,
+        ])
+        #expect(run.stderr.contains("watcher: sum ok 42"), "\(run.stderr)")
+    }
+
     @Test func anEagerSingletonThatCrashesDoesNotTakeTheListingsDown() throws {
         let dir = try CPlugins()
         defer { dir.cleanUp() }

@@ -110,6 +110,33 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
     private var pluginObservers: [Owner: PluginObserver] = [:]
     private var pluginEventObservers: [Owner: PluginObserver] = [:]
     private let observers = ChangeObservers()
+    /// Plugin observer notices held back while a batch of plugins loads and binds its module files (see
+    /// `holdingNotices`), in order; nil when none are held.
+    private var heldNotices: [(key: ServiceKey, available: Bool, skipping: Owner?)]?
+
+    /// Runs `body` (plugins loading, then their module files binding) and only then tells plugin observers what
+    /// became available or went away, in order. An observer told a provider is there can then `inject` what the
+    /// provider's module files bind (its eager singletons are made by then); told as each init returned, it found
+    /// nothing yet. An "available" notice whose service is gone again by the end is not delivered.
+    public func holdingNotices<R>(_ body: () throws -> R) rethrows -> R {
+        let outermost = lock.withLock { () -> Bool in
+            guard heldNotices == nil else { return false }
+            heldNotices = []
+            return true
+        }
+        defer {
+            if outermost {
+                let notices = lock.withLock { () -> [(key: ServiceKey, available: Bool, skipping: Owner?)] in
+                    defer { heldNotices = nil }
+                    return heldNotices ?? []
+                }
+                for notice in notices where !notice.available || provider(of: notice.key) != nil {
+                    notify(notice.key, available: notice.available, skipping: notice.skipping)
+                }
+            }
+        }
+        return try body()
+    }
 
     /// A plugin's `hub_service_changed_fn`, called only while `isCallable()` says its code is there.
     struct PluginObserver {
@@ -258,6 +285,12 @@ public final class ServiceRegistry: OwnedContainer, @unchecked Sendable {
     }
 
     private func notify(_ key: ServiceKey, available: Bool, skipping: Owner?) {
+        let held = lock.withLock { () -> Bool in
+            guard heldNotices != nil else { return false }
+            heldNotices?.append((key, available, skipping))
+            return true
+        }
+        if held { return }
         var targets: [PluginObserver] = []
         var serving: ServiceEntry?
         lock.withLock {

@@ -62,6 +62,11 @@ public enum HotSwap {
     /// in one step (nothing runs in between that could see the key unbound). Returns the unload report and what
     /// failed to apply or bind (each names its reason).
     public static func commit(_ successor: Successor, in host: PluginHost) -> (unload: UnloadReport, failed: [String]) {
+        // Observers hear of the swap once it is whole: the old version gone, the new one's services and bindings in.
+        host.services.registry.holdingNotices { apply(successor, in: host) }
+    }
+
+    private static func apply(_ successor: Successor, in host: PluginHost) -> (unload: UnloadReport, failed: [String]) {
         let report = host.unload(successor.predecessor)
         var failed: [String] = []
         for (what, apply) in successor.apply {

@@ -29,8 +29,10 @@ final class PluginReloader {
     /// Loads every plugin of `folders` through the probe gate; returns what to say about it.
     func loadAll(in folders: [URL]) -> String {
         gate?.install(on: host)
-        host.loadPlugins(in: folders)
-        host.services.loadModuleFiles(in: folders)
+        host.services.registry.holdingNotices {
+            host.loadPlugins(in: folders)
+            host.services.loadModuleFiles(in: folders)
+        }
         for record in host.plugins {
             if record.isLoaded { loaded[record.file.path] = record }
             if case .quarantined = record.state,
@@ -93,11 +95,15 @@ final class PluginReloader {
 
         // 2. Load beside the old version; 3. swap only when its init succeeded.
         guard let old, old.isLoaded else {
-            let record = host.load(file: change.url)
+            // Its module-file bindings (if a module file names it) are in before observers hear of its services.
+            let record = host.services.registry.holdingNotices { () -> PluginRecord in
+                let record = host.load(file: change.url)
+                if record.isLoaded { host.services.pluginDidLoad(record) }
+                return record
+            }
             reload.version = record.version
             if record.isLoaded {
                 loaded[path] = record
-                host.services.pluginDidLoad(record)  // its module-file bindings, if a module file names it
             } else {
                 reload.result = .rejected
                 reload.detail = record.reason
