@@ -137,7 +137,9 @@ enum PreviewPage {
           }
           if (!problems) dismissed = '';
           $('problems').textContent = problems;
-          $('overlay').className = problems && problems !== dismissed ? 'shown' : '';
+          // Warnings alone (a fallback the view names on purpose) stay in the log; an error raises the overlay.
+          const errors = frame.problems.some(p => p.kind !== 'warning');
+          $('overlay').className = errors && problems !== dismissed ? 'shown' : '';
           $('cause').textContent = '#' + frame.sequence + ' ' + frame.cause;
           document.body.dataset.sequence = String(frame.sequence);
           addLog({ level: 'info', time: new Date().toISOString(), message: '#' + frame.sequence + ' ' + frame.cause, source: 'reload' });

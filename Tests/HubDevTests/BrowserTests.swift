@@ -62,11 +62,11 @@ struct BrowserTests {
         // A crashing build shows as an overlay; the page keeps the last good render.
         try TestSupport.installPlugin("swatch.c", at: swatch, defines: ["CRASH_IN_INIT", "PLUGIN_VERSION=\"3\""])
         #expect(
-            TestSupport.waitUntil { (try? browser.evaluate("document.getElementById('overlay').className")) == "shown" }
-        )
-        #expect(
-            try browser.evaluate("document.getElementById('overlay').textContent").contains(
-                "crashed with SIGSEGV in init"))
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.getElementById('overlay').textContent"))?.contains(
+                    "crashed with SIGSEGV in init") == true
+            })
+        #expect(try browser.evaluate("document.getElementById('overlay').className") == "shown")
         #expect(try browser.evaluate("\(viewHTML).includes('#00ff00')") == "true")
         #expect(try browser.evaluate("window.notReloaded") == "yes")
     }
