@@ -74,13 +74,14 @@ struct Validate: ParsableCommand {
         for file in try pluginFiles() {
             let (report, failure) = runner.validate(file, view: view.map { URL(fileURLWithPath: $0) })
             // What the loader would refuse fails the plugin too.
-            let bindingProblems = [trust.refusal(of: file)].compactMap { $0 } + Self.moduleFileProblems(for: file)
+            let moduleFiles = Self.moduleFileCheck(for: file)
+            let bindingProblems = [trust.refusal(of: file)].compactMap { $0 } + moduleFiles.problems
             results.append(
                 Result(
                     file: file.path,
                     passed: failure == nil && (report?.conforms ?? false) && bindingProblems.isEmpty,
                     failure: failure ?? (bindingProblems.isEmpty ? nil : bindingProblems.joined(separator: "\n  ")),
-                    report: report, notes: Self.exportNotes(of: file)))
+                    report: report, notes: moduleFiles.notes))
         }
         if json {
             let encoder = JSONEncoder()
@@ -121,56 +122,48 @@ struct Validate: ParsableCommand {
         return files
     }
 
-    /// Functions `plugin` exports besides `hub_plugin_entry` that no module-file binding beside it names: a
-    /// plugin linked with the version script (writing-plugins.md) exports nothing else. A note, not a failure:
-    /// `hubhost call` and module files in other folders may use them.
-    static func exportNotes(of plugin: URL) -> [String] {
-        guard let exported = try? ELFInspector.exportedFunctions(of: plugin) else { return [] }
-        let bound = Set(
-            ModuleFile.files(in: [plugin.deletingLastPathComponent()]).flatMap { url in
-                ((try? ModuleFile(contentsOf: url))?.bindings ?? []).filter { $0.plugin == plugin.lastPathComponent }
-                    .flatMap { [$0.symbol] + ($0.awoken.map { [$0] } ?? []) }
-            })
-        let extra = exported.filter { $0 != "hub_plugin_entry" && !bound.contains($0) }.sorted()
-        guard !extra.isEmpty else { return [] }
-        return [
-            "exports \(extra.prefix(5).joined(separator: ", "))\(extra.count > 5 ? " and \(extra.count - 5) more" : "") "
-                + "besides hub_plugin_entry and no module file beside it binds them; unless they are meant for "
-                + "`hubhost call`, link with the version script (see writing-plugins.md)"
-        ]
-    }
-
-    /// What is wrong with the module-file bindings beside `plugin` that name it: a symbol it does not export
-    /// (plugins linked with the version script export only hub_plugin_entry), or defaults that do not fit the
-    /// signature. Read from the ELF, without loading the plugin.
-    static func moduleFileProblems(for plugin: URL) -> [String] {
-        let files = ModuleFile.files(in: [plugin.deletingLastPathComponent()])
-        guard !files.isEmpty else { return [] }
+    /// What the module files beside `plugin` say of it, read with its exported functions once:
+    /// - problems: bindings naming it whose symbol (or `awoken` hook) it does not export, bindings that could not
+    ///   be read (a default that does not fit the signature…), and module files that cannot be read at all (they
+    ///   bind nothing, for this plugin too);
+    /// - notes: functions it exports besides `hub_plugin_entry` that no binding names. A note, not a failure:
+    ///   `hubhost call` and module files in other folders may use them; a plugin linked with the version script
+    ///   (writing-plugins.md) exports nothing else.
+    /// Read from the ELF, without loading the plugin.
+    static func moduleFileCheck(for plugin: URL) -> (problems: [String], notes: [String]) {
         let exported = (try? ELFInspector.exportedFunctions(of: plugin)) ?? []
+        let name = plugin.lastPathComponent
         var problems: [String] = []
-        for url in files {
+        var bound = Set<String>()
+        for url in ModuleFile.files(in: [plugin.deletingLastPathComponent()]) {
             let file: ModuleFile
             do { file = try ModuleFile(contentsOf: url) } catch {
-                // A module file that cannot be read binds nothing, for this plugin too.
                 problems.append("\(error)")
                 continue
             }
-            // Bindings that could not be read (a default that does not fit the signature…) and that name this
-            // plugin: found by their place in the file.
+            // Bindings that could not be read and that name this plugin: found by their place in the file.
             let raw = (try? JSONValue.parse(Data(contentsOf: url)))?["bindings"]?.arrayValue ?? []
-            let mine = raw.indices.filter { raw[$0]["plugin"]?.stringValue == plugin.lastPathComponent }
+            let mine = raw.indices.filter { raw[$0]["plugin"]?.stringValue == name }
             problems += file.problems.filter { problem in
                 mine.contains { problem.description.contains("bindings[\($0)]") }
             }.map(\.description)
-            for binding in file.bindings where binding.plugin == plugin.lastPathComponent {
-                for symbol in [binding.symbol] + (binding.awoken.map { [$0] } ?? []) where !exported.contains(symbol) {
+            for binding in file.bindings where binding.plugin == name {
+                for symbol in [binding.symbol] + (binding.awoken.map { [$0] } ?? []) {
+                    bound.insert(symbol)
+                    guard !exported.contains(symbol) else { continue }
                     problems.append(
-                        "\(url.lastPathComponent): binding \(binding.label): \(symbol) is not exported by "
-                            + "\(plugin.lastPathComponent) (add it to the version script, or mark it HUB_EXPORT)")
+                        "\(url.lastPathComponent): binding \(binding.label): \(symbol) is not exported by \(name) "
+                            + "(add it to the version script, or mark it HUB_EXPORT)")
                 }
             }
         }
-        return problems
+        let extra = exported.filter { $0 != "hub_plugin_entry" && !bound.contains($0) }.sorted()
+        guard !extra.isEmpty else { return (problems, []) }
+        let note =
+            "exports \(extra.prefix(5).joined(separator: ", "))\(extra.count > 5 ? " and \(extra.count - 5) more" : "") "
+            + "besides hub_plugin_entry and no module file beside it binds them; unless they are meant for "
+            + "`hubhost call`, link with the version script (see writing-plugins.md)"
+        return (problems, [note])
     }
 
     /// Every line goes through `TerminalText.line`: ids, versions and failure messages come from the plugin.

@@ -44,8 +44,7 @@ struct LoadedView {
         if !WorkerEnvironment.isRestart {
             for line in problems { Diagnostics.print(line) }
             for note in decoded.notes + access.missingFiles(in: decoded.viewModel, file: path) {
-                Diagnostics.print(
-                    DecodeIssue(file: note.file, path: note.path, message: "warning: " + note.message).description)
+                Diagnostics.print(note.warningLine)
             }
         }
         return LoadedView(
@@ -61,9 +60,7 @@ extension LoadedView {
     @discardableResult
     func reportUnresolvedComponents(in registry: ComponentRegistry, maxErrors: Int = 100) -> [String] {
         let issues = UnresolvedComponents.problems(in: viewModel, registry: registry, file: path)
-        var lines = issues.prefix(maxErrors).map {
-            DecodeIssue(file: $0.file, path: $0.path, message: "warning: " + $0.message).description
-        }
+        var lines = issues.prefix(maxErrors).map(\.warningLine)
         if issues.count > maxErrors {
             lines.append("\(path): … and \(issues.count - maxErrors) more component ids no plugin provides")
         }
@@ -71,6 +68,11 @@ extension LoadedView {
         if !WorkerEnvironment.isRestart { for line in lines { Diagnostics.print(line) } }
         return lines
     }
+}
+
+extension DecodeIssue {
+    /// The issue as a warning line: "FILE: JSON-PATH: warning: …" (a problem's line without "warning: ").
+    var warningLine: String { DecodeIssue(file: file, path: path, message: "warning: " + message).description }
 }
 
 /// Values a one-shot command keeps until the process exits: freeing a 100k-model view and its render tree node

@@ -116,7 +116,7 @@ public enum EventScript {
         // A misspelt key must not change what the line does ("sectoin" would tap the body): unknown keys are errors.
         if let allowed = allowedKeys[name] {
             for key in object.keys where !allowed.contains(key) {
-                let hint = UnresolvedComponents.nearest(key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? ""
+                let hint = Spelling.nearest(key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? ""
                 throw fail(
                     "\(name): unknown key \(TerminalText.quoted(key, limit: 40))\(hint) (\(name) takes "
                         + allowed.sorted().joined(separator: ", ") + ")")

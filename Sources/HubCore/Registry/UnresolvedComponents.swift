@@ -56,7 +56,7 @@ public enum UnresolvedComponents {
         let quoted = TerminalText.quoted(identifier.description)
         guard let entry = registry.entry(forNamespace: identifier.namespace) else {
             let namespaces = registry.allEntries.map(\.namespace)
-            let hint = nearest(identifier.namespace, in: namespaces).map {
+            let hint = Spelling.nearest(identifier.namespace, in: namespaces).map {
                 " (did you mean \(TerminalText.quoted($0))?)"
             }
             return "\(quoted): no loaded plugin serves namespace \(TerminalText.quoted(identifier.namespace))"
@@ -69,39 +69,9 @@ public enum UnresolvedComponents {
             made.destroy()
             return nil
         }
-        let hint = nearest(identifier.name, in: names).map { " (did you mean \(TerminalText.quoted($0))?)" }
+        let hint = Spelling.nearest(identifier.name, in: names).map { " (did you mean \(TerminalText.quoted($0))?)" }
         let offered = names.isEmpty ? "" : "; it has " + names.sorted().prefix(12).joined(separator: ", ")
         return "\(quoted): namespace \(TerminalText.quoted(identifier.namespace)) of \(entry.owner) has no component "
             + "\(TerminalText.quoted(identifier.name))\(hint ?? "")\(offered); drawn as a fallback"
-    }
-
-    /// The candidate closest to `word` by edit distance, when it is close enough to be a typo of it.
-    static func nearest(_ word: String, in candidates: [String]) -> String? {
-        let limit = word.count <= 4 ? 1 : 2
-        var best: (name: String, distance: Int)?
-        for candidate in candidates.sorted() {
-            let distance = editDistance(Array(word.unicodeScalars), Array(candidate.unicodeScalars))
-            if distance <= limit, distance < (best?.distance ?? .max) { best = (candidate, distance) }
-        }
-        return best?.name
-    }
-
-    /// Levenshtein distance, with a swap of two neighbours counting as one edit ("hduex" → "hdeux").
-    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { table[i][0] = i }
-        for j in 0...b.count { table[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
-                }
-            }
-        }
-        return table[a.count][b.count]
     }
 }

@@ -95,20 +95,6 @@ public struct ModuleFile: Sendable {
         "key", "name", "plugin", "symbol", "signature", "defaults", "scope", "eager", "requires", "awoken",
     ]
 
-    /// Whether `a` becomes `b` by one inserted, deleted, replaced or swapped character (a typo).
-    static func isOneEditAway(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        guard abs(x.count - y.count) <= 1, x != y else { return false }
-        var i = 0
-        while i < min(x.count, y.count) && x[i] == y[i] { i += 1 }
-        if x.count == y.count {
-            if x[(i + 1)...] == y[(i + 1)...] { return true }  // replaced
-            return i + 1 < x.count && x[i] == y[i + 1] && x[i + 1] == y[i] && x[(i + 2)...] == y[(i + 2)...]  // swapped
-        }
-        return x.count > y.count ? x[(i + 1)...] == y[i...] : x[i...] == y[(i + 1)...]  // deleted or inserted
-    }
-
     /// Reads one entry of the "bindings" array.
     private static func binding(_ item: JSONValue, path: String, file: String) throws -> Binding {
         func fail(_ reason: String, _ binding: String? = nil) -> Failure {
@@ -129,7 +115,8 @@ public struct ModuleFile: Sendable {
         let label = "'\(key)' (\(path))"
         // A misspelt field ("sope") must not quietly change what the binding does.
         for field in object.keys where !Self.fields.contains(field) {
-            let hint = Self.fields.first { Self.isOneEditAway(field, $0) }.map { "; did you mean \"\($0)\"?" } ?? ""
+            let hint =
+                Spelling.nearest(field, in: Self.fields, maxDistance: 1).map { "; did you mean \"\($0)\"?" } ?? ""
             throw fail(
                 "\(path) has an unknown field \"\(field)\"\(hint) (a binding takes \(Self.fields.joined(separator: ", ")))",
                 label)

@@ -149,6 +149,20 @@ public final class DevLoop {
     private var viewIssues: [String] = []
     /// The decoder's notes on the view (ids used twice), shown with the warnings.
     private var viewNotes: [String] = []
+    /// The view's warnings as of the last render that changed the view or the plugins (`Output.viewWarnings`).
+    private var viewWarnings: [String] = []
+
+    /// What `hubhost render` warns of for the view with the plugins loaded now: images it refuses or cannot find,
+    /// component ids no plugin provides, ids used twice.
+    private func currentViewWarnings() -> [String] {
+        guard let viewModel else { return viewNotes }
+        let file = options.viewFile.lastPathComponent
+        let access = options.imageAccess ?? ImageAccess(viewFile: options.viewFile)
+        return viewNotes + access.problems(in: viewModel, file: file).map(\.description)
+            + access.missingFiles(in: viewModel, file: file).map(\.description)
+            + UnresolvedComponents.problems(in: viewModel, registry: host.registry, file: file).prefix(100)
+            .map(\.description)
+    }
     private var sequence = 0
     private var tapped: [Int]?
     private var tappedSection: String?
@@ -336,16 +350,8 @@ public final class DevLoop {
             )
         }
         logger.debug("\(reload)")
-        var viewWarnings = viewNotes
-        if let viewModel {
-            // As `hubhost render` says them; computed per render, as plugins come and go.
-            let file = options.viewFile.lastPathComponent
-            let access = options.imageAccess ?? ImageAccess(viewFile: options.viewFile)
-            viewWarnings += access.problems(in: viewModel, file: file).map(\.description)
-            viewWarnings += access.missingFiles(in: viewModel, file: file).map(\.description)
-            viewWarnings += UnresolvedComponents.problems(in: viewModel, registry: host.registry, file: file)
-                .prefix(100).map(\.description)
-        }
+        // A tap or a change of widths changes neither the view nor the plugins: the warnings stand as they were.
+        if reload.result != .tapped && reload.result != .widths { viewWarnings = currentViewWarnings() }
         onRender(
             Output(
                 sequence: sequence, tree: tree, viewIssues: viewIssues,
