@@ -36,19 +36,25 @@ struct Dev: ParsableCommand {
 
     @OptionGroup var plugins: PluginOptions
 
-    @Option(help: "Port of the preview server (0 picks a free one).")
+    @Option(parsing: .unconditional, help: "Port of the preview server (0 picks a free one).")
     var port: UInt16 = 8700
 
     @Option(help: "Address to listen on. The default serves this machine only.")
     var host = "127.0.0.1"
 
-    @Option(name: .customLong("quiet-ms"), help: "Quiet period after the last change of a file before it is reloaded.")
+    @Option(
+        name: .customLong("quiet-ms"), parsing: .unconditional,
+        help: "Quiet period after the last change of a file before it is reloaded.")
     var quietMilliseconds = 150
 
-    @Option(name: .customLong("probe-timeout"), help: "Seconds a probe may take before the plugin counts as hanging.")
+    @Option(
+        name: .customLong("probe-timeout"), parsing: .unconditional,
+        help: "Seconds a probe may take before the plugin counts as hanging.")
     var probeTimeout: Double = 5
 
-    @Option(name: .customLong("retired-budget-mb"), help: "Warn when retired Swift images keep more than this mapped.")
+    @Option(
+        name: .customLong("retired-budget-mb"), parsing: .unconditional,
+        help: "Warn when retired Swift images keep more than this mapped.")
     var retiredBudget = 256
 
     @Flag(name: .customLong("no-probe"), help: "Load new builds without probing them in a child process first.")
@@ -61,8 +67,9 @@ struct Dev: ParsableCommand {
     @OptionGroup var isolation: IsolationOptions
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
-            "Draw the view at these widths side by side (the first is the interactive one; the page can change them).",
+            "Draw the view at these widths (each 1 to 4096) side by side (the first is the interactive one; the page can change them).",
             valueName: "320,375,768"))
     var widths: WidthList?
 

@@ -89,7 +89,7 @@ struct Events: ParsableCommand {
     var manualImages = false
 
     @Option(
-        name: .customLong("image-latency"),
+        name: .customLong("image-latency"), parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds (on the event clock) an image load takes; 0: at the end of the event.", valueName: "seconds"))
     var imageLatency: Double = 0
@@ -97,7 +97,7 @@ struct Events: ParsableCommand {
     @Flag(name: .customLong("no-calls"), help: "Leave calls into components out of the trace.")
     var noCalls = false
 
-    @Option(help: "The margin of the host's default layout manager.")
+    @Option(parsing: .unconditional, help: "The margin of the host's default layout manager.")
     var margin: Double = 15
 
     func validate() throws {

@@ -41,10 +41,12 @@ struct Gallery: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (- for stdout).", valueName: "file"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Container widths, comma-separated.", valueName: "320,375,768"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Container widths, comma-separated, each 1 to 4096.", valueName: "320,375,768"))
     var widths = WidthList([375])
 
-    @Option(help: "Pixels per point of --format png.")
+    @Option(parsing: .unconditional, help: "Pixels per point of --format png.")
     var scale: Double = 1
 
     func validate() throws {

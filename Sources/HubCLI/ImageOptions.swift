@@ -12,7 +12,7 @@ struct ImageOptions: ParsableArguments {
     var assetFolders: [String] = []
 
     @Option(
-        name: .customLong("max-image-bytes"),
+        name: .customLong("max-image-bytes"), parsing: .unconditional,
         help: ArgumentHelp(
             "The largest local image file a view may use, in bytes.", valueName: "bytes"))
     var maxImageBytes: Int = ImageAccess.defaultMaxBytes

@@ -55,7 +55,7 @@ struct Render: ParsableCommand {
     @Option(help: "Output format: json, svg, html, text or png.")
     var format: DrawingFormat = .json
 
-    @Option(help: "Pixels per point of --format png (2 for a retina-sized image).")
+    @Option(parsing: .unconditional, help: "Pixels per point of --format png (2 for a retina-sized image).")
     var scale: Double = 1
 
     @Option(
@@ -76,11 +76,12 @@ struct Render: ParsableCommand {
             "Use the layout manager a plugin registered under this id instead of the host default.", valueName: "id"))
     var layoutManager: String?
 
-    @Option(help: "The margin of the host's default layout manager (Hub's componentMargin).")
+    @Option(parsing: .unconditional, help: "The margin of the host's default layout manager (Hub's componentMargin).")
     var margin: Double = 15
 
     @Option(
-        name: .customLong("max-errors"), help: "Report at most this many problems of the view (the rest are counted).")
+        name: .customLong("max-errors"), parsing: .unconditional,
+        help: "Report at most this many problems of the view (the rest are counted).")
     var maxErrors: Int = 100
 
     func validate() throws {

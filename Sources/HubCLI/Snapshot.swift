@@ -36,13 +36,15 @@ struct Snapshot: ParsableCommand {
         @Option(name: .customLong("out"), help: ArgumentHelp("The folder of golden PNGs.", valueName: "dir"))
         var out: String
 
-        @Option(help: ArgumentHelp("Container widths, comma-separated.", valueName: "320,375,768"))
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Container widths, comma-separated, each 1 to 4096.", valueName: "320,375,768"))
         var widths = WidthList([375])
 
-        @Option(help: "Viewport height in points, for views and scripts.")
+        @Option(parsing: .unconditional, help: "Viewport height in points, for views and scripts.")
         var height: Double = 667
 
-        @Option(help: "Pixels per point.")
+        @Option(parsing: .unconditional, help: "Pixels per point.")
         var scale: Double = 1
 
         @Option(help: ArgumentHelp("Run only shard K of N (1-based), e.g. 2/4.", valueName: "K/N"))
@@ -295,6 +297,7 @@ struct Snapshot: ParsableCommand {
         @OptionGroup var options: Options
 
         @Option(
+            parsing: .unconditional,
             help: ArgumentHelp(
                 "Percent of pixels that may differ before an image counts as changed.", valueName: "percent"))
         var tolerance: Double = 0

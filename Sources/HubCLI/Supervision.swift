@@ -15,7 +15,7 @@ struct IsolationOptions: ParsableArguments {
     var inProcess = false
 
     @Option(
-        name: .customLong("call-timeout"),
+        name: .customLong("call-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds one plugin call may take before its worker is killed as hung.", valueName: "seconds"))
     var callTimeout: Double = 2

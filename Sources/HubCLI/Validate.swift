@@ -49,7 +49,7 @@ struct Validate: ParsableCommand {
     @Flag(help: "Print the results as JSON.")
     var json = false
 
-    @Option(help: "Seconds a plugin may take before it counts as hanging.")
+    @Option(parsing: .unconditional, help: "Seconds a plugin may take before it counts as hanging.")
     var timeout: Double = 10
 
     struct Result: Encodable {

@@ -3,10 +3,10 @@ import HubCore
 
 /// `--width` and `--height`, shared by every command that lays out a view.
 struct ViewportOptions: ParsableArguments {
-    @Option(help: "Viewport width in points (at most 100000).")
+    @Option(parsing: .unconditional, help: "Viewport width in points (at most 100000).")
     var width: Double = 375
 
-    @Option(help: "Viewport height in points (at most 100000).")
+    @Option(parsing: .unconditional, help: "Viewport height in points (at most 100000).")
     var height: Double = 667
 
     /// The viewport as a size.

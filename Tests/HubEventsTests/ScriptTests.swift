@@ -129,6 +129,11 @@ import Testing
         #expect(result.err.contains("skipped 2 bad line(s)"))
         let width = try run(["events", "examples/events/events.json", script.path, "--width", "1e300"])
         #expect(width.status == 64 && width.err.contains("--width: 1e+300 is out of range"))
+        // A negative number is the option's value, not another option: its range is what is wrong.
+        let negative = try run(["events", "examples/events/events.json", script.path, "--width", "-5"])
+        #expect(negative.status == 64 && negative.err.contains("--width: -5 is out of range"), "\(negative.err)")
+        let margin = try run(["render", "examples/home.json", "--margin", "-1", "--plugins", plugins.path])
+        #expect(margin.status == 64 && !margin.err.contains("Missing value"), "\(margin.err)")
     }
 
     @Test func aBadLineStopsTheReplayUnlessKeepGoing() throws {

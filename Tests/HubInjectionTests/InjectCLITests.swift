@@ -300,6 +300,23 @@ struct InjectCLITests {
         let namespaces = try CLITests.hubhost(["list-namespaces"] + common)
         #expect(namespaces.status == 0, "\(namespaces.stderr)")
         #expect(namespaces.stdout.contains("com.test.provider"))
+        // A render goes on without that plugin, and quarantines it: the next run keeps it out...
+        let view = dir.root.appendingPathComponent("view.json")
+        try #"{"body": [{"id": "a", "text": {"title": "a"}}]}"#.write(to: view, atomically: true, encoding: .utf8)
+        let render = ["render", view.path, "--format", "text", "-o", "-"] + common
+        let first = try CLITests.hubhost(render)
+        #expect(first.status == 5, "\(first.stderr)")
+        let again = try CLITests.hubhost(render)
+        #expect(again.status == 1 && again.stderr.contains("quarantined"), "\(again.stderr)")
+        // ...until the module file that bound the crashing function changes: the binding, not the plugin, may be
+        // what was wrong, so the plugin is judged afresh.
+        try
+            #"{ "bindings": [{ "key": "boom", "plugin": "liba_provider.so", "symbol": "crashes", "signature": "()->ptr", "scope": "singleton" }] }"#
+            .write(to: dir.plugins.appendingPathComponent("math.modules.json"), atomically: true, encoding: .utf8)
+        let fixed = try CLITests.hubhost(render)
+        #expect(fixed.status == 0 && !fixed.stderr.contains("quarantined"), "\(fixed.stderr)")
+        let listed = try CLITests.hubhost(["list-services"] + common)
+        #expect(listed.status == 0 && listed.stdout.contains("boom"), "\(listed.stderr)")
     }
 
     @Test func validateChecksTheModuleFileBindingsOfAPlugin() throws {

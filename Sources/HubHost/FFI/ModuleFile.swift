@@ -166,6 +166,16 @@ public struct ModuleFile: Sendable {
         return binding
     }
 
+    /// The names and bytes of the module files in `folder`, as one digest: what a quarantine for a fault in a
+    /// bound function was recorded against ("" when there are none).
+    public static func digest(ofFilesIn folder: URL) -> String {
+        var listing = ""
+        for file in files(in: [folder]) {
+            listing += file.lastPathComponent + "\t" + (ContentDigest.of(file: file) ?? "unreadable") + "\n"
+        }
+        return listing.isEmpty ? "" : ContentDigest.of(data: Data(listing.utf8))
+    }
+
     /// The module files in `folders` (sorted by name).
     public static func files(in folders: [URL]) -> [URL] {
         folders.flatMap { folder -> [URL] in

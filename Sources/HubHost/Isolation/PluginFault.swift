@@ -114,10 +114,14 @@ public struct PluginFault: Sendable, Error {
         case .exit: message = "status \(exitStatus ?? 0)"
         case .crash: message = ""
         }
-        return QuarantineRecord(
+        var record = QuarantineRecord(
             file: plugin.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: plugin.digest,
             kind: kind == .hang ? .hang : kind == .exit ? .exit : .crash, phase: call.name,
             component: componentIdentifier, model: model, signal: signal.map(ProbeRunner.signalName), message: message,
             stderrTail: stderrTail.suffix(8).joined(separator: "\n"), date: now)
+        if call == .exportedFunction {
+            record.moduleFilesDigest = ModuleFile.digest(ofFilesIn: url.deletingLastPathComponent())
+        }
+        return record
     }
 }

@@ -135,6 +135,11 @@ public final class ProbeCache: @unchecked Sendable {
         let entry = loadedEntries()[url.path]
         lock.unlock()
         guard let entry else { return nil }
+        // A quarantine recorded against module files that have changed since: the file is judged afresh.
+        if let quarantine = entry.quarantine, !quarantine.stillApplies {
+            remove(url)
+            return nil
+        }
         if entry.size == stamp.size, entry.mtimeNanos == stamp.mtimeNanos, entry.inode == stamp.inode { return entry }
         guard entry.size == stamp.size, let current = hash(), current == entry.hash else { return nil }
         var moved = entry
@@ -166,7 +171,7 @@ public final class ProbeCache: @unchecked Sendable {
     public var quarantined: [QuarantineRecord] {
         lock.lock()
         defer { lock.unlock() }
-        return loadedEntries().values.compactMap(\.quarantine).sorted { $0.file < $1.file }
+        return loadedEntries().values.compactMap(\.quarantine).filter(\.stillApplies).sorted { $0.file < $1.file }
     }
 
     /// Writes the cache when it changed (atomically: a temp file renamed over the old one): the JSON, then the

@@ -280,6 +280,10 @@ extension QuarantineRecord {
             out.key("model")
             out.writeJSONString(model)
         }
+        if let moduleFilesDigest {
+            out.key("moduleFilesDigest")
+            out.writeJSONString(moduleFilesDigest)
+        }
         out.key("mtimeNanos")
         out.write(Int(mtimeNanos))
         out.key("phase")
@@ -308,6 +312,7 @@ extension QuarantineRecord {
         var message: String?
         var stderrTail: String?
         var date: Date?
+        var moduleFilesDigest: String?
         try scanner.readObject { scanner, key in
             switch key {
             case "file": file = try scanner.readString()
@@ -322,6 +327,7 @@ extension QuarantineRecord {
             case "message": message = try scanner.readString()
             case "stderrTail": stderrTail = try scanner.readString()
             case "date": date = Date(timeIntervalSinceReferenceDate: try scanner.readNumber())
+            case "moduleFilesDigest": moduleFilesDigest = try scanner.readOptionalString()
             default: _ = try scanner.readValue()
             }
         }
@@ -331,5 +337,6 @@ extension QuarantineRecord {
         self.init(
             file: file, size: size, mtimeNanos: mtimeNanos, hash: hash, kind: kind, phase: phase,
             component: component, model: model, signal: signal, message: message, stderrTail: stderrTail, date: date)
+        self.moduleFilesDigest = moduleFilesDigest
     }
 }

@@ -87,6 +87,17 @@ public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
     /// The end of the child's stderr.
     public var stderrTail: String
     public var date: Date
+    /// Set when the fault was in a function a module file binds (`"eager": true`, or an `inject`): the digest of
+    /// the module files in the plugin's folder then. The binding, not only the plugin, may be what was wrong, so
+    /// a change to those files clears the quarantine as a change of the plugin does.
+    public var moduleFilesDigest: String?
+
+    /// False once the module files it was recorded against have changed: the plugin gets probed and loaded again.
+    public var stillApplies: Bool {
+        guard let moduleFilesDigest else { return true }
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+        return ModuleFile.digest(ofFilesIn: folder) == moduleFilesDigest
+    }
 
     /// "crashed with SIGSEGV in init", "hung in init (killed after 5 s)", "failed in configure [demo:row]: …".
     public var reason: String {
