@@ -53,11 +53,13 @@ struct OneShotSupervisor {
         var faults: [PluginFault] = []
         var quarantined: [QuarantineRecord] = []
         var resumeAfter = 0
+        var watchesDescriptors = false
         while true {
             var options = WorkerProcess.Options(arguments: Array(CommandLine.arguments.dropFirst()))
             options.callTimeout = isolation.callTimeout
             options.environment = WorkerEnvironment.entries(restarts: faults.count, quarantined: quarantined)
             if resumeAfter > 0 { options.environment[WorkerEnvironment.resumeKey] = "\(resumeAfter)" }
+            if watchesDescriptors { options.environment[WorkerEnvironment.watchDescriptorsKey] = "1" }
             let worker: WorkerProcess
             do { worker = try WorkerProcess(options) } catch {
                 Diagnostics.print(
@@ -74,6 +76,19 @@ struct OneShotSupervisor {
             }
             guard var fault = outcome.fault else {
                 let status = outcome.exitStatus ?? ExitStatus.failed.rawValue
+                if outcome.lostStderr && status != 0 {
+                    // It could not say why it failed, and no call was seen closing its stderr: once more, checking
+                    // after each plugin call, to find the one (slower, so only now).
+                    guard watchesDescriptors else {
+                        Diagnostics.print(
+                            "hubhost: plugin code closed the worker's standard error; running again to find which")
+                        watchesDescriptors = true
+                        continue
+                    }
+                    Diagnostics.print(
+                        "hubhost: the worker ended with status \(status) after plugin code closed its standard error, "
+                            + "and running it again did not find the call that did")
+                }
                 // Done: a run that survived a fault says so with its own status, unless it failed for another reason.
                 if !faults.isEmpty && status <= ExitStatus.problems.rawValue { exit(ExitStatus.pluginFault.rawValue) }
                 exit(status)

@@ -241,6 +241,24 @@ import Testing
         #expect(try Data(contentsOf: image) == good)
     }
 
+    /// A plugin that closes the worker's descriptors (a "daemonizing" idiom) leaves it unable to write its output
+    /// or say why. The call is named whether the worker was seen losing its stderr inside it (a long loop of
+    /// closes) or only at exit (a few closes, the call long returned: the worker runs again checking each call).
+    @Test(arguments: [1024, 6]) func aPluginThatClosesTheWorkersDescriptorsIsNamed(count: Int) throws {
+        let setup = try Setup(flags: ["-DCLOSE_IN_DRAW=\(count)"])
+        let output = setup.folder.appending("out.svg")
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", output.path])
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "libunruly.so (com.example.unruly 1.0.0) closed descriptors it did not open (hubhost's standard error) "
+                    + "in draw [unruly:row] for body[0] (id \"a\")"), "\(result.stderr)")
+        let svg = try String(contentsOf: output, encoding: .utf8)
+        #expect(svg.hasSuffix("</svg>\n") && svg.contains("data-component=\"cdemo:banner\""), "the rest is drawn")
+        let next = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", output.path])
+        #expect(next.status == 1 && next.stderr.contains("quarantined libunruly.so"), "\(next.stderr)")
+    }
+
     @Test func aReplayThatStopsKeepsTheOutputFile() throws {
         let setup = try Setup()
         let output = setup.folder.appending("final.svg")

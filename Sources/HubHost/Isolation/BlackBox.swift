@@ -16,6 +16,8 @@ import HubCore
 /// | 1 | the call in progress: sequence << 32 \| `PluginCall` << 16 \| plugin slot (0: no plugin call) |
 /// | 2 | the model of that call, as a `ModelLocation` code (0: none) |
 /// | 3 | the event-script step (line) being applied (0: none) |
+/// | 5 | the worker's stderr was not its own any more: 1 after the call in word 1 (checked after each call when the
+/// supervisor asked), 2 at exit (0: it was) |
 /// | 8 | the thread a fatal signal hit or that called exit() off the main thread: 1 the main thread, 2 another (0: none) |
 /// | 9 | how many addresses follow (at most `faultAddressCapacity`) |
 /// | 10… | the faulting instruction's address (a signal), then the return addresses of that thread's stack |
@@ -84,6 +86,9 @@ public enum BlackBox {
         /// Where a fatal signal hit or exit() was called off the main thread, when the worker noted one.
         public var faultNote: FaultNote?
 
+        /// Word 5: 1 when the call in progress closed the worker's stderr, 2 when it was gone at exit.
+        public var lostStderr: UInt64 = 0
+
         /// True while (or when) the worker was inside plugin code.
         public var inPluginCall: Bool { callWord & 0xFFFF != 0 }
     }
@@ -111,7 +116,8 @@ public enum BlackBox {
             return Snapshot(
                 call: PluginCall(rawValue: UInt8(truncatingIfNeeded: callWord >> 16)) ?? .none,
                 plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(words[2]),
-                step: Int(truncatingIfNeeded: words[3]), callWord: callWord, faultNote: readFaultNote())
+                step: Int(truncatingIfNeeded: words[3]), callWord: callWord, faultNote: readFaultNote(),
+                lostStderr: words[5])
         }
 
         /// The plugin in slot `slot` (1-based), if the worker wrote it.

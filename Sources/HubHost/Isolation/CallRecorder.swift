@@ -21,6 +21,10 @@ public enum CallRecorder {
     /// The shared plugin table, in a worker.
     nonisolated(unsafe) private static var table: UnsafeMutableRawPointer?
     @exclusivity(unchecked) nonisolated(unsafe) private static var sequence: UInt64 = 0
+    /// A worker run again to find the plugin call that closes its stderr checks after every call.
+    @exclusivity(unchecked) nonisolated(unsafe) private static var watchesDescriptors = false
+    /// The device and inode of the worker's stderr when it started (a pipe to its supervisor).
+    nonisolated(unsafe) private static var stderrIdentity: (device: UInt64, inode: UInt64)?
     /// The plugins by slot (index 0 unused), in every process; their display names are made only for a message.
     nonisolated(unsafe) private static var names: [BlackBox.PluginInfo?] = [nil]
 
@@ -51,7 +55,36 @@ public enum CallRecorder {
         // A plugin's own thread may crash or exit() while the main thread is in another plugin's call: where it
         // happened names the culprit (`BlackBox.FaultNote`).
         csystem_note_faults(shared + BlackBox.faultWord, Int32(BlackBox.faultAddressCapacity))
+        // Plugin code that closes descriptors it did not open leaves the worker unable to finish or to say why:
+        // its stderr, the supervisor's pipe, is the one it can check (the worker never closes it).
+        stderrIdentity = descriptorIdentity(2)
+        watchesDescriptors = HostEnvironment.variable(WorkerEnvironment.watchDescriptorsKey) == "1"
+        atexit { CallRecorder.noteLostStderrAtExit() }
         return true
+    }
+
+    private static func descriptorIdentity(_ fd: Int32) -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    private static var stderrIsOurs: Bool {
+        guard let stderrIdentity, let now = descriptorIdentity(2) else { return false }
+        return now == stderrIdentity
+    }
+
+    /// After a call, when watching: a stderr that is not ours any more was closed (or replaced) by that call. The
+    /// worker ends at once with the call still noted, for the supervisor to name it.
+    private static func checkDescriptorsAfterCall() {
+        guard let words, !stderrIsOurs else { return }
+        words[5] = 1
+        _exit(70)
+    }
+
+    private static func noteLostStderrAtExit() {
+        guard let words, stderrIdentity != nil, !stderrIsOurs else { return }
+        words[5] = 2
     }
 
     /// What was in progress before a nested call began (a plugin calling the host, which calls another plugin).
@@ -75,6 +108,7 @@ public enum CallRecorder {
     @inline(__always)
     public static func leave(_ saved: Saved) {
         guard let words else { return }
+        if watchesDescriptors { checkDescriptorsAfterCall() }
         words[1] = saved.call
         words[2] = saved.location
     }

@@ -3,7 +3,9 @@ import HubCore
 
 /// A plugin fault the supervisor saw: what happened (crash, hang, exit), in which plugin, call and model.
 public struct PluginFault: Sendable, Error {
-    public enum Kind: String, Sendable { case crash, hang, exit }
+    /// `closedDescriptors`: plugin code closed the worker's standard error (a plugin "daemonizing", or closing
+    /// every descriptor it finds), and the worker could not finish without its descriptors.
+    public enum Kind: String, Sendable { case crash, hang, exit, closedDescriptors }
 
     public var kind: Kind
     /// nil when the worker was not inside plugin code: then hubhost itself failed.
@@ -67,6 +69,7 @@ public struct PluginFault: Sendable, Error {
         case .crash: return "crashed with \(signal.map(ProbeRunner.signalName) ?? "a signal")"
         case .hang: return "hung"
         case .exit: return "exited the process with status \(exitStatus ?? 0)"
+        case .closedDescriptors: return "closed descriptors it did not open (hubhost's standard error)"
         }
     }
 
@@ -96,6 +99,10 @@ public struct PluginFault: Sendable, Error {
         return ([summary] + (tail.isEmpty ? [] : ["  last lines of its stderr:"] + tail)).joined(separator: "\n")
     }
 
+    private static let recordKind: [Kind: QuarantineRecord.Kind] = [
+        .crash: .crash, .hang: .hang, .exit: .exit, .closedDescriptors: .failure,
+    ]
+
     /// The quarantine record for the culprit's file version, or nil when there is no culprit or the file changed
     /// since (a new build is not the one that faulted; it gets its own probe).
     /// With `checkingFile` false, the record is for this run only (no stamp: it matches by digest).
@@ -113,10 +120,11 @@ public struct PluginFault: Sendable, Error {
         case .hang: message = "killed after \((timeout ?? 0).compactSeconds)"
         case .exit: message = "status \(exitStatus ?? 0)"
         case .crash: message = ""
+        case .closedDescriptors: message = "closed descriptors it did not open (hubhost's standard error)"
         }
         var record = QuarantineRecord(
             file: plugin.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: plugin.digest,
-            kind: kind == .hang ? .hang : kind == .exit ? .exit : .crash, phase: call.name,
+            kind: Self.recordKind[kind]!, phase: call.name,
             component: componentIdentifier, model: model, signal: signal.map(ProbeRunner.signalName), message: message,
             stderrTail: stderrTail.suffix(8).joined(separator: "\n"), date: now)
         if call == .exportedFunction {

@@ -8,6 +8,9 @@ public enum WorkerEnvironment {
     public static let quarantineKey = "HUBHOST_WORKER_QUARANTINE"
     /// `events`: the script line after which this worker takes over (the one that faulted is skipped).
     public static let resumeKey = "HUBHOST_WORKER_RESUME_AFTER"
+    /// "1": check after every plugin call that the worker's stderr is still its own, to find the call that closes
+    /// descriptors it did not open (a worker run again after one lost its stderr without a call to blame).
+    public static let watchDescriptorsKey = "HUBHOST_WORKER_WATCH_DESCRIPTORS"
 
     /// True in a worker started again after a fault.
     public static var isRestart: Bool { (Int(HostEnvironment.variable(restartKey) ?? "") ?? 0) > 0 }

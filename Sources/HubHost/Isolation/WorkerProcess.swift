@@ -42,6 +42,9 @@ public final class WorkerProcess: @unchecked Sendable {
         /// Killed by SIGPIPE outside plugin code: whoever read its output stopped reading (`hubhost … | head`),
         /// which ends a command-line tool quietly, not a fault.
         public var outputClosed = false
+        /// Its stderr was not its own at exit, and no plugin call was seen closing it: plugin code closed
+        /// descriptors it did not open (the worker never closes its own), in a call that had returned at once.
+        public var lostStderr = false
     }
 
     public let pid: pid_t
@@ -57,6 +60,9 @@ public final class WorkerProcess: @unchecked Sendable {
     private let tailLock = Lock()
     private var tail: [String] = []
     private var hang: BlackBox.Snapshot?
+    /// Where the worker was when its stderr closed, when that was inside a plugin call: the worker never closes
+    /// its own, so that call closed it (tailLock).
+    private var stderrClosedDuring: BlackBox.Snapshot?
     private var ended: Outcome?
     private let endLock = Lock()
 
@@ -195,19 +201,25 @@ public final class WorkerProcess: @unchecked Sendable {
     private func analyse(status: Int32) -> Outcome {
         tailLock.lock()
         let lines = tail
+        let closedDuring = stderrClosedDuring
         tailLock.unlock()
         var outcome = Outcome(exitStatus: nil, fault: nil, stderrTail: lines)
+        let box = blackBox.read()
+        outcome.lostStderr = box.lostStderr == 2
         if let hang {
             outcome.fault = PluginFault(
                 kind: .hang, box: hang, signal: nil, exitStatus: nil, timeout: options.callTimeout, stderrTail: lines)
             return outcome
         }
-        let box = blackBox.read()
         let termSignal = status & 0x7F
         if termSignal == 0 {
             let code = (status >> 8) & 0xFF
             outcome.exitStatus = code
-            if let note = box.faultNote, !note.onMainThread, let plugin = pluginOnTheStack(of: note) {
+            if box.lostStderr == 1 && box.inPluginCall {
+                // Found by a worker that checked after each call (`WorkerEnvironment.watchDescriptorsKey`).
+                outcome.fault = PluginFault(
+                    kind: .closedDescriptors, box: box, signal: nil, exitStatus: code, timeout: nil, stderrTail: lines)
+            } else if let note = box.faultNote, !note.onMainThread, let plugin = pluginOnTheStack(of: note) {
                 // exit() on a plugin's own thread, whatever the main thread was doing.
                 var fault = PluginFault(
                     kind: .exit, box: box, signal: nil, exitStatus: code, timeout: nil, stderrTail: lines)
@@ -217,6 +229,12 @@ public final class WorkerProcess: @unchecked Sendable {
                 // An exit in the middle of a plugin call is the plugin's (`exit()` in plugin code).
                 outcome.fault = PluginFault(
                     kind: .exit, box: box, signal: nil, exitStatus: code, timeout: nil, stderrTail: lines)
+            } else if code != 0, let closedDuring {
+                // It failed after a plugin call closed its stderr: without its descriptors (the output file, the
+                // control channel) it could not finish, and it could not say why.
+                outcome.fault = PluginFault(
+                    kind: .closedDescriptors, box: closedDuring, signal: nil, exitStatus: code, timeout: nil,
+                    stderrTail: lines)
             }
         } else if termSignal == SIGPIPE && !box.inPluginCall {
             outcome.outputClosed = true
@@ -245,12 +263,24 @@ public final class WorkerProcess: @unchecked Sendable {
                 echo(line)
                 self?.keep(line)
             }
+            self?.noteStderrClosed()
             close(fd)
             self?.stderrDone.signal()
         }
         // A thread of its own (it lives as long as the worker); a pool thread if the system refuses one, rather
         // than leaving the pipe unread, which would stall the worker on its first big diagnostic.
         if !Threads.detach(name: "hubhost.stderr", read) { DispatchQueue.global().async(execute: read) }
+    }
+
+    /// Read as the pipe reports its end: a call still in progress then is the one that closed the descriptor. (One
+    /// that closed it and returned at once is missed here; the worker notes at exit that its stderr is gone, and
+    /// a supervisor can run it again checking after each call: `Outcome.lostStderr`.)
+    private func noteStderrClosed() {
+        let box = blackBox.read()
+        guard box.inPluginCall else { return }
+        tailLock.lock()
+        stderrClosedDuring = box
+        tailLock.unlock()
     }
 
     private func keep(_ line: String) {

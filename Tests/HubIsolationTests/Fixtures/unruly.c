@@ -7,11 +7,13 @@
  *   -DBAD_INIT_ERROR   init fails, filling the whole error buffer with an escape sequence and no NUL
  *   -DCRASH_IN_DRAW    draw dereferences NULL, except in a probe child (so it loads, then faults while drawing)
  *   -DCRASH_IN_DRAW_WHEN_PROBED  draw dereferences NULL in probe children too
+ *   -DCLOSE_IN_DRAW=N  draw closes descriptors 0 to N-1, except in a probe child (a plugin "daemonizing")
  */
 #include "hub_plugin.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const hub_host *host;
 
@@ -42,6 +44,10 @@ static void configure(void *instance, const hub_model *model, hub_size container
 
 static void draw(void *instance, const hub_view_builder *view, hub_size size) {
     (void)instance;
+#ifdef CLOSE_IN_DRAW
+    if (!getenv("HUBHOST_PROBE_CHILD"))
+        for (int fd = 0; fd < CLOSE_IN_DRAW; fd++) close(fd);
+#endif
 #ifdef CRASH_IN_DRAW
     if (!getenv("HUBHOST_PROBE_CHILD")) *(volatile int *)0 = 1;
 #endif
