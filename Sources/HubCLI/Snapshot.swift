@@ -81,6 +81,8 @@ struct Snapshot: ParsableCommand {
         var name: String
         var tree: RenderTree
         var access: ImageAccess
+        /// What it was drawn from, for messages: a file, or a story of a component.
+        var source: String
     }
 
     /// What `pictures` drew, and what went wrong on the way (each printed where it happened).
@@ -93,6 +95,10 @@ struct Snapshot: ParsableCommand {
         var hadUnusableInput = false
         /// What loading the plugins ends the command with (see `PluginOptions.reportProblems`).
         var pluginStatus: ExitStatus?
+        /// Inputs and plugins that could not be used, with why: failures of their own in JUnit.
+        var failures: [(name: String, reason: String)] = []
+        /// The name of every picture of the run, in every shard: what verify expects the goldens folder to hold.
+        var allNames: Set<String> = []
     }
 
     /// Draws every input; problems are printed where they happen.
@@ -104,11 +110,17 @@ struct Snapshot: ParsableCommand {
         var drawn = Drawn()
         drawn.pluginStatus = options.plugins.reportProblems(of: host)
         drawn.hadProblems = drawn.pluginStatus != nil
+        for folder in host.missingFolders { drawn.failures.append(("plugins " + folder.path, "no such folder")) }
+        for record in host.plugins {
+            if let reason = record.reason { drawn.failures.append(("plugin " + record.file.lastPathComponent, reason)) }
+        }
+        var pictures: [Picture] = []
         for input in options.inputs {
             var isFolder = false
             guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else {
                 Diagnostics.print("\(input): no such file or folder")
                 drawn.hadUnusableInput = true
+                drawn.failures.append((input, "no such file or folder"))
                 continue
             }
             let files: [String]
@@ -124,10 +136,11 @@ struct Snapshot: ParsableCommand {
                 do {
                     let (made, hadProblems) =
                         try file.hasSuffix(".jsonl") ? script(file, options, host) : view(file, options, host)
-                    drawn.pictures += made
+                    pictures += made
                     drawn.hadProblems = drawn.hadProblems || hadProblems
                 } catch {
                     drawn.hadUnusableInput = true
+                    drawn.failures.append((file, "could not be read, decoded or replayed (the reason is in the log)"))
                 }
             }
         }
@@ -135,10 +148,25 @@ struct Snapshot: ParsableCommand {
             let (_, shots, problems) = Showcase.shots(of: host, widths: options.widths.values)
             for problem in problems { Diagnostics.print("hubhost: \(problem)") }
             drawn.hadProblems = drawn.hadProblems || !problems.isEmpty
-            drawn.pictures += shots.map {
-                Picture(name: "gallery/" + $0.id, tree: $0.tree, access: ImageAccess(viewFile: nil))
+            pictures += shots.map {
+                Picture(
+                    name: "gallery/" + $0.id, tree: $0.tree, access: ImageAccess(viewFile: nil),
+                    source: "story \(TerminalText.quoted($0.story.name)) of \($0.entry.component) (\($0.entry.plugin))")
             }
         }
+        // Two inputs whose names make one file (home.json and Home.json, stories "x y" and "x,y") would overwrite
+        // each other's golden: a record that verify then fails for ever. Neither is drawn; both are named.
+        var byName: [String: [Picture]] = [:]
+        for picture in pictures { byName[picture.name, default: []].append(picture) }
+        for (name, same) in byName where same.count > 1 {
+            let sources = Array(Set(same.map(\.source))).sorted()
+            let from = sources.count > 1 ? "both " + sources.joined(separator: " and ") : "\(sources[0]) twice"
+            Diagnostics.print("hubhost: \(name).png would be drawn from \(from); rename one")
+            drawn.hadUnusableInput = true
+            drawn.failures.append((name, "drawn from \(from)"))
+        }
+        drawn.pictures = pictures.filter { byName[$0.name]?.count == 1 }
+        drawn.allNames = Set(drawn.pictures.map(\.name))
         drawn.pictures.sort { $0.name < $1.name }
         if let shard = options.shard, let (index, count) = options.parsedShard(shard) {
             drawn.pictures = drawn.pictures.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
@@ -161,7 +189,8 @@ struct Snapshot: ParsableCommand {
             pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
             let tree = pipeline.render(loaded.viewModel, viewport: Size(width: width, height: options.height))
             pipeline.tearDown()
-            return Picture(name: "\(baseName(file))@\(Int(width))", tree: tree, access: loaded.access)
+            return Picture(
+                name: "\(baseName(file))@\(Int(width))", tree: tree, access: loaded.access, source: file)
         }
         return (pictures, !loaded.problems.isEmpty)
     }
@@ -200,7 +229,7 @@ struct Snapshot: ParsableCommand {
                     pictures.append(
                         Picture(
                             name: "\(baseName(file)).\(safe)@\(Int(width))", tree: engine.renderTree(),
-                            access: loaded.access))
+                            access: loaded.access, source: "\(file):\(number)"))
                 }
             }
             CallRecorder.noteStep(0)
@@ -214,6 +243,41 @@ struct Snapshot: ParsableCommand {
         let svg = SVGRenderer(images: ImageResolver(access: picture.access), showFrames: false).render(picture.tree)
         let canvas = picture.tree.canvasSize
         return try PNGImage.rasterize(svg: svg, width: canvas.width, height: canvas.height, scale: scale)
+    }
+
+    /// `--out` names a folder, or nothing yet (record makes it): a file there is a mistake, said once.
+    static func checkGoldenFolder(_ path: String, mustExist: Bool) throws {
+        var isFolder = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+        if exists && !isFolder {
+            Diagnostics.print("hubhost: --out \(path): not a folder")
+            throw ExitCode(.failed)
+        }
+        if !exists && mustExist {
+            Diagnostics.print("hubhost: --out \(path): no such folder (record the goldens first)")
+            throw ExitCode(.failed)
+        }
+    }
+
+    /// A run that draws nothing checks nothing: it is not a pass (a plugin folder or a views folder gone empty).
+    static func checkSomethingDrawn(_ drawn: Drawn, _ verb: String) throws {
+        guard drawn.allNames.isEmpty else { return }
+        // Inputs that could not be used were named already.
+        if drawn.hadUnusableInput { throw ExitCode(.failed) }
+        Diagnostics.print(
+            "hubhost: snapshot \(verb): the inputs drew no image, so nothing was \(verb == "record" ? "recorded" : "compared")"
+        )
+        throw ExitCode(.failed)
+    }
+
+    /// The PNGs in the goldens folder and its gallery/ folder, as picture names ("home@375", "gallery/x.y@375").
+    static func goldenNames(in folder: URL) -> [String] {
+        var names: [String] = []
+        for (sub, prefix) in [(folder, ""), (folder.appendingPathComponent("gallery"), "gallery/")] {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: sub.path)) ?? []
+            names += files.filter { $0.hasSuffix(".png") }.map { prefix + String($0.dropLast(4)) }
+        }
+        return names.sorted()
     }
 
     /// Writes `data` to `url` the way every hubhost output is written (atomically; links written through).
@@ -235,7 +299,11 @@ struct Snapshot: ParsableCommand {
                     "recorded, but some inputs had problems (listed on stderr); or nothing recorded, as a plugin "
                         + "could not be loaded"
                 ),
-                (.failed, "an input or an image could not be drawn or written (the others are recorded)"),
+                (
+                    .failed,
+                    "an input or an image could not be drawn or written (the others are recorded), two inputs "
+                        + "would share a golden, or nothing was drawn"
+                ),
                 (.notFound, "a --plugins folder does not exist (nothing recorded)"),
                 (.pluginFault, "nothing recorded: a plugin crashed, hung or exited (it was quarantined)"),
             ]))
@@ -251,6 +319,7 @@ struct Snapshot: ParsableCommand {
                         + "and record again")
                 throw ExitCode(.pluginFault)
             }
+            try Snapshot.checkGoldenFolder(options.out, mustExist: false)
             var drawn = try Snapshot.pictures(options)
             // The same for a plugin that did not load (quarantined by an earlier run, refused): its components
             // would be recorded as fallbacks.
@@ -260,8 +329,10 @@ struct Snapshot: ParsableCommand {
                         + "drawn without it would replace good ones")
                 throw ExitCode(pluginStatus)
             }
+            try Snapshot.checkSomethingDrawn(drawn, "record")
             let folder = URL(fileURLWithPath: options.out)
             var recorded = 0
+            var unwritten = 0
             for picture in drawn.pictures {
                 let png: Data
                 do { png = try Snapshot.draw(picture, scale: options.scale).pngData() } catch {
@@ -271,12 +342,17 @@ struct Snapshot: ParsableCommand {
                     continue
                 }
                 do { try Snapshot.write(png, to: folder.appendingPathComponent(picture.name + ".png")) } catch {
+                    // The others are still recorded (each golden is replaced whole or not at all), and counted.
                     Diagnostics.print("hubhost: \(picture.name): \(ErrorText.describe(error))")
-                    throw ExitCode(.failed)
+                    unwritten += 1
+                    drawn.hadUnusableInput = true
+                    continue
                 }
                 recorded += 1
             }
-            StandardOutput.print("recorded \(recorded) image(s) in \(folder.path)")
+            StandardOutput.print(
+                "recorded \(recorded) image(s) in \(folder.path)"
+                    + (unwritten > 0 ? "; \(unwritten) could not be written (above)" : ""))
             if drawn.hadUnusableInput { throw ExitCode(.failed) }
             if drawn.hadProblems { throw ExitCode(drawn.pluginStatus ?? .problems) }
         }
@@ -289,7 +365,11 @@ struct Snapshot: ParsableCommand {
             discussion: ExitStatus.help([
                 (.ok, "every image matches its golden"),
                 (.problems, "an image differs (see --report), an input had problems or a plugin could not be loaded"),
-                (.failed, "a golden is missing, or an input or image could not be drawn"),
+                (
+                    .failed,
+                    "a golden is missing (with --gallery: a gallery golden no story draws), an input or image "
+                        + "could not be drawn, or nothing was drawn"
+                ),
                 (.notFound, "a --plugins folder does not exist (nothing compared)"),
                 (.pluginFault, "a plugin crashed, hung or exited: it was quarantined"),
             ]))
@@ -315,7 +395,9 @@ struct Snapshot: ParsableCommand {
         }
 
         func run() throws {
+            try Snapshot.checkGoldenFolder(options.out, mustExist: true)
             var drawn = try Snapshot.pictures(options)
+            try Snapshot.checkSomethingDrawn(drawn, "verify")
             let golden = URL(fileURLWithPath: options.out)
             var results: [SnapshotReport.Result] = []
             for picture in drawn.pictures {
@@ -335,7 +417,8 @@ struct Snapshot: ParsableCommand {
                     continue
                 }
                 let diff = PixelDiff(expected: expected, actual: actual)
-                if diff.differing == 0 || diff.fraction * 100 <= tolerance {
+                // Sizes must match whatever the tolerance: a view that grew a row changed.
+                if !diff.sizeChanged && (diff.differing == 0 || diff.fraction * 100 <= tolerance) {
                     results.append(.init(name: picture.name, outcome: .matched(diff.differing)))
                 } else {
                     results.append(
@@ -344,13 +427,35 @@ struct Snapshot: ParsableCommand {
                             outcome: .differs(diff, expected: expected, actual: actual)))
                 }
             }
-            let report = SnapshotReport(results: results, tolerance: tolerance)
-            let changed = results.filter(\.isDifference)
-            if !changed.isEmpty {
-                do { try report.write(to: URL(fileURLWithPath: self.report)) } catch {
-                    Diagnostics.print("hubhost: cannot write the report: \(ErrorText.describe(error))")
-                    throw ExitCode(.failed)
+            // Goldens nothing drew (once, in the first shard). A gallery golden is a story that went away, or whose
+            // plugin did not load: missing, as a CI run must not pass without checking it. Any other may be an old
+            // view or width: said, not failed (a run may verify some views of a shared folder).
+            var unchecked: [String] = []
+            if (options.shard.flatMap(options.parsedShard)?.index ?? 1) == 1 {
+                for name in Snapshot.goldenNames(in: golden) where !drawn.allNames.contains(name) {
+                    if name.hasPrefix("gallery/") {
+                        // Without --gallery, stories are not this run's business.
+                        if options.gallery { results.append(.init(name: name, outcome: .undrawn)) }
+                    } else {
+                        unchecked.append(name)
+                    }
                 }
+            }
+            for result in results where !result.isMatch {
+                Diagnostics.print("hubhost: \(result.name): \(result.summary)")
+            }
+            for name in unchecked.prefix(20) {
+                Diagnostics.print("hubhost: \(name).png: no input of this run draws it (an old view or width?)")
+            }
+            if unchecked.count > 20 {
+                Diagnostics.print("hubhost: … and \(unchecked.count - 20) more goldens no input draws")
+            }
+            // Written every run, so a report left by an earlier failing run never passes for this one's.
+            let report = SnapshotReport(results: results, tolerance: tolerance, failures: drawn.failures)
+            let changed = results.filter(\.isDifference)
+            do { try report.write(to: URL(fileURLWithPath: self.report)) } catch {
+                Diagnostics.print("hubhost: cannot write the report: \(ErrorText.describe(error))")
+                throw ExitCode(.failed)
             }
             if let junit {
                 do { try Snapshot.write(Data(report.junit().utf8), to: URL(fileURLWithPath: junit)) } catch {
@@ -358,13 +463,11 @@ struct Snapshot: ParsableCommand {
                     throw ExitCode(.failed)
                 }
             }
-            for result in results where !result.isMatch {
-                Diagnostics.print("hubhost: \(result.name): \(result.summary)")
-            }
             let missing = results.filter(\.isMissing).count
             StandardOutput.print(
                 "\(results.count) image(s): \(results.count - changed.count - missing) match, \(changed.count) differ, "
-                    + "\(missing) missing" + (changed.isEmpty ? "" : "; report: \(self.report)/report.html"))
+                    + "\(missing) missing" + (unchecked.isEmpty ? "" : ", \(unchecked.count) golden(s) not drawn")
+                    + (changed.isEmpty && missing == 0 ? "" : "; report: \(self.report)/report.html"))
             if missing > 0 || drawn.hadUnusableInput { throw ExitCode(.failed) }
             if !changed.isEmpty || drawn.hadProblems {
                 throw ExitCode(drawn.pluginStatus == .pluginFault ? .pluginFault : .problems)

@@ -11,7 +11,9 @@ struct WidthList: ExpressibleByArgument {
         guard !parts.isEmpty, parts.allSatisfy({ $0 != nil && $0!.isFinite && $0! >= 1 && $0! <= 4096 }) else {
             return nil
         }
-        values = parts.map { $0! }
+        // Each width once: "375,375" draws (and counts) one image, not two of the same name.
+        var seen = Set<Double>()
+        values = parts.map { $0! }.filter { seen.insert($0).inserted }
     }
 
     init(_ values: [Double]) { self.values = values }

@@ -170,52 +170,66 @@ enum Rsvg {
 
 /// How two images differ, pixel by pixel.
 public struct PixelDiff: Sendable {
-    /// Pixels whose channels differ by more than the per-channel threshold (or all, when the sizes differ).
+    /// Pixels whose channels differ by more than the per-channel threshold, and pixels only one image has.
     public var differing: Int
+    /// The pixels of the area both images cover together (the larger width by the larger height).
     public var total: Int
-    /// Red where they differ over a faded copy of the expected image; nil when the sizes differ.
+    /// Over that area: red where the pixels differ, magenta where only one image has pixels, a faded copy of the
+    /// expected image elsewhere.
     public var image: PNGImage?
+    /// The images are not the same size: they differ whatever the tolerance.
+    public var sizeChanged: Bool
+    /// The smallest rectangle holding every differing pixel (x, y, width, height), when there is one: where to look.
+    public var bounds: (x: Int, y: Int, width: Int, height: Int)?
 
     public var fraction: Double { total == 0 ? 0 : Double(differing) / Double(total) }
 
     /// Compares `actual` with `expected`; a channel difference up to `channelThreshold` (0…255) is not a difference.
+    /// Images of different sizes are compared over the area they share, top-left aligned (a row added at the
+    /// bottom shows as the new row, not as everything moved).
     public init(expected: PNGImage, actual: PNGImage, channelThreshold: UInt32 = 0) {
-        guard expected.width == actual.width, expected.height == actual.height else {
-            differing = max(expected.pixels.count, actual.pixels.count)
-            total = differing
-            image = nil
-            return
-        }
+        let width = max(expected.width, actual.width)
+        let height = max(expected.height, actual.height)
+        sizeChanged = expected.width != actual.width || expected.height != actual.height
         var count = 0
-        var marked = [UInt32](repeating: 0, count: expected.pixels.count)
-        for i in 0..<expected.pixels.count {
-            let a = expected.pixels[i]
-            let b = actual.pixels[i]
-            var differs = false
-            if a != b {
-                for shift: UInt32 in [0, 8, 16, 24] {
-                    let x = (a >> shift) & 0xFF
-                    let y = (b >> shift) & 0xFF
-                    if (x > y ? x - y : y - x) > channelThreshold {
-                        differs = true
-                        break
-                    }
+        var (minX, minY, maxX, maxY) = (Int.max, Int.max, -1, -1)
+        var marked = [UInt32](repeating: 0, count: width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let inExpected = x < expected.width && y < expected.height
+                let inActual = x < actual.width && y < actual.height
+                var mark: UInt32 = 0xFFFF_00FF  // only one image has this pixel
+                if inExpected && inActual {
+                    let a = expected.pixels[y * expected.width + x]
+                    let b = actual.pixels[y * actual.width + x]
+                    mark = Self.differs(a, b, channelThreshold) ? 0xFFFF_0000 : Self.faded(a)
                 }
-            }
-            if differs {
-                count += 1
-                marked[i] = 0xFFFF_0000
-            } else {
-                // A faded copy (a quarter of each channel over white) for context.
-                let r = (a >> 16) & 0xFF
-                let g = (a >> 8) & 0xFF
-                let bl = a & 0xFF
-                func fade(_ v: UInt32) -> UInt32 { 191 + v / 4 }
-                marked[i] = 0xFF00_0000 | fade(r) << 16 | fade(g) << 8 | fade(bl)
+                if mark == 0xFFFF_0000 || mark == 0xFFFF_00FF {
+                    count += 1
+                    (minX, minY, maxX, maxY) = (min(minX, x), min(minY, y), max(maxX, x), max(maxY, y))
+                }
+                marked[y * width + x] = mark
             }
         }
         differing = count
-        total = expected.pixels.count
-        image = PNGImage(width: expected.width, height: expected.height, pixels: marked)
+        total = width * height
+        bounds = maxX < 0 ? nil : (minX, minY, maxX - minX + 1, maxY - minY + 1)
+        image = PNGImage(width: width, height: height, pixels: marked)
+    }
+
+    private static func differs(_ a: UInt32, _ b: UInt32, _ threshold: UInt32) -> Bool {
+        guard a != b else { return false }
+        for shift: UInt32 in [0, 8, 16, 24] {
+            let x = (a >> shift) & 0xFF
+            let y = (b >> shift) & 0xFF
+            if (x > y ? x - y : y - x) > threshold { return true }
+        }
+        return false
+    }
+
+    /// A faded copy (a quarter of each channel over white), for context.
+    private static func faded(_ a: UInt32) -> UInt32 {
+        func fade(_ v: UInt32) -> UInt32 { 191 + v / 4 }
+        return 0xFF00_0000 | fade((a >> 16) & 0xFF) << 16 | fade((a >> 8) & 0xFF) << 8 | fade(a & 0xFF)
     }
 }

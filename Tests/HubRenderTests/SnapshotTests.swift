@@ -114,6 +114,61 @@ import Testing
         #expect(try sandbox.snapshot("verify", out: "nothing").status == 2)
     }
 
+    /// A CI run must not go green without checking what it should: goldens whose plugin or story went away are
+    /// missing, a run that draws nothing fails, two inputs that would share a golden are refused, a size change
+    /// fails whatever the tolerance (and shows where), and the report is always this run's.
+    @Test func whatVerifyCannotCheckFailsTheRun() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.snapshot("record", out: "golden").status == 0)
+        let report = sandbox.folder.appending("report")
+        // A view grown taller than the viewport: a size change, at any tolerance, with a diff image and where.
+        let banners = (0..<12).map {
+            #"{"id": "b\#($0)", "component": {"id": "cdemo:banner"}, "text": {"title": "Hi"}}"#
+        }
+        try Data("{\"body\": [\(banners.joined(separator: ","))]}".utf8)
+            .write(to: sandbox.views.appendingPathComponent("banner.json"))
+        let grown = try sandbox.snapshot("verify", out: "golden", ["--tolerance", "100", "--report", report.path])
+        #expect(grown.status == 1, "\(grown.stderr)")
+        #expect(grown.stderr.contains("banner@375: size changed: 375×"), "\(grown.stderr)")
+        #expect(grown.stderr.contains("pixels differ") && grown.stderr.contains("within x 0–"), "\(grown.stderr)")
+        #expect(FileManager.default.fileExists(atPath: report.appendingPathComponent("banner@375.diff.png").path))
+        // Fixed: the report is this run's, without the images of the last one.
+        try sandbox.banner(color: "#FF2D55")
+        let fixed = try sandbox.snapshot("verify", out: "golden", ["--report", report.path])
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: report.appendingPathComponent("banner@375.diff.png").path))
+        let html = try String(contentsOf: report.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(html.contains("0 of") && html.contains("image(s) differ"))
+        // A plugin gone from the folder: its stories' goldens are missing, in the log and in JUnit.
+        try FileManager.default.removeItem(at: sandbox.plugins.appendingPathComponent("libHubDemoC.so"))
+        let junit = sandbox.folder.appending("junit.xml")
+        let gone = try sandbox.snapshot("verify", out: "golden", ["--report", report.path, "--junit", junit.path])
+        #expect(gone.status == 2, "\(gone.stdout)\(gone.stderr)")
+        #expect(gone.stderr.contains("gallery/cdemo-banner.default@375: a golden no story draws"), "\(gone.stderr)")
+        #expect(try String(contentsOf: junit, encoding: .utf8).contains("cdemo-banner.default@375"))
+        // A run that draws nothing is not a pass.
+        let empty = sandbox.folder.appending("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let nothing = try sandbox.hubhost([
+            "snapshot", "verify", empty.path, "--out", sandbox.folder.appending("golden").path,
+        ])
+        #expect(nothing.status == 2 && nothing.stderr.contains("drew no image"), "\(nothing.stderr)")
+        // Two views whose names make one golden: neither is recorded, both are named.
+        try FileManager.default.copyItem(
+            at: sandbox.views.appendingPathComponent("banner.json"),
+            to: sandbox.views.appendingPathComponent("Banner.json"))
+        let clash = try sandbox.snapshot("record", out: "clash")
+        #expect(clash.status == 2, "\(clash.stderr)")
+        #expect(clash.stderr.contains("banner@375.png would be drawn from both"), "\(clash.stderr)")
+        #expect(!sandbox.files(in: "clash").contains("banner@375.png"))
+        // An input that cannot be used is a failing test case of its own.
+        try FileManager.default.removeItem(at: sandbox.views.appendingPathComponent("Banner.json"))
+        try Data("{\"body\": [".utf8).write(to: sandbox.views.appendingPathComponent("broken.json"))
+        let broken = try sandbox.snapshot("verify", out: "clash", ["--junit", junit.path, "--report", report.path])
+        #expect(broken.status == 2)
+        #expect(try String(contentsOf: junit, encoding: .utf8).contains("broken.json"))
+    }
+
     @Test func pngsDecodedBackHaveTheColourAtKnownFrames() throws {
         let sandbox = try Sandbox()
         let out = sandbox.folder.appending("banner.png")
