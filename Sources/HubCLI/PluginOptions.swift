@@ -46,6 +46,14 @@ struct PluginOptions: ParsableArguments {
             """)
     var allowUnsafePermissions = false
 
+    @Flag(
+        name: .customLong("reprobe"),
+        help: """
+            Probe every plugin again instead of using the cached verdicts: clears quarantines (after fixing what a \
+            plugin depended on, or a hang that was the machine's).
+            """)
+    var reprobe = false
+
     func validate() throws {
         if let trustedHashes {
             do { _ = try TrustedDigests(contentsOf: trustedHashes) } catch {
@@ -108,8 +116,11 @@ struct PluginOptions: ParsableArguments {
         // Each plugin version is first exercised in a child process (cached); crashing ones are quarantined. The
         // children are forked from one scanner process (`probe --serve`), started only when something needs
         // probing: one start-up for a cold folder of hundreds of plugins instead of one per plugin.
-        ProbeGate.standard(cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache), warm: true)?
-            .install(on: host)
+        let gate = ProbeGate.standard(
+            cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache), warm: true)
+        // Once per command: a worker started again after a fault keeps the verdicts its first worker made.
+        gate?.ignoresCachedVerdicts = reprobe && !WorkerEnvironment.isRestart
+        gate?.install(on: host)
         // Plugins hear of each other's services once the batch is loaded and its module files bound.
         host.services.registry.holdingNotices {
             host.loadPlugins(in: folders)

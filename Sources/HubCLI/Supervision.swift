@@ -126,6 +126,12 @@ struct OneShotSupervisor {
     /// Quarantines the culprit's file version: persisted with the probe cache when the file is still the one that
     /// faulted, and in any case for this run's next workers.
     private func quarantine(_ fault: PluginFault, plugin: BlackBox.PluginInfo) -> QuarantineRecord {
+        // A call that outlasted --call-timeout may have been the machine's (a loaded CI runner), not the plugin's:
+        // it is kept out of this run only. A crash or an exit is the plugin's, and is remembered.
+        if fault.kind == .hang {
+            Diagnostics.print("hubhost: (a hang is not remembered after this run; a slow machine can cause one)")
+            return fault.quarantineRecord(checkingFile: false)!
+        }
         if let record = fault.quarantineRecord() {
             let (cache, _) = CacheFolder.usable(plugins.cacheDirectory.map { URL(fileURLWithPath: $0) })
             ProbeGate.persist(record, cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))

@@ -259,6 +259,27 @@ import Testing
         #expect(next.status == 1 && next.stderr.contains("quarantined libunruly.so"), "\(next.stderr)")
     }
 
+    /// A crash is remembered until the plugin changes, or `--reprobe`; a hang (which a loaded machine can cause) is
+    /// kept out of its run only.
+    @Test func reprobeClearsAQuarantineAndAHangIsNotRemembered() throws {
+        let setup = try Setup(flags: ["-DCRASH_IN_DRAW"])
+        let render = ["render", setup.view.path, "--format", "svg", "-o", "-"]
+        #expect(try setup.hubhost(render).status == 5)
+        let kept = try setup.hubhost(render)
+        #expect(kept.status == 1 && kept.stderr.contains("quarantined libunruly.so"), "\(kept.stderr)")
+        let reprobed = try setup.hubhost(render + ["--reprobe"])
+        #expect(reprobed.status == 5, "loaded again, and it crashed again: \(reprobed.stderr)")
+        #expect(reprobed.stderr.contains("crashed with SIGSEGV in draw [unruly:row]"), "\(reprobed.stderr)")
+
+        let hanging = try Setup(flags: ["-DHANG_IN_DRAW"])
+        let slow = ["render", hanging.view.path, "--format", "svg", "-o", "-", "--call-timeout", "0.5"]
+        let first = try hanging.hubhost(slow)
+        #expect(first.status == 5 && first.stderr.contains("hung in draw [unruly:row]"), "\(first.stderr)")
+        let second = try hanging.hubhost(slow)
+        #expect(
+            second.status == 5 && second.stderr.contains("hung in draw [unruly:row]"), "loaded again: \(second.stderr)")
+    }
+
     @Test func aReplayThatStopsKeepsTheOutputFile() throws {
         let setup = try Setup()
         let output = setup.folder.appending("final.svg")

@@ -19,6 +19,9 @@ public final class ProbeGate: @unchecked Sendable {
 
     public let cache: ProbeCache
     public let runner: ProbeRunner
+    /// Probe every file again (`--reprobe`): the cached verdicts, quarantines among them, are not used, and the
+    /// new ones replace them.
+    public var ignoresCachedVerdicts = false
     /// How many scanner children run at once on a cold cache.
     public var parallelism = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
@@ -150,7 +153,9 @@ public final class ProbeGate: @unchecked Sendable {
         var unknown: [(index: Int, item: ProbeRunner.ScanItem)] = []
         for (index, file) in files.enumerated() {
             guard let stamp = FileStamp.of(file) else { continue }
-            switch cache.status(file, stamp: stamp, hash: { ContentDigest.of(file: file) }) {
+            let known =
+                ignoresCachedVerdicts ? nil : cache.status(file, stamp: stamp, hash: { ContentDigest.of(file: file) })
+            switch known {
             case .passed?: continue
             case .quarantined(let record)?:
                 quarantines[index] = record

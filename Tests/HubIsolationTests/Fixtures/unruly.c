@@ -7,6 +7,7 @@
  *   -DBAD_INIT_ERROR   init fails, filling the whole error buffer with an escape sequence and no NUL
  *   -DCRASH_IN_DRAW    draw dereferences NULL, except in a probe child (so it loads, then faults while drawing)
  *   -DCRASH_IN_DRAW_WHEN_PROBED  draw dereferences NULL in probe children too
+ *   -DHANG_IN_DRAW     draw never returns, except in a probe child
  *   -DCLOSE_IN_DRAW=N  draw closes descriptors 0 to N-1, except in a probe child (a plugin "daemonizing")
  */
 #include "hub_plugin.h"
@@ -44,6 +45,10 @@ static void configure(void *instance, const hub_model *model, hub_size container
 
 static void draw(void *instance, const hub_view_builder *view, hub_size size) {
     (void)instance;
+#ifdef HANG_IN_DRAW
+    if (!getenv("HUBHOST_PROBE_CHILD"))
+        for (;;) pause();
+#endif
 #ifdef CLOSE_IN_DRAW
     if (!getenv("HUBHOST_PROBE_CHILD"))
         for (int fd = 0; fd < CLOSE_IN_DRAW; fd++) close(fd);
