@@ -280,6 +280,20 @@ import Testing
             second.status == 5 && second.stderr.contains("hung in draw [unruly:row]"), "loaded again: \(second.stderr)")
     }
 
+    /// A Swift trap's reason (file, line, why) is the report's, not the thirty backtrace frames after it.
+    @Test func aSwiftTrapIsReportedWithItsReasonNotItsBacktrace() throws {
+        let setup = try Setup(flags: ["-DTRAP_IN_DRAW"])
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
+        #expect(result.status == 5, "\(result.stderr)")
+        let reason = "Unruly/Row.swift:12: Fatal error: Unexpectedly found nil while unwrapping an Optional value"
+        #expect(result.stderr.contains("crashed with SIGILL in draw [unruly:row] for body[0] (id \"a\"): \(reason)"))
+        let report = result.stderr.components(separatedBy: "quarantined; running again")[0]
+        #expect(!report.contains("  | 29    hubhost"), "no frames in the tail: \(report)")
+        let listing = try setup.hubhost(["list-namespaces"])
+        #expect(
+            listing.stdout.contains(reason) || listing.stderr.contains(reason), "\(listing.stdout)\(listing.stderr)")
+    }
+
     @Test func aReplayThatStopsKeepsTheOutputFile() throws {
         let setup = try Setup()
         let output = setup.folder.appending("final.svg")

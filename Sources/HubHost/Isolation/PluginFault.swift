@@ -90,6 +90,7 @@ public struct PluginFault: Sendable, Error {
         guard let plugin else { return "hubhost's worker \(what) outside plugin code" }
         var line = "\(plugin.displayName) \(what) in \(place)"
         if kind == .hang, let timeout { line += " (killed after \(timeout.compactSeconds), --call-timeout)" }
+        if kind == .crash, let fatal = CrashText.fatalError(in: stderrTail) { line += ": " + fatal }
         return line
     }
 
@@ -119,7 +120,7 @@ public struct PluginFault: Sendable, Error {
         switch kind {
         case .hang: message = "killed after \((timeout ?? 0).compactSeconds)"
         case .exit: message = "status \(exitStatus ?? 0)"
-        case .crash: message = ""
+        case .crash: message = CrashText.fatalError(in: stderrTail) ?? ""
         case .closedDescriptors: message = "closed descriptors it did not open (hubhost's standard error)"
         }
         var record = QuarantineRecord(

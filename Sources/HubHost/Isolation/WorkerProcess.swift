@@ -60,6 +60,8 @@ public final class WorkerProcess: @unchecked Sendable {
     private let tailLock = Lock()
     private var tail: [String] = []
     private var hang: BlackBox.Snapshot?
+    /// The Swift runtime's last "Fatal error:" line (tailLock): kept even when later lines push it out of the tail.
+    private var fatalLine: String?
     /// Where the worker was when its stderr closed, when that was inside a plugin call: the worker never closes
     /// its own, so that call closed it (tailLock).
     private var stderrClosedDuring: BlackBox.Snapshot?
@@ -200,7 +202,8 @@ public final class WorkerProcess: @unchecked Sendable {
 
     private func analyse(status: Int32) -> Outcome {
         tailLock.lock()
-        let lines = tail
+        var lines = tail
+        if let fatalLine, !lines.contains(fatalLine) { lines.insert(fatalLine, at: 0) }
         let closedDuring = stderrClosedDuring
         tailLock.unlock()
         var outcome = Outcome(exitStatus: nil, fault: nil, stderrTail: lines)
@@ -284,7 +287,10 @@ public final class WorkerProcess: @unchecked Sendable {
     }
 
     private func keep(_ line: String) {
+        // Backtrace frames are echoed, not kept: they would push the trap's reason out of the tail.
+        guard !CrashText.isBacktrace(line) else { return }
         tailLock.lock()
+        if CrashText.isFatalError(line) { fatalLine = String(line.prefix(500)) }
         tail.append(String(line.prefix(500)))
         if tail.count > 12 { tail.removeFirst(tail.count - 12) }
         tailLock.unlock()

@@ -93,7 +93,9 @@ public struct ProbeRunner: Sendable {
             return quarantine(.hang, phase: lastPhase, message: "no answer after \(timeout.compactSeconds); killed")
         }
         if let signal = child.signal {
-            return quarantine(.crash, phase: lastPhase, signal: Self.signalName(signal), message: "")
+            // A Swift trap names its file, line and reason: that is the message.
+            let fatal = CrashText.fatalError(in: child.stderrTail.split(separator: "\n").map(String.init))
+            return quarantine(.crash, phase: lastPhase, signal: Self.signalName(signal), message: fatal ?? "")
         }
         guard let report else {
             return quarantine(
@@ -121,7 +123,8 @@ public struct ProbeRunner: Sendable {
                 record.kind == .failure && report != nil
                     ? nil
                     : record.reason
-                        + (record.stderrTail.isEmpty ? "" : "\n  stderr: " + record.stderrTail.suffix(400))
+                        + (record.stderrTail.isEmpty || record.stderrTail == record.message
+                            ? "" : "\n  stderr: " + record.stderrTail.suffix(400))
             )
         }
     }
@@ -150,7 +153,7 @@ public struct ProbeRunner: Sendable {
         if extraArguments.isEmpty, var result = server?.run(file: file, scratch: scratch, timeout: timeout) {
             result.stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
             let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-            result.stderrTail = String(stderr.suffix(2000)).trimmingWhitespace()
+            result.stderrTail = CrashText.tail(of: stderr)
             return result
         }
         let arguments = ["probe", file.path] + extraArguments
@@ -201,7 +204,7 @@ public struct ProbeRunner: Sendable {
         }
         result.stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        result.stderrTail = String(stderr.suffix(2000)).trimmingWhitespace()
+        result.stderrTail = CrashText.tail(of: stderr)
         return result
     }
 

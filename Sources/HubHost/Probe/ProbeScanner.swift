@@ -146,16 +146,17 @@ extension ProbeRunner {
         var deadline = Monotonic.now() + timeout
         var timedOut = false
 
-        /// The last 2000 bytes of stderr between `offset` and `end` (the end of the file when nil).
+        /// The end of stderr between `offset` and `end` (the end of the file when nil), as `CrashText.tail` cuts it
+        /// (read from 16 KiB back: a Swift trap's reason comes before a backtrace of some 3 KiB).
         func stderrTail(from offset: Int, to end: Int? = nil) -> String {
             let end = end ?? stderrSize()
             guard end > offset else { return "" }
             let fd = open(errPath, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { return "" }
             defer { close(fd) }
-            let start = max(offset, end - 2000)
+            let start = max(offset, end - 16_384)
             let bytes = readBytes(fd, count: end - start, at: start) ?? []
-            return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+            return CrashText.tail(of: String(decoding: bytes, as: UTF8.self))
         }
         func stderrSize() -> Int {
             var status = stat()

@@ -7,6 +7,8 @@
  *   -DBAD_INIT_ERROR   init fails, filling the whole error buffer with an escape sequence and no NUL
  *   -DCRASH_IN_DRAW    draw dereferences NULL, except in a probe child (so it loads, then faults while drawing)
  *   -DCRASH_IN_DRAW_WHEN_PROBED  draw dereferences NULL in probe children too
+ *   -DTRAP_IN_DRAW     draw writes what the Swift runtime writes for a trap (the reason, then a backtrace of 30
+ *                      frames) and traps, except in a probe child
  *   -DHANG_IN_DRAW     draw never returns, except in a probe child
  *   -DCLOSE_IN_DRAW=N  draw closes descriptors 0 to N-1, except in a probe child (a plugin "daemonizing")
  */
@@ -45,6 +47,15 @@ static void configure(void *instance, const hub_model *model, hub_size container
 
 static void draw(void *instance, const hub_view_builder *view, hub_size size) {
     (void)instance;
+#ifdef TRAP_IN_DRAW
+    if (!getenv("HUBHOST_PROBE_CHILD")) {
+        fprintf(stderr, "Unruly/Row.swift:12: Fatal error: Unexpectedly found nil while unwrapping an Optional value\n");
+        fprintf(stderr, "Current stack trace:\n");
+        for (int i = 0; i < 30; i++) fprintf(stderr, "%d    hubhost    0x%016x <unavailable> + %d\n", i, 0x5641 + i, 1911397 + i);
+        fflush(stderr);
+        __builtin_trap();
+    }
+#endif
 #ifdef HANG_IN_DRAW
     if (!getenv("HUBHOST_PROBE_CHILD"))
         for (;;) pause();
