@@ -97,6 +97,8 @@ public final class DevWorker: @unchecked Sendable {
         options.initialUIStates = hello?.uiStates ?? [:]
         let firstSequence = hello?.lastSequence ?? 0
 
+        // What plugin code prints goes to stderr, as in every other command (the worker's stdout is the terminal's).
+        StandardOutput.divertPluginOutput()
         let loop = DevLoop(options: options, logger: logger)
         self.loop = loop
         loop.onRender = { [weak self] output in

@@ -305,6 +305,31 @@ import Testing
         #expect(try String(contentsOf: output, encoding: .utf8) == "precious")
     }
 
+    /// In `hubhost dev` too, what a plugin prints goes to stderr (the worker's stdout was the terminal's).
+    @Test func devSendsWhatAPluginPrintsToStderr() throws {
+        let setup = try Setup()
+        let out = setup.folder.appending("dev.out")
+        let err = setup.folder.appending("dev.err")
+        for file in [out, err] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        let process = Process()
+        process.executableURL = TestPaths.hubhost
+        process.arguments = [
+            "dev", setup.view.path, "--port", "0", "--plugins", setup.plugins.path, "--plugin-cache", setup.cache.path,
+        ]
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let deadline = Date().addingTimeInterval(60)
+        func text(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+        while Date() < deadline, process.isRunning, !text(err).contains("UNRULY-STDOUT") { usleep(50_000) }
+        #expect(text(err).contains("UNRULY-STDOUT"), "stdout: \(text(out))\nstderr: \(text(err))")
+        #expect(!text(out).contains("UNRULY-STDOUT"), "\(text(out))")
+    }
+
     @Test func devOnAPortInUseSaysSoAtOnce() throws {
         // Hold a port, as a first `hubhost dev` would.
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -31,6 +31,9 @@ public enum StandardOutput {
             close(copy)
             return
         }
+        // A plugin's printf then reaches stderr a line at a time, as a terminal would show it, not in blocks that a
+        // crash loses.
+        setvbuf(stdout, nil, _IOLBF, 0)
         descriptor = copy
     }
 
