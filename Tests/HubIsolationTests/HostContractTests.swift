@@ -127,6 +127,24 @@ import Testing
         #expect(gallery?.contains { $0["component"] as? String == "cdemo:banner" } == true, "the others are drawn")
     }
 
+    /// A story that draws, but not as its author meant, is said as `render` says it of a view: goldens drawn with
+    /// fallbacks or at the wrong width would be wrong.
+    @Test func storiesThatDrawWrongAreWarnedOf() throws {
+        let setup = try Setup(flags: ["-DODD_STORIES"])
+        let gallery = try setup.hubhost(["gallery", "-o", setup.folder.appending("g.html").path])
+        #expect(gallery.status == 1, "\(gallery.stderr)")
+        for expected in [
+            #"unruly:row story "huge width": width 50000.0 left out (a width is 1 to 4096)"#,
+            #"unruly:row story "other component": its model names "cdemo:banner", not unruly:row"#,
+            #"unruly:row story "broken parts": $.images.main.uri:"#,
+            #"unruly:row story "broken parts": $.children[0].component.id: "gone:card": no loaded plugin serves"#,
+        ] {
+            #expect(gallery.stderr.contains(expected), "\(expected)\n\(gallery.stderr)")
+        }
+        let record = try setup.hubhost(["snapshot", "record", "--gallery", "--out", setup.folder.appending("g").path])
+        #expect(record.status == 1, "recorded, with the problems said: \(record.stderr)")
+    }
+
     @Test func anInitErrorWithoutItsNULIsReadWithinTheBufferAndEscaped() throws {
         let setup = try Setup(flags: ["-DBAD_INIT_ERROR"])
         let result = try setup.hubhost(["list-namespaces"])

@@ -39,12 +39,13 @@ extension Showcase {
         var problems: [String] = []
         for entry in entries {
             for story in entry.stories {
-                guard let view = view(of: story, component: entry.component) else {
-                    problems.append(
-                        "\(entry.plugin): \(entry.component) story \(TerminalText.quoted(story.name)): "
-                            + (story.problem ?? "not a component model"))
+                let label = "\(entry.plugin): \(entry.component) story \(TerminalText.quoted(story.name)): "
+                guard let decoded = decodedView(of: story, component: entry.component) else {
+                    problems.append(label + (story.problem ?? "not a component model"))
                     continue
                 }
+                let view = decoded.viewModel
+                problems += warnings(of: story, decoded: decoded, registry: host.registry).map { label + $0 }
                 for width in story.widths.isEmpty ? widths : story.widths {
                     let pipeline = RenderPipeline(
                         registry: host.registry, layoutManager: DefaultLayoutManager(margin: margin))

@@ -17,6 +17,8 @@ public enum Showcase {
         public var model: String
         /// Why the story cannot be drawn (its JSON is not a component model); nil when it can.
         public var problem: String?
+        /// What was wrong with it that still let it be drawn (a width out of range, left out).
+        public var warnings: [String] = []
     }
 
     /// A component and its stories, grouped under its plugin and namespace.
@@ -53,9 +55,31 @@ public enum Showcase {
 
     /// The view a story is drawn as: its model alone in the body.
     public static func view(of story: Story, component: String) -> ViewModel? {
+        decodedView(of: story, component: component)?.viewModel
+    }
+
+    /// The story's view, with what decoding it found wrong (a field of the wrong type, left out).
+    static func decodedView(of story: Story, component: String) -> DecodeResult? {
         guard story.problem == nil else { return nil }
         let text = #"{"body": ["# + story.model + "]}"
-        return try? ViewModelDecoder(file: "\(component) story \(story.name)").decode(Data(text.utf8)).viewModel
+        return try? ViewModelDecoder(file: nil).decode(Data(text.utf8))
+    }
+
+    /// What is wrong with a story that can still be drawn, as `render` would say of a view: widths left out,
+    /// fields decoding left out, images that cannot be drawn, component ids no loaded plugin provides (a child
+    /// of another namespace, or a namespace renamed since). A story drawn with fallbacks makes a wrong golden.
+    static func warnings(of story: Story, decoded: DecodeResult, registry: ComponentRegistry) -> [String] {
+        let view = decoded.viewModel
+        let issues =
+            decoded.issues + ImageAccess(viewFile: nil).problems(in: view, file: nil)
+            + UnresolvedComponents.problems(in: view, registry: registry, file: nil)
+        // "$.body[0]" is the story's model itself: its own paths read better from "$".
+        return story.warnings
+            + issues.map { issue in
+                var issue = issue
+                if issue.path.hasPrefix("$.body[0]") { issue.path = "$" + issue.path.dropFirst("$.body[0]".count) }
+                return issue.description
+            }
     }
 
     /// The most stories a component shows; a plugin's count above it is a problem.
@@ -94,14 +118,25 @@ public enum Showcase {
                 continue
             }
             var widths: [Double] = []
+            var warnings: [String] = []
             if let list = story.widths {
-                for i in 0..<min(max(story.width_count, 0), 16)
-                where list[i].isFinite && list[i] >= 1 && list[i] <= 4096 {
+                let count = max(story.width_count, 0)
+                if count > 16 {
+                    warnings.append("\(UInt(bitPattern: story.width_count)) widths; the first 16 are used")
+                }
+                for i in 0..<min(count, 16) {
+                    guard list[i].isFinite && list[i] >= 1 && list[i] <= 4096 else {
+                        warnings.append("width \(list[i]) left out (a width is 1 to 4096)")
+                        continue
+                    }
                     widths.append(list[i])
                 }
             }
             let (model, problem) = modelText(CInterop.string(story.model_json), component: identifier)
-            stories.append(Story(name: name, source: .plugin, widths: widths, model: model, problem: problem))
+            if problem == nil, let other = otherComponent(model, of: identifier) { warnings.append(other) }
+            var read = Story(name: name, source: .plugin, widths: widths, model: model, problem: problem)
+            read.warnings = warnings
+            stories.append(read)
         }
         return stories
     }
@@ -120,6 +155,14 @@ public enum Showcase {
             object["component"] = .object(JSONObject([("id", .string(component.description))]))
         }
         return (JSONValue.object(object).jsonText, nil)
+    }
+
+    /// A story whose model names another component than the one it is a story of (it draws that one).
+    static func otherComponent(_ model: String, of component: ComponentIdentifier) -> String? {
+        guard let id = (try? JSONValue.parse(model))?["component"]?["id"]?.stringValue,
+            id != component.description
+        else { return nil }
+        return "its model names \(TerminalText.quoted(id)), not \(component.description)"
     }
 
     /// The host's sample models as stories (the probe's spread: empty, every field, long text).

@@ -4,6 +4,8 @@
  *
  *   every configure   printf()s "UNRULY-STDOUT" (a leftover debugging line) and logs a warning and an info line
  *   -DHUGE_STORIES     its showcase extension says (size_t)-1 stories; each story has the same name
+ *   -DODD_STORIES      three stories that can be drawn, each wrong: a width of 50000, a model of another
+ *                      component, a child of a namespace nobody serves and an image that is not a valid URI
  *   -DBAD_INIT_ERROR   init fails, filling the whole error buffer with an escape sequence and no NUL
  *   -DCRASH_IN_DRAW    draw dereferences NULL, except in a probe child (so it loads, then faults while drawing)
  *   -DCRASH_IN_DRAW_WHEN_PROBED  draw dereferences NULL in probe children too
@@ -89,16 +91,49 @@ static bool story(void *instance, size_t index, hub_story *out) {
     return true;
 }
 
+static size_t odd_story_count(void *instance) {
+    (void)instance;
+    return 3;
+}
+
+static bool odd_story(void *instance, size_t index, hub_story *out) {
+    (void)instance;
+    static const double huge[] = {50000, 320};
+    out->widths = NULL;
+    out->width_count = 0;
+    switch (index) {
+    case 0:
+        out->name = "huge width";
+        out->model_json = "{\"text\":{\"title\":\"wide\"}}";
+        out->widths = huge;
+        out->width_count = 2;
+        return true;
+    case 1:
+        out->name = "other component";
+        out->model_json = "{\"component\":{\"id\":\"cdemo:banner\"},\"text\":{\"title\":\"banner\"}}";
+        return true;
+    default:
+        out->name = "broken parts";
+        out->model_json = "{\"images\":{\"main\":{\"uri\":\"data:image/svg+xml;utf8,<svg>\"}},"
+                          "\"children\":[{\"component\":{\"id\":\"gone:card\"}}]}";
+        return true;
+    }
+}
+
 static const hub_showcase_ext showcase = {sizeof showcase, story_count, story};
+static const hub_showcase_ext odd_showcase = {sizeof odd_showcase, odd_story_count, odd_story};
 
 static const void *get_extension(void *instance, const char *id) {
     (void)instance;
-#ifdef HUGE_STORIES
+#if defined(HUGE_STORIES)
     if (strcmp(id, HUB_EXT_SHOWCASE) == 0) return &showcase;
+#elif defined(ODD_STORIES)
+    if (strcmp(id, HUB_EXT_SHOWCASE) == 0) return &odd_showcase;
 #else
     (void)id;
-    (void)showcase;
 #endif
+    (void)showcase;
+    (void)odd_showcase;
     return NULL;
 }
 
