@@ -352,6 +352,10 @@ public final class DevLoop {
         logger.debug("\(reload)")
         // A tap or a change of widths changes neither the view nor the plugins: the warnings stand as they were.
         if reload.result != .tapped && reload.result != .widths { viewWarnings = currentViewWarnings() }
+        let gallery =
+            options.gallery ? Showcase.shots(of: host, widths: [options.viewport.width] + options.extraWidths) : nil
+        // Gallery mode has no view: what is wrong with the stories is the page's warnings.
+        if let gallery { viewWarnings = gallery.problems }
         onRender(
             Output(
                 sequence: sequence, tree: tree, viewIssues: viewIssues,
@@ -359,8 +363,7 @@ public final class DevLoop {
                 tapped: tapped, tappedSection: tappedSection, warnings: warnings, viewWarnings: viewWarnings,
                 plugins: pluginRows(),
                 uiStates: options.reportUIStates ? currentUIStates() : [:], extras: tree == nil ? [] : extraDrawings(),
-                gallery: options.gallery
-                    ? Showcase.shots(of: host, widths: [options.viewport.width] + options.extraWidths).shots : nil))
+                gallery: gallery?.shots))
     }
 
     /// The plugin panel's rows: every file, the serving (or latest) record of each.
