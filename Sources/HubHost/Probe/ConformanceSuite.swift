@@ -177,15 +177,15 @@ public struct ConformanceSuite {
         }
         check("create", id, true, nil, nil)
 
-        phase("layoutTraits", id)
+        phase("layout_traits", id)
         let traits = component.layoutTraits
         check("layout traits", id, false, nil, traits.map(\.description).sorted().joined(separator: ","))
 
-        phase("extensions", id)
+        phase("get_extension", id)
         check("extension tables", id, true, incompleteExtensions(component), nil)
 
         // Preferred sizes from the raw C call: the bridge sanitises what plugins return, the suite must not.
-        phase("preferredSize", id)
+        phase("size", id)
         var badSizes: [String] = []
         if let preferred = component.klass.pointee.preferred_view_size {
             for model in models {
@@ -203,7 +203,7 @@ public struct ConformanceSuite {
             "preferred size finite and non-negative", id, false,
             badSizes.isEmpty ? nil : badSizes.prefix(3).joined(separator: "; "), nil)
 
-        phase("loadView", id)
+        phase("load_view", id)
         component.loadView()
 
         let container = SampleModels.containerSizes[0]
@@ -213,7 +213,7 @@ public struct ConformanceSuite {
         for model in models {
             phase("configure", id, model: model.identifier)
             component.configureView(with: model, containerSize: container)
-            phase("preferredSize", id, model: model.identifier)
+            phase("size", id, model: model.identifier)
             let size = component.preferredViewSize(for: model, containerSize: container)
             let view = ViewBuilder()
             phase("draw", id, model: model.identifier)
@@ -222,7 +222,7 @@ public struct ConformanceSuite {
                 drawProblems.append("\(model.identifier): non-finite drawing \(item)")
             }
             if model !== models.last {
-                phase("prepareForReuse", id, model: model.identifier)
+                phase("prepare_for_reuse", id, model: model.identifier)
                 component.prepareViewForReuse()
             }
         }
@@ -287,7 +287,7 @@ public struct ConformanceSuite {
                 problems.append("\(story.name): its model_json is not a component model")
                 continue
             }
-            phase("story", id, story.name)
+            phase("drawing a story", id, story.name)
             // Drawn as `hubhost gallery` draws it: through a render pipeline (sizing, a live instance, draw).
             let pipeline = RenderPipeline(registry: host.registry)
             pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)

@@ -85,7 +85,10 @@ public struct ProbeRunner: Sendable {
                 QuarantineRecord(
                     file: file.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: hash,
                     kind: kind, phase: phase?.phase ?? "start", component: phase?.component,
-                    model: phase?.model.map { "sample model \(TerminalText.quoted($0))" },
+                    // The probe's own sample models, or a story of the plugin's (named as it named it).
+                    model: phase?.model.map {
+                        (phase?.phase == "drawing a story" ? "story " : "sample model ") + TerminalText.quoted($0)
+                    },
                     signal: signal, message: message, stderrTail: child.stderrTail,
                     date: Date()), report: report)
         }
