@@ -70,7 +70,7 @@ struct Events: ParsableCommand {
     @Flag(help: "Print the trace as JSON lines.")
     var json = false
 
-    @Option(help: "Also render the final state: json, svg, html or text.")
+    @Option(help: "Also render the final state: json, svg, html, text or png (png needs -o).")
     var format: DrawingFormat?
 
     @Option(
@@ -108,6 +108,8 @@ struct Events: ParsableCommand {
             throw ValidationError("--margin: \(problem)")
         }
         if output != nil && format == nil { throw ValidationError("-o needs --format") }
+        // After the trace on stdout, a PNG's bytes would be unreadable text (or garble a terminal).
+        if format == .png && (output == nil || output == "-") { throw ValidationError("--format png needs -o FILE") }
     }
 
     func run() throws {
@@ -222,7 +224,10 @@ struct Events: ParsableCommand {
             throw ExitCode(.failed)
         }
         if skipped > 0 || !engine.problems.isEmpty || !loaded.problems.isEmpty {
-            for problem in engine.problems { Diagnostics.print("hubhost: \(script): \(problem)") }
+            // As a script's parse errors are said: file:line: what.
+            for problem in engine.problems {
+                Diagnostics.print("hubhost: \(script)\(problem.step > 0 ? ":\(problem.step)" : ""): \(problem.message)")
+            }
             if skipped > 0 { Diagnostics.print("hubhost: \(script): skipped \(skipped) bad line(s)") }
             throw ExitCode(pluginStatus ?? .problems)
         }

@@ -105,6 +105,6 @@ import Testing
         #expect(plugin.lines(for: "c1").filter { $0.hasPrefix("selection") } == ["selection selected"])
         #expect(plugin.lines(for: "parent").filter { $0.hasPrefix("selection") } == [])
         engine.apply(.tap(.indexPath([0, 5])))
-        #expect(engine.problems.last?.contains("has no child 5") == true)
+        #expect(engine.problems.last?.message.contains("has no child 5") == true)
     }
 }

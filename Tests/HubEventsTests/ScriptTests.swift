@@ -54,6 +54,13 @@ import Testing
         #expect(
             error(#"{"event": "image", "uri": "x", "ok": 1}"#)
                 == #"s.jsonl:7: image: "ok": expected true or false, found 1"#)
+        // A key given twice would mean its last value, silently.
+        #expect(
+            error(#"{"event": "tap", "indexPath": [0], "indexPath": [1]}"#) == #"s.jsonl:7: "indexPath" is given twice"#
+        )
+        // A byte order mark before the first line is not part of it.
+        let marked = EventScript.lines(of: [0xEF, 0xBB, 0xBF] + Array(#"{"event": "scroll", "y": 1}"#.utf8))
+        #expect(marked.first?.text == #"{"event": "scroll", "y": 1}"#)
         // A misspelt key is an error, not ignored (it would have tapped body[0] instead of the header's child).
         #expect(
             error(#"{"event": "tap", "sectoin": "header", "indexPath": [0]}"#)
@@ -129,6 +136,12 @@ import Testing
         #expect(result.err.contains("skipped 2 bad line(s)"))
         let width = try run(["events", "examples/events/events.json", script.path, "--width", "1e300"])
         #expect(width.status == 64 && width.err.contains("--width: 1e+300 is out of range"))
+        // What could not apply as asked is said as a bad line is: file:line.
+        let missTarget = plugins.appendingPathComponent("miss.jsonl")
+        try Data("{\"event\":\"advance\",\"seconds\":1}\n{\"event\":\"tap\",\"indexPath\":[999]}\n".utf8).write(
+            to: missTarget)
+        let missed = try run(["events", "examples/events/events.json", missTarget.path, "--no-calls"])
+        #expect(missed.err.contains("miss.jsonl:2: tap at indexPath [999]"), "\(missed.err)")
         // A negative number is the option's value, not another option: its range is what is wrong.
         let negative = try run(["events", "examples/events/events.json", script.path, "--width", "-5"])
         #expect(negative.status == 64 && negative.err.contains("--width: -5 is out of range"), "\(negative.err)")

@@ -36,7 +36,7 @@ extension EventEngine {
 
     /// An event that could not apply as asked.
     func problem(_ message: String) {
-        problems.append("step \(trace?.step ?? 0): \(message)")
+        problems.append((trace?.step ?? 0, message))
         trace?.add(.error, message)
     }
 

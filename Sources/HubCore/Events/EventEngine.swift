@@ -42,8 +42,9 @@ public final class EventEngine: ComponentWrapperDelegate {
     public internal(set) var isLoaded = false
     /// The most body instances live at once so far.
     public internal(set) var peakLiveBodyCount = 0
-    /// Problems met while replaying (a target off screen, …), also in the trace as errors.
-    public internal(set) var problems: [String] = []
+    /// Problems met while replaying (a target off screen, …), with the script line of the step (0: none), also in
+    /// the trace as errors.
+    public internal(set) var problems: [(step: Int, message: String)] = []
 
     /// Displayed wrappers by id: the observer tables (content offset, action observers).
     var registered: [Int: ComponentWrapper] = [:]

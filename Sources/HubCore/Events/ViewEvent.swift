@@ -75,7 +75,10 @@ public enum EventScript {
     /// that is not valid UTF-8 comes with the offset of its first bad byte instead of text.
     public static func lines(of bytes: [UInt8]) -> [(number: Int, text: String, invalidUTF8At: Int?)] {
         var result: [(Int, String, Int?)] = []
-        for (offset, raw) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+        for (offset, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+        {
+            // A byte order mark (some editors write one) is not part of the first line.
+            let raw = offset == 0 && line.starts(with: [0xEF, 0xBB, 0xBF]) ? line.dropFirst(3) : line
             guard let text = String(validating: raw, as: UTF8.self) else {
                 result.append((offset + 1, "", (UTF8Check.firstInvalidByte(raw) ?? 0) + 1))
                 continue
@@ -97,6 +100,18 @@ public enum EventScript {
         ]
     }()
 
+    /// The first key the line's object gives twice (its top level only), if any.
+    static func duplicateKey(in line: String) -> String? {
+        var scanner = JSONScanner(Array(line.utf8))
+        var seen = Set<String>()
+        var twice: String?
+        try? scanner.readObject { scanner, key in
+            if twice == nil && !seen.insert(key).inserted { twice = key }
+            _ = try scanner.readValue()
+        }
+        return twice
+    }
+
     /// Parses one line. The error names the file, the line and what is wrong.
     public static func parse(_ line: String, file: String, number lineNumber: Int) throws -> ViewEvent {
         func fail(_ reason: String) -> EventScriptError {
@@ -108,6 +123,10 @@ public enum EventScript {
         }
         guard let object = value.objectValue else {
             throw fail("expected a JSON object, found \(value.typeDescription)")
+        }
+        // A key given twice would silently mean its last value ("indexPath" [0] then [1] taps [1]).
+        if let twice = duplicateKey(in: line) {
+            throw fail("\(TerminalText.quoted(twice, limit: 40)) is given twice")
         }
         guard let kind = object["event"] else { throw fail("missing \"event\"") }
         guard let name = kind.stringValue else {
