@@ -44,6 +44,10 @@ public final class DevSupervisor: @unchecked Sendable {
     private let lock = NSLock()
     private var worker: WorkerProcess?
     private var uiStates: [String: String] = [:]
+    /// The page's widths and in-memory edits, as the worker last reported them: handed to the next worker.
+    private var workbench: DevWorkerChannel.Workbench?
+    /// Edits sent to the worker and not answered yet, by request id.
+    private var pendingEdits: [(id: Int, request: PreviewRequest)] = []
     /// The last frame published, as JSON (decoded only when a fault is drawn over it).
     private var lastFrameJSON: Data?
     private var sequence = 0
@@ -60,6 +64,8 @@ public final class DevSupervisor: @unchecked Sendable {
     private final class TapWaiter {
         let done = DispatchSemaphore(value: 0)
         var result = "the worker stopped before answering"
+        /// Set when the worker answered (the request was carried out).
+        var answered = false
     }
 
     public init(options: Options, server: PreviewServer) {
@@ -126,7 +132,12 @@ public final class DevSupervisor: @unchecked Sendable {
         workerOptions.callTimeout = options.callTimeout
         lock.lock()
         workerOptions.environment = WorkerEnvironment.entries(restarts: workersStarted, quarantined: quarantined)
-        let hello = DevWorkerChannel.ToWorker(uiStates: uiStates, lastSequence: sequence)
+        var carried = workbench ?? DevWorkerChannel.Workbench()
+        carried.pendingEdits = pendingEdits.map(\.request)
+        pendingEdits = []
+        let hello = DevWorkerChannel.ToWorker(
+            uiStates: uiStates, lastSequence: sequence,
+            workbench: carried == DevWorkerChannel.Workbench() ? nil : carried)
         lock.unlock()
         let worker: WorkerProcess
         do { worker = try WorkerProcess(workerOptions) } catch {
@@ -185,6 +196,7 @@ public final class DevSupervisor: @unchecked Sendable {
             let waiter = waitingTaps.removeValue(forKey: reply.id)
             lock.unlock()
             waiter?.result = reply.result
+            waiter?.answered = true
             waiter?.done.signal()
         }
     }
@@ -195,6 +207,7 @@ public final class DevSupervisor: @unchecked Sendable {
         let number = envelope.sequence ?? 0
         lock.lock()
         if let states = envelope.uiStates { uiStates = states }
+        if let reported = envelope.workbench { workbench = reported }
         unattributed = 0
         sequence = max(sequence, number)
         lastFrameJSON = json
@@ -287,7 +300,16 @@ public final class DevSupervisor: @unchecked Sendable {
         let id = nextTapID
         let waiter = TapWaiter()
         waitingTaps[id] = waiter
+        // An edit the worker dies drawing (the edit may be what crashed it) is the next worker's to draw.
+        if request.kind == .edit { pendingEdits.append((id, request)) }
         lock.unlock()
+        defer {
+            if request.kind == .edit && waiter.answered {
+                lock.lock()
+                pendingEdits.removeAll { $0.id == id }
+                lock.unlock()
+            }
+        }
         DevWorkerChannel.send(
             DevWorkerChannel.ToWorker(tap: .init(id: id, request: request)), to: input,
             lock: tapLock)

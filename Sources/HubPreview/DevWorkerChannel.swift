@@ -13,7 +13,18 @@ public enum DevWorkerChannel {
         public var uiStates: [String: String]?
         /// The first line: frame sequence numbers continue after this one.
         public var lastSequence: Int?
+        /// The first line: the page's workbench as the previous worker left it (widths, the view edited in memory).
+        public var workbench: Workbench?
         public var tap: Tap?
+    }
+
+    /// What the page set up that a worker started after a crash must not lose.
+    public struct Workbench: Codable, Sendable, Equatable {
+        public var widths: [Double] = []
+        /// The view as the page's edits left it; nil when it is the file's.
+        public var editedView: String?
+        /// Edits the previous worker ended before answering, to carry out after `editedView`.
+        public var pendingEdits: [PreviewRequest]?
     }
 
     /// A page's request (tap, inspect, edit, widths) with the id its reply carries.
@@ -36,6 +47,8 @@ public enum DevWorkerChannel {
         public var log: LogEntry?
         /// What the loop started doing ("" when it is done).
         public var activity: String?
+        /// With a frame that changed it: the workbench now.
+        public var workbench: Workbench?
     }
 
     /// A log line as the page's log panel shows it.
@@ -106,8 +119,12 @@ public final class DevWorker: @unchecked Sendable {
             var frame = DevPreview.frame(from: output, html: html, gallery: gallery)
             frame.sequence += firstSequence
             let lines = DevPreview.terminalLines(output)
-            let envelope = DevWorkerChannel.FromWorker(
+            var envelope = DevWorkerChannel.FromWorker(
                 frameFollows: true, sequence: frame.sequence, lines: lines, uiStates: output.uiStates)
+            // Only renders that change it carry it (an edited view can be large).
+            if [.edited, .widths, .viewUpdated].contains(output.reload.result) {
+                envelope.workbench = .init(widths: loop.options.extraWidths, editedView: loop.editedViewJSON)
+            }
             guard var data = try? JSONEncoder().encode(envelope), let json = try? JSONEncoder().encode(frame) else {
                 return
             }
@@ -129,6 +146,12 @@ public final class DevWorker: @unchecked Sendable {
             DevWorkerChannel.send(DevWorkerChannel.FromWorker(activity: activity ?? ""), to: self.out, lock: self.lock)
         }
         try loop.start()
+        // What the page had set up before this worker replaced a crashed one.
+        if let workbench = hello?.workbench {
+            if !workbench.widths.isEmpty { loop.setExtraWidths(workbench.widths) }
+            if let view = workbench.editedView { loop.restoreEditedView(view) }
+            for edit in workbench.pendingEdits ?? [] { _ = edit.answer(with: loop) }
+        }
         started(loop)
 
         let queue = options.queue

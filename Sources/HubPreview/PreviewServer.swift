@@ -308,7 +308,7 @@ struct EventBytes: AsyncBufferedSequence, Sendable {
 }
 
 /// A workbench request from the page, as the dev loop (or its worker) answers it.
-public struct PreviewRequest: Codable, Sendable {
+public struct PreviewRequest: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable { case tap, inspect, edit, widths }
     public var kind: Kind
     public var indexPath: [Int] = []

@@ -96,6 +96,17 @@ final class DevProcess {
         var boxes: [Box]
         var settledAt: Double?
         var renderedAt: Double
+        struct Extra: Decodable { var width: Double }
+        /// The view at the page's other widths.
+        var extras: [Extra]?
+    }
+
+    /// POSTs `object` as JSON to `path` and returns the reply's text.
+    @discardableResult
+    func post(_ path: String, _ object: Any) throws -> String {
+        let body = try JSONSerialization.data(withJSONObject: object)
+        let (_, reply) = try HTTP.request(port: port, "POST", path, body: body)
+        return String(decoding: reply, as: UTF8.self)
     }
 }
 

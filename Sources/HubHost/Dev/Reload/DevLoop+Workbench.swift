@@ -34,6 +34,26 @@ extension DevLoop {
         }
     }
 
+    /// The view as the page's edits left it (Hub JSON text), or nil when it is the file's: what a worker that
+    /// replaces a crashed one starts from, so edits in memory outlive the crash.
+    public var editedViewJSON: String? {
+        guard isEditedInMemory, let viewModel else { return nil }
+        return viewModel.hubJSON.jsonText
+    }
+
+    /// Takes the page's edits of a worker that ended (`editedViewJSON`): the view in memory, drawn again.
+    public func restoreEditedView(_ json: String) {
+        host.adoptCurrentThread()
+        guard let decoded = try? ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(Data(json.utf8))
+        else { return }
+        viewModel = decoded.viewModel
+        isEditedInMemory = true
+        render(
+            Reload(
+                file: options.viewFile.lastPathComponent, result: .edited,
+                detail: "the page's edits, kept from before the restart (in memory; save the file to keep them)"))
+    }
+
     /// Draws the view at these widths beside the interactive one, from now on. Call on `queue`.
     public func setExtraWidths(_ widths: [Double]) {
         host.adoptCurrentThread()
@@ -106,6 +126,7 @@ extension DevLoop {
             let decoded = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
                 Data(JSONValue.object(view).jsonText.utf8))
             self.viewModel = decoded.viewModel
+            isEditedInMemory = true
             render(
                 Reload(
                     file: options.viewFile.lastPathComponent, result: .edited,

@@ -146,6 +146,8 @@ public final class DevLoop {
     private let logger: Logger
     private var watchers: [FileWatcher] = []
     var viewModel: ViewModel?
+    /// The page edited the view in memory since the file was last read.
+    var isEditedInMemory = false
     private var viewIssues: [String] = []
     /// The decoder's notes on the view (ids used twice), shown with the warnings.
     private var viewNotes: [String] = []
@@ -298,6 +300,7 @@ public final class DevLoop {
             let result = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
                 contentsOf: options.viewFile)
             viewModel = result.viewModel
+            isEditedInMemory = false
             viewIssues = result.issues.map(\.description)
             if result.suppressedIssueCount > 0 { viewIssues.append("… and \(result.suppressedIssueCount) more") }
             viewNotes = result.notes.map(\.description)
