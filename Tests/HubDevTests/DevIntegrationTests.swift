@@ -91,6 +91,10 @@ struct DevIntegrationTests {
         let crashed = dev.waitForFrame { $0.problems.contains { $0.message.contains("crashed with SIGSEGV in init") } }
         #expect(crashed != nil, "\(dev.log)")
         #expect(crashed?.html.contains(Self.green) == true, "version 2 keeps serving")
+        // The panel says so too: the serving build is not the quarantined one.
+        let row = crashed?.plugins?.first { $0.file == "libswatch.so" }
+        #expect(
+            row?.state != "quarantined" && row?.reason?.contains("keeps serving") == true, "\(String(describing: row))")
 
         try build(color: "0x0000FFFFu", version: "4", ["HANG_IN_INIT"])
         let hung = dev.waitForFrame { $0.problems.contains { $0.message.contains("hung in init") } }
@@ -152,6 +156,7 @@ struct DevIntegrationTests {
         #expect(fallen?.html.contains(Self.red) == false)
         #expect(fallen?.html.contains("taps:") == false, "the fallback component draws the model, not the swatch")
         #expect(fallen?.boxes.map(\.id) == ["a", "b", "c"], "every model still renders")
+        #expect(fallen?.plugins?.contains { $0.file == "libswatch.so" } == false, "a deleted file leaves the panel")
         #expect(dev.lines.contains { $0.contains("libswatch.so: unloaded") && $0.contains("fall back") }, "\(dev.log)")
     }
 

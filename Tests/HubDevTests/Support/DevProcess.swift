@@ -99,6 +99,13 @@ final class DevProcess {
         struct Extra: Decodable { var width: Double }
         /// The view at the page's other widths.
         var extras: [Extra]?
+        struct PluginRow: Decodable {
+            var file: String
+            var state: String
+            var reason: String?
+        }
+        /// The plugins panel.
+        var plugins: [PluginRow]?
     }
 
     /// POSTs `object` as JSON to `path` and returns the reply's text.

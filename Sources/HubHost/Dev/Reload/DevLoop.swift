@@ -376,6 +376,8 @@ public final class DevLoop {
             if let current = latest[record.file.path], current.isLoaded && !record.isLoaded { continue }
             latest[record.file.path] = record
         }
+        // A file deleted since (and so unloaded) is not the session's any more.
+        latest = latest.filter { $0.value.isLoaded || FileManager.default.fileExists(atPath: $0.key) }
         return latest.values.sorted { $0.file.path < $1.file.path }.map { record in
             var row = PluginRow(
                 file: record.file.lastPathComponent, id: record.id, version: record.version,
@@ -385,8 +387,15 @@ public final class DevLoop {
                 loadedAt: record.loadedAt.map { $0.ISO8601Format() },
                 loadMilliseconds: record.loadDuration.map { ($0 * 10_000).rounded() / 10 })
             if let quarantine = reloader.quarantines[record.file.path] {
-                row.state = "quarantined"
-                row.reason = quarantine.reason
+                if record.isLoaded && quarantine.hash != record.contentHash {
+                    // A newer build was quarantined: the one serving is fine, and says what became of the other.
+                    row.reason =
+                        "build \(quarantine.hash.prefix(12)) was quarantined (\(quarantine.reason)); this one keeps serving"
+                } else {
+                    row.state = "quarantined"
+                    row.reason = quarantine.reason
+                    row.build = String(quarantine.hash.prefix(12))
+                }
             }
             return row
         }
