@@ -194,10 +194,12 @@ public final class DevLoop {
         let loadedSummary = reloader.loadAll(in: options.pluginFolders)
         restore(options.initialUIStates)
         if !options.gallery { loadView() }
+        // A worker that replaces one a plugin fault ended says so: "initial" would read as a fresh start.
+        let restarted = WorkerEnvironment.isRestart ? "restarted after the fault above; " : ""
         render(
             Reload(
                 file: options.gallery ? "gallery" : options.viewFile.lastPathComponent, result: .initial,
-                detail: loadedSummary))
+                detail: restarted + loadedSummary))
 
         guard options.watch else { return }
         let queue = options.queue
