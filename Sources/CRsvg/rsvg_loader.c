@@ -18,6 +18,8 @@ static int resolve(void *handle, const char *name, void **slot, char *error, siz
     return 0;
 }
 
+static void *library;
+
 const hub_rsvg_api *hub_rsvg_load(char *error, size_t size) {
     pthread_mutex_lock(&lock);
     if (loaded) {
@@ -66,7 +68,41 @@ const hub_rsvg_api *hub_rsvg_load(char *error, size_t size) {
         }
     }
     api = table;
+    library = handle;
     loaded = 1;  // the library stays loaded for the life of the process
     pthread_mutex_unlock(&lock);
     return &api;
+}
+
+// fontconfig's stable C API (fontconfig.h), as much as the font check needs.
+typedef void *(*fc_name_parse_fn)(const unsigned char *name);
+typedef int (*fc_config_substitute_fn)(void *config, void *pattern, int kind);
+typedef void (*fc_default_substitute_fn)(void *pattern);
+typedef void *(*fc_font_match_fn)(void *config, void *pattern, int *result);
+typedef int (*fc_pattern_get_string_fn)(const void *pattern, const char *object, int n, unsigned char **value);
+typedef void (*fc_pattern_destroy_fn)(void *pattern);
+
+int hub_rsvg_matched_family(const char *family, char *out, size_t size) {
+    char error[256];
+    if (!hub_rsvg_load(error, sizeof error) || size == 0) return 0;
+    fc_name_parse_fn parse = (fc_name_parse_fn)dlsym(library, "FcNameParse");
+    fc_config_substitute_fn substitute = (fc_config_substitute_fn)dlsym(library, "FcConfigSubstitute");
+    fc_default_substitute_fn defaults = (fc_default_substitute_fn)dlsym(library, "FcDefaultSubstitute");
+    fc_font_match_fn match = (fc_font_match_fn)dlsym(library, "FcFontMatch");
+    fc_pattern_get_string_fn get_string = (fc_pattern_get_string_fn)dlsym(library, "FcPatternGetString");
+    fc_pattern_destroy_fn destroy = (fc_pattern_destroy_fn)dlsym(library, "FcPatternDestroy");
+    if (!parse || !substitute || !defaults || !match || !get_string || !destroy) return 0;
+    void *pattern = parse((const unsigned char *)family);
+    if (!pattern) return 0;
+    substitute(NULL, pattern, 0 /* FcMatchPattern */);
+    defaults(pattern);
+    int result = 0;
+    void *font = match(NULL, pattern, &result);
+    destroy(pattern);
+    if (!font) return 0;
+    unsigned char *name = NULL;
+    int found = get_string(font, "family", 0, &name) == 0 /* FcResultMatch */ && name;
+    if (found) snprintf(out, size, "%s", (const char *)name);
+    destroy(font);
+    return found;
 }

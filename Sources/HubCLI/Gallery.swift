@@ -83,6 +83,7 @@ struct Gallery: ParsableCommand {
             sink.write(sheet.html())
         case .png:
             let (svg, size) = sheet.svg()
+            PNGFont.warnOnce()
             do {
                 sink.write(
                     try PNGImage.rasterize(svg: svg, width: size.width, height: size.height, scale: scale).pngData())

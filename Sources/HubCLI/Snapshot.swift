@@ -240,6 +240,7 @@ struct Snapshot: ParsableCommand {
 
     /// A picture as a PNG image.
     static func draw(_ picture: Picture, scale: Double) throws -> PNGImage {
+        PNGFont.warnOnce()
         let svg = SVGRenderer(images: ImageResolver(access: picture.access), showFrames: false).render(picture.tree)
         let canvas = picture.tree.canvasSize
         return try PNGImage.rasterize(svg: svg, width: canvas.width, height: canvas.height, scale: scale)

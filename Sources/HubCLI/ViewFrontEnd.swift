@@ -149,6 +149,7 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
         case .png:
             let canvas = tree.canvasSize
             do {
+                PNGFont.warnOnce()
                 let image = try PNGImage.rasterize(
                     svg: SVGRenderer(images: images, showFrames: false).render(tree), width: canvas.width,
                     height: canvas.height, scale: scale)
@@ -162,5 +163,16 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
             Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
+    }
+}
+
+/// The font check of PNG output, said once per process (see `PNGImage.missingFontWarning`).
+enum PNGFont {
+    nonisolated(unsafe) private static var warned = false
+
+    static func warnOnce() {
+        guard !warned else { return }
+        warned = true
+        if let warning = PNGImage.missingFontWarning { Diagnostics.print("hubhost: warning: \(warning)") }
     }
 }

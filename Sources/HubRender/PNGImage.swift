@@ -157,6 +157,22 @@ public struct PNGImage: Equatable, Sendable {
 }
 
 /// librsvg, loaded on the first PNG (see crsvg.h).
+extension PNGImage {
+    /// The font hubhost's drawings name.
+    public static let fontFamily = "DejaVu Sans Mono"
+
+    /// Said when fontconfig draws `fontFamily` with another font: the same build then draws other pixels than on a
+    /// machine that has it, and goldens recorded on one fail on the other. Nil when it is installed (or unknown).
+    public static let missingFontWarning: String? = {
+        var family = [CChar](repeating: 0, count: 256)
+        guard hub_rsvg_matched_family(fontFamily, &family, family.count) != 0 else { return nil }
+        let matched = String(cString: family)
+        guard !matched.hasPrefix(fontFamily) else { return nil }
+        return "the font \(fontFamily) is not installed (Debian's fonts-dejavu-core): PNGs are drawn with "
+            + "\(matched) instead, and will not match images drawn where it is"
+    }()
+}
+
 enum Rsvg {
     /// The function table, or an error saying why librsvg cannot be loaded.
     static func api() throws -> hub_rsvg_api {

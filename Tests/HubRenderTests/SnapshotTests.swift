@@ -187,6 +187,37 @@ import Testing
         #expect(image.color(x: 10, y: image.height - 2)?.description == "#ffffffff")
     }
 
+    /// Without the font the drawings name, PNGs come out in another font: said, as goldens would not match.
+    @Test func aMissingFontIsSaid() throws {
+        let sandbox = try Sandbox()
+        let fonts = sandbox.folder.appending("fonts")
+        try FileManager.default.createDirectory(at: fonts, withIntermediateDirectories: true)
+        // Only DejaVu Sans (fonts-dejavu-core has it too): "DejaVu Sans Mono" is drawn with it.
+        try FileManager.default.copyItem(
+            at: URL(fileURLWithPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
+            to: fonts.appendingPathComponent("DejaVuSans.ttf"))
+        let config = sandbox.folder.appending("fonts.conf")
+        try Data(
+            """
+            <?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+            <fontconfig><dir>\(fonts.path)</dir><cachedir>\(sandbox.folder.appending("fc-cache").path)</cachedir></fontconfig>
+            """.utf8
+        ).write(to: config)
+        var environment = ProcessInfo.processInfo.environment
+        environment["FONTCONFIG_FILE"] = config.path
+        let banner = sandbox.views.appendingPathComponent("banner.json").path
+        let arguments = [
+            "render", banner, "--format", "png", "-o", sandbox.folder.appending("b.png").path, "--plugins",
+            sandbox.plugins.path, "--plugin-cache", sandbox.cache.path,
+        ]
+        let other = try ProcessRunner.hubhost(arguments, environment: environment)
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect(other.stderr.contains("the font DejaVu Sans Mono is not installed"), "\(other.stderr)")
+        #expect(other.stderr.contains("drawn with DejaVu Sans instead"), "\(other.stderr)")
+        let usual = try ProcessRunner.hubhost(arguments)
+        #expect(!usual.stderr.contains("is not installed"), "\(usual.stderr)")
+    }
+
     @Test func shardsSplitTheImagesWithoutOverlap() throws {
         let sandbox = try Sandbox()
         #expect(try sandbox.snapshot("record", out: "a", ["--shard", "1/2"]).status == 0)
