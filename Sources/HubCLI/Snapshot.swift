@@ -104,7 +104,15 @@ struct Snapshot: ParsableCommand {
     /// Draws every input; problems are printed where they happen.
     static func pictures(_ options: Options) throws -> Drawn {
         if options.isolation.supervises {
-            OneShotSupervisor(isolation: options.isolation, plugins: options.plugins, viewFile: "").run()
+            var supervisor = OneShotSupervisor(isolation: options.isolation, plugins: options.plugins, viewFile: "")
+            // A fault names the view it happened in: the worker notes which input it draws.
+            let files = inputFiles(options.inputs).files
+            supervisor.viewFileOfInput = { number in
+                guard number >= 1 && number <= files.count else { return nil }
+                let file = files[number - 1]
+                return file.hasSuffix(".jsonl") ? String(file.dropLast()) : file
+            }
+            supervisor.run()
         }
         let host = try options.plugins.makeHost()
         var drawn = Drawn()
@@ -115,35 +123,25 @@ struct Snapshot: ParsableCommand {
             if let reason = record.reason { drawn.failures.append(("plugin " + record.file.lastPathComponent, reason)) }
         }
         var pictures: [Picture] = []
-        for input in options.inputs {
-            var isFolder = false
-            guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else {
-                Diagnostics.print("\(input): no such file or folder")
+        let (files, missing) = inputFiles(options.inputs)
+        for input in missing {
+            Diagnostics.print("\(input): no such file or folder")
+            drawn.hadUnusableInput = true
+            drawn.failures.append((input, "no such file or folder"))
+        }
+        for (number, file) in files.enumerated() {
+            CallRecorder.noteInput(number + 1)
+            do {
+                let (made, hadProblems) =
+                    try file.hasSuffix(".jsonl") ? script(file, options, host) : view(file, options, host)
+                pictures += made
+                drawn.hadProblems = drawn.hadProblems || hadProblems
+            } catch {
                 drawn.hadUnusableInput = true
-                drawn.failures.append((input, "no such file or folder"))
-                continue
-            }
-            let files: [String]
-            if isFolder {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []
-                files = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map {
-                    PathText.appending($0, to: input)
-                }
-            } else {
-                files = [input]
-            }
-            for file in files {
-                do {
-                    let (made, hadProblems) =
-                        try file.hasSuffix(".jsonl") ? script(file, options, host) : view(file, options, host)
-                    pictures += made
-                    drawn.hadProblems = drawn.hadProblems || hadProblems
-                } catch {
-                    drawn.hadUnusableInput = true
-                    drawn.failures.append((file, "could not be read, decoded or replayed (the reason is in the log)"))
-                }
+                drawn.failures.append((file, "could not be read, decoded or replayed (the reason is in the log)"))
             }
         }
+        CallRecorder.noteInput(0)
         if options.gallery {
             let (_, shots, problems) = Showcase.shots(of: host, widths: options.widths.values)
             for problem in problems { Diagnostics.print("hubhost: \(problem)") }
@@ -172,6 +170,29 @@ struct Snapshot: ParsableCommand {
             drawn.pictures = drawn.pictures.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
         }
         return drawn
+    }
+
+    /// The files the inputs name, in the order they are drawn (a folder's views sorted by name), and the inputs
+    /// that do not exist.
+    static func inputFiles(_ inputs: [String]) -> (files: [String], missing: [String]) {
+        var files: [String] = []
+        var missing: [String] = []
+        for input in inputs {
+            var isFolder = false
+            guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else {
+                missing.append(input)
+                continue
+            }
+            guard isFolder else {
+                files.append(input)
+                continue
+            }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []
+            files += names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map {
+                PathText.appending($0, to: input)
+            }
+        }
+        return (files, missing)
     }
 
     private static func baseName(_ file: String) -> String {

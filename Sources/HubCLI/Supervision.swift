@@ -42,6 +42,8 @@ struct OneShotSupervisor {
     /// `events --keep-going`: after a fault in a step, go on with the next step (else stop there).
     var keepGoing = false
     var isEventScript = false
+    /// For a command that draws several views (`snapshot`): the view file of input N (1-based), to name the model.
+    var viewFileOfInput: ((Int) -> String?)?
     /// Said with a fault (what the worker was doing, e.g. the call `hubhost call` made).
     var context: String?
     /// Quarantine the culprit and run again without it (render, events). Off for `call` and `inject`, where the
@@ -94,6 +96,10 @@ struct OneShotSupervisor {
                 exit(status)
             }
             fault.locate(inViewFile: viewFile)
+            if fault.input > 0, let file = viewFileOfInput?(fault.input) {
+                fault.locate(inViewFile: file)
+                fault.viewFileName = PathText.fileName(file)
+            }
             let stepNote = isEventScript && fault.step > 0 ? "script line \(fault.step): " : ""
             Diagnostics.printBlock("hubhost: \(stepNote)\(fault.report)")
             if let context { Diagnostics.print("hubhost: \(context)") }

@@ -252,6 +252,10 @@ import Testing
         let faulted = try setup.hubhost(["snapshot", "record", setup.view.path, "--out", golden.path])
         #expect(faulted.status == 5, "\(faulted.stderr)")
         #expect(faulted.stderr.contains("nothing recorded"), "\(faulted.stderr)")
+        // Of several views, the one it crashed in is named, with the model's id.
+        #expect(
+            faulted.stderr.contains(#"crashed with SIGSEGV in draw [unruly:row] for body[0] (id "a") of view.json"#),
+            "\(faulted.stderr)")
         #expect(try Data(contentsOf: image) == good, "the golden is not replaced by a drawing with fallbacks")
         // …nor does the next one, which finds the build quarantined.
         let next = try setup.hubhost(["snapshot", "record", setup.view.path, "--out", golden.path])

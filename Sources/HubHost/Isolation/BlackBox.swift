@@ -16,6 +16,7 @@ import HubCore
 /// | 1 | the call in progress: sequence << 32 \| `PluginCall` << 16 \| plugin slot (0: no plugin call) |
 /// | 2 | the model of that call, as a `ModelLocation` code (0: none) |
 /// | 3 | the event-script step (line) being applied (0: none) |
+/// | 4 | the input being drawn, 1-based, for commands that draw several views (0: none) |
 /// | 5 | the worker's stderr was not its own any more: 1 after the call in word 1 (checked after each call when the
 /// supervisor asked), 2 at exit (0: it was) |
 /// | 8 | the thread a fatal signal hit or that called exit() off the main thread: 1 the main thread, 2 another (0: none) |
@@ -81,6 +82,8 @@ public enum BlackBox {
         public var plugin: PluginInfo?
         public var location: ModelLocationCode
         public var step: Int
+        /// Word 4: the input being drawn (1-based; 0: none).
+        public var input: Int = 0
         /// Changes with every call: the watchdog's way to tell a long call from many short ones.
         public var callWord: UInt64
         /// Where a fatal signal hit or exit() was called off the main thread, when the worker noted one.
@@ -116,8 +119,8 @@ public enum BlackBox {
             return Snapshot(
                 call: PluginCall(rawValue: UInt8(truncatingIfNeeded: callWord >> 16)) ?? .none,
                 plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(words[2]),
-                step: Int(truncatingIfNeeded: words[3]), callWord: callWord, faultNote: readFaultNote(),
-                lostStderr: words[5])
+                step: Int(truncatingIfNeeded: words[3]), input: Int(truncatingIfNeeded: words[4]), callWord: callWord,
+                faultNote: readFaultNote(), lostStderr: words[5])
         }
 
         /// The plugin in slot `slot` (1-based), if the worker wrote it.

@@ -130,6 +130,10 @@ public enum CallRecorder {
         return try during(call, slot: slot, body)
     }
 
+    /// The input being drawn by a command that draws several views (1-based; 0: none), for the supervisor to
+    /// name the view a fault happened in.
+    public static func noteInput(_ number: Int) { words?[4] = UInt64(clamping: max(0, number)) }
+
     /// The event-script step being applied (0: none).
     public static func noteStep(_ step: Int) { words?[3] = UInt64(clamping: max(0, step)) }
 

@@ -18,6 +18,10 @@ public struct PluginFault: Sendable, Error {
     public var exitStatus: Int32?
     public var timeout: Double?
     public var stderrTail: [String]
+    /// The input being drawn (1-based; 0: none or the only one), for commands that draw several views.
+    public var input: Int
+    /// The view file the model is in, named in reports when the command drew several.
+    public var viewFileName: String?
     /// Filled by the supervisor from its copy of the view: the model's id and component identifier.
     public var modelID: String?
     public var componentIdentifier: String?
@@ -31,6 +35,7 @@ public struct PluginFault: Sendable, Error {
         self.call = box.inPluginCall ? box.call : .none
         self.location = box.inPluginCall ? ModelLocation(code: box.location) : nil
         self.step = box.step
+        self.input = box.input
         self.signal = signal
         self.exitStatus = exitStatus
         self.timeout = timeout
@@ -80,6 +85,7 @@ public struct PluginFault: Sendable, Error {
         if let location {
             text += " for \(location)"
             if let modelID { text += " (id \(TerminalText.quoted(modelID)))" }
+            if let viewFileName { text += " of \(viewFileName)" }
         }
         return text
     }
