@@ -109,7 +109,11 @@ public enum Showcase {
             story.struct_size = UInt32(MemoryLayout<hub_story>.size)
             guard CallRecorder.during(.stories, slot: component.slot, { read(component.instance, index, &story) })
             else { continue }
-            let name = CInterop.string(story.name).map { TerminalText.escaped($0, limit: 80) } ?? "story \(index)"
+            // As the plugin named it (JSON output and the page show it as it is; terminal lines escape it where they
+            // are printed), bounded.
+            let name =
+                CInterop.string(story.name).map { String(String.UnicodeScalarView($0.unicodeScalars.prefix(200))) }
+                ?? "story \(index)"
             guard names.insert(name).inserted else {
                 stories.append(
                     Story(
