@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -145,4 +146,9 @@ bool csystem_image_range(void *handle, uint64_t *start, uint64_t *end) {
     *start = search.start;
     *end = search.end;
     return true;
+}
+
+bool csystem_die_with_parent(int parent) {
+    (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+    return getppid() == parent;
 }

@@ -316,6 +316,45 @@ import Testing
             listing.stdout.contains(reason) || listing.stderr.contains(reason), "\(listing.stdout)\(listing.stderr)")
     }
 
+    /// A stopped command leaves nothing running: its worker ends with it, and never writes the output afterwards.
+    @Test func aWorkerEndsWithItsSupervisor() throws {
+        let setup = try Setup(flags: ["-DHANG_IN_DRAW"])
+        let output = setup.folder.appending("out.svg")
+        let process = Process()
+        process.executableURL = TestPaths.hubhost
+        process.arguments = [
+            "render", setup.view.path, "--format", "svg", "-o", output.path, "--call-timeout", "60", "--plugins",
+            setup.plugins.path, "--plugin-cache", setup.cache.path,
+        ]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        func children(of parent: Int32) -> [Int32] {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            return entries.compactMap(Int32.init).filter { pid in
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { return false }
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                return fields.count > 2 && Int32(fields[1]) == parent
+            }
+        }
+        // The worker is hanging in draw (the probe passed): find it, then kill the command the user started.
+        var worker: Int32?
+        let deadline = Date().addingTimeInterval(30)
+        while worker == nil, Date() < deadline {
+            worker = children(of: process.processIdentifier).first
+            usleep(100_000)
+        }
+        let found = try #require(worker, "no worker started")
+        usleep(300_000)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let gone = Date().addingTimeInterval(5)
+        while kill(found, 0) == 0, Date() < gone { usleep(20_000) }
+        #expect(kill(found, 0) != 0, "the worker outlived its supervisor")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
     @Test func aReplayThatStopsKeepsTheOutputFile() throws {
         let setup = try Setup()
         let output = setup.folder.appending("final.svg")

@@ -24,6 +24,11 @@ void csystem_name_thread(const char *name);
 /// number, and `record[0]` last: 1 on the main thread, 2 on another. Only the first is noted. Call once.
 void csystem_note_faults(uint64_t *record, int capacity);
 
+/// Asks the kernel to end this process (SIGKILL) when the thread that started it ends, as a worker must when its
+/// supervisor is gone (killed, or ended by a signal). False when the parent is no longer `parent`: it ended
+/// before the request was made.
+bool csystem_die_with_parent(int parent);
+
 /// The addresses `[*start, *end)` the image `handle` (from dlopen) is mapped at; false when unknown.
 bool csystem_image_range(void *handle, uint64_t *start, uint64_t *end);
 

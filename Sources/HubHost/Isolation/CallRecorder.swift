@@ -44,6 +44,14 @@ public enum CallRecorder {
             _ = message.withCString { write(2, $0, strlen($0)) }
             exit(70)
         }
+        // A worker dies with its supervisor: stopped (Ctrl-C, a CI timeout's SIGTERM, kill), the command must not
+        // go on writing in the background, nor replace the output file minutes later.
+        if let parent = HostEnvironment.variable(WorkerEnvironment.parentKey).flatMap(Int32.init),
+            !csystem_die_with_parent(parent)
+        {
+            _exit(70)
+        }
+        unsetenv(WorkerEnvironment.parentKey)
         // The mapping is all we need: children (probes) must neither inherit the descriptor nor see the variable,
         // or they would write their own calls into our box.
         close(fd)

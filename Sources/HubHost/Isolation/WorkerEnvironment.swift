@@ -11,6 +11,9 @@ public enum WorkerEnvironment {
     /// "1": check after every plugin call that the worker's stderr is still its own, to find the call that closes
     /// descriptors it did not open (a worker run again after one lost its stderr without a call to blame).
     public static let watchDescriptorsKey = "HUBHOST_WORKER_WATCH_DESCRIPTORS"
+    /// The supervisor's process id: the worker ends with it (it must never outlive it and write the user's output
+    /// after the command was stopped).
+    public static let parentKey = "HUBHOST_WORKER_PARENT"
 
     /// True in a worker started again after a fault.
     public static var isRestart: Bool { (Int(HostEnvironment.variable(restartKey) ?? "") ?? 0) > 0 }

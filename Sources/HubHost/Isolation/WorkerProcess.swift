@@ -107,6 +107,7 @@ public final class WorkerProcess: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         for (key, value) in options.environment { environment[key] = value }
         environment[BlackBox.environmentKey] = "3"
+        environment[WorkerEnvironment.parentKey] = String(getpid())
         // The Swift backtracer would spend seconds symbolicating a plugin's crash; the black box names it.
         environment["SWIFT_BACKTRACE"] = "enable=no"
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
