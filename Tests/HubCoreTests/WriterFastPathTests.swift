@@ -131,6 +131,19 @@ struct WriterFastPathTests {
         #expect(TextMetrics.lines("aaaa bbbb", style: style, maxWidth: TextMetrics.advance(for: style) * 5).count == 2)
     }
 
+    /// A word of a million characters (a view from a server) is cut into lines once, up to the line limit.
+    @Test func aHugeWordIsCutToTheLineLimit() {
+        let style = TextStyle(fontSize: 10, lineLimit: 2)
+        let width = TextMetrics.advance(for: style) * 8
+        let lines = TextMetrics.lines(String(repeating: "é", count: 1 << 20), style: style, maxWidth: width)
+        #expect(lines == [String(repeating: "é", count: 8), String(repeating: "é", count: 7) + "…"])
+        let words = String(repeating: "word ", count: 1 << 18)
+        #expect(TextMetrics.lines(words, style: style, maxWidth: width) == ["word", "word…"])
+        #expect(TextMetrics.measureByLines(words, style: style, maxWidth: width).height == 2 * 12.5)
+        let unlimited = TextStyle(fontSize: 10)
+        #expect(TextMetrics.lines(String(repeating: "a", count: 80), style: unlimited, maxWidth: width).count == 10)
+    }
+
     /// Same ids far apart merge into the first entry's position, across every growth of the id table.
     @Test func sameIDsMergeAcrossThousandsOfModels() throws {
         let count = 5_000

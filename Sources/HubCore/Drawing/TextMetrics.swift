@@ -15,28 +15,43 @@ public enum TextMetrics {
         // Most texts are one short line of printable ASCII with single spaces between words: that line as it is.
         if text.utf8.count <= perLine, isOneLine(text) { return [text] }
         var lines: [String] = []
-        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Lengths are counted once per word and carried (counting Characters is linear: recounting a long word
+        // for every line cut from it made one 1 MB word take a minute), and wrapping stops once the line limit is
+        // known to be passed.
+        let enough = style.lineLimit > 0 ? style.lineLimit + 1 : Int.max
+        wrapping: for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var current = ""
+            var currentCount = 0
             for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
                 var word = Substring(word)
-                while word.count > perLine {  // a word longer than a line is cut
-                    if !current.isEmpty {
+                var wordCount = word.count
+                while wordCount > perLine {  // a word longer than a line is cut
+                    if currentCount > 0 {
                         lines.append(current)
                         current = ""
+                        currentCount = 0
                     }
-                    lines.append(String(word.prefix(perLine)))
-                    word = word.dropFirst(perLine)
+                    let cut = word.index(word.startIndex, offsetBy: perLine)
+                    lines.append(String(word[..<cut]))
+                    word = word[cut...]
+                    wordCount -= perLine
+                    if lines.count >= enough { break wrapping }
                 }
-                if current.isEmpty {
+                if currentCount == 0 {
                     current = String(word)
-                } else if current.count + 1 + word.count <= perLine {
+                    currentCount = wordCount
+                } else if currentCount + 1 + wordCount <= perLine {
                     current += " " + word
+                    currentCount += 1 + wordCount
                 } else {
                     lines.append(current)
                     current = String(word)
+                    currentCount = wordCount
                 }
+                if lines.count >= enough { break wrapping }
             }
             lines.append(current)
+            if lines.count >= enough { break }
         }
         if style.lineLimit > 0, lines.count > style.lineLimit {
             lines = Array(lines.prefix(style.lineLimit))
