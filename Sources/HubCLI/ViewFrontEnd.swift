@@ -59,7 +59,7 @@ extension LoadedView {
     /// by design, and views (the examples among them) name fallbacks on purpose; `render --strict` refuses them.
     @discardableResult
     func reportUnresolvedComponents(in registry: ComponentRegistry, maxErrors: Int = 100) -> [String] {
-        let issues = UnresolvedComponents.problems(in: viewModel, registry: registry, file: path)
+        let issues = UnresolvedComponents.problems(in: viewModel, registry: registry, file: path, detailed: maxErrors)
         var lines = issues.prefix(maxErrors).map(\.warningLine)
         if issues.count > maxErrors {
             lines.append("\(path): … and \(issues.count - maxErrors) more component ids no plugin provides")
