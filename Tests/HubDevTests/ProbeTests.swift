@@ -118,6 +118,35 @@ struct ProbeTests {
         #expect(report.namespaces.map(\.namespace) == ["swatch"])
     }
 
+    /// A replacement with the same size and mtime (`cp -p`, `tar x`, `rsync -t`) has other bytes: it is probed and
+    /// loaded, not refused for ever as "changed while it was being checked".
+    @Test func aReplacementThatKeepsSizeAndMtimeIsProbedAgain() throws {
+        let plugins = folder.appendingPathComponent("samestamp")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let file = plugins.appendingPathComponent("libswatch.so")
+        try TestSupport.compilePlugin("swatch.c", to: file, defines: ["PLUGIN_VERSION=\"1\""])
+        let other = folder.appendingPathComponent("other.so")
+        try TestSupport.compilePlugin("swatch.c", to: other, defines: ["PLUGIN_VERSION=\"2\""])
+        let old = try Data(contentsOf: file)
+        let new = try Data(contentsOf: other)
+        try #require(old.count == new.count && old != new, "two builds of the same size")
+        let cache = folder.appendingPathComponent("samestamp-cache")
+        let list = ["list-namespaces", "--plugins", plugins.path, "--plugin-cache", cache.path]
+        #expect(try ProcessRunner.hubhost(list).stdout.contains(" 1 "))
+        // The new bytes written in place (same inode), the old mtime put back.
+        let reference = folder.appendingPathComponent("reference.so")
+        try TestSupport.run("/bin/cp", ["-p", file.path, reference.path])
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.write(contentsOf: new)
+        try handle.close()
+        try TestSupport.run("/usr/bin/touch", ["-r", reference.path, file.path])
+        let second = try ProcessRunner.hubhost(list)
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        #expect(
+            second.stdout.contains(" 2 ") && !second.stderr.contains("changed while"),
+            "\(second.stdout)\(second.stderr)")
+    }
+
     @Test func aColdFolderIsScannedByOneChildThatRestartsAfterTheFileThatKilledIt() throws {
         // Not an image: let through to the loader, which says why, whatever its probe said.
         let notAnImage = folder.appendingPathComponent("text/libtext.so")

@@ -76,9 +76,13 @@ public final class ProbeGate: @unchecked Sendable {
     public func install(on host: PluginHost) { host.probeGate = self }
 
     /// The verdict for one file: from the cache, or by probing it now (and caching the result).
-    public func check(_ file: URL) -> Verdict {
+    /// `knownHash`: the hash of the bytes the caller read; a cached verdict for other bytes is not theirs, even
+    /// with the same stamp (a replacement copied with its size and mtime kept: `cp -p`, `tar x`, `rsync -t`).
+    public func check(_ file: URL, knownHash: String? = nil) -> Verdict {
         guard let stamp = FileStamp.of(file) else { return .notProbed }
-        if let entry = cache.lookup(file, stamp: stamp, hash: { ContentDigest.of(file: file) }) {
+        if let entry = cache.lookup(file, stamp: stamp, hash: { ContentDigest.of(file: file) }),
+            knownHash == nil || entry.hash == knownHash
+        {
             if let quarantine = entry.quarantine { return .quarantined(quarantine) }
             if let report = entry.report { return .passed(report) }
         }
@@ -110,7 +114,7 @@ public final class ProbeGate: @unchecked Sendable {
             return entry.report == nil ? nil : .cleared
         }
         if let known = cached() { return known }
-        _ = check(file)
+        _ = check(file, knownHash: hash)
         cache.save()
         return cached() ?? .changed
     }
