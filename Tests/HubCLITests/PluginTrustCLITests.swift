@@ -51,6 +51,28 @@ struct PluginTrustCLITests {
         #expect(try folder.list().status == 0)
     }
 
+    /// Through a symbolic link the file is the target's: a folder others can write, where the target is, is
+    /// refused as the plugin folder itself would be; a link to a device or a folder is not a plugin.
+    @Test func aLinkIsJudgedByWhereItLeads() throws {
+        let folder = try Folder()
+        let loose = folder.root.appendingPathComponent("loose")
+        try FileManager.default.createDirectory(at: loose, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: folder.plugin, to: loose.appendingPathComponent("libgood.so"))
+        chmod(loose.path, 0o777)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.plugin.path, withDestinationPath: "../loose/libgood.so")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.plugins.appendingPathComponent("libzero.so").path, withDestinationPath: "/dev/zero")
+        let refused = try folder.list()
+        #expect(
+            refused.stdout.contains(
+                "libgood.so: refused: the folder \(loose.path) it links into is writable by others"),
+            "\(refused.stdout)")
+        #expect(refused.stdout.contains("libzero.so: refused: not a regular file"), "\(refused.stdout)")
+        chmod(loose.path, 0o755)
+        #expect(try folder.list().stdout.contains("com.example.fixture"))
+    }
+
     @Test(.enabled(if: geteuid() == 0, "changing a file's owner needs root (CI runs as root)"))
     func aPluginAnotherUserOwnsIsRefused() throws {
         let folder = try Folder()

@@ -71,7 +71,7 @@ struct LoaderTests {
             "libtruncated.so": "libtruncated.so: truncated ELF header",
             "libcut.so": "libcut.so: truncated ELF",
             "libclass32.so": "libclass32.so: ELF32, this host needs ELF64",
-            "libnoentry.so": "no entry point [hub_plugin_entry] in [libnoentry.so]",
+            "libnoentry.so": "libnoentry.so: no entry point hub_plugin_entry",
             "libmagic.so": "libmagic.so: bad magic 0xdeadbeef, not a hub plugin descriptor",
             "libabi2.so": "libabi2.so was built for hub plugin ABI 2.1; this host speaks 1.1",
             "libnewer.so": "libnewer.so was built for hub plugin ABI 1.9; this host speaks 1.1",

@@ -41,11 +41,27 @@ public struct PluginTrust: Sendable {
     /// `folderProblems`: what was found of folders already checked.
     private func refusal(of file: URL, folderProblems: inout [String: String?]) -> String? {
         var name: String { file.lastPathComponent }  // only for a refusal
+        // A link to a device or a folder is not a plugin, whatever its mode says.
+        var status = stat()
+        if stat(file.path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            return "\(name): refused: not a regular file"
+        }
         if !allowUnsafePermissions {
             let path = file.path
             let folder = PathText.folder(path)
             if let problem = Self.permissionProblem(path, what: "the file") {
                 return "\(name): refused: \(problem), or pass --allow-unsafe-permissions"
+            }
+            // Through a link, the file is the target's: whoever can write the target's folder can replace it.
+            if let target = Self.linkTarget(path), PathText.folder(target) != folder {
+                let targetFolder = PathText.folder(target)
+                if folderProblems[targetFolder] == nil {
+                    folderProblems[targetFolder] = .some(
+                        Self.permissionProblem(targetFolder, what: "the folder \(targetFolder) it links into"))
+                }
+                if let problem = folderProblems[targetFolder] ?? nil {
+                    return "\(name): refused: \(problem), or pass --allow-unsafe-permissions"
+                }
             }
             if folderProblems[folder] == nil {
                 folderProblems[folder] = .some(Self.permissionProblem(folder, what: "its folder \(folder)"))
@@ -65,6 +81,16 @@ public struct PluginTrust: Sendable {
             }
         }
         return nil
+    }
+
+    /// Where a symbolic link at `path` leads in the end (every link resolved), or nil when `path` is no link.
+    static func linkTarget(_ path: String) -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) else {
+            return nil
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// "the file is writable by others (mode 0666); chmod o-w it", "… is owned by uid 1000, not by you (uid 0) or

@@ -410,7 +410,7 @@ public final class PluginHost {
         -> UnsafePointer<hub_plugin_descriptor>
     {
         guard let symbol = dlsym(handle, ELFInspector.entrySymbol) else {
-            throw LoadFailure(reason: "no entry point [\(ELFInspector.entrySymbol)] in [\(name)] (dlsym found none)")
+            throw LoadFailure(reason: "\(name): no entry point \(ELFInspector.entrySymbol) (dlsym found none)")
         }
         let entry = unsafeBitCast(symbol, to: hub_plugin_entry_fn.self)
         guard let descriptor = entry() else {

@@ -57,7 +57,7 @@ public enum ELFInspector {
             guard sections.hasDynsym else { throw reject("no dynamic symbol table (.dynsym): not a shared library") }
             guard sections.exportsEntry else {
                 // The message names the file itself, in the form plugin authors search for.
-                throw Rejection(reason: "no entry point [\(entrySymbol)] in [\(name)] (not exported in .dynsym)")
+                throw Rejection(reason: "\(name): no entry point \(entrySymbol) (not exported in its .dynsym)")
             }
             return PluginImageInfo(
                 contentHash: ContentDigest.hex(bytes), size: bytes.count,
