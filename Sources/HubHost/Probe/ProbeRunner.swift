@@ -93,7 +93,11 @@ public struct ProbeRunner: Sendable {
                     date: Date()), report: report)
         }
         if child.timedOut {
-            return quarantine(.hang, phase: lastPhase, message: "no answer after \(timeout.compactSeconds); killed")
+            // The budget is the whole probe's (every component, every sample model), not one call's: a plugin with
+            // tens of thousands of components can run out of it without any call hanging.
+            return quarantine(
+                .hang, phase: lastPhase,
+                message: "the probe was not done after \(timeout.compactSeconds), the budget for the whole plugin; killed")
         }
         if let signal = child.signal {
             // A Swift trap names its file, line and reason: that is the message.
