@@ -160,9 +160,13 @@ struct PluginOptions: ParsableArguments {
             Diagnostics.print("hubhost: plugin folder \(folder.path) does not exist")
             reported = true
         }
+        // A worker started again after a fault: its supervisor said which plugins it quarantined in this run.
+        let quarantinedThisRun = Set(host.quarantinedVersions.map(\.file))
         for record in host.plugins {
             if let reason = record.reason {
-                if includingRejections { Diagnostics.print("hubhost: \(record.state.name) \(reason)") }
+                if includingRejections && !quarantinedThisRun.contains(record.file.path) {
+                    Diagnostics.print("hubhost: \(record.state.name) \(reason)")
+                }
                 reported = true
                 faulted = faulted || record.faultedThisRun
                 continue

@@ -224,6 +224,30 @@ import Testing
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(128 + SIGPIPE)", "\(result.stdout)")
     }
 
+    /// Two plugins fault in one run: the second report's stderr tail is its own plugin's, not the first fault's
+    /// lines, and the worker started after each fault does not say the quarantines again.
+    @Test func eachFaultsTailIsItsOwnPluginsAndQuarantinesAreSaidOnce() throws {
+        let setup = try Setup(flags: ["-DFAULT_IN=3"])
+        try FixtureCompiler.compile(
+            PluginFaultTests.fragile, to: setup.plugins.appendingPathComponent("libbrittle.so"),
+            flags: [#"-DPLUGIN_NAME="brittle""#, "-DFAULT_IN=3"])
+        let json = #"""
+            {"body": [
+              {"id": "f", "component": {"id": "fragile:card"}, "text": {"title": "Trending"}},
+              {"id": "b", "component": {"id": "brittle:card"}, "text": {"title": "Trending"}}
+            ]}
+            """#
+        try Data(json.utf8).write(to: setup.view)
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "json", "-o", "-"])
+        #expect(result.status == 5, "\(result.stderr)")
+        let reports = result.stderr.components(separatedBy: "crashed with SIGSEGV in configure")
+        #expect(reports.count == 3, "two faults: \(result.stderr)")
+        #expect(!result.stderr.contains("  | hubhost: "), "no host line in a tail: \(result.stderr)")
+        #expect(
+            result.stderr.components(separatedBy: "hubhost: quarantined libfragile.so").count == 1,
+            "said once, by the supervisor: \(result.stderr)")
+    }
+
     /// A thread the plugin started crashes, aborts or calls exit() while the main thread is inside another plugin's
     /// call (a slow configure): the fault is the plugin whose code was on that thread, named by address, not the
     /// call in progress; that plugin is quarantined, the other renders.

@@ -288,8 +288,9 @@ public final class WorkerProcess: @unchecked Sendable {
     }
 
     private func keep(_ line: String) {
-        // Backtrace frames are echoed, not kept: they would push the trap's reason out of the tail.
-        guard !CrashText.isBacktrace(line) else { return }
+        // Backtrace frames are echoed, not kept: they would push the trap's reason out of the tail. Nor are the
+        // worker's own lines ("hubhost: …", what an earlier worker's fault left to say): the tail is the plugin's.
+        guard !CrashText.isBacktrace(line), !line.hasPrefix("hubhost: ") else { return }
         tailLock.lock()
         if CrashText.isFatalError(line) { fatalLine = String(line.prefix(500)) }
         tail.append(String(line.prefix(500)))

@@ -97,7 +97,8 @@ public struct ProbeRunner: Sendable {
             // tens of thousands of components can run out of it without any call hanging.
             return quarantine(
                 .hang, phase: lastPhase,
-                message: "the probe was not done after \(timeout.compactSeconds), the budget for the whole plugin; killed")
+                message:
+                    "the probe was not done after \(timeout.compactSeconds), the budget for the whole plugin; killed")
         }
         if let signal = child.signal {
             // A Swift trap names its file, line and reason: that is the message.
