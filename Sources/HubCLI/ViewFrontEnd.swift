@@ -46,6 +46,9 @@ struct LoadedView {
             for note in decoded.notes + access.missingFiles(in: decoded.viewModel, file: path) {
                 Diagnostics.print(note.warningLine)
             }
+            if decoded.suppressedNoteCount > 0 {
+                Diagnostics.print("\(path): … and \(decoded.suppressedNoteCount) more ids used twice")
+            }
         }
         return LoadedView(
             path: path, url: url, decoded: decoded, access: access, problems: problems,

@@ -128,6 +128,10 @@ import Testing
             result.notes.map(\.description) == [
                 #"home.json: $.body[2]: id "a" is also an earlier entry's: the two are merged into one model, as Hub's builders do"#
             ])
+        // Past the limit they are counted, so a caller can say how many more there were.
+        let many = "{\"body\": [" + Array(repeating: #"{"id": "same"}"#, count: 106).joined(separator: ",") + "]}"
+        let merged = try ViewModelDecoder(file: "many.json", maxIssues: 100).decode(bytes: Array(many.utf8))
+        #expect(merged.notes.count == 100 && merged.suppressedNoteCount == 5)
     }
 
     @Test func invalidURIsAreReported() throws {

@@ -38,6 +38,8 @@ public struct DecodeResult {
     /// Not problems: what Hub does silently that the author may not have meant (an id used twice merges the two
     /// entries). At most `ViewModelDecoder.maxIssues`.
     public var notes: [DecodeIssue] = []
+    /// Notes past that limit, counted.
+    public var suppressedNoteCount = 0
 }
 
 /// A JSON path being walked, formatted only when an issue is reported. A key step is the offset of the key in

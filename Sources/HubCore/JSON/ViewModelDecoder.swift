@@ -48,7 +48,7 @@ public struct ViewModelDecoder {
             if !scanner.isAtEnd { throw scanner.error("unexpected data after the JSON value") }
             return DecodeResult(
                 viewModel: viewModel, issues: context.issues, suppressedIssueCount: context.suppressed,
-                notes: context.notes)
+                notes: context.notes, suppressedNoteCount: context.suppressedNotes)
         } catch let error as JSONSyntaxError {
             throw DecodeFailure(issue: DecodeIssue(file: file, path: "", message: "not valid JSON: \(error)"))
         }
@@ -89,6 +89,7 @@ private final class DecodeContext {
     let path = JSONPath()
     var issues: [DecodeIssue] = []
     var suppressed = 0
+    var suppressedNotes = 0
     var notes: [DecodeIssue] = []
     var unknownCount = 0
 
@@ -254,7 +255,11 @@ private final class DecodeContext {
         try forEachElement(&s) { s, _ in
             // `add` leaves the builder empty.
             if let builder = try decodeComponent(&s, defaultID: nil, into: rootEntry) {
-                if let id = list.add(builder), notes.count < maxIssues {
+                if let id = list.add(builder) {
+                    guard notes.count < maxIssues else {
+                        suppressedNotes += 1
+                        return
+                    }
                     notes.append(
                         DecodeIssue(
                             file: file, path: path.text(in: document),
