@@ -180,5 +180,10 @@ struct Validate: ParsableCommand {
         for check in result.report?.checks ?? [] where !check.passed || !result.passed {
             StandardOutput.print(TerminalText.line("  \(check)"))
         }
+        if let checks = result.report?.checks, checks.contains(where: { !$0.passed && !$0.fatal }) {
+            // A plugin that fails only those still loads: say why it fails all the same.
+            StandardOutput.print(
+                "  (fail: a check the plugin must pass, though the host still loads it; FAIL: the host refuses it)")
+        }
     }
 }

@@ -24,7 +24,7 @@ public struct ProbeReport: Codable, Sendable {
         public var fatal: Bool
         public var message: String?
         public var description: String {
-            "\(passed ? "ok  " : fatal ? "FAIL" : "warn") \(name)\(component.map { " [\($0)]" } ?? "")"
+            "\(passed ? "ok  " : fatal ? "FAIL" : "fail") \(name)\(component.map { " [\($0)]" } ?? "")"
                 + (message.map { ": \($0)" } ?? "")
         }
     }
