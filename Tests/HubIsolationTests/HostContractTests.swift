@@ -355,6 +355,38 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
+    /// Two plugins that share a plugin id (a copied source whose id was not changed) both load, and are told.
+    @Test func twoPluginsWithOneIdAreToldApart() throws {
+        let setup = try Setup()
+        let source = setup.folder.appending("same.c")
+        try Data(
+            #"""
+            #include "hub_plugin.h"
+            static const char *const names[] = {NULL};
+            static const char *const *component_names(const hub_component_factory *f) { (void)f; return names; }
+            static bool create(const hub_component_factory *f, const char *n, hub_component *o) {
+                (void)f; (void)n; (void)o; return false;
+            }
+            static const hub_component_factory factory = {sizeof factory, NULL, create, component_names, NULL};
+            static bool init(const hub_host *h, char *e, size_t n) {
+                return h->register_component_factory(h, NAMESPACE, &factory, e, n);
+            }
+            static const hub_plugin_descriptor d = {HUB_PLUGIN_MAGIC, sizeof d, {HUB_ABI_MAJOR, HUB_ABI_MINOR},
+                "com.example.same", "Same", "1.0.0", "", "", init, NULL};
+            HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &d; }
+            """#.utf8
+        ).write(to: source)
+        for name in ["one", "two"] {
+            try FixtureCompiler.compile(
+                source, to: setup.plugins.appendingPathComponent("libsame\(name).so"),
+                flags: ["-DNAMESPACE=\"\(name)\""])
+        }
+        let listed = try setup.hubhost(["list-namespaces"])
+        #expect(
+            listed.stderr.contains(#"libsametwo.so: plugin id "com.example.same" is also libsameone.so's"#),
+            "\(listed.stdout)\(listed.stderr)")
+    }
+
     @Test func aReplayThatStopsKeepsTheOutputFile() throws {
         let setup = try Setup()
         let output = setup.folder.appending("final.svg")

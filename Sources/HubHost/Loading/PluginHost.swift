@@ -188,8 +188,26 @@ public final class PluginHost {
         }
         earlyCopies.removeAll()
         settleContestedNamespaces(among: records)
+        noteSharedIDs(among: records)
         imageIndex?.save()
         return records
+    }
+
+    /// Two loaded plugins with one plugin id (a copy renamed, or an id not changed after copying a plugin's source)
+    /// both load, their namespaces being different, but `--prefer` and every message naming the id cannot tell them
+    /// apart: each after the first is told.
+    private func noteSharedIDs(among records: [PluginRecord]) {
+        var first: [String: PluginRecord] = [:]
+        for record in records where record.isLoaded {
+            guard let id = record.id else { continue }
+            if let earlier = first[id] {
+                record.warnings.append(
+                    "plugin id \(TerminalText.quoted(id)) is also \(earlier.fileName)'s; give each plugin its own id "
+                        + "(--prefer and messages name plugins by id)")
+            } else {
+                first[id] = record
+            }
+        }
     }
 
     /// Makes the private copies of the images the probe gate read, while the probe children run: the copy each
