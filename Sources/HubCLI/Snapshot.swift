@@ -472,12 +472,18 @@ struct Snapshot: ParsableCommand {
             if unchecked.count > 20 {
                 Diagnostics.print("hubhost: … and \(unchecked.count - 20) more goldens no input draws")
             }
-            // Written every run, so a report left by an earlier failing run never passes for this one's.
+            // Written when there is something to report, and over a report an earlier run left (so a failing run's
+            // report never stands for a passing one's); a passing run makes no folder.
             let report = SnapshotReport(results: results, tolerance: tolerance, failures: drawn.failures)
             let changed = results.filter(\.isDifference)
-            do { try report.write(to: URL(fileURLWithPath: self.report)) } catch {
-                Diagnostics.print("hubhost: cannot write the report: \(ErrorText.describe(error))")
-                throw ExitCode(.failed)
+            let folder = URL(fileURLWithPath: self.report)
+            let earlier = FileManager.default.fileExists(
+                atPath: folder.appendingPathComponent(SnapshotReport.manifestName).path)
+            if results.contains(where: { !$0.isMatch }) || !drawn.failures.isEmpty || earlier {
+                do { try report.write(to: folder) } catch {
+                    Diagnostics.print("hubhost: cannot write the report: \(ErrorText.describe(error))")
+                    throw ExitCode(.failed)
+                }
             }
             if let junit {
                 do { try Snapshot.write(Data(report.junit().utf8), to: URL(fileURLWithPath: junit)) } catch {

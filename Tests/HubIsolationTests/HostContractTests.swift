@@ -37,9 +37,11 @@ import Testing
             try Data((json ?? body).utf8).write(to: view)
         }
 
+        /// Run in the setup's folder: what a command writes by default stays out of the checkout.
         func hubhost(_ arguments: [String], plugins folder: URL? = nil) throws -> ProcessResult {
             try ProcessRunner.hubhost(
-                arguments + ["--plugins", (folder ?? plugins).path, "--plugin-cache", cache.path])
+                arguments + ["--plugins", (folder ?? plugins).path, "--plugin-cache", cache.path],
+                currentDirectory: self.folder.url)
         }
     }
 

@@ -41,8 +41,10 @@ import Testing
             try Data(json.utf8).write(to: views.appendingPathComponent("banner.json"))
         }
 
+        /// Run in the sandbox: what a command writes by default (./snapshot-report) stays out of the checkout.
         func hubhost(_ arguments: [String]) throws -> ProcessResult {
-            try ProcessRunner.hubhost(arguments + ["--plugins", plugins.path, "--plugin-cache", cache.path])
+            try ProcessRunner.hubhost(
+                arguments + ["--plugins", plugins.path, "--plugin-cache", cache.path], currentDirectory: folder.url)
         }
 
         func snapshot(_ mode: String, out: String, _ extra: [String] = []) throws -> ProcessResult {
@@ -84,6 +86,9 @@ import Testing
         let verify = try sandbox.snapshot("verify", out: "golden", ["--junit", junit.path])
         #expect(verify.status == 0, "\(verify.stderr)")
         #expect(verify.stdout.contains("\(names.count) image(s): \(names.count) match, 0 differ, 0 missing"))
+        #expect(
+            !FileManager.default.fileExists(atPath: sandbox.folder.appending("snapshot-report").path),
+            "a passing run leaves no report folder")
         let xml = try String(contentsOf: junit, encoding: .utf8)
         #expect(xml.contains("tests=\"\(names.count)\" failures=\"0\""))
     }
