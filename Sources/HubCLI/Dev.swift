@@ -84,10 +84,34 @@ struct Dev: ParsableCommand {
         }
     }
 
+    /// True when binding `host:port` fails because something listens there (the address resolved as the server
+    /// resolves it; with SO_REUSEADDR, as servers bind, so a port in TIME_WAIT is not taken for a busy one).
+    static func portInUse(host: String, port: UInt16) -> Bool {
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else { return false }
+        defer { freeaddrinfo(found) }
+        let fd = socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        return bind(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0 && errno == EADDRINUSE
+    }
+
     func run() throws {
         let viewFile = URL(fileURLWithPath: view ?? "gallery.json").standardizedFileURL
         if let view, !FileManager.default.fileExists(atPath: viewFile.path) {
             Diagnostics.print("hubhost dev: \(TerminalText.escaped(view)): no such file")
+            throw ExitCode(.failed)
+        }
+        // A port in use is said before any plugin is loaded (the server would only find out after the first frame).
+        if port != 0, Self.portInUse(host: host, port: port) {
+            Diagnostics.print(
+                "hubhost dev: cannot serve on \(host):\(port): port \(port) is in use (another hubhost dev?); pick "
+                    + "another with --port, or --port 0")
             throw ExitCode(.failed)
         }
         var options = DevLoop.Options(pluginFolders: plugins.folders, viewFile: viewFile)

@@ -448,6 +448,7 @@ import Testing
         let result = try setup.hubhost(["dev", setup.view.path, "--port", String(port)])
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("port \(port) is in use"), "\(result.stderr)")
+        #expect(!(result.stdout + result.stderr).contains("initial"), "said before any plugin was loaded")
         #expect(Date().timeIntervalSince(started) < 8, "it did not wait out a timeout")
     }
 }
