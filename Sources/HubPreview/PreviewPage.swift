@@ -239,7 +239,7 @@ enum PreviewPage {
           const reply = await fetch('/tap', { method: 'POST', headers: { 'Content-Type': 'application/json' },
                                               body: JSON.stringify({ indexPath, section: box.dataset.section }) });
           const result = await reply.json();
-          addLog({ level: 'info', time: new Date().toISOString(), message: box.dataset.section + ' [' + indexPath.join(', ') + ']: ' + result.result, source: 'tap' });
+          addLog({ level: reply.ok ? 'info' : 'warning', time: new Date().toISOString(), message: box.dataset.section + ' [' + indexPath.join(', ') + ']: ' + result.result, source: 'tap' });
         });
         apply(JSON.parse($('initial-frame').textContent), true);
         // The browser retries a dropped stream by itself, but gives up for good after an answer that is not a

@@ -102,7 +102,9 @@ public final class PreviewServer: @unchecked Sendable {
             }
             let result = self?.onTap(tap.indexPath, tap.section) ?? "gone"
             let reply = try JSONSerialization.data(withJSONObject: ["indexPath": tap.indexPath, "result": result])
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
+            // Nothing at that index path: not found, with the reason in the body as for any tap.
+            let status: HTTPStatusCode = result.hasPrefix(DevLoop.noSuchComponent) ? .notFound : .ok
+            return HTTPResponse(statusCode: status, headers: [.contentType: "application/json"], body: reply)
         }
         await route("GET /inspect", on: server) { [weak self] request in
             // ?section=body&path=1.2

@@ -106,7 +106,7 @@ struct PreviewGuardTests {
     @Test func tapsOnMissingComponentsAndTheHeaderAreAnswered() throws {
         let preview = try Preview()
         let (status, reply) = try preview.post(#"{"indexPath": [999999, 3]}"#)
-        #expect(status == 200 && reply.contains("the body has 1 component"), "\(reply)")
+        #expect(status == 404 && reply.contains("the body has 1 component"), "\(reply)")
         #expect(try preview.post(#"{"indexPath": [], "section": "header"}"#).0 == 200)
         #expect(preview.dev.process.isRunning)
     }

@@ -259,6 +259,9 @@ public final class DevLoop {
     /// Taps the component at `indexPath` of `section` ("body", "header", "overlay") through the event pipeline:
     /// scrolled on screen if needed, touched and released (Selected, the selection action, None after Hub's
     /// deselect delay), then drawn again with the component highlighted. Returns what happened.
+    /// How a tap's answer starts when nothing is at its index path.
+    public static let noSuchComponent = "no such component: "
+
     @discardableResult
     public func tap(indexPath: [Int], section: String = "body") -> String {
         host.adoptCurrentThread()
@@ -280,11 +283,14 @@ public final class DevLoop {
                 engine.scroll(to: Point(x: 0, y: max(0, frame.minY)), programmatic: true)
             }
         }
+        let problemsBefore = engine.problems.count
         engine.tap(.indexPath(path, section: type))
         host.scheduler.advance(by: EventEngine.deselectDelay)
         engine.trace = nil
         let said = trace.records.filter { $0.kind != .call && $0.kind != .event }.map(\.message)
-        let result = said.isEmpty ? "tap at \(section) \(indexPath): nothing happened" : said.joined(separator: "; ")
+        var result = said.isEmpty ? "tap at \(section) \(indexPath): nothing happened" : said.joined(separator: "; ")
+        // The page (or a script) named no component there: said as such, for the server to answer 404.
+        if engine.problems.count > problemsBefore { result = Self.noSuchComponent + result }
         tapped = indexPath
         tappedSection = type.rawValue
         emit(
