@@ -35,6 +35,26 @@ import Testing
         #expect(engine.pipeline.bodyWrappers[0]?.appearanceCount == 2)
     }
 
+    /// A component scrolled away while selected is told None as it leaves, so a tap when it is back sends Selected
+    /// once after None, never Selected twice (the header: "The same state is never sent twice").
+    @Test func aSelectedComponentThatLeavesIsToldNone() throws {
+        let fixture = try EventsFixture()
+        defer { fixture.cleanUp() }
+        let plugin = PluginLog(record: try fixture.load(namespace: "b"))
+        let engine = try fixture.engine(
+            probeList(30, extra: { $0 == 0 ? #", "target": {"uri": "hub:p0"}"# : "" }),
+            viewport: Size(width: 375, height: 300))
+        engine.apply(.tap(.indexPath([0])))
+        engine.apply(.scroll(y: 2000))  // p0's instance goes back to the pool before the deselect delay ends
+        engine.apply(.advance(seconds: 0.3))
+        engine.apply(.scroll(y: 0))
+        engine.apply(.advance(seconds: 0.3))
+        engine.apply(.tap(.indexPath([0])))
+        let states = plugin.lines.filter { $0.contains("selection") }.map { $0.split(separator: " ").last! }
+        #expect(!zip(states, states.dropFirst()).contains { $0 == $1 }, "a state sent twice in a row: \(states)")
+        #expect(states.last == "selected", "\(states)")
+    }
+
     @Test func contentOffsetObserversFollowHubsRules() throws {
         let fixture = try EventsFixture()
         defer { fixture.cleanUp() }

@@ -138,7 +138,12 @@ public final class ReusePool {
         guard !wrapper.isInPool, !wrapper.isDestroyed, wrapper.poolIdentity == ObjectIdentifier(self) else { return }
         wrapper.detachFromParent()
         if wrapper.mayHaveDelegate { wrapper.delegate = nil }
-        wrapper.selectionState = .none
+        // A component that leaves while selected or highlighted is told it is not any more: cleared silently, it
+        // stayed Selected, and was sent Selected a second time when tapped again (Hub never sends a state twice).
+        if wrapper.selectionState != .none {
+            wrapper.selectionState = .none
+            wrapper.component.selectionStateHandling?.updateViewForSelectionState(.none)
+        }
         wrapper.isInPool = true
         let list = wrapper.idleList ?? idleList(for: wrapper.componentIdentifier)
         wrapper.idleList = list
