@@ -104,6 +104,8 @@ import Testing
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out.contains("  open      hub:album/1: opened"))
         #expect(result.out.contains("action    cdemo:log (selection) for [log]: performed"))
+        // The script's action event on a component without an action performer: performed, and said.
+        #expect(result.out.contains("[open] has no action performer: the action is performed as if it had one"))
         #expect(result.out.contains("no action factory for namespace 'nowhere'"))
         #expect(result.out.contains("cdemo:badge#"), "calls into the C plugin are traced")
         #expect(result.out.contains("updateSelectionState (selected)"))

@@ -264,6 +264,13 @@ public final class EventEngine: ComponentWrapperDelegate {
     /// The component at `target` performs an action through its action performer (trigger `component`).
     public func performAction(at target: EventTarget, identifier: ComponentIdentifier, customData: JSONObject?) {
         guard case .wrapper(let wrapper) = resolve(target, for: "action") else { return }
+        // A script may make any component perform an action (to exercise handlers); in Hub only a component with
+        // an action performer can, which the trace says.
+        if wrapper.component.actionPerformerSupport == nil {
+            note(
+                "[\(wrapper.model?.identifier ?? "?")] has no action performer: the action is performed as if it had one"
+            )
+        }
         _ = componentWrapper(wrapper, performAction: identifier, customData: customData)
     }
 
