@@ -1,8 +1,9 @@
 import Foundation
-import HubCore
 import HubHost
 import HubTestKit
 import Testing
+
+@testable import HubCore
 
 /// View observer, content offset and children callbacks in Hub's order, through a real C plugin.
 @Suite(.pluginCode) struct AppearanceTests {
@@ -53,6 +54,22 @@ import Testing
         let states = plugin.lines.filter { $0.contains("selection") }.map { $0.split(separator: " ").last! }
         #expect(!zip(states, states.dropFirst()).contains { $0 == $1 }, "a state sent twice in a row: \(states)")
         #expect(states.last == "selected", "\(states)")
+    }
+
+    /// A resize re-renders every visible component: each keeps its own instance (Hub reconfigures a visible cell
+    /// in place), none is prepared for another model and re-created.
+    @Test func aResizeKeepsEachVisibleComponentsInstance() throws {
+        let fixture = try EventsFixture()
+        defer { fixture.cleanUp() }
+        _ = try fixture.load(namespace: "b")
+        let engine = try fixture.engine(probeList(30), viewport: Size(width: 375, height: 400))
+        engine.apply(.scroll(y: 2600))
+        let before = engine.displayedBody
+        #expect(!before.isEmpty)
+        engine.apply(.resize(Size(width: 375, height: 700)))
+        for (index, wrapper) in before {
+            #expect(engine.pipeline.bodyWrappers[index] === wrapper, "body[\(index)] got another instance")
+        }
     }
 
     @Test func contentOffsetObserversFollowHubsRules() throws {

@@ -78,8 +78,26 @@ public final class ReusePool {
         {
             return take(preferred)
         }
-        guard let candidate = idleList(for: model.componentIdentifier).wrappers.last else { return nil }
+        let candidates = idleList(for: model.componentIdentifier).wrappers
+        guard let candidate = candidates.last else { return nil }
+        // An idle instance its own model takes back later in this render (a resize re-renders every visible
+        // component) is not handed to another model: that would reconfigure a component on screen for another.
+        if !reservedModelIDs.isEmpty, reservedModelIDs.contains(candidate.model?.identifier ?? "") {
+            guard let free = candidates.last(where: { !reservedModelIDs.contains($0.model?.identifier ?? "") })
+            else { return nil }
+            return take(free)
+        }
         return take(candidate)
+    }
+
+    /// Models that take their own idle instance back in the render under way (`RenderPipeline` sets them when
+    /// instances stay live): another model does not get those.
+    public var reservedModelIDs: Set<String> = []
+
+    /// Whether `model`'s own instance (the one that showed it last) is idle in the pool.
+    public func hasIdleInstance(of model: ComponentModel) -> Bool {
+        guard prefersSameModel, let preferred = idleByModel[model.identifier] else { return false }
+        return preferred.isInPool && preferred.componentIdentifier == model.componentIdentifier
     }
 
     private func idleList(for identifier: ComponentIdentifier) -> IdleList {

@@ -133,6 +133,17 @@ public final class RenderPipeline {
         if keepsBody { body.reserveCapacity(viewModel.body.count) }
         // Read once (a weak reference): a wrapper from the pool has none, so only a set delegate is handed on.
         let delegate = wrapperDelegate
+        // Live instances: each visible model takes its own instance back, whatever the order (Hub reconfigures a
+        // visible cell in place on a bounds change; it is not given to another model and re-created).
+        if options.retainBodyInstances, let visibleRect {
+            var reserved = Set<String>()
+            for (index, model) in viewModel.body.enumerated()
+            where layout.frames[index].intersects(visibleRect) && pool.hasIdleInstance(of: model) {
+                reserved.insert(model.identifier)
+            }
+            pool.reservedModelIDs = reserved
+        }
+        defer { pool.reservedModelIDs = [] }
         for (index, model) in viewModel.body.enumerated() {
             let frame = layout.frames[index]
             if let visibleRect, !frame.intersects(visibleRect) {
