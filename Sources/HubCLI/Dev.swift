@@ -24,7 +24,10 @@ struct Dev: ParsableCommand {
             quarantined, and a new worker takes over with the UI states kept; the page keeps being served. \
             --in-process runs everything here (for a debugger).
             GET /frame returns the current frame as JSON; GET /events is the event stream.
-            Runs until interrupted. \(ExitStatus.help([(.failed, "the view file or the port cannot be used")]))
+            Runs until interrupted. \(ExitStatus.help([
+                (.failed, "the view file or the port cannot be used"),
+                (.notFound, "a --plugins folder does not exist"),
+            ]))
             """
     )
 
@@ -102,6 +105,8 @@ struct Dev: ParsableCommand {
     }
 
     func run() throws {
+        // A folder named that does not exist would make every worker fail to watch it, and be restarted for ever.
+        try plugins.requireNamedFolders()
         let viewFile = URL(fileURLWithPath: view ?? "gallery.json").standardizedFileURL
         if let view, !FileManager.default.fileExists(atPath: viewFile.path) {
             Diagnostics.print("hubhost dev: \(TerminalText.escaped(view)): no such file")

@@ -113,6 +113,8 @@ struct Events: ParsableCommand {
     }
 
     func run() throws {
+        // A --plugins folder that does not exist stops the command before the view is read or anything written.
+        try plugins.requireNamedFolders()
         // Plugin code runs in a worker (this command again); this process only supervises it.
         if isolation.supervises {
             OneShotSupervisor(

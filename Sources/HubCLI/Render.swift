@@ -96,6 +96,8 @@ struct Render: ParsableCommand {
 
     func run() throws {
         // Plugin code runs in a worker (this command again); this process only supervises it.
+        // A --plugins folder that does not exist stops the command before the view is read or anything written.
+        try plugins.requireNamedFolders()
         if isolation.supervises { OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: view).run() }
         // Decode first: a broken file needs no plugins.
         let loaded = try LoadedView.load(view, images: images, maxErrors: maxErrors)

@@ -124,6 +124,12 @@ struct OneShotSupervisor {
                     exit(ExitStatus.pluginFault.rawValue)
                 }
                 resumeAfter = fault.step
+            } else if isEventScript && !keepGoing {
+                // Outside a script line (loading the view, or the final drawing after the last line): running the
+                // whole replay again would print its trace twice. Stopped, as at a line.
+                Diagnostics.print(
+                    "hubhost: replay stopped (--keep-going runs it again without \(plugin.displayName))")
+                exit(ExitStatus.pluginFault.rawValue)
             }
             Diagnostics.print("hubhost: \(plugin.displayName) quarantined; running again without it")
         }

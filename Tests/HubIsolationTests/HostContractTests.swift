@@ -76,6 +76,13 @@ import Testing
         #expect(try String(contentsOf: output, encoding: .utf8) == "precious")
         let listed = try setup.hubhost(["list-namespaces"], plugins: setup.folder.appending("typo"))
         #expect(listed.status == 3)
+        // Before the view is read (its problems would come first), and in dev too (its workers failed to watch the
+        // folder and were restarted for ever).
+        try Data("{\"body\": 3}".utf8).write(to: setup.view)
+        let first = try setup.hubhost(["render", setup.view.path], plugins: setup.folder.appending("typo"))
+        #expect(first.status == 3 && !first.stderr.contains("$.body"), "\(first.stderr)")
+        let dev = try setup.hubhost(["dev", setup.view.path, "--port", "0"], plugins: setup.folder.appending("typo"))
+        #expect(dev.status == 3, "\(dev.stderr)")
     }
 
     @Test func aRefusedPluginMakesTheStatusOneNotZero() throws {

@@ -173,6 +173,21 @@ import Testing
         #expect(going.stdout.contains("a plugin faulted in this step (see stderr); it ran again without that plugin"))
     }
 
+    /// A fault outside any script line (here the final drawing, after the last line) stops the replay too: running
+    /// it all again printed its trace twice. `--keep-going` runs it again without the plugin.
+    @Test func eventsStopsAtAFaultInTheFinalDrawing() throws {
+        let setup = try Setup(flags: ["-DFAULT_IN=4"])
+        let script = setup.folder.appending("script.jsonl")
+        try Data(#"{"event":"advance","seconds":1}"#.utf8 + [10]).write(to: script)
+        let output = setup.folder.appending("final.svg")
+        let stopped = try setup.hubhost([
+            "events", setup.view.path, script.path, "--no-calls", "--format", "svg", "-o", output.path,
+        ])
+        #expect(stopped.status == 5, "\(stopped.stderr)")
+        #expect(stopped.stdout.components(separatedBy: "#1 advance").count <= 2, "\(stopped.stdout)")
+        #expect(stopped.stderr.contains("replay stopped (--keep-going runs it again without"), "\(stopped.stderr)")
+    }
+
     /// An extension call the event pipeline makes: the selection state on a tap.
     @Test func eventsContainsFaultsInExtensions() throws {
         let call = "selection state"
