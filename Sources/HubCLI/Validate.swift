@@ -62,7 +62,25 @@ struct Validate: ParsableCommand {
         var notes: [String] = []
     }
 
+    func validate() throws {
+        if let problem = InputLimits.problem(timeout, in: 0...InputLimits.seconds, excludingLowerBound: true) {
+            throw ValidationError("--timeout: \(problem)")
+        }
+    }
+
     func run() throws {
+        // A view that cannot be used is the view's problem, not every plugin's (each probe would fail on it).
+        if let view {
+            let bytes: [UInt8]
+            do { bytes = try readWholeFile(view) } catch {
+                Diagnostics.print("hubhost validate: --view \(view): cannot read: \(ErrorText.describe(error))")
+                throw ExitCode(.failed)
+            }
+            do { _ = try ViewModelDecoder(file: view).decode(bytes: bytes) } catch {
+                Diagnostics.print("hubhost validate: --view \(ErrorText.describe(error))")
+                throw ExitCode(.failed)
+            }
+        }
         guard let executable = ProbeRunner.defaultExecutable() else {
             throw ValidationError("cannot find the hubhost executable to run the checks in a child process")
         }

@@ -327,6 +327,16 @@ struct ProbeTests {
         }
     }
 
+    /// A view or a timeout that cannot be used is the command's input problem, not a failed plugin.
+    @Test func validateRefusesAnUnusableViewOrTimeoutItself() throws {
+        let plugin = TestSupport.binDirectory.appendingPathComponent("libHubDemoC.so")
+        let missing = try ProcessRunner.hubhost(["validate", plugin.path, "--view", "/nonexistent/view.json"])
+        #expect(missing.status == 2 && missing.stderr.contains("--view /nonexistent/view.json: cannot read"))
+        #expect(!missing.stdout.contains("FAIL"), "\(missing.stdout)")
+        let timeout = try ProcessRunner.hubhost(["validate", plugin.path, "--timeout", "0"])
+        #expect(timeout.status == 64 && timeout.stderr.contains("--timeout: 0 is out of range"), "\(timeout.stderr)")
+    }
+
     @Test func validateFailsEachBrokenPluginWithTheRightReason() throws {
         let cases: [(String, [String], String)] = [
             ("libcrash.so", ["CRASH_IN_INIT"], "crashed with SIGSEGV in init"),
