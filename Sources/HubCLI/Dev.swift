@@ -77,6 +77,7 @@ struct Dev: ParsableCommand {
     var widths: WidthList?
 
     func validate() throws {
+        if let problem = widths?.problem { throw ValidationError("--widths: \(problem)") }
         guard (view == nil) == gallery else { throw ValidationError("give a view file, or --gallery (not both)") }
         guard (0...60_000).contains(quietMilliseconds) else { throw ValidationError("--quiet-ms: must be 0 to 60000") }
         if let problem = InputLimits.problem(probeTimeout, in: 0...3600, excludingLowerBound: true) {

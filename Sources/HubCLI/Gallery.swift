@@ -15,7 +15,8 @@ struct Gallery: ParsableCommand {
             own widths replace --widths.
 
             JSON: [{"plugin", "pluginVersion", "file", "namespace", "component": "ns:name", "stories": [{"name", \
-            "source": "plugin"|"host", "widths", "model", "problem"?}]}], widths filled in. HTML: one page, a \
+            "source": "plugin"|"host", "widths", "model" (JSON text), "problem"?, "warnings"}]}], widths filled in. \
+            HTML: one page, a \
             section per plugin, a row per component. PNG: the same drawings on one sheet (--scale for pixel density).
 
             \(ExitStatus.help([
@@ -50,6 +51,7 @@ struct Gallery: ParsableCommand {
     var scale: Double = 1
 
     func validate() throws {
+        if let problem = widths.problem { throw ValidationError("--widths: \(problem)") }
         if let problem = InputLimits.problem(scale, in: 0...8, excludingLowerBound: true) {
             throw ValidationError("--scale: \(problem)")
         }

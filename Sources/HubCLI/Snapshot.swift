@@ -57,6 +57,7 @@ struct Snapshot: ParsableCommand {
         @OptionGroup var isolation: IsolationOptions
 
         func validate() throws {
+            if let problem = widths.problem { throw ValidationError("--widths: \(problem)") }
             guard !inputs.isEmpty || gallery else {
                 throw ValidationError("give view files, folders, scripts or --gallery")
             }
@@ -136,6 +137,8 @@ struct Snapshot: ParsableCommand {
                     try file.hasSuffix(".jsonl") ? script(file, options, host) : view(file, options, host)
                 pictures += made
                 drawn.hadProblems = drawn.hadProblems || hadProblems
+                // What fails the run must show in JUnit and the report as well as on stderr.
+                if hadProblems { drawn.failures.append((file, "has problems (listed on stderr)")) }
             } catch {
                 drawn.hadUnusableInput = true
                 drawn.failures.append((file, "could not be read, decoded or replayed (the reason is in the log)"))
@@ -146,6 +149,9 @@ struct Snapshot: ParsableCommand {
             let (_, shots, problems) = Showcase.shots(of: host, widths: options.widths.values)
             for problem in problems { Diagnostics.print("hubhost: \(problem)") }
             drawn.hadProblems = drawn.hadProblems || !problems.isEmpty
+            if !problems.isEmpty {
+                drawn.failures.append(("gallery", "\(problems.count) story problem(s) (listed on stderr)"))
+            }
             pictures += shots.map {
                 Picture(
                     name: "gallery/" + $0.id, tree: $0.tree, access: ImageAccess(viewFile: nil),

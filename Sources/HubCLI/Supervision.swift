@@ -131,7 +131,8 @@ struct OneShotSupervisor {
                     "hubhost: replay stopped (--keep-going runs it again without \(plugin.displayName))")
                 exit(ExitStatus.pluginFault.rawValue)
             }
-            Diagnostics.print("hubhost: \(plugin.displayName) quarantined; running again without it")
+            let howLong = fault.kind == .hang ? " for this run only (a slow machine can cause a hang)" : ""
+            Diagnostics.print("hubhost: \(plugin.displayName) quarantined\(howLong); running again without it")
         }
     }
 
@@ -140,10 +141,7 @@ struct OneShotSupervisor {
     private func quarantine(_ fault: PluginFault, plugin: BlackBox.PluginInfo) -> QuarantineRecord {
         // A call that outlasted --call-timeout may have been the machine's (a loaded CI runner), not the plugin's:
         // it is kept out of this run only. A crash or an exit is the plugin's, and is remembered.
-        if fault.kind == .hang {
-            Diagnostics.print("hubhost: (a hang is not remembered after this run; a slow machine can cause one)")
-            return fault.quarantineRecord(checkingFile: false)!
-        }
+        if fault.kind == .hang { return fault.quarantineRecord(checkingFile: false)! }
         if let record = fault.quarantineRecord() {
             let (cache, _) = CacheFolder.usable(plugins.cacheDirectory.map { URL(fileURLWithPath: $0) })
             ProbeGate.persist(record, cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))

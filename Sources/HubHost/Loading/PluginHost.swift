@@ -340,8 +340,9 @@ public final class PluginHost {
     /// Refuses a second load of an image already loaded from another file (two copies would share one image).
     private func refuseTwin(of record: PluginRecord) throws(LoadFailure) {
         if let twin = plugins.first(where: { $0 !== record && $0.isLoaded && $0.contentHash == record.contentHash }) {
-            throw LoadFailure(
-                reason: "\(record.fileName): the same image is already loaded from \(twin.fileName)")
+            // Same name in two folders: the other's folder says which one serves.
+            let other = twin.fileName == record.fileName ? twin.filePath : twin.fileName
+            throw LoadFailure(reason: "\(record.fileName): the same image is already loaded from \(other)")
         }
     }
 
