@@ -43,7 +43,7 @@ struct LoadedView {
         // A worker started again after a plugin fault: the first one printed them.
         if !WorkerEnvironment.isRestart {
             for line in problems { Diagnostics.print(line) }
-            for note in decoded.notes + access.missingFiles(in: decoded.viewModel, file: path) {
+            for note in decoded.notes + access.placeholderWarnings(in: decoded.viewModel, file: path) {
                 Diagnostics.print(note.warningLine)
             }
             if decoded.suppressedNoteCount > 0 {

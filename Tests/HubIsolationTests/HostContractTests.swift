@@ -192,6 +192,33 @@ import Testing
             "\(result.stderr)")
     }
 
+    /// Images that will be drawn as placeholders for what they hold are said too: a file that is no image, a
+    /// data: URI that is malformed or holds no image. A real image is not.
+    @Test func imagesThatCannotBeDrawnAreWarnedOf() throws {
+        let view = #"""
+            {"body": [
+              {"id": "a", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "noise.png"}}},
+              {"id": "b", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "data:image/png;base64,aGVsbG8="}}},
+              {"id": "c", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "data:image/png;base64"}}},
+              {"id": "d", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "real.png"}}}
+            ]}
+            """#
+        let setup = try Setup(view: view)
+        try Data((0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(
+            to: setup.folder.appending("noise.png"))
+        try FileManager.default.copyItem(
+            at: TestPaths.examples.appendingPathComponent("assets/cover.png"), to: setup.folder.appending("real.png"))
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
+        #expect(result.status == 0, "warnings: \(result.stderr)")
+        #expect(result.stderr.contains(#"$.body[0].images.main.uri: warning: image "noise.png" holds no image"#))
+        #expect(
+            result.stderr.contains("$.body[1].images.main.uri: warning:") && result.stderr.contains("holds no image"))
+        #expect(
+            result.stderr.contains("$.body[2].images.main.uri: warning:")
+                && result.stderr.contains("is not a valid data: URI"))
+        #expect(!result.stderr.contains("$.body[3]"), "\(result.stderr)")
+    }
+
     @Test func aMissingSnapshotInputIsNotDoneExitTwo() throws {
         let setup = try Setup()
         let golden = setup.folder.appending("golden")

@@ -87,13 +87,56 @@ public struct ImageAccess: Sendable {
         }
     }
 
-    /// One warning, with its JSON path, for every local image of `view` this policy allows that does not exist
-    /// (a typo, an asset not added yet): its placeholder is drawn, as for a failed load, and it is said.
-    public func missingFiles(in view: ViewModel, file: String?) -> [DecodeIssue] {
+    /// One warning, with its JSON path, for every image of `view` this policy allows that will be drawn as its
+    /// placeholder, as for a failed load: a local file that does not exist (a typo, an asset not added yet), a
+    /// `data:` URI that is malformed, and bytes that are no image hubhost draws.
+    public func placeholderWarnings(in view: ViewModel, file: String?) -> [DecodeIssue] {
         issues(in: view, file: file) { uri in
-            guard case .success(.file(let path)) = check(uri), Glibc.access(path, F_OK) != 0 else { return nil }
-            return refusal(uri, "does not exist (its placeholder is drawn)").reason
+            switch check(uri) {
+            case .success(.file(let path)):
+                guard Glibc.access(path, F_OK) == 0 else {
+                    return refusal(uri, "does not exist (its placeholder is drawn)").reason
+                }
+                return Self.isDrawable(head: Self.head(of: path))
+                    ? nil : refusal(uri, "\(Self.notAnImage) (its placeholder is drawn)").reason
+            case .success(.data):
+                switch ImageSource.decodeDataURI(uri) {
+                case .failure(let error):
+                    return refusal(uri, "is not a valid data: URI: \(error.reason) (its placeholder is drawn)").reason
+                case .success(let image):
+                    return Self.isDrawable(head: Array(image.bytes.prefix(512)))
+                        ? nil : refusal(uri, "\(Self.notAnImage) (its placeholder is drawn)").reason
+                }
+            default: return nil
+            }
         }
+    }
+
+    private static let notAnImage = "holds no image hubhost draws (PNG, JPEG, GIF, WebP, BMP or SVG)"
+
+    /// Whether the first bytes of an image are of a format hubhost draws.
+    /// By signature: a JPEG's size may come after 64 KB of metadata, well past the head.
+    static func isDrawable(head: [UInt8]) -> Bool {
+        func starts(_ signature: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + signature.count && Array(head[offset..<offset + signature.count]) == signature
+        }
+        if starts([0x89, 0x50, 0x4E, 0x47]) || starts([0xFF, 0xD8, 0xFF]) || starts(Array("GIF8".utf8))
+            || starts(Array("BM".utf8)) || (starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8))
+        {
+            return true
+        }
+        // SVG is text: an element named svg near the start (after an XML declaration or a comment).
+        return String(decoding: head, as: UTF8.self).contains("<svg")
+    }
+
+    /// The first 512 bytes of the file at `path` (empty when it cannot be read).
+    private static func head(of path: String) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 512)
+        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        return count > 0 ? Array(bytes[..<count]) : []
     }
 
     /// An issue at each image URI of `view` for which `verdict` says something (asked once per URI: a data: URI

@@ -72,6 +72,7 @@ public enum Showcase {
         let view = decoded.viewModel
         let issues =
             decoded.issues + ImageAccess(viewFile: nil).problems(in: view, file: nil)
+            + ImageAccess(viewFile: nil).placeholderWarnings(in: view, file: nil)
             + UnresolvedComponents.problems(in: view, registry: registry, file: nil)
         // "$.body[0]" is the story's model itself: its own paths read better from "$".
         return story.warnings

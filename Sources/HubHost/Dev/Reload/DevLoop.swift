@@ -161,7 +161,7 @@ public final class DevLoop {
         let file = options.viewFile.lastPathComponent
         let access = options.imageAccess ?? ImageAccess(viewFile: options.viewFile)
         return viewNotes + access.problems(in: viewModel, file: file).map(\.description)
-            + access.missingFiles(in: viewModel, file: file).map(\.description)
+            + access.placeholderWarnings(in: viewModel, file: file).map(\.description)
             + UnresolvedComponents.problems(in: viewModel, registry: host.registry, file: file).prefix(100)
             .map(\.description)
     }
