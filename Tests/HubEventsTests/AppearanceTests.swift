@@ -61,14 +61,20 @@ import Testing
     @Test func aResizeKeepsEachVisibleComponentsInstance() throws {
         let fixture = try EventsFixture()
         defer { fixture.cleanUp() }
-        _ = try fixture.load(namespace: "b")
+        let plugin = PluginLog(record: try fixture.load(namespace: "b"))
         let engine = try fixture.engine(probeList(30), viewport: Size(width: 375, height: 400))
         engine.apply(.scroll(y: 2600))
         let before = engine.displayedBody
         #expect(!before.isEmpty)
+        plugin.clear()
         engine.apply(.resize(Size(width: 375, height: 700)))
         for (index, wrapper) in before {
             #expect(engine.pipeline.bodyWrappers[index] === wrapper, "body[\(index)] got another instance")
+        }
+        // The taller viewport clamps the offset: every component still on screen is told, as of a scroll.
+        #expect(engine.contentOffset.y < 2600)
+        for index in before.keys where engine.displayedBody[index] != nil {
+            #expect(plugin.lines(for: "p\(index)").contains { $0.hasPrefix("offset") }, "p\(index) was not told")
         }
     }
 

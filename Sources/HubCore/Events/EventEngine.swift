@@ -243,7 +243,14 @@ public final class EventEngine: ComponentWrapperDelegate {
         pipeline.render(viewModel, viewport: size, visibleRect: liveRect)
         rebuildLayoutIndex()
         let limit = max(0, (pipeline.layout?.contentSize.height ?? 0) - viewport.height)
-        if contentOffset.y > limit { contentOffset.y = limit }
+        if contentOffset.y > limit {
+            // The bounds change moved the offset: a scroll, as UIKit reports it, to every displayed observer.
+            contentOffset.y = limit
+            note("resize clamped the offset to y \(limit.compact)")
+            for wrapper in registeredWrappers where wrapper.component.contentOffsetObserver != nil {
+                wrapper.component.contentOffsetObserver?.updateViewForChangedContentOffset(contentOffset)
+            }
+        }
         for wrapper in chromeWrappers + pipeline.bodyWrappers.keys.sorted().map({ pipeline.bodyWrappers[$0]! })
         where wrapper.containerSize != size {
             wrapper.reconfigure(containerSize: size)
