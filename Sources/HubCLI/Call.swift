@@ -11,7 +11,8 @@ struct Call: ParsableCommand {
         discussion: """
             The plugin is loaded from a private copy without calling its init. SIG is "(types)->type" with types \
             i8 u8 i16 u16 i32 u32 i64 u64 f32 f64 str ptr, and void as a return type, e.g. "(str,i32)->ptr". \
-            Integers may be decimal or 0x-hex, ptr arguments an address or NULL. A str result is printed as a \
+            Integers may be decimal or 0x-hex, ptr arguments an address or NULL; null passes NULL for a str or a \
+            ptr, as hubhost inject reads it. A str result is printed as a \
             quoted string, a ptr as an address.
 
             \(ExitStatus.help([

@@ -160,6 +160,13 @@ struct PluginOptions: ParsableArguments {
             Diagnostics.print("hubhost: plugin folder \(folder.path) does not exist")
             reported = true
         }
+        // A --prefer that names no plugin here is a typo, not a choice: the clash it was meant to settle stays.
+        let ids = Set(host.plugins.compactMap(\.id))
+        var unknownPreference = false
+        for id in preferred where !ids.contains(id) {
+            Diagnostics.print("hubhost: --prefer \(TerminalText.escaped(id)): no plugin in the folders has that id")
+            unknownPreference = true
+        }
         // A worker started again after a fault: its supervisor said which plugins it quarantined in this run.
         let quarantinedThisRun = Set(host.quarantinedVersions.map(\.file))
         for record in host.plugins {
@@ -176,7 +183,7 @@ struct PluginOptions: ParsableArguments {
                 reported = true
             }
         }
-        return faulted ? .pluginFault : reported ? .problems : nil
+        return faulted ? .pluginFault : unknownPreference ? .notFound : reported ? .problems : nil
     }
 }
 

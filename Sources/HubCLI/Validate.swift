@@ -103,7 +103,7 @@ struct Validate: ParsableCommand {
         }
         if json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             struct Output: Encodable {
                 var passed: Bool
                 var plugins: [Result]
@@ -136,6 +136,11 @@ struct Validate: ParsableCommand {
             } else {
                 files.append(url)
             }
+        }
+        // Nothing to validate is not a pass (a folder gone empty in CI).
+        if files.isEmpty {
+            Diagnostics.print("hubhost validate: no plugin files to validate")
+            throw ExitCode(.failed)
         }
         return files
     }

@@ -82,7 +82,8 @@ struct PreviewGuard: Sendable {
                 guard let text = value.stringValue, ["body", "header", "overlay", "overlays"].contains(text) else {
                     return .failure(
                         TapError(
-                            "section: expected \"body\", \"header\" or \"overlay\", found \(value.typeDescription)"))
+                            "section: expected \"body\", \"header\" or \"overlay\" (or \"overlays\"), found \(value.typeDescription)"
+                        ))
                 }
                 section = text == "overlays" ? "overlay" : text
             }

@@ -115,6 +115,10 @@ struct FFITests {
         #expect(try FFIValue.from(argument: "-12", as: .i16) == .int(-12))
         #expect(try FFIValue.from(argument: "0xff", as: .u8) == .uint(255))
         #expect(try FFIValue.from(argument: "2.5", as: .f64) == .double(2.5))
+        // null is NULL for a string or a pointer, as inject reads it.
+        #expect(try FFIValue.from(argument: "null", as: .str) == .string(nil))
+        #expect(try FFIValue.from(argument: "NULL", as: .str) == .string("NULL"))
+        #expect(try FFIValue.from(argument: "null", as: .ptr) == .pointer(nil))
         #expect(try FFIValue.from(argument: "NULL", as: .ptr) == .pointer(nil))
         #expect(try FFIValue.from(argument: "text", as: .str) == .string("text"))
         #expect(throws: FFIValue.Mismatch.self) { try FFIValue.from(argument: "300", as: .u8) }

@@ -421,6 +421,9 @@ import Testing
         #expect(
             listed.stderr.contains(#"libsametwo.so: plugin id "com.example.same" is also libsameone.so's"#),
             "\(listed.stdout)\(listed.stderr)")
+        // A --prefer that names no plugin is a name that names nothing (exit 3), not silently ignored.
+        let typo = try setup.hubhost(["list-namespaces", "--prefer", "com.example.smae"])
+        #expect(typo.status == 3 && typo.stderr.contains("--prefer com.example.smae: no plugin"), "\(typo.stderr)")
     }
 
     @Test func aReplayThatStopsKeepsTheOutputFile() throws {

@@ -120,10 +120,11 @@ public struct TrustedDigests: Sendable {
     }
 
     public init(contentsOf path: String) throws {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Malformed(description: "\(path): cannot read")
+        let bytes: [UInt8]
+        do { bytes = try readWholeFile(path) } catch {
+            throw Malformed(description: "\(path): cannot read: \(ErrorText.describe(error))")
         }
-        try self.init(text: String(decoding: data, as: UTF8.self), source: path)
+        try self.init(text: String(decoding: bytes, as: UTF8.self), source: path)
     }
 
     public init(text: String, source: String) throws {

@@ -109,12 +109,13 @@ public enum FFIValue: Equatable, CustomStringConvertible {
         }
     }
 
-    /// Parses a command-line word: integers (decimal or 0x), floats, strings as they are, "NULL" for pointers.
+    /// Parses a command-line word: integers (decimal or 0x), floats, strings as they are; `null` is a NULL string
+    /// or pointer, as `hubhost inject` reads it (and "NULL" or 0 a NULL pointer).
     public static func from(argument text: String, as type: FFISignature.CType) throws -> FFIValue {
         switch type {
-        case .str: return .string(text)
+        case .str: return .string(text == "null" ? nil : text)
         case .ptr:
-            if text == "NULL" || text == "0" { return .pointer(nil) }
+            if text == "NULL" || text == "null" || text == "0" { return .pointer(nil) }
             let digits = text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
             guard let address = UInt(digits, radix: text.hasPrefix("0x") ? 16 : 10) else {
                 throw Mismatch(type: type, got: "'\(text)'")
