@@ -138,6 +138,13 @@ import Testing
         #expect(result.err.contains("skipped 2 bad line(s)"))
         let width = try run(["events", "examples/events/events.json", script.path, "--width", "1e300"])
         #expect(width.status == 64 && width.err.contains("--width: 1e+300 is out of range"))
+        // A carousel child scrolled out of its strip cannot be touched; one in it can.
+        let strip = plugins.appendingPathComponent("strip.jsonl")
+        try Data("{\"event\":\"tap\",\"indexPath\":[4,5]}\n{\"event\":\"tap\",\"indexPath\":[4,0]}\n".utf8).write(
+            to: strip)
+        let stripped = try run(["events", "examples/events/events.json", strip.path, "--no-calls"])
+        #expect(stripped.err.contains("strip.jsonl:1: tap at indexPath [4, 5]: child 5 of [albums] is not displayed"))
+        #expect(!stripped.err.contains("strip.jsonl:2"), "\(stripped.err)")
         // What could not apply as asked is said as a bad line is: file:line.
         let missTarget = plugins.appendingPathComponent("miss.jsonl")
         try Data("{\"event\":\"advance\",\"seconds\":1}\n{\"event\":\"tap\",\"indexPath\":[999]}\n".utf8).write(

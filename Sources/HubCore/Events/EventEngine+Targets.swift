@@ -82,6 +82,14 @@ extension EventEngine {
                     )
                     return .none
                 }
+                // A parent that says which children it shows (will-display) decides which can be touched: one it
+                // scrolled out of its strip is not on screen. (A parent that never says is taken at its word.)
+                if registered[child.id] == nil, wrapper.children.values.contains(where: { registered[$0.id] != nil }) {
+                    problem(
+                        "\(event) at \(target): child \(index) of [\(model.identifier)] is not displayed by its parent "
+                            + "(scroll it into view first)")
+                    return .none
+                }
                 wrapper = child
             }
             return .wrapper(wrapper)
