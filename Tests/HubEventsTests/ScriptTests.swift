@@ -142,7 +142,10 @@ import Testing
         let strip = plugins.appendingPathComponent("strip.jsonl")
         try Data("{\"event\":\"tap\",\"indexPath\":[4,5]}\n{\"event\":\"tap\",\"indexPath\":[4,0]}\n".utf8).write(
             to: strip)
-        let stripped = try run(["events", "examples/events/events.json", strip.path, "--no-calls"])
+        let stripped = try run([
+            "events", "examples/events/events.json", strip.path, "--no-calls", "--plugins", plugins.path,
+            "--plugin-cache", plugins.appendingPathComponent("cache").path,
+        ])
         #expect(stripped.err.contains("strip.jsonl:1: tap at indexPath [4, 5]: child 5 of [albums] is not displayed"))
         #expect(!stripped.err.contains("strip.jsonl:2"), "\(stripped.err)")
         // What could not apply as asked is said as a bad line is: file:line.
