@@ -37,7 +37,8 @@ struct Events: ParsableCommand {
 
             The trace (stdout) has one line per event, then indented lines for every call into a component \
             (plugin or fallback), selection state, appearance, action with its outcome, opened URI and image. \
-            --json prints JSON lines instead. --format renders the final state (to -o FILE, else after the trace); a \
+            --json prints JSON lines instead (appearance and selection records name the instance, "ns:name#n", as \
+            call records do; null with --no-calls). --format renders the final state (to -o FILE, else after the trace); a \
             replay that stopped at a bad line writes none, so an existing -o FILE is kept.
 
             \(ExitStatus.help([

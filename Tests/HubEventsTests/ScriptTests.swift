@@ -118,6 +118,14 @@ import Testing
         let records = json.out.split(separator: "\n").map { try? JSONValue.parse(String($0)) }
         #expect(!records.isEmpty && records.allSatisfy { $0?.objectValue?["kind"] != nil })
         #expect(records.contains { $0?["kind"]?.stringValue == "open" && $0?["uri"]?.stringValue == "hub:album/3" })
+        // With calls traced, appearance and selection records name the instance, as call records do.
+        let traced = try run([
+            "events", "examples/events/events.json", "examples/events/events.jsonl", "--plugins", plugins.path,
+            "--plugin-cache", plugins.appendingPathComponent("cache").path, "--json",
+        ])
+        let appear = traced.out.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+            .first { $0["kind"]?.stringValue == "appear" }
+        #expect(appear?["instance"]?.stringValue?.contains("#") == true, "\(String(describing: appear))")
     }
 
     @Test func outOfRangeNumbersAndInvalidUTF8AreErrorsWithTheirLineNotCrashes() throws {

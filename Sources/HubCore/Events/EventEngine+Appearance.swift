@@ -23,7 +23,10 @@ extension EventEngine {
         wrapper.appearanceCount += 1
         trace?.add(
             .appear, "[\(wrapper.model?.identifier ?? "?")] will appear (\(wrapper.appearanceCount))",
-            [("model", .optional(wrapper.model?.identifier)), ("appearance", .int(wrapper.appearanceCount))])
+            [
+                ("model", .optional(wrapper.model?.identifier)), ("appearance", .int(wrapper.appearanceCount)),
+                ("instance", .optional(wrapper.traceName)),
+            ])
         wrapper.component.viewObserver?.viewWillAppear()
         for index in wrapper.visibleChildIndexes.sorted() {
             guard let child = wrapper.children[index] else { continue }
@@ -66,7 +69,7 @@ extension EventEngine {
         registeredOrder = nil
         trace?.add(
             .disappear, "[\(wrapper.model?.identifier ?? "?")] did disappear",
-            [("model", .optional(wrapper.model?.identifier))])
+            [("model", .optional(wrapper.model?.identifier)), ("instance", .optional(wrapper.traceName))])
         for index in wrapper.children.keys.sorted() { endDisplay(wrapper.children[index]!) }
     }
 

@@ -36,7 +36,10 @@ extension EventEngine {
         wrapper.selectionState = state
         trace?.add(
             .state, "[\(wrapper.model?.identifier ?? "?")] \(state)",
-            [("model", .optional(wrapper.model?.identifier)), ("state", .string(state.description))])
+            [
+                ("model", .optional(wrapper.model?.identifier)), ("state", .string(state.description)),
+                ("instance", .optional(wrapper.traceName)),
+            ])
         wrapper.component.selectionStateHandling?.updateViewForSelectionState(state)
     }
 

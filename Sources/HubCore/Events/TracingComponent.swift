@@ -291,3 +291,9 @@ final class TracingComponent: Component, ComponentWithChildren, ComponentWithIma
         inner.actionObserver?.actionPerformed(with: context)
     }
 }
+
+extension ComponentWrapper {
+    /// The instance's name in a trace ("ns:name#3"), when its component is traced: JSON records of appearance and
+    /// selection carry it, so they can be joined to the call records of the same instance.
+    var traceName: String? { (component as? TracingComponent)?.name }
+}
