@@ -118,7 +118,7 @@ import Testing
             ])
         #expect(
             engine.trace!.messages(.action).suffix(2) == [
-                "b:async finished, chains to b:ok", "b:ok (component) for [p0]: performed",
+                "b:async (component) for [p0] finished, chains to b:ok", "b:ok (component) for [p0]: performed",
             ])
     }
 

@@ -93,11 +93,14 @@ public final class EventEngine: ComponentWrapperDelegate {
         }
         self.actions.didFinish = { [weak self] context, chain in
             let name = context.actionIdentifier?.description ?? "default selection"
+            // Named as its start was (trigger and model): two actions of one name finishing can be told apart.
+            let model = context.componentModel.map { " for [\($0.identifier)]" } ?? ""
             self?.trace?.add(
-                .action, "\(name) finished" + (chain.map { ", chains to \($0)" } ?? ""),
+                .action, "\(name) (\(context.trigger))\(model) finished" + (chain.map { ", chains to \($0)" } ?? ""),
                 [
                     ("action", .optional(context.actionIdentifier?.description)), ("finished", .bool(true)),
-                    ("chain", .optional(chain?.description)),
+                    ("trigger", .string("\(context.trigger)")),
+                    ("model", .optional(context.componentModel?.identifier)), ("chain", .optional(chain?.description)),
                 ])
         }
     }
