@@ -94,11 +94,12 @@ import Testing
         engine.apply(.scroll(y: 10))
         #expect(
             plugin.lines(for: "p0").filter { $0.hasPrefix("selection") } == ["selection highlighted", "selection none"])
-        // A highlight still pending is simply dropped.
+        // A highlight still pending is dropped: the component hears nothing, the trace says so.
         engine.apply(.highlight(.indexPath([1])))
         engine.apply(.scroll(y: 20))
         engine.apply(.advance(seconds: 1))
         #expect(plugin.lines(for: "p1").filter { $0.hasPrefix("selection") } == [])
+        #expect(engine.trace!.messages(.state).contains("[p1] highlight cancelled (the touch ended before it showed)"))
     }
 
     @Test func hitTestingFindsOverlaysAboveTheBodyAndChildrenInsideParents() throws {

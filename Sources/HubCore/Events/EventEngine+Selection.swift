@@ -30,6 +30,8 @@ extension EventEngine {
     /// Hub's update rule: any update cancels a pending highlight; the same state is never sent twice; None ends
     /// the touch.
     func setSelectionState(_ state: SelectionState, of wrapper: ComponentWrapper) {
+        // Highlighted is the pending highlight arriving; Selected replaces it (a tap); None ends the touch first.
+        if state == .none { cancelPendingHighlight() }
         pendingHighlight = nil
         if state == .none, gestureWrapper === wrapper { gestureWrapper = nil }
         guard wrapper.selectionState != state, !wrapper.isDestroyed else { return }
@@ -43,13 +45,23 @@ extension EventEngine {
         wrapper.component.selectionStateHandling?.updateViewForSelectionState(state)
     }
 
+    /// Drops a highlight still waiting for its delay, and says so: the touch ended before it showed.
+    func cancelPendingHighlight() {
+        guard let pending = pendingHighlight else { return }
+        pendingHighlight = nil
+        trace?.add(
+            .state,
+            "[\(pending.wrapper.model?.identifier ?? "?")] highlight cancelled (the touch ended before it showed)",
+            [("model", .optional(pending.wrapper.model?.identifier)), ("pending", .string("cancelled"))])
+    }
+
     /// Hub resets the highlighted component on every scroll event and on resize.
     func resetHighlight() {
         if let wrapper = gestureWrapper {
             gestureWrapper = nil
             setSelectionState(.none, of: wrapper)
         }
-        pendingHighlight = nil
+        cancelPendingHighlight()
     }
 
     /// Hub's selectComponentWithModel: Selected (None after the delay), the target's actions in order until one
