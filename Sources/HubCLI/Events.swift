@@ -202,9 +202,11 @@ struct Events: ParsableCommand {
 
         let pool = engine.pipeline.pool
         trace.step = 0
+        // A replay stopped at a bad line did not get done: its summary says where it stopped.
+        let ending = stoppedAt.map { "stopped at line \($0.line)" } ?? "done"
         trace.add(
             .note,
-            "done: \(pool.wrapperCount) component instance(s), \(engine.pipeline.bodyWrappers.count) live in the body "
+            "\(ending): \(pool.wrapperCount) component instance(s), \(engine.pipeline.bodyWrappers.count) live in the body "
                 + "(at most \(engine.peakLiveBodyCount)), \(engine.images.pendingURIs.count) image load(s) pending, "
                 + "\(engine.actions.pendingCount) asynchronous action(s) running; URIs opened: "
                 + (host.services.openedURIs.isEmpty ? "none" : host.services.openedURIs.joined(separator: ", ")))

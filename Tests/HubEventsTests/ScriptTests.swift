@@ -184,6 +184,7 @@ import Testing
         #expect(stopped.status == 2)
         #expect(stopped.err.contains("bad.jsonl:2: unknown event \"jump\""))
         #expect(!stopped.out.contains("#3 advance"))
+        #expect(stopped.out.contains("stopped at line 2:") && !stopped.out.contains("done:"), "\(stopped.out)")
         let kept = try run(common + ["--keep-going", "--format", "text"])
         #expect(kept.status == 1)
         #expect(kept.out.contains("#3 advance 1s"))
