@@ -86,6 +86,9 @@ final class RowFactory: ComponentFactory {
         plugin.clear()
         for step in 1...37 { engine.apply(.scroll(y: Double(step) * 100)) }
         #expect(plugin.lines(for: "p0").contains("currentUIState 2"), "saved when it scrolled out")
+        // Once: reusing the instance for another model does not read, from the pool, what it read on the way there.
+        #expect(
+            plugin.lines(for: "p0").filter { $0.hasPrefix("currentUIState") }.count == 1, "\(plugin.lines(for: "p0"))")
         #expect(engine.pipeline.pool.uiStates.restoreState(forModelIdentifier: "p0") == "2")
         #expect(engine.pipeline.pool.wrapperCount < 20)
         for step in (0...36).reversed() { engine.apply(.scroll(y: Double(step) * 100)) }

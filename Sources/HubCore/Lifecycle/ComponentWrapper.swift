@@ -51,6 +51,9 @@ public final class ComponentWrapper {
     public private(set) var hasBeenConfigured = false
     /// Set by `invalidate()`: the next configure runs even for an equal model (its children went away).
     public private(set) var needsConfigure = false
+    /// The UI state was saved since the instance last showed its model (when it left for the pool): a reuse for
+    /// another model does not read it again.
+    var stateSavedSinceShown = false
 
     /// The wrapper this one is a child of, if any.
     public internal(set) weak var parent: ComponentWrapper? { willSet { mayHaveParent = newValue != nil } }
@@ -122,14 +125,17 @@ public final class ComponentWrapper {
         loadView()
         if hasBeenConfigured, let current = self.model {
             if current == model && !needsConfigure {
+                stateSavedSinceShown = false  // shown again: its state may change from here on
                 return
             }
-            saveUIState()
+            // Saved already when it left the screen for the pool, where nothing changes it: not read twice.
+            if !stateSavedSinceShown { saveUIState() }
             pool.trace?(.prepareForReuse, self)
             component.prepareViewForReuse()
             releaseChildren()
         }
         needsConfigure = false
+        stateSavedSinceShown = false
         self.model = model
         self.containerSize = containerSize
         pool.trace?(.configure, self)
@@ -174,6 +180,7 @@ public final class ComponentWrapper {
         } else {
             pool.uiStates.removeState(forModelIdentifier: model.identifier)
         }
+        stateSavedSinceShown = true
     }
 
     /// The component's display list at the current frame size.
