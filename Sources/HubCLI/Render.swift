@@ -147,6 +147,8 @@ struct Render: ParsableCommand {
                 scale: scale, to: output)
         }
         ProcessLifetime.keepUntilExit(loaded, tree)
-        if !loaded.problems.isEmpty || pluginStatus != nil { throw ExitCode(pluginStatus ?? .problems) }
+        if !loaded.problems.isEmpty || pluginStatus != nil || BoundaryValues.replacedAny {
+            throw ExitCode(pluginStatus ?? .problems)
+        }
     }
 }

@@ -7,7 +7,7 @@ import HubCore
 ///
 /// # Thread safety
 /// Main thread only, as every plugin call is.
-enum BoundaryValues {
+public enum BoundaryValues {
     /// Larger coordinates and sizes than any view needs (a 100k-component view is a few million points tall).
     static let maxCoordinate = 1e9
     static let fontSizes = 0.5...1000.0
@@ -19,6 +19,10 @@ enum BoundaryValues {
         StandardError.writeLine(line)
     }
     nonisolated(unsafe) private static var reported: Set<String> = []
+
+    /// Whether a value a plugin handed over was replaced in this process: a plugin's bug, reported on stderr, so
+    /// a command ends with "done, with problems" (1) rather than 0.
+    public static var replacedAny: Bool { !reported.isEmpty }
 
     /// Reports `problem` once for the plugin and call in progress. Out of line, with the words made only here,
     /// so the checks that call it stay a few instructions where every value a plugin draws passes them.
