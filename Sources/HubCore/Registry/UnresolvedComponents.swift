@@ -49,7 +49,7 @@ public enum UnresolvedComponents {
             let others = entry.count > 1 ? " (and \(entry.count - 1) more model(s) naming it)" : ""
             let reason =
                 position < detailed
-                ? Self.reason(entry.identifier, registry: registry) ?? ""
+                ? Self.message(entry.identifier, registry: registry)
                 : "\(TerminalText.quoted(entry.identifier.description)): drawn as a fallback"
             return DecodeIssue(file: file, path: entry.path, message: reason + others)
         }
@@ -69,13 +69,9 @@ public enum UnresolvedComponents {
         return true
     }
 
-    /// Why `identifier` falls back, or nil when a plugin provides it (or it is Hub's default, named by no one).
-    static func reason(_ identifier: ComponentIdentifier, registry: ComponentRegistry) -> String? {
-        if identifier.namespace == ComponentDefaults.namespace,
-            registry.entry(forNamespace: identifier.namespace) == nil
-        {
-            return nil
-        }
+    /// Why `identifier`, which `fallsBack`, falls back: the plugin that has its namespace, its components and the
+    /// nearest id (no plugin is asked again).
+    static func message(_ identifier: ComponentIdentifier, registry: ComponentRegistry) -> String {
         let quoted = TerminalText.quoted(identifier.description)
         guard let entry = registry.entry(forNamespace: identifier.namespace) else {
             let namespaces = registry.allEntries.map(\.namespace)
@@ -86,12 +82,6 @@ public enum UnresolvedComponents {
                 + (hint ?? "") + "; drawn as a fallback"
         }
         let names = entry.factory.componentNames
-        if names.contains(identifier.name) { return nil }
-        // A factory may make more than it lists: only a name it refuses is a problem.
-        if let made = entry.factory.createComponent(forName: identifier.name) {
-            made.destroy()
-            return nil
-        }
         let hint = Spelling.nearest(identifier.name, in: names).map { " (did you mean \(TerminalText.quoted($0))?)" }
         let offered = names.isEmpty ? "" : "; it has " + names.sorted().prefix(12).joined(separator: ", ")
         return "\(quoted): namespace \(TerminalText.quoted(identifier.namespace)) of \(entry.owner) has no component "

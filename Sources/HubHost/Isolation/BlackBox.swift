@@ -76,6 +76,15 @@ public enum BlackBox {
         }
     }
 
+    /// Word 5's values.
+    public enum StderrLoss {
+        public static let none: UInt64 = 0
+        /// The call in progress (word 1) closed it: found by a worker checking after every call.
+        public static let inCall: UInt64 = 1
+        /// It was gone when the worker exited, the call that closed it not known.
+        public static let atExit: UInt64 = 2
+    }
+
     /// What the box said when read.
     public struct Snapshot: Equatable, Sendable {
         public var call: PluginCall
@@ -89,8 +98,8 @@ public enum BlackBox {
         /// Where a fatal signal hit or exit() was called off the main thread, when the worker noted one.
         public var faultNote: FaultNote?
 
-        /// Word 5: 1 when the call in progress closed the worker's stderr, 2 when it was gone at exit.
-        public var lostStderr: UInt64 = 0
+        /// Word 5: whether, and when, the worker found its stderr was not its own any more.
+        public var lostStderr: UInt64 = BlackBox.StderrLoss.none
 
         /// True while (or when) the worker was inside plugin code.
         public var inPluginCall: Bool { callWord & 0xFFFF != 0 }

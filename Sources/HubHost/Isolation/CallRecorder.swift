@@ -86,13 +86,13 @@ public enum CallRecorder {
     /// worker ends at once with the call still noted, for the supervisor to name it.
     private static func checkDescriptorsAfterCall() {
         guard let words, !stderrIsOurs else { return }
-        words[5] = 1
+        words[5] = BlackBox.StderrLoss.inCall
         _exit(70)
     }
 
     private static func noteLostStderrAtExit() {
         guard let words, stderrIdentity != nil, !stderrIsOurs else { return }
-        words[5] = 2
+        words[5] = BlackBox.StderrLoss.atExit
     }
 
     /// What was in progress before a nested call began (a plugin calling the host, which calls another plugin).

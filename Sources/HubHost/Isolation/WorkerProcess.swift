@@ -209,7 +209,7 @@ public final class WorkerProcess: @unchecked Sendable {
         tailLock.unlock()
         var outcome = Outcome(exitStatus: nil, fault: nil, stderrTail: lines)
         let box = blackBox.read()
-        outcome.lostStderr = box.lostStderr == 2
+        outcome.lostStderr = box.lostStderr == BlackBox.StderrLoss.atExit
         if let hang {
             outcome.fault = PluginFault(
                 kind: .hang, box: hang, signal: nil, exitStatus: nil, timeout: options.callTimeout, stderrTail: lines)
@@ -219,7 +219,7 @@ public final class WorkerProcess: @unchecked Sendable {
         if termSignal == 0 {
             let code = (status >> 8) & 0xFF
             outcome.exitStatus = code
-            if box.lostStderr == 1 && box.inPluginCall {
+            if box.lostStderr == BlackBox.StderrLoss.inCall && box.inPluginCall {
                 // Found by a worker that checked after each call (`WorkerEnvironment.watchDescriptorsKey`).
                 outcome.fault = PluginFault(
                     kind: .closedDescriptors, box: box, signal: nil, exitStatus: code, timeout: nil, stderrTail: lines)

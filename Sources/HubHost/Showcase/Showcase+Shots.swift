@@ -40,7 +40,7 @@ extension Showcase {
         for entry in entries {
             for story in entry.stories {
                 let label = "\(entry.plugin): \(entry.component) story \(TerminalText.quoted(story.name)): "
-                guard let decoded = decodedView(of: story, component: entry.component) else {
+                guard let decoded = decodedView(of: story) else {
                     problems.append(label + (story.problem ?? "not a component model"))
                     continue
                 }

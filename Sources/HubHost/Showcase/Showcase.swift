@@ -55,11 +55,11 @@ public enum Showcase {
 
     /// The view a story is drawn as: its model alone in the body.
     public static func view(of story: Story, component: String) -> ViewModel? {
-        decodedView(of: story, component: component)?.viewModel
+        decodedView(of: story)?.viewModel
     }
 
     /// The story's view, with what decoding it found wrong (a field of the wrong type, left out).
-    static func decodedView(of story: Story, component: String) -> DecodeResult? {
+    static func decodedView(of story: Story) -> DecodeResult? {
         guard story.problem == nil else { return nil }
         let text = #"{"body": ["# + story.model + "]}"
         return try? ViewModelDecoder(file: nil).decode(Data(text.utf8))
@@ -70,9 +70,9 @@ public enum Showcase {
     /// of another namespace, or a namespace renamed since). A story drawn with fallbacks makes a wrong golden.
     static func warnings(of story: Story, decoded: DecodeResult, registry: ComponentRegistry) -> [String] {
         let view = decoded.viewModel
+        let images = ImageAccess(viewFile: nil)
         let issues =
-            decoded.issues + ImageAccess(viewFile: nil).problems(in: view, file: nil)
-            + ImageAccess(viewFile: nil).placeholderWarnings(in: view, file: nil)
+            decoded.issues + images.problems(in: view, file: nil) + images.placeholderWarnings(in: view, file: nil)
             + UnresolvedComponents.problems(in: view, registry: registry, file: nil)
         // "$.body[0]" is the story's model itself: its own paths read better from "$".
         return story.warnings
