@@ -44,6 +44,17 @@ public struct HubHostCommand: ParsableCommand {
             DevFrontEnd.replaceProcess()
         }
         CallRecorder.attachFromEnvironment()
+        rejectHelpForUnknownCommand()
         main()
+    }
+
+    /// `hubhost help bogus` would print the top-level help and exit 0 (the parser's `help` takes any name), so a
+    /// script that checks a command exists would be told it does.
+    static func rejectHelpForUnknownCommand() {
+        let arguments = CommandLine.arguments.dropFirst()
+        guard arguments.first == "help", let name = arguments.dropFirst().first, !name.hasPrefix("-") else { return }
+        let known = configuration.subcommands.map { $0._commandName }
+        guard !known.contains(name) else { return }
+        exit(withError: ValidationError("no command '\(name)'; the commands are \(known.joined(separator: ", "))"))
     }
 }

@@ -15,7 +15,7 @@ struct ListServices: ParsableCommand {
             for bindings). --unload PLUGIN (a file name or plugin id, repeatable) unloads plugins first and \
             reports what is still alive after its owner was revoked. --json prints {"services": [{"key", "id", \
             "name", "version", "owner", "scope", "live"}], "survivors": [{"key", "owner", "what"}], "problems": \
-            [...]} with sorted keys.
+            [...]} with sorted keys; a binding has no version ("-" in the table, null in JSON).
 
             \(ExitStatus.help([
                 (.ok, "listed"),
@@ -109,12 +109,13 @@ struct ListServices: ParsableCommand {
             var key: String
             var id: String
             var name: String?
-            var version: Int
+            /// Nil for an injector binding, which has no version (the table's "-").
+            var version: Int?
             var owner: String
             var scope: String
             var live: Int
 
-            /// A service without a name has `"name": null`.
+            /// A service without a name has `"name": null`, a binding without a version `"version": null`.
             func encode(to encoder: Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(key, forKey: .key)
@@ -139,7 +140,8 @@ struct ListServices: ParsableCommand {
         init(registrations: [RegistrationInfo], survivors: [HubInjection.Survivor], problems: [String]) {
             services = registrations.map {
                 Service(
-                    key: $0.key.description, id: $0.key.id, name: $0.key.name, version: Int($0.version),
+                    key: $0.key.description, id: $0.key.id, name: $0.key.name,
+                    version: $0.version == 0 ? nil : Int($0.version),
                     owner: $0.owner.description, scope: $0.scope, live: $0.liveInstances)
             }
             self.survivors = survivors.map {

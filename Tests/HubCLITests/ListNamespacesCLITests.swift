@@ -91,5 +91,12 @@ struct ListNamespacesCLITests {
         #expect(usage.status == 64)
         let unknown = try Self.run(["no-such-command"])
         #expect(unknown.status == 64)
+        // `help` of a command that does not exist is a usage error too, not the top-level help with exit 0.
+        let helpUnknown = try Self.run(["help", "no-such-command"])
+        #expect(helpUnknown.status == 64)
+        #expect(helpUnknown.stderr.contains("no command 'no-such-command'"))
+        let helpKnown = try Self.run(["help", "render"])
+        #expect(helpKnown.status == 0)
+        #expect(helpKnown.stdout.contains("Render a Hub JSON view model"))
     }
 }

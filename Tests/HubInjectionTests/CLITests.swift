@@ -141,6 +141,9 @@ struct CLITests {
         #expect(!services.contains { ($0["id"] as? String) == "com.test.greeter" })
         #expect(!services.contains { ($0["id"] as? String) == "home.controller" })
         #expect(services.contains { ($0["id"] as? String) == "hub.image-loader" && ($0["version"] as? Int) == 1 })
+        // A binding has no version: null, as the table's "-", not 0.
+        let factory = try #require(services.first { ($0["id"] as? String) == "HubInjection.ObjectFactory" })
+        #expect(factory["version"] is NSNull)
 
         try "{ \"bindings\": [ { \"key\": \"x\" } ] }".write(
             to: dir.plugins.appendingPathComponent("widgets.modules.json"),
