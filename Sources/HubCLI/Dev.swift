@@ -114,7 +114,8 @@ struct Dev: ParsableCommand {
             throw ExitCode(.failed)
         }
         // A port in use is said before any plugin is loaded (the server would only find out after the first frame).
-        if port != 0, Self.portInUse(host: host, port: port) {
+        // Not by a worker: a restarted one would find the port its own supervisor serves on and exit.
+        if port != 0, !CallRecorder.isWorker, Self.portInUse(host: host, port: port) {
             Diagnostics.print(
                 "hubhost dev: cannot serve on \(host):\(port): port \(port) is in use (another hubhost dev?); pick "
                     + "another with --port, or --port 0")

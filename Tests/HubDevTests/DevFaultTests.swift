@@ -67,11 +67,12 @@ struct DevFaultTests {
     }
 
     /// What the page set up (widths, a model edited in memory) outlives the worker a crash ended, even when the
-    /// edit is what crashed it: the new worker draws it without the culprit.
+    /// edit is what crashed it: the new worker draws it without the culprit. On a fixed port, as people run it: a
+    /// restarted worker once refused the port its own supervisor serves on, and no worker came back.
     @Test func thePagesWidthsAndEditsOutliveACrash() throws {
         try build(version: "1", crashing: true)
         try writeView(["One", "Calm"])
-        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache, fixedPort: true)
         defer { dev.stop() }
         #expect(dev.waitForFrame { $0.html.contains("Calm taps:0") } != nil, "\(dev.log)")
         try dev.post("/widths", ["widths": [320]])

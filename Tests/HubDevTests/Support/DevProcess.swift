@@ -11,15 +11,17 @@ final class DevProcess {
     private(set) var port: UInt16 = 0
 
     /// Starts `hubhost dev VIEW --plugins PLUGINS --port 0 …` and waits until it serves.
-    /// `view` nil: `hubhost dev --gallery`.
-    init(view: URL?, plugins: URL, cache: URL, extra: [String] = []) throws {
+    /// `view` nil: `hubhost dev --gallery`. `fixedPort`: a free port chosen here instead of `--port 0`, as people
+    /// run it (the default port is fixed).
+    init(view: URL?, plugins: URL, cache: URL, extra: [String] = [], fixedPort: Bool = false) throws {
         output = cache.appendingPathComponent("dev-\(UUID().uuidString.prefix(6)).log")
         try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = TestSupport.hubhost
         process.arguments =
             [
-                "dev", view?.path ?? "--gallery", "--plugins", plugins.path, "--port", "0", "--plugin-cache",
+                "dev", view?.path ?? "--gallery", "--plugins", plugins.path, "--port",
+                fixedPort ? String(try Self.freePort()) : "0", "--plugin-cache",
                 cache.path,
                 "--quiet-ms", "100",
             ] + extra
@@ -42,6 +44,24 @@ final class DevProcess {
     }
 
     deinit { stop() }
+
+    /// A port nothing listens on now (the kernel's pick for port 0, released).
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw TestFailure("bind: \(errno)") }
+        return UInt16(bigEndian: address.sin_port)
+    }
 
     func stop() {
         if process.isRunning {
