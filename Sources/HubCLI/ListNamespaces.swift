@@ -28,11 +28,34 @@ struct ListNamespaces: ParsableCommand {
     )
 
     @OptionGroup var plugins: PluginOptions
+    @OptionGroup var isolation: IsolationOptions
 
     @Flag(name: .customLong("json"), help: "Print JSON for scripts instead of a table.")
     var json = false
 
     func run() throws {
+        // Plugins load in this process (a worker costs more than the listing; the probe ran each new build's init in
+        // a child already), unless the last listing ended inside plugin code: then in a worker, which names the
+        // plugin and quarantines it. A worker run that meets a hang keeps the next one in a worker too (a hang is
+        // kept out for its run only), so an init that hangs on every real load is named instead of hanging.
+        var sentinel: InProcessSentinel?
+        if isolation.supervises, !plugins.isSafeMode {
+            let guardFile = InProcessSentinel(cacheDirectory: plugins.cacheDirectory, command: "list-namespaces")
+            let unfinished = guardFile.unfinishedRuns
+            if !unfinished.isEmpty {
+                try plugins.requireNamedFolders()
+                Diagnostics.print("hubhost: the last listing ended inside plugin code; listing in a worker this time")
+                var supervisor = OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: "")
+                supervisor.context = "listing plugins (their init runs as they load)"
+                supervisor.finished = { faults in
+                    if !faults.contains(where: { $0.kind == .hang }) { guardFile.clear(unfinished) }
+                }
+                supervisor.run()
+            }
+            guardFile.begin()
+            sentinel = guardFile
+        }
+        defer { sentinel?.end() }
         // Listing needs no services: module files are not bound, so no eager singleton (plugin code) runs here.
         let host = try plugins.makeHost(moduleFiles: .skip)
         if json {

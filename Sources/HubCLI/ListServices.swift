@@ -53,7 +53,6 @@ struct ListServices: ParsableCommand {
         // Eager singletons run plugin functions while module files bind: in a worker, so a crash is reported.
         if isolation.supervises {
             var supervisor = OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: "")
-            supervisor.recovers = false
             supervisor.context = "listing services (module files bind eager singletons as their plugins load)"
             supervisor.run()
         }

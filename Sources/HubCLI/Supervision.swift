@@ -49,6 +49,8 @@ struct OneShotSupervisor {
     /// Quarantine the culprit and run again without it (render, events). Off for `call` and `inject`, where the
     /// fault is most often the caller's (a wrong signature), not the plugin's: report it and stop.
     var recovers = true
+    /// Told when the command is done, before the supervisor exits, with the plugin faults met on the way.
+    var finished: ((_ faults: [PluginFault]) -> Void)?
 
     /// Supervises workers until the command is done, then exits with its status. Never returns.
     func run() -> Never {
@@ -91,6 +93,7 @@ struct OneShotSupervisor {
                         "hubhost: the worker ended with status \(status) after plugin code closed its standard error, "
                             + "and running it again did not find the call that did")
                 }
+                finished?(faults)
                 // Done: a run that survived a fault says so with its own status, unless it failed for another reason.
                 if !faults.isEmpty && status <= ExitStatus.problems.rawValue { exit(ExitStatus.pluginFault.rawValue) }
                 exit(status)

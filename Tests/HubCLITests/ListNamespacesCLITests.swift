@@ -80,6 +80,35 @@ struct ListNamespacesCLITests {
         #expect(row == ["fixture", "box,label", "com.example.fixture", "3.1.4", "libgood.so", "1.1", "active"])
     }
 
+    /// The probe passed the plugin and listing loads it in its own process; then its init crashes on a real load
+    /// (it read a file the probe never saw). That listing dies; the next one runs in a worker, names the plugin and
+    /// quarantines it; the one after lists it as quarantined, in its own process again.
+    @Test func aListingThatEndedInPluginCodeIsFollowedByOneInAWorker() throws {
+        let root = try Self.folder(good: false, bad: false)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let trigger = root.appendingPathComponent("config")
+        try Self.compile(
+            to: root.appendingPathComponent("plugins/libconfigured.so"),
+            defines: ["-DFIXTURE_CRASH_INIT_IF=\"\(trigger.path)\""])
+        let arguments = [
+            "list-namespaces", "--plugins", root.appendingPathComponent("plugins").path, "--plugin-cache",
+            root.appendingPathComponent("cache").path,
+        ]
+        let first = try Self.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        try Data("x".utf8).write(to: trigger)
+        let crashed = try Self.run(arguments)
+        #expect(crashed.status != 0)
+        let named = try Self.run(arguments)
+        #expect(named.status == 5, "\(named.stderr)")
+        #expect(named.stderr.contains("listing in a worker this time"), "\(named.stderr)")
+        #expect(named.stderr.contains("libconfigured.so") && named.stderr.contains("crashed with SIGSEGV in init"))
+        let listed = try Self.run(arguments)
+        #expect(listed.status == 1, "\(listed.stderr)")
+        #expect(listed.stdout.contains("quarantined"), "\(listed.stdout)")
+        #expect(!listed.stderr.contains("in a worker"), "\(listed.stderr)")
+    }
+
     @Test("no plugin files: exit 2; usage error: exit 64")
     func exitCodes() throws {
         let root = try Self.folder(good: false, bad: false)

@@ -4,6 +4,7 @@
  *   FIXTURE_MAGIC, FIXTURE_ABI_MAJOR, FIXTURE_ABI_MINOR   to build broken descriptors
  *   FIXTURE_FAIL_INIT "message"   init registers its namespace, then fails with the message
  *   FIXTURE_NO_ENTRY   exports no hub_plugin_entry at all
+ *   FIXTURE_CRASH_INIT_IF "path"   init crashes (SIGSEGV) when that file exists
  * It registers a component factory (components "label" and "box", "box" has children and performs actions), a
  * layout manager, an action factory and an action handler, all keyed by its namespace so variants can coexist,
  * and exports `fixture_stats` so tests can see what the host called.
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef FIXTURE_ID
 #define FIXTURE_ID "com.example.fixture"
@@ -167,6 +169,10 @@ static bool init(const hub_host *h, char *error, size_t capacity) {
     host = h;
     memset(&stats, 0, sizeof stats);
     if (!h->register_component_factory(h, FIXTURE_NAMESPACE, &factory, error, capacity)) return false;
+#ifdef FIXTURE_CRASH_INIT_IF
+    /* A plugin whose init reads a file the probe never saw (a config file): it crashes only once that exists. */
+    if (access(FIXTURE_CRASH_INIT_IF, F_OK) == 0) *(volatile int *)0 = 1;
+#endif
 #ifdef FIXTURE_FAIL_INIT
     snprintf(error, capacity, "%s", FIXTURE_FAIL_INIT);
     return false;

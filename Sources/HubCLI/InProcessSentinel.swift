@@ -1,0 +1,49 @@
+import FoundationEssentials
+import HubHost
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Lets a command that loads plugins in its own process (`list-namespaces`: a worker would cost more than the
+/// listing) find out that its last run ended inside plugin code. The probe has run every new build's `init` in a
+/// child already, but an `init` that reads something else (a config file) can crash or hang only now. Such a run
+/// ends without removing its marker; the next run sees the marker and runs in a worker instead, which names the
+/// plugin and quarantines it, as every other command does.
+struct InProcessSentinel {
+    /// `<probe cache>/<command>-<pid>.running`, one per process so concurrent runs do not clear each other's.
+    let folder: URL
+    let command: String
+    private var marker: URL { folder.appendingPathComponent("\(command)-\(getpid()).running") }
+
+    init(cacheDirectory: String?, command: String) {
+        folder = ProbeGate.defaultCacheDirectory(imagesDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) })
+        self.command = command
+    }
+
+    /// The markers of runs that are no longer running: each ended without finishing.
+    var unfinishedRuns: [URL] {
+        let prefix = "\(command)-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.compactMap { name -> URL? in
+            guard name.hasPrefix(prefix), name.hasSuffix(".running"),
+                let pid = pid_t(name.dropFirst(prefix.count).dropLast(".running".count))
+            else { return nil }
+            // A process that still runs (another listing, now) has not ended.
+            if pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { return nil }
+            return folder.appendingPathComponent(name)
+        }
+    }
+
+    /// Marks this run as started (no marker when the cache folder cannot take one: the run is then unguarded).
+    func begin() {
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: marker.path, contents: nil)
+    }
+
+    /// Marks this run as finished.
+    func end() { unlink(marker.path) }
+
+    /// Forgets the unfinished runs (a worker run found nothing more to quarantine).
+    func clear(_ runs: [URL]) { for run in runs { unlink(run.path) } }
+}
