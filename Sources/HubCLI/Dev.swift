@@ -151,7 +151,11 @@ struct Dev: ParsableCommand {
             options: options, bindAddress: host, port: port, supervises: isolation.supervises,
             callTimeout: isolation.callTimeout,
             probeCacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache),
-            html: { SVGRenderer(images: ImageResolver(access: imageAccess), showFrames: false).render($0) },
+            html: { tree, idPrefix in
+                var svg = SVGRenderer(images: ImageResolver(access: imageAccess), showFrames: false)
+                svg.idPrefix = idPrefix
+                return svg.render(tree)
+            },
             gallery: { GallerySheet(items: $0.map(\.galleryItem)).svg() },
             makeLogger: plugins.makeLogger,
             reportProblems: { plugins.reportProblems(of: $0) },

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import HubCore
 import HubHost
+import HubRender
 import Logging
 
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ public struct DevLaunch {
     /// Where the supervisor records the versions it quarantines.
     public var probeCacheDirectory: URL
     /// The page's drawing of a frame.
-    public var html: (RenderTree) -> String
+    public var html: ViewDrawing
     /// Gallery mode's sheet of every shot: the SVG and its size.
     public var gallery: ([Showcase.Shot]) -> (svg: String, size: Size)
     public var makeLogger: () -> Logger

@@ -10,14 +10,14 @@ public final class DevPreview: @unchecked Sendable {
     public let loop: DevLoop
     public let server: PreviewServer
     /// Turns a render tree into the HTML the page shows (the HTML renderer's output).
-    public let html: (RenderTree) -> String
+    public let html: ViewDrawing
     /// Draws gallery mode's shots on one sheet (`hubhost gallery`'s SVG).
     public let gallery: GallerySheetDrawing
     /// Where the one line per reload goes.
     public var printLine: (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
     public init(
-        loop: DevLoop, server: PreviewServer, html: @escaping (RenderTree) -> String,
+        loop: DevLoop, server: PreviewServer, html: @escaping ViewDrawing,
         gallery: @escaping GallerySheetDrawing
     ) {
         self.loop = loop
@@ -63,7 +63,7 @@ public final class DevPreview: @unchecked Sendable {
 
     /// The page's frame for a render: HTML, one box per component (in view coordinates), problems.
     public static func frame(
-        from output: DevLoop.Output, html: (RenderTree) -> String, gallery: GallerySheetDrawing
+        from output: DevLoop.Output, html: ViewDrawing, gallery: GallerySheetDrawing
     ) -> PreviewFrame {
         var boxes: [PreviewFrame.Box] = []
         // A box for each component where it can be seen: children only inside their parent's visible part (a
@@ -101,7 +101,7 @@ public final class DevPreview: @unchecked Sendable {
         problems += output.viewWarnings.map { PreviewFrame.Problem(kind: "warning", message: $0) }
         let size = output.tree?.canvasSize ?? Size(width: 375, height: 667)
         var frame = PreviewFrame(
-            sequence: output.sequence, html: output.tree.map(html) ?? "", width: size.width,
+            sequence: output.sequence, html: output.tree.map { html($0, "") } ?? "", width: size.width,
             height: size.height, boxes: boxes, problems: problems,
             cause: output.reload.description, tapped: output.tapped, tappedSection: output.tappedSection,
             plugins: output.plugins,
@@ -115,8 +115,11 @@ public final class DevPreview: @unchecked Sendable {
             frame.height = size.height
             frame.boxes = []
         }
-        frame.extras = output.extras.map {
-            PreviewFrame.Extra(width: $0.width, height: $0.tree.canvasSize.height, html: html($0.tree))
+        // Each drawing on the page has ids of its own: every SVG numbers its clip paths from 1, and in one document
+        // `url(#clip1)` is the first element with that id, the main view's (a 768-pt drawing was cut at 375).
+        frame.extras = output.extras.enumerated().map { index, extra in
+            PreviewFrame.Extra(
+                width: extra.width, height: extra.tree.canvasSize.height, html: html(extra.tree, "w\(index)-"))
         }
         return frame
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HubCore
 import HubHost
+import HubRender
 import Logging
 
 /// The messages between `hubhost dev` (the supervisor: preview server, UI-state copy, quarantines) and its
@@ -100,7 +101,7 @@ public final class DevWorker: @unchecked Sendable {
     /// Reads the supervisor's first line, starts the loop with `options` (plus the states to restore) and serves
     /// taps until stdin closes. Call on the main thread; never returns.
     public func run(
-        options: DevLoop.Options, logger: Logger, html: @escaping (RenderTree) -> String,
+        options: DevLoop.Options, logger: Logger, html: @escaping ViewDrawing,
         gallery: @escaping GallerySheetDrawing, started: (DevLoop) -> Void
     ) throws -> Never {
         var options = options

@@ -7,8 +7,10 @@ import Foundation
 enum PreviewPage {
     /// The page with `current` (a `PreviewFrame` as JSON) applied: its drawing inlined, its frame data embedded.
     static func html(current: Data?, drawing: String?) -> String {
-        // JSONEncoder escapes "/" as "\/", so the JSON cannot close the script element it sits in.
-        let frameJSON = current.map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        // "<" as \u003c (the same JSON string): a view's text holding "<!--" and "<script" would otherwise put the
+        // HTML parser in a state where the element's own "</script>" no longer ends it, and the page's script
+        // became data. With no "<" in it, the JSON cannot end or change the element it sits in.
+        let frameJSON = current.map { String(decoding: $0, as: UTF8.self).replacing("<", with: "\\u003c") } ?? "null"
         return head + "<div id=\"view\">" + (drawing ?? "") + "</div>" + middle
             + "<script id=\"initial-frame\" type=\"application/json\">" + frameJSON + "</script>" + script
     }

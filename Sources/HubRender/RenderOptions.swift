@@ -49,25 +49,21 @@ public final class ImageResolver {
         return resolved
     }
 
+    /// Only image bytes are written into an output, as a `data:` URI of the type their signature says: a file that
+    /// is not an image, or a `data:` URI that is not one (`data:text/html`…), is drawn as its placeholder, as
+    /// the warnings say, and none of its bytes leave the machine in the output.
     private func load(_ uri: String) -> String? {
+        let bytes: [UInt8]
         switch access.check(uri) {
-        case .success(.data): return uri
-        case .success(.file(let path)):
-            guard case .success(let bytes) = access.readFile(uri), !bytes.isEmpty else { return nil }
-            let type = Self.mimeType(for: PathText.fileExtension(path))
-            return "data:\(type);base64,\(Data(bytes).base64EncodedString())"
+        case .success(.data):
+            guard case .success(let image) = ImageSource.decodeDataURI(uri) else { return nil }
+            bytes = image.bytes
+        case .success(.file):
+            guard case .success(let read) = access.readFile(uri) else { return nil }
+            bytes = read
         case .success(.remote), .failure: return nil
         }
-    }
-
-    static func mimeType(for pathExtension: String) -> String {
-        switch pathExtension.lowercased() {
-        case "png": return "image/png"
-        case "jpg", "jpeg": return "image/jpeg"
-        case "gif": return "image/gif"
-        case "svg": return "image/svg+xml"
-        case "webp": return "image/webp"
-        default: return "application/octet-stream"
-        }
+        guard !bytes.isEmpty, let type = ImageAccess.mediaType(head: Array(bytes.prefix(512))) else { return nil }
+        return "data:\(type);base64,\(Data(bytes).base64EncodedString())"
     }
 }

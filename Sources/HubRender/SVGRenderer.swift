@@ -298,3 +298,6 @@ public func escape(_ s: String) -> String {
     }
     return out
 }
+
+/// Draws a view as SVG, its element ids starting with the prefix (several drawings share one page).
+public typealias ViewDrawing = (_ tree: RenderTree, _ idPrefix: String) -> String

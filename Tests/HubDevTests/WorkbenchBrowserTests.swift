@@ -22,6 +22,50 @@ struct WorkbenchBrowserTests {
         return (dev, root)
     }
 
+    /// A view's text cannot break the page: an id holding "<!--" and "<script" once stopped the page's script from
+    /// running (no boxes, no live updates). And every drawing at another width is clipped by its own clip paths,
+    /// not the main view's (a carousel drawn at 768 was cut at 375).
+    @Test(
+        .enabled(
+            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    func viewTextCannotBreakThePageAndEachWidthHasItsOwnClips() throws {
+        let root = TestSupport.temporaryDirectory("workbench-hostile")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
+            try FileManager.default.copyItem(
+                at: TestSupport.binDirectory.appendingPathComponent(name), to: plugins.appendingPathComponent(name))
+        }
+        var view = try String(contentsOf: Self.examples.appendingPathComponent("carousel.json"), encoding: .utf8)
+        view = view.replacing(
+            #""id": "intro""#, with: #""id": "a <!-- <script> b", "custom": {"note": "</script><!--"}"#)
+        let viewFile = root.appendingPathComponent("carousel.json")
+        try view.write(to: viewFile, atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(
+            at: Self.examples.appendingPathComponent("assets"), to: root.appendingPathComponent("assets"))
+        let dev = try DevProcess(
+            view: viewFile, plugins: plugins, cache: root.appendingPathComponent("cache"),
+            extra: ["--widths", "375,768"])
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.extras?.map(\.width) == [768] } != nil, "\(dev.log)")
+        let browser = try HeadlessChromium(
+            executable: try #require(HeadlessChromium.executable, "chromium is required on CI"))
+        defer { browser.quit() }
+        try browser.open("http://127.0.0.1:\(dev.port)/")
+        // The page's script ran: it made the boxes, the first one for the hostile id.
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.querySelector('#boxes .box')?.dataset.componentId ?? ''"))
+                    == "a <!-- <script> b"
+            })
+        // Every clip path id on the page is used once.
+        let ids = try browser.evaluate("[...document.querySelectorAll('clipPath')].map(c => c.id).join(' ')")
+        let list = ids.split(separator: " ")
+        #expect(!list.isEmpty && Set(list).count == list.count, "\(ids)")
+    }
+
     @Test(
         .enabled(
             if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",

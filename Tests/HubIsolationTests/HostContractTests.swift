@@ -200,10 +200,20 @@ import Testing
               {"id": "a", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "noise.png"}}},
               {"id": "b", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "data:image/png;base64,aGVsbG8="}}},
               {"id": "c", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "data:image/png;base64"}}},
-              {"id": "d", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "real.png"}}}
+              {"id": "d", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "real.png"}}},
+              {"id": "e", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": ".ssh/id_rsa"}}},
+              {"id": "f", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "data:text/html;base64,PHNjcmlwdD4="}}},
+              {"id": "g", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "bomb.png"}}}
             ]}
             """#
         let setup = try Setup(view: view)
+        // A file beside the view that is no image (a key): warned of, and none of its bytes reach the output.
+        try FileManager.default.createDirectory(at: setup.folder.appending(".ssh"), withIntermediateDirectories: true)
+        try Data("-----BEGIN OPENSSH PRIVATE KEY----- TOPSECRET".utf8).write(to: setup.folder.appending(".ssh/id_rsa"))
+        // A PNG whose header asks for 100000 x 100000 pixels: refused as a data: URI is, and said.
+        var bomb: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+        bomb += [0x00, 0x01, 0x86, 0xA0, 0x00, 0x01, 0x86, 0xA0, 8, 6, 0, 0, 0, 0, 0, 0, 0]
+        try Data(bomb).write(to: setup.folder.appending("bomb.png"))
         try Data((0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(
             to: setup.folder.appending("noise.png"))
         try FileManager.default.copyItem(
@@ -217,6 +227,15 @@ import Testing
             result.stderr.contains("$.body[2].images.main.uri: warning:")
                 && result.stderr.contains("is not a valid data: URI"))
         #expect(!result.stderr.contains("$.body[3]"), "\(result.stderr)")
+        #expect(result.stderr.contains(#"$.body[4].images.main.uri: warning: image ".ssh/id_rsa" holds no image"#))
+        #expect(result.stderr.contains("$.body[5].images.main.uri: warning:"), "\(result.stderr)")
+        #expect(result.stderr.contains("$.body[6].images.main.uri: warning:"), "\(result.stderr)")
+        // Only the real image is in the drawing, as a PNG by its signature.
+        let secret = Data("-----BEGIN OPENSSH PRIVATE KEY----- TOPSECRET".utf8).base64EncodedString()
+        #expect(!result.stdout.contains(String(secret.prefix(24))), "the key is embedded")
+        #expect(!result.stdout.contains("PHNjcmlwdD4") && !result.stdout.contains("aGVsbG8"))
+        #expect(!result.stdout.contains("application/octet-stream") && !result.stdout.contains("data:text/html"))
+        #expect(result.stdout.components(separatedBy: "data:image/png;base64,").count == 2, "one image drawn")
     }
 
     @Test func aMissingSnapshotInputIsNotDoneExitTwo() throws {

@@ -68,13 +68,17 @@ public struct ImageAccess: Sendable {
         }
     }
 
-    /// Reads the local file `uri` names, after every check. Only for `.file` targets.
+    /// Reads the local file `uri` names, after every check. Only for `.file` targets, and only an image: a file of
+    /// any other kind (a key, a config file beside the view) is never handed on, so no output can embed it.
     public func readFile(_ uri: String) -> Result<[UInt8], ImageLoadError> {
         switch check(uri) {
         case .failure(let error): return .failure(error)
         case .success(.file(let path)):
             return read(path, uri: uri).flatMap { bytes in
-                pixelProblem(ImageBytes(bytes: bytes), uri: uri).map { .failure($0) } ?? .success(bytes)
+                guard Self.isDrawable(head: Array(bytes.prefix(512))) else {
+                    return .failure(refusal(uri, Self.notAnImage))
+                }
+                return pixelProblem(ImageBytes(bytes: bytes), uri: uri).map { .failure($0) } ?? .success(bytes)
             }
         case .success: return .failure(refusal(uri, "is not a local file"))
         }
@@ -97,8 +101,10 @@ public struct ImageAccess: Sendable {
                 guard Glibc.access(path, F_OK) == 0 else {
                     return refusal(uri, "does not exist (its placeholder is drawn)").reason
                 }
-                return Self.isDrawable(head: Self.head(of: path))
-                    ? nil : refusal(uri, "\(Self.notAnImage) (its placeholder is drawn)").reason
+                // Read as drawing reads it, so every reason it would refuse it for (not an image, a header that
+                // asks for more pixels than allowed, unreadable) is said.
+                if case .failure(let error) = readFile(uri) { return error.reason + " (its placeholder is drawn)" }
+                return nil
             case .success(.data):
                 switch ImageSource.decodeDataURI(uri) {
                 case .failure(let error):
@@ -112,32 +118,25 @@ public struct ImageAccess: Sendable {
         }
     }
 
+    /// The media type of image bytes, by their signature (not by a file's name, which a view chooses).
+    public static func mediaType(head: [UInt8]) -> String? {
+        func starts(_ signature: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + signature.count && Array(head[offset..<offset + signature.count]) == signature
+        }
+        if starts([0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
+        if starts([0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if starts(Array("GIF8".utf8)) { return "image/gif" }
+        if starts(Array("BM".utf8)) { return "image/bmp" }
+        if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return "image/webp" }
+        // SVG is text: an element named svg near the start (after an XML declaration or a comment).
+        return String(decoding: head, as: UTF8.self).contains("<svg") ? "image/svg+xml" : nil
+    }
+
     private static let notAnImage = "holds no image hubhost draws (PNG, JPEG, GIF, WebP, BMP or SVG)"
 
     /// Whether the first bytes of an image are of a format hubhost draws.
     /// By signature: a JPEG's size may come after 64 KB of metadata, well past the head.
-    static func isDrawable(head: [UInt8]) -> Bool {
-        func starts(_ signature: [UInt8], at offset: Int = 0) -> Bool {
-            head.count >= offset + signature.count && Array(head[offset..<offset + signature.count]) == signature
-        }
-        if starts([0x89, 0x50, 0x4E, 0x47]) || starts([0xFF, 0xD8, 0xFF]) || starts(Array("GIF8".utf8))
-            || starts(Array("BM".utf8)) || (starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8))
-        {
-            return true
-        }
-        // SVG is text: an element named svg near the start (after an XML declaration or a comment).
-        return String(decoding: head, as: UTF8.self).contains("<svg")
-    }
-
-    /// The first 512 bytes of the file at `path` (empty when it cannot be read).
-    private static func head(of path: String) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 512)
-        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        return count > 0 ? Array(bytes[..<count]) : []
-    }
+    static func isDrawable(head: [UInt8]) -> Bool { mediaType(head: head) != nil }
 
     /// An issue at each image URI of `view` for which `verdict` says something (asked once per URI: a data: URI
     /// is decoded to read its header, and a view repeats its images).
