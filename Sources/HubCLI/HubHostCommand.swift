@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import HubCore
 import HubHost
 
 /// The `hubhost` command: every subcommand, shared by the two executables. `hubhost` is everything but the live
@@ -36,6 +37,8 @@ public struct HubHostCommand: ParsableCommand {
     /// Parses the command line and runs the command. A worker (started by a supervising hubhost) first attaches
     /// the black box its supervisor reads, so every plugin call is noted there.
     public static func start() {
+        // Before any plugin code can change them: the files the user names are found and made as the user would.
+        ProcessStart.capture()
         // A `dev` worker started as `hubhost` (a supervisor given this executable) is `hubhost-dev`'s: it goes
         // there before attaching, which closes the black box's descriptor and clears its variable.
         if DevFrontEnd.serve == nil, CommandLine.arguments.dropFirst().first == "dev",

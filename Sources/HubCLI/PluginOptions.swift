@@ -178,8 +178,11 @@ struct PluginOptions: ParsableArguments {
                 faulted = faulted || record.faultedThisRun
                 continue
             }
+            // A worker started again after a fault loads the same plugins: its first worker said their warnings.
             for warning in record.warnings {
-                Diagnostics.print("hubhost: \(record.file.lastPathComponent): \(warning)")
+                if !WorkerEnvironment.isRestart {
+                    Diagnostics.print("hubhost: \(record.file.lastPathComponent): \(warning)")
+                }
                 reported = true
             }
         }

@@ -309,8 +309,9 @@ struct Snapshot: ParsableCommand {
     }
 
     /// Writes `data` to `url` the way every hubhost output is written (atomically; links written through).
+    /// Writes a file the user asked for (a golden, a report, JUnit), its folders made with the user's umask.
     static func write(_ data: Data, to url: URL) throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try ProcessStart.makeFolders(url.deletingLastPathComponent().path)
         let sink = try OutputFile(path: url.path)
         sink.write(data)
         try sink.commit()
@@ -353,12 +354,12 @@ struct Snapshot: ParsableCommand {
             // would be recorded as fallbacks.
             if let pluginStatus = drawn.pluginStatus {
                 Diagnostics.print(
-                    "hubhost: snapshot record: nothing recorded, as a plugin could not be loaded (above); goldens "
-                        + "drawn without it would replace good ones")
+                    "hubhost: snapshot record: nothing recorded, as a plugin did not load or loaded with a problem "
+                        + "(above); goldens drawn then could replace good ones")
                 throw ExitCode(pluginStatus)
             }
             try Snapshot.checkSomethingDrawn(drawn, "record")
-            let folder = URL(fileURLWithPath: options.out)
+            let folder = URL(fileURLWithPath: ProcessStart.absolute(options.out))
             var recorded = 0
             var unwritten = 0
             for picture in drawn.pictures {
@@ -426,7 +427,7 @@ struct Snapshot: ParsableCommand {
             try Snapshot.checkGoldenFolder(options.out, mustExist: true)
             var drawn = try Snapshot.pictures(options)
             try Snapshot.checkSomethingDrawn(drawn, "verify")
-            let golden = URL(fileURLWithPath: options.out)
+            let golden = URL(fileURLWithPath: ProcessStart.absolute(options.out))
             var results: [SnapshotReport.Result] = []
             for picture in drawn.pictures {
                 let actual: PNGImage
@@ -482,7 +483,7 @@ struct Snapshot: ParsableCommand {
             // report never stands for a passing one's); a passing run makes no folder.
             let report = SnapshotReport(results: results, tolerance: tolerance, failures: drawn.failures)
             let changed = results.filter(\.isDifference)
-            let folder = URL(fileURLWithPath: self.report)
+            let folder = URL(fileURLWithPath: ProcessStart.absolute(self.report))
             let earlier = FileManager.default.fileExists(
                 atPath: folder.appendingPathComponent(SnapshotReport.manifestName).path)
             if results.contains(where: { !$0.isMatch }) || !drawn.failures.isEmpty || earlier {
@@ -492,7 +493,10 @@ struct Snapshot: ParsableCommand {
                 }
             }
             if let junit {
-                do { try Snapshot.write(Data(report.junit().utf8), to: URL(fileURLWithPath: junit)) } catch {
+                do {
+                    try Snapshot.write(
+                        Data(report.junit().utf8), to: URL(fileURLWithPath: ProcessStart.absolute(junit)))
+                } catch {
                     Diagnostics.print("hubhost: cannot write \(junit): \(ErrorText.describe(error))")
                     throw ExitCode(.failed)
                 }

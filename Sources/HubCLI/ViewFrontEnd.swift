@@ -21,7 +21,7 @@ struct LoadedView {
 
     /// Reads and decodes `path`, printing every problem. A file that cannot be read or is not a view exits 2.
     static func load(_ path: String, images: ImageOptions, maxErrors: Int = 100) throws -> LoadedView {
-        let url = URL(fileURLWithPath: path)
+        let url = URL(fileURLWithPath: ProcessStart.absolute(path))
         let bytes: [UInt8]
         do { bytes = try readWholeFile(path) } catch {
             Diagnostics.print("\(path): cannot read: \(ErrorText.describe(error))")

@@ -65,6 +65,32 @@ import Testing
         }
     }
 
+    /// A plugin that changes the working directory, the umask, a signal handler and sets an alarm while loading,
+    /// and changes directory and umask again in every draw: what loading changed is put back and named; the
+    /// user's relative `-o` lands where the user was, with the user's umask. (Outputs went to the plugin's folder,
+    /// world-writable; its SIGSEGV handler made another plugin's crash look like a hang.)
+    @Test func whatAPluginChangesForTheWholeProcessDoesNotMoveTheUsersFiles() throws {
+        let elsewhere = try TemporaryFolder("hubhost-elsewhere")
+        let setup = try Setup(flags: ["-DCHANGE_PROCESS=\"\(elsewhere.url.path)\""])
+        let mask = umask(0o022)
+        umask(mask)
+        let render = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "out.svg"])
+        #expect(render.status == 1, "the changes are reported: \(render.stderr)")
+        for said in [
+            "libunruly.so: changed the working directory to", "libunruly.so: changed the umask to 0",
+            "libunruly.so: set its own SIGSEGV handler", "libunruly.so: set an alarm",
+        ] {
+            #expect(render.stderr.contains(said), "\(said): \(render.stderr)")
+        }
+        var status = stat()
+        #expect(stat(setup.folder.appending("out.svg").path, &status) == 0, "written where the user was")
+        #expect(status.st_mode & 0o777 == 0o666 & ~mask, "with the user's umask: \(String(status.st_mode, radix: 8))")
+        let galleryFile = try setup.hubhost(["gallery", "-o", "gallery.html"])
+        #expect(galleryFile.status == 1, "\(galleryFile.stderr)")
+        #expect(FileManager.default.fileExists(atPath: setup.folder.appending("gallery.html").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.url.path).isEmpty, "nothing went there")
+    }
+
     @Test func aMissingPluginFolderOnTheCommandLineStopsTheCommandAndKeepsTheOutput() throws {
         let setup = try Setup()
         let output = setup.folder.appending("keep.svg")

@@ -227,7 +227,10 @@ final class DrawingFactory: ComponentFactory {
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data([0x89, 0x50, 0x4E, 0x47]).write(to: folder.appendingPathComponent("a.png"))
         let resolver = ImageResolver(access: ImageAccess(viewFile: folder.appendingPathComponent("view.json")))
-        #expect(resolver.resolve("data:image/png;base64,AAAA") == "data:image/png;base64,AAAA")
+        #expect(resolver.resolve("data:image/png;base64,iVBORw==") == "data:image/png;base64,iVBORw==")
+        // Only image bytes, typed by their signature: no other bytes reach an output.
+        #expect(resolver.resolve("data:image/png;base64,AAAA") == nil)
+        #expect(resolver.resolve("data:text/html;base64,iVBORw==") == "data:image/png;base64,iVBORw==")
         #expect(resolver.resolve("a.png") == "data:image/png;base64,iVBORw==")
         #expect(resolver.resolve("file:a.png") == "data:image/png;base64,iVBORw==")
         #expect(

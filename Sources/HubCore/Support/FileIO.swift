@@ -4,8 +4,9 @@
 
 /// The bytes of the file at `path`, read straight into the array the decoder scans (`Data(contentsOf:)` and a
 /// copy into `[UInt8]` cost a 100k view two passes over 12 MB). Reads to the end, so a FIFO or `/dev/stdin` works.
+/// A relative path is the user's: from the directory hubhost started in (`ProcessStart`).
 public func readWholeFile(_ path: String) throws -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    let fd = open(ProcessStart.absolute(path), O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw FileReadError(errno: errno) }
     defer { close(fd) }
     /// Reads into `buffer` until it is full or the file ends; the count read.

@@ -21,7 +21,10 @@ public final class OutputFile {
         public var description: String { "cannot write \(path): \(reason)" }
     }
 
+    /// As the user gave it (for messages).
     public let path: String
+    /// Where it is: relative to the directory hubhost started in, whatever plugin code did to the process's since.
+    private let target: String
     private let fd: Int32
     /// The temporary file renamed over `path` on commit (atomic replace only).
     private let temporary: String?
@@ -40,25 +43,21 @@ public final class OutputFile {
     /// Opens `path` for writing as described above.
     public init(path: String) throws {
         self.path = path
+        target = ProcessStart.absolute(path)
+        let resolved = target
         if path == "-" {
             (fd, temporary, closesDescriptor) = (StandardOutput.descriptor, nil, false)
             return
         }
         var status = stat()
-        let exists = lstat(path, &status) == 0
+        let exists = lstat(resolved, &status) == 0
         if !exists && errno != ENOENT { throw Failure(path: path, reason: Self.lastError()) }
         if !exists || (status.st_mode & S_IFMT) == S_IFREG {
-            let folder = PathText.folder(path)  // "." for a bare name
-            let name = PathText.fileName(path)
-            // A replaced file keeps its mode, a new one gets the usual 0666 less the umask.
-            let mode: mode_t
-            if exists {
-                mode = status.st_mode & 0o7777
-            } else {
-                let mask = umask(0)
-                umask(mask)
-                mode = 0o666 & ~mask
-            }
+            let folder = PathText.folder(resolved)  // "." for a bare name
+            let name = PathText.fileName(resolved)
+            // A replaced file keeps its mode, a new one gets the usual 0666 less the user's umask (a plugin may have
+            // changed the process's).
+            let mode: mode_t = exists ? status.st_mode & 0o7777 : 0o666 & ~ProcessStart.userMask
             let prefix = folder + "/.\(name).hubhost-"
             // Unnamed until commit (O_TMPFILE): a process killed mid-write (a plugin crash in a streamed render)
             // leaves nothing behind. File systems without it get a named temporary file.
@@ -76,9 +75,9 @@ public final class OutputFile {
             }
         } else {
             // Written through: O_TRUNC only when the link ends at a regular file (a device or FIFO has no length).
-            var target = stat()
-            let truncates = stat(path, &target) == 0 && (target.st_mode & S_IFMT) == S_IFREG
-            let descriptor = open(path, O_WRONLY | O_CLOEXEC | (truncates ? O_TRUNC : 0))
+            var linked = stat()
+            let truncates = stat(resolved, &linked) == 0 && (linked.st_mode & S_IFMT) == S_IFREG
+            let descriptor = open(resolved, O_WRONLY | O_CLOEXEC | (truncates ? O_TRUNC : 0))
             guard descriptor >= 0 else { throw Failure(path: path, reason: Self.lastError()) }
             (fd, temporary, closesDescriptor) = (descriptor, nil, true)
         }
@@ -126,7 +125,9 @@ public final class OutputFile {
         }
         if closesDescriptor, close(fd) != 0, failure == nil { failure = Failure(path: path, reason: Self.lastError()) }
         if let temporary {
-            if failure == nil, rename(temporary, path) != 0 { failure = Failure(path: path, reason: Self.lastError()) }
+            if failure == nil, rename(temporary, target) != 0 {
+                failure = Failure(path: path, reason: Self.lastError())
+            }
             if failure != nil { unlink(temporary) }
         }
         if let failure { throw failure }

@@ -247,6 +247,9 @@ public final class PluginHost {
             record.loadedAt = Date()
             record.loadDuration = Monotonic.now() - started
         }
+        // What its constructors and init change for the whole process is put back and said (`ProcessStateGuard`).
+        let processState = ProcessStateGuard()
+        defer { record.warnings += processState.restore() }
         do {
             try load(record)
             logger.debug("loaded \(record.displayName) as \(record.state)")

@@ -13,12 +13,16 @@
  *                      frames) and traps, except in a probe child
  *   -DHANG_IN_DRAW     draw never returns, except in a probe child
  *   -DCLOSE_IN_DRAW=N  draw closes descriptors 0 to N-1, except in a probe child (a plugin "daemonizing")
+ *   -DCHANGE_PROCESS="dir"  init chdir()s to dir, sets umask 0, a SIGSEGV handler and an alarm; draw chdir()s
+ *                      to dir and sets umask 0 again (outside a probe child)
  */
 #include "hub_plugin.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/stat.h>
 
 static const hub_host *host;
 
@@ -47,8 +51,18 @@ static void configure(void *instance, const hub_model *model, hub_size container
     host->log(host, HUB_LOG_INFO, "unruly info");
 }
 
+#ifdef CHANGE_PROCESS
+static void swallow(int signal) { (void)signal; }
+#endif
+
 static void draw(void *instance, const hub_view_builder *view, hub_size size) {
     (void)instance;
+#ifdef CHANGE_PROCESS
+    if (!getenv("HUBHOST_PROBE_CHILD")) {
+        if (chdir(CHANGE_PROCESS) != 0) abort();
+        umask(0);
+    }
+#endif
 #ifdef TRAP_IN_DRAW
     if (!getenv("HUBHOST_PROBE_CHILD")) {
         fprintf(stderr, "Unruly/Row.swift:12: Fatal error: Unexpectedly found nil while unwrapping an Optional value\n");
@@ -162,6 +176,14 @@ static const hub_component_factory factory = {sizeof factory, NULL, create, comp
 
 static bool init(const hub_host *h, char *error, size_t capacity) {
     host = h;
+#ifdef CHANGE_PROCESS
+    if (!getenv("HUBHOST_PROBE_CHILD")) {
+        if (chdir(CHANGE_PROCESS) != 0) abort();
+        umask(0);
+        signal(SIGSEGV, swallow);
+        alarm(30);
+    }
+#endif
 #ifdef BAD_INIT_ERROR
     for (size_t i = 0; i < capacity; i++) error[i] = i % 4 == 0 ? '\x1b' : 'E';
     return false;

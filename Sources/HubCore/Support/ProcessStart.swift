@@ -1,0 +1,62 @@
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The working directory and umask the user started hubhost with, taken before any plugin code runs.
+///
+/// Plugin code shares the process, and a plugin can `chdir` or `umask(0)` in any call. The files the user names
+/// (`-o`, `--out`, `--junit`) are therefore found from the directory the user was in, and made with the user's
+/// umask, whatever the process's are by the time they are written.
+public enum ProcessStart {
+    nonisolated(unsafe) private static var directory: String?
+    nonisolated(unsafe) private static var mask: mode_t?
+
+    /// Takes the working directory and umask now (first thing in `main`).
+    public static func capture() {
+        directory = FileManager.default.currentDirectoryPath
+        let current = umask(0o022)
+        umask(current)
+        mask = current
+    }
+
+    /// `path` as the user meant it: a relative path joined to the directory hubhost started in (the current one
+    /// when nothing was captured, as in tests that call the library directly).
+    public static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/"), path != "-" else { return path }
+        let base = directory ?? FileManager.default.currentDirectoryPath
+        return path.isEmpty ? base : (base.hasSuffix("/") ? base + path : base + "/" + path)
+    }
+
+    /// The umask hubhost started with (the current one when nothing was captured).
+    public static var userMask: mode_t {
+        if let mask { return mask }
+        let current = umask(0o022)
+        umask(current)
+        return current
+    }
+
+    /// Makes `folder` and its missing parents with the user's umask, as `mkdir -p` run by the user would.
+    public static func makeFolders(_ folder: String) throws {
+        let path = absolute(folder)
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard (status.st_mode & S_IFMT) == S_IFDIR else {
+                throw FolderFailure(path: folder, reason: "not a folder")
+            }
+            return
+        }
+        let parent = PathText.folder(path)
+        if parent != path && parent != "." { try makeFolders(parent) }
+        if mkdir(path, 0o777 & ~userMask) != 0 && errno != EEXIST {
+            throw FolderFailure(path: folder, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    public struct FolderFailure: Error, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "cannot make folder \(path): \(reason)" }
+    }
+}
