@@ -109,6 +109,19 @@ struct ListNamespacesCLITests {
         #expect(!listed.stderr.contains("in a worker"), "\(listed.stderr)")
     }
 
+    /// exit(0) in init ends the probe without its report: named as the init it happened in, not "start".
+    @Test func aPluginThatExitsWithStatusZeroInInitIsNamedInInit() throws {
+        let root = try Self.folder(good: false, bad: false)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Self.compile(to: root.appendingPathComponent("plugins/libquits.so"), defines: ["-DFIXTURE_EXIT_INIT"])
+        let result = try Self.run([
+            "list-namespaces", "--plugins", root.appendingPathComponent("plugins").path, "--plugin-cache",
+            root.appendingPathComponent("cache").path,
+        ])
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(result.stdout.contains("failed in init: the probe exited with status 0"), "\(result.stdout)")
+    }
+
     @Test("no plugin files: exit 2; usage error: exit 64")
     func exitCodes() throws {
         let root = try Self.folder(good: false, bad: false)

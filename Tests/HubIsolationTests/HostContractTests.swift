@@ -51,6 +51,9 @@ import Testing
         #expect(json.status == 0, "\(json.stderr)")
         #expect(!json.stdout.contains("UNRULY-STDOUT"), "the plugin's printf is not in the document")
         #expect(json.stderr.contains("UNRULY-STDOUT"), "but it is seen, on stderr")
+        // Escaped: a plugin's output cannot colour the terminal, set its title or clear it.
+        #expect(json.stderr.contains(#"UNRULY-COLOUR \u{1b}[31mred\u{1b}[0m \u{1b}]0;title\u{7}"#), "\(json.stderr)")
+        #expect(!json.stderr.contains("\u{1b}"), "no raw escape reaches the terminal")
         #expect((try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8))) != nil, "stdout is one JSON document")
         // Warnings a plugin logs are shown without --verbose; its info lines are not.
         #expect(json.stderr.contains("unruly warning") && json.stderr.contains("com.example.unruly"), "\(json.stderr)")

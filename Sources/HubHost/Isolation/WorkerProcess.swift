@@ -26,7 +26,11 @@ public final class WorkerProcess: @unchecked Sendable {
         /// Give the worker a pipe on stdin and one on fd 4 (`controlIn`, `controlOut`).
         public var controlChannel = false
         /// Where the worker's stderr lines go (our stderr by default).
-        public var echo: @Sendable (String) -> Void = { line in StandardError.writeLine(line) }
+        /// Plugin output reaches the user's terminal escaped (README: text from plugins cannot drive the terminal:
+        /// colours, a window title, a clear screen), and cut only when very long.
+        public var echo: @Sendable (String) -> Void = { line in
+            StandardError.writeLine(TerminalText.line(line, limit: 16_384))
+        }
 
         public init(arguments: [String]) { self.arguments = arguments }
     }

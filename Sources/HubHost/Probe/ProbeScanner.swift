@@ -208,8 +208,10 @@ extension ProbeRunner {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let signal = status & 0x7F
         let exitStatus = (status >> 8) & 0xFF
-        // A file whose report line came out is done, whatever happened next.
-        if current != nil, !timedOut, signal == 0, exitStatus == 0 || lines.contains("{\"report\":") {
+        if !pending.isEmpty { lines += String(decoding: pending, as: UTF8.self) }  // a last line with no newline
+        // A file whose report line came out is done, whatever happened next. One without it is not, even at
+        // status 0: plugin code called exit(0) (or hid the report by redirecting stdout) in the phase noted.
+        if current != nil, !timedOut, signal == 0, lines.contains("{\"report\":") {
             finishCurrent()
         }
         if let index = current {

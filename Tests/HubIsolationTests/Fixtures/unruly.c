@@ -2,7 +2,8 @@
  * unruly.c — a test plugin that does what a plugin under development does by mistake, without crashing:
  * namespace "unruly", one component "row" (full width, 40 high).
  *
- *   every configure   printf()s "UNRULY-STDOUT" (a leftover debugging line) and logs a warning and an info line
+ *   every configure   printf()s "UNRULY-STDOUT" (a leftover debugging line), prints a coloured line and a
+ *                      terminal title to stderr, and logs a warning and an info line
  *   -DHUGE_STORIES     its showcase extension says (size_t)-1 stories; each story has the same name
  *   -DODD_STORIES      three stories that can be drawn, each wrong: a width of 50000, a model of another
  *                      component, a child of a namespace nobody serves and an image that is not a valid URI
@@ -46,6 +47,7 @@ static void configure(void *instance, const hub_model *model, hub_size container
     (void)model;
     (void)container;
     printf("UNRULY-STDOUT\n");
+    fprintf(stderr, "UNRULY-COLOUR \x1b[31mred\x1b[0m \x1b]0;title\x07\n");
     fflush(stdout);
     host->log(host, HUB_LOG_WARNING, "unruly warning");
     host->log(host, HUB_LOG_INFO, "unruly info");
