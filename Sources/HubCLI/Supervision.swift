@@ -107,8 +107,15 @@ struct OneShotSupervisor {
             Diagnostics.printBlock("hubhost: \(stepNote)\(fault.report)")
             if let context { Diagnostics.print("hubhost: \(context)") }
             guard fault.isAttributed, let plugin = fault.plugin else {
-                Diagnostics.print(
-                    "hubhost: this is a hubhost bug, not a plugin's; run with --in-process under gdb to see it")
+                if fault.isSignalOnlyPluginsCause {
+                    Diagnostics.print(
+                        "hubhost: hubhost sets no alarm, timer or resource limit itself: plugin code did (alarm, "
+                            + "setitimer, setrlimit); `hubhost validate` each plugin, or run --in-process under gdb, "
+                            + "to find which")
+                } else {
+                    Diagnostics.print(
+                        "hubhost: this is a hubhost bug, not a plugin's; run with --in-process under gdb to see it")
+                }
                 exit(ExitStatus.failed.rawValue)
             }
             guard recovers else { exit(ExitStatus.pluginFault.rawValue) }

@@ -94,6 +94,21 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.url.path).isEmpty, "nothing went there")
     }
 
+    /// A plugin's atexit handler that aborts as the worker ends is the plugin's fault, named and quarantined like
+    /// any other (it was reported as a hubhost bug, exit 2 with the output already replaced, on every run).
+    @Test func aCrashInAPluginsExitHandlerIsThePlugins() throws {
+        let setup = try Setup(flags: ["-DABORT_AT_EXIT"])
+        let first = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "out.svg"])
+        #expect(first.status == 5, "\(first.stderr)")
+        #expect(
+            first.stderr.contains(
+                "libunruly.so (com.example.unruly 1.0.0) crashed with SIGABRT in its own code outside"),
+            "\(first.stderr)")
+        #expect(!first.stderr.contains("hubhost bug"))
+        let again = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "out.svg"])
+        #expect(again.status == 1 && again.stderr.contains("quarantined"), "\(again.stderr)")
+    }
+
     @Test func aMissingPluginFolderOnTheCommandLineStopsTheCommandAndKeepsTheOutput() throws {
         let setup = try Setup()
         let output = setup.folder.appending("keep.svg")

@@ -38,6 +38,9 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
     case provider = 33
     /// Not a call: a thread the plugin started itself (a fault there is named by address).
     case ownThread = 34
+    /// Not a call: its code ran on the main thread between calls (a destructor or atexit handler as the process
+    /// ended, a signal handler); named by address.
+    case outsideCalls = 35
 
     /// The name reports use: "draw", "configure", "action handler".
     public var name: String {
@@ -77,6 +80,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
         case .exportedFunction: return "an exported function called through libffi"
         case .provider: return "an injector provider"
         case .ownThread: return "a thread of its own"
+        case .outsideCalls: return "its own code outside any call (a destructor, an atexit handler, a signal handler)"
         }
     }
 }

@@ -1,6 +1,10 @@
 import FoundationEssentials
 import HubCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A plugin fault the supervisor saw: what happened (crash, hang, exit), in which plugin, call and model.
 public struct PluginFault: Sendable, Error {
     /// `closedDescriptors`: plugin code closed the worker's standard error (a plugin "daemonizing", or closing
@@ -51,6 +55,21 @@ public struct PluginFault: Sendable, Error {
         self.plugin = plugin
         call = plugin == nil ? .none : .ownThread
         location = nil
+    }
+
+    /// The main thread faulted between calls, in `plugin`'s code (its destructor or atexit handler as the worker
+    /// ended): that plugin's, not hubhost's.
+    mutating func blameCodeOutsideCalls(on plugin: BlackBox.PluginInfo) {
+        self.plugin = plugin
+        call = .outsideCalls
+        location = nil
+    }
+
+    /// Signals hubhost never raises against itself: when one ends the worker outside any call, plugin code asked
+    /// for it (alarm, setitimer, a file size or CPU limit) even though the plugin cannot be named.
+    public var isSignalOnlyPluginsCause: Bool {
+        guard kind == .crash, plugin == nil, let signal else { return false }
+        return [SIGALRM, SIGXFSZ, SIGXCPU, SIGVTALRM, SIGPROF].contains(signal)
     }
 
     /// Names the model from the view file the worker was given (read again, quietly: a view that cannot be

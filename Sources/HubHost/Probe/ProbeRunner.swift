@@ -240,7 +240,9 @@ public struct ProbeRunner: Sendable {
         let names: [Int32: String] = [
             SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGABRT: "SIGABRT", SIGILL: "SIGILL",
             SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGTRAP: "SIGTRAP",
-            SIGPIPE: "SIGPIPE", SIGSYS: "SIGSYS",
+            SIGPIPE: "SIGPIPE", SIGSYS: "SIGSYS", SIGALRM: "SIGALRM", SIGXFSZ: "SIGXFSZ", SIGXCPU: "SIGXCPU",
+            SIGVTALRM: "SIGVTALRM", SIGPROF: "SIGPROF", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGHUP: "SIGHUP",
+            SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGSTKFLT: "SIGSTKFLT", SIGIO: "SIGIO", SIGPWR: "SIGPWR",
         ]
         return names[signal] ?? "signal \(signal)"
     }

@@ -14,6 +14,7 @@
  *                      frames) and traps, except in a probe child
  *   -DHANG_IN_DRAW     draw never returns, except in a probe child
  *   -DCLOSE_IN_DRAW=N  draw closes descriptors 0 to N-1, except in a probe child (a plugin "daemonizing")
+ *   -DABORT_AT_EXIT    draw registers an atexit handler that aborts (outside a probe child)
  *   -DCHANGE_PROCESS="dir"  init chdir()s to dir, sets umask 0, a SIGSEGV handler and an alarm; draw chdir()s
  *                      to dir and sets umask 0 again (outside a probe child)
  */
@@ -56,6 +57,9 @@ static void configure(void *instance, const hub_model *model, hub_size container
 #ifdef CHANGE_PROCESS
 static void swallow(int signal) { (void)signal; }
 #endif
+#ifdef ABORT_AT_EXIT
+static void abort_at_exit(void) { abort(); }
+#endif
 
 static void draw(void *instance, const hub_view_builder *view, hub_size size) {
     (void)instance;
@@ -64,6 +68,10 @@ static void draw(void *instance, const hub_view_builder *view, hub_size size) {
         if (chdir(CHANGE_PROCESS) != 0) abort();
         umask(0);
     }
+#endif
+#ifdef ABORT_AT_EXIT
+    static int registered;
+    if (!getenv("HUBHOST_PROBE_CHILD") && !registered++) atexit(abort_at_exit);
 #endif
 #ifdef TRAP_IN_DRAW
     if (!getenv("HUBHOST_PROBE_CHILD")) {
