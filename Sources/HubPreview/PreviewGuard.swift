@@ -107,7 +107,7 @@ struct PreviewGuard: Sendable {
         }
     }
 
-    /// `{"widths": [320, 768]}`: up to 6 widths from 100 to 4096 points.
+    /// `{"widths": [320, 768]}`: up to 6 widths from 1 to 4096 points, as `--widths` takes.
     static func parseWidths(_ body: Data) -> Result<[Double], TapError> {
         guard let items = (try? JSONValue.parse(body))?.objectValue?["widths"]?.arrayValue else {
             return .failure(TapError("widths: expected {\"widths\": [number, …]}"))
@@ -115,9 +115,9 @@ struct PreviewGuard: Sendable {
         guard items.count <= 6 else { return .failure(TapError("widths: at most 6")) }
         var widths: [Double] = []
         for (position, item) in items.enumerated() {
-            guard case .number(let n) = item, n >= 100, n <= 4096 else {
+            guard case .number(let n) = item, n >= 1, n <= 4096 else {
                 return .failure(
-                    TapError("widths[\(position)]: expected a number from 100 to 4096, found \(item.typeDescription)"))
+                    TapError("widths[\(position)]: expected a number from 1 to 4096, found \(item.typeDescription)"))
             }
             widths.append(n)
         }

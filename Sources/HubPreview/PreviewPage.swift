@@ -23,7 +23,7 @@ enum PreviewPage {
         <title>hubhost dev</title>
         <style>
           body { margin: 0; font: 13px/1.4 system-ui, sans-serif; background: #f2f2f2; color: #222; }
-          header { padding: 6px 12px; background: #1e1e1e; color: #eee; display: flex; gap: 16px; align-items: center; }
+          header { padding: 6px 12px; background: #1e1e1e; color: #eee; display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center; }
           header .state { color: #8fd18f; }
           header .state.down { color: #f08a8a; }
           header a { color: #9cc9ff; }
@@ -182,9 +182,11 @@ enum PreviewPage {
         let inspected = null;
         async function inspect(box) {
           const reply = await fetch('/inspect?section=' + box.dataset.section + '&path=' + box.dataset.indexPath);
-          inspected = await reply.json();
           const list = $('inspected');
           list.replaceChildren();
+          // Not JSON when there is nothing to ask (no worker while one restarts): said in the panel.
+          if (!reply.ok) { inspected = null; list.appendChild(text('dt', await reply.text())); $('editor').hidden = true; return; }
+          inspected = await reply.json();
           if (!inspected) { list.appendChild(text('dt', 'nothing there')); $('editor').hidden = true; return; }
           const frame = inspected.frame ? [inspected.frame.x, inspected.frame.y, inspected.frame.width, inspected.frame.height].join(', ') : '';
           for (const [k, v] of [['id', inspected.id], ['component', inspected.component], ['category', inspected.category],
@@ -225,9 +227,11 @@ enum PreviewPage {
             addLog({ level: 'error', time: new Date().toISOString(), message: why, source: 'widths' });
           }
         }
-        $('widths').addEventListener('change', () => setWidths($('widths').value.split(',').map(Number).filter(n => n >= 100)));
+        // Every entry goes to the server, which says which one is not a width (1 to 4096); none is dropped here.
+        const typedWidths = () => $('widths').value.split(',').map(s => s.trim()).filter(s => s !== '').map(Number);
+        $('widths').addEventListener('change', () => setWidths(typedWidths()));
         $('device').addEventListener('change', () => {
-          const current = $('widths').value.split(',').map(Number).filter(n => n >= 100);
+          const current = typedWidths();
           if ($('device').value) setWidths([...current, Number($('device').value)]);
           $('device').value = '';
         });

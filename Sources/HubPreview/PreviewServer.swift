@@ -51,6 +51,8 @@ public final class PreviewServer: @unchecked Sendable {
                 statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8"],
                 body: Data(PreviewPage.html(current: self?.currentJSON, drawing: self?.currentFrame?.html).utf8))
         }
+        // Browsers ask for it on every page load: an empty answer, not a 404 in the console.
+        await route("GET /favicon.ico", on: server) { _ in HTTPResponse(statusCode: .noContent) }
         await route("GET /export.svg", on: server) { [weak self] _ in
             guard let frame = self?.currentFrame, !frame.html.isEmpty else {
                 return PreviewGuard.reply(.notFound, "no drawing yet")

@@ -103,6 +103,33 @@ struct PreviewGuardTests {
         #expect(try HTTP.request(port: preview.dev.port, "GET", "/frame").0 == 200)
     }
 
+    /// The page's widths take what `--widths` takes (1 to 4096), and the server names the one that is not a width
+    /// (the page dropped widths under 100 and sent none); the favicon a browser asks for is answered, not a 404.
+    @Test func widthsAreCheckedAsTheCommandLineChecksThemAndTheFaviconIsAnswered() throws {
+        let preview = try Preview()
+        let (status, reply) = try HTTP.request(
+            port: preview.dev.port, "POST", "/widths", body: Data(#"{"widths": [80, 0]}"#.utf8))
+        #expect(status == 400 && String(decoding: reply, as: UTF8.self).contains("widths[1]: expected a number from 1"))
+        _ = try preview.dev.post("/widths", ["widths": [80]])
+        #expect(preview.dev.waitForFrame { $0.extras?.map(\.width) == [80] } != nil, "\(preview.dev.log)")
+        #expect(try HTTP.request(port: preview.dev.port, "GET", "/favicon.ico").0 == 204)
+    }
+
+    /// Saving the view file replaces the page's edits (they live in memory only): said, not silent.
+    @Test func editsReplacedBySavingTheFileAreSaid() throws {
+        let preview = try Preview()
+        let edited: [String: Any] = ["id": "a", "component": ["id": "swatch:swatch"], "text": ["title": "Edited"]]
+        _ = try preview.dev.post("/edit", ["section": "body", "indexPath": [0], "model": edited])
+        #expect(preview.dev.waitForFrame { $0.html.contains("Edited") } != nil, "\(preview.dev.log)")
+        try """
+        {"body": [{"id": "a", "component": {"id": "swatch:swatch"}, "text": {"title": "Saved"}}]}
+        """.write(to: preview.root.appendingPathComponent("view.json"), atomically: true, encoding: .utf8)
+        let saved = preview.dev.waitForFrame {
+            $0.html.contains("Saved") && $0.problems.contains { $0.message.contains("edits made in the page") }
+        }
+        #expect(saved != nil, "\(preview.dev.log)")
+    }
+
     @Test func tapsOnMissingComponentsAndTheHeaderAreAnswered() throws {
         let preview = try Preview()
         let (status, reply) = try preview.post(#"{"indexPath": [999999, 3]}"#)

@@ -308,10 +308,17 @@ public final class DevLoop {
             let result = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
                 contentsOf: options.viewFile)
             viewModel = result.viewModel
+            let droppedEdits = isEditedInMemory
             isEditedInMemory = false
             viewIssues = result.issues.map(\.description)
             if result.suppressedIssueCount > 0 { viewIssues.append("… and \(result.suppressedIssueCount) more") }
             viewNotes = result.notes.map(\.description)
+            // The file wins over edits made in the page (they were never written); said, so none is lost unseen.
+            if droppedEdits {
+                viewNotes.append(
+                    "\(options.viewFile.lastPathComponent) changed on disk: the edits made in the page (in memory, "
+                        + "never written) were replaced by the file")
+            }
             return true
         } catch let failure as DecodeFailure {
             viewIssues = ["\(failure)"]
