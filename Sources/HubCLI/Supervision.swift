@@ -80,18 +80,22 @@ struct OneShotSupervisor {
             }
             guard var fault = outcome.fault else {
                 let status = outcome.exitStatus ?? ExitStatus.failed.rawValue
-                if outcome.lostStderr && status != 0 {
-                    // It could not say why it failed, and no call was seen closing its stderr: once more, checking
-                    // after each plugin call, to find the one (slower, so only now).
+                if outcome.lostStderr {
+                    // Its descriptors were closed or replaced, and no call was seen doing it: once more, checking
+                    // after each plugin call, to find the one (slower, so only now). Even at status 0: the output
+                    // may have gone to /dev/null.
                     guard watchesDescriptors else {
                         Diagnostics.print(
-                            "hubhost: plugin code closed the worker's standard error; running again to find which")
+                            "hubhost: plugin code closed or replaced the worker's descriptors (its standard error or "
+                                + "output); running again to find which")
                         watchesDescriptors = true
                         continue
                     }
                     Diagnostics.print(
-                        "hubhost: the worker ended with status \(status) after plugin code closed its standard error, "
-                            + "and running it again did not find the call that did")
+                        "hubhost: the worker ended with status \(status) after plugin code closed or replaced its "
+                            + "descriptors, and running it again did not find the call that did")
+                    // Not "done": its output may have gone where the plugin pointed the descriptor.
+                    if status == 0 { exit(ExitStatus.failed.rawValue) }
                 }
                 finished?(faults)
                 // Done: a run that survived a fault says so with its own status, unless it failed for another reason.

@@ -372,12 +372,26 @@ import Testing
         #expect(result.status == 5, "\(result.stderr)")
         #expect(
             result.stderr.contains(
-                "libunruly.so (com.example.unruly 1.0.0) closed descriptors it did not open (hubhost's standard error) "
+                "libunruly.so (com.example.unruly 1.0.0) closed descriptors it did not open (hubhost's standard error or output) "
                     + "in draw [unruly:row] for body[0] (id \"a\")"), "\(result.stderr)")
         let svg = try String(contentsOf: output, encoding: .utf8)
         #expect(svg.hasSuffix("</svg>\n") && svg.contains("data-component=\"cdemo:banner\""), "the rest is drawn")
         let next = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", output.path])
         #expect(next.status == 1 && next.stderr.contains("quarantined libunruly.so"), "\(next.stderr)")
+    }
+
+    /// Descriptors pointed at /dev/null (the output to stdout "succeeded" into /dev/null, exit 0) or closed from 3
+    /// up (the output's own descriptor: "Bad file descriptor", no plugin named): both are named, and the output is
+    /// drawn again without the plugin.
+    @Test(arguments: ["-DNULL_IN_DRAW=1024", "-DCLOSE_FROM_3_IN_DRAW=1024"])
+    func aPluginThatReplacesOrClosesTheOutputIsNamed(flag: String) throws {
+        let setup = try Setup(flags: [flag])
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("libunruly.so (com.example.unruly 1.0.0) closed descriptors it did not open"),
+            "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("</svg>\n") && result.stdout.contains("data-component=\"cdemo:banner\""))
     }
 
     /// A crash is remembered until the plugin changes, or `--reprobe`; a hang (which a loaded machine can cause) is

@@ -81,6 +81,8 @@ public final class OutputFile {
             guard descriptor >= 0 else { throw Failure(path: path, reason: Self.lastError()) }
             (fd, temporary, closesDescriptor) = (descriptor, nil, true)
         }
+        // Plugin code that closes or replaces it is then found (a worker checks after calls: `OwnDescriptors`).
+        if closesDescriptor { OwnDescriptors.watch(fd) }
         buffer.reserveCapacity(Self.bufferSize)
     }
 
@@ -123,6 +125,7 @@ public final class OutputFile {
             // Linked before the descriptor closes (closing an unnamed file frees it).
             temporary = linkUnnamed(prefix: linkPrefix)
         }
+        if closesDescriptor { OwnDescriptors.forget(fd) }
         if closesDescriptor, close(fd) != 0, failure == nil { failure = Failure(path: path, reason: Self.lastError()) }
         if let temporary {
             if failure == nil, rename(temporary, target) != 0 {
@@ -148,7 +151,10 @@ public final class OutputFile {
     public func discard() {
         guard !finished else { return }
         finished = true
-        if closesDescriptor { close(fd) }
+        if closesDescriptor {
+            OwnDescriptors.forget(fd)
+            close(fd)
+        }
         if let temporary { unlink(temporary) }
     }
 
@@ -164,5 +170,10 @@ public final class OutputFile {
         failure = Failure(path: path, reason: Self.lastError())
     }
 
-    private static func lastError() -> String { String(cString: strerror(errno)) }
+    /// The failure of the call that just failed; a descriptor found closed is noted for `OwnDescriptors`.
+    private static func lastError() -> String {
+        let error = errno
+        OwnDescriptors.noteFailure(error)
+        return String(cString: strerror(error))
+    }
 }

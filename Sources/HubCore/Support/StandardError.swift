@@ -35,6 +35,7 @@ public enum StandardOutput {
         // crash loses.
         setvbuf(stdout, nil, _IOLBF, 0)
         descriptor = copy
+        OwnDescriptors.watch(copy)
     }
 
     /// Writes `text`, then `terminator`, to the host's output in one `write`.

@@ -85,13 +85,13 @@ public enum CallRecorder {
     /// After a call, when watching: a stderr that is not ours any more was closed (or replaced) by that call. The
     /// worker ends at once with the call still noted, for the supervisor to name it.
     private static func checkDescriptorsAfterCall() {
-        guard let words, !stderrIsOurs else { return }
+        guard let words, !stderrIsOurs || !OwnDescriptors.intact else { return }
         words[5] = BlackBox.StderrLoss.inCall
         _exit(70)
     }
 
     private static func noteLostStderrAtExit() {
-        guard let words, stderrIdentity != nil, !stderrIsOurs else { return }
+        guard let words, stderrIdentity != nil, !stderrIsOurs || !OwnDescriptors.intact else { return }
         words[5] = BlackBox.StderrLoss.atExit
     }
 

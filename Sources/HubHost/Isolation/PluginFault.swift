@@ -93,7 +93,7 @@ public struct PluginFault: Sendable, Error {
         case .crash: return "crashed with \(signal.map(ProbeRunner.signalName) ?? "a signal")"
         case .hang: return "hung"
         case .exit: return "exited the process with status \(exitStatus ?? 0)"
-        case .closedDescriptors: return "closed descriptors it did not open (hubhost's standard error)"
+        case .closedDescriptors: return "closed descriptors it did not open (hubhost's standard error or output)"
         }
     }
 

@@ -14,6 +14,8 @@
  *                      frames) and traps, except in a probe child
  *   -DHANG_IN_DRAW     draw never returns, except in a probe child
  *   -DCLOSE_IN_DRAW=N  draw closes descriptors 0 to N-1, except in a probe child (a plugin "daemonizing")
+ *   -DNULL_IN_DRAW=N   draw points descriptors 0 to N-1 at /dev/null, except in a probe child
+ *   -DCLOSE_FROM_3_IN_DRAW=N  draw closes descriptors 3 to N-1 (the usual "close inherited descriptors" loop)
  *   -DABORT_AT_EXIT    draw registers an atexit handler that aborts (outside a probe child)
  *   -DCHANGE_PROCESS="dir"  init chdir()s to dir, sets umask 0, a SIGSEGV handler and an alarm; draw chdir()s
  *                      to dir and sets umask 0 again (outside a probe child)
@@ -25,6 +27,7 @@
 #include <unistd.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 
 static const hub_host *host;
 
@@ -89,6 +92,17 @@ static void draw(void *instance, const hub_view_builder *view, hub_size size) {
 #ifdef CLOSE_IN_DRAW
     if (!getenv("HUBHOST_PROBE_CHILD"))
         for (int fd = 0; fd < CLOSE_IN_DRAW; fd++) close(fd);
+#endif
+#ifdef NULL_IN_DRAW
+    if (!getenv("HUBHOST_PROBE_CHILD")) {
+        int null = open("/dev/null", O_RDWR);
+        for (int fd = 0; fd < NULL_IN_DRAW; fd++)
+            if (fd != null) dup2(null, fd);
+    }
+#endif
+#ifdef CLOSE_FROM_3_IN_DRAW
+    if (!getenv("HUBHOST_PROBE_CHILD"))
+        for (int fd = 3; fd < CLOSE_FROM_3_IN_DRAW; fd++) close(fd);
 #endif
 #ifdef CRASH_IN_DRAW
     if (!getenv("HUBHOST_PROBE_CHILD")) *(volatile int *)0 = 1;
