@@ -148,6 +148,8 @@ bool csystem_image_range(void *handle, uint64_t *start, uint64_t *end) {
     return true;
 }
 
+bool csystem_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1) == 0; }
+
 bool csystem_die_with_parent(int parent) {
     (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
     return getppid() == parent;

@@ -58,6 +58,7 @@ struct OneShotSupervisor {
         var quarantined: [QuarantineRecord] = []
         var resumeAfter = 0
         var watchesDescriptors = false
+        var leftProcesses = false
         while true {
             var options = WorkerProcess.Options(arguments: Array(CommandLine.arguments.dropFirst()))
             options.callTimeout = isolation.callTimeout
@@ -72,6 +73,12 @@ struct OneShotSupervisor {
                 exit(ExitStatus.failed.rawValue)
             }
             let outcome = worker.wait()
+            if !outcome.leftoverProcesses.isEmpty {
+                leftProcesses = true
+                Diagnostics.print(
+                    "hubhost: plugin code left \(outcome.leftoverProcesses.count) process(es) running when its worker "
+                        + "ended: \(outcome.leftoverProcesses.joined(separator: ", ")); hubhost ended them")
+            }
             if outcome.outputClosed {
                 // End as the worker did, so the shell sees what it sees of any tool whose reader went away.
                 signal(SIGPIPE, SIG_DFL)
@@ -100,6 +107,8 @@ struct OneShotSupervisor {
                 finished?(faults)
                 // Done: a run that survived a fault says so with its own status, unless it failed for another reason.
                 if !faults.isEmpty && status <= ExitStatus.problems.rawValue { exit(ExitStatus.pluginFault.rawValue) }
+                // Processes left behind were reported: done, with a problem.
+                if leftProcesses && status == ExitStatus.ok.rawValue { exit(ExitStatus.problems.rawValue) }
                 exit(status)
             }
             fault.locate(inViewFile: viewFile)

@@ -172,6 +172,11 @@ public final class DevSupervisor: @unchecked Sendable {
             readerDone.signal()
         }
         let outcome = worker.wait()
+        if !outcome.leftoverProcesses.isEmpty {
+            printProblem(
+                "hubhost dev: plugin code left \(outcome.leftoverProcesses.count) process(es) running when its worker "
+                    + "ended: \(outcome.leftoverProcesses.joined(separator: ", ")); hubhost ended them")
+        }
         _ = readerDone.wait(timeout: .now() + 2)
         lock.lock()
         self.worker = nil

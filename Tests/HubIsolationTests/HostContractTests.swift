@@ -394,6 +394,23 @@ import Testing
         #expect(result.stdout.hasSuffix("</svg>\n") && result.stdout.contains("data-component=\"cdemo:banner\""))
     }
 
+    /// A process plugin code forked and left running held the user's stdout (`render | wc` waited for it) and
+    /// outlived the command: it is ended as the worker ends, and said.
+    @Test func processesAPluginLeavesRunningAreEnded() throws {
+        let setup = try Setup(flags: ["-DFORK_IN_DRAW"])
+        let started = Date()
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
+        #expect(Date().timeIntervalSince(started) < 20, "the output ended without waiting for the child")
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("</svg>\n"))
+        let said = try #require(
+            result.stderr.split(separator: "\n").first { $0.contains("left 1 process(es) running") }, "\(result.stderr)"
+        )
+        let pid = try #require(
+            said.firstRange(of: "pid ").flatMap { Int32(said[$0.upperBound...].prefix { $0.isNumber }) })
+        #expect(kill(pid, 0) != 0, "the child is gone")
+    }
+
     /// A crash is remembered until the plugin changes, or `--reprobe`; a hang (which a loaded machine can cause) is
     /// kept out of its run only.
     @Test func reprobeClearsAQuarantineAndAHangIsNotRemembered() throws {

@@ -29,6 +29,10 @@ void csystem_note_faults(uint64_t *record, int capacity);
 /// before the request was made.
 bool csystem_die_with_parent(int parent);
 
+/// Makes this process the one that inherits the processes its descendants leave behind when they end (instead
+/// of init), so a supervisor can end what a plugin forked in its worker. False when the kernel refuses.
+bool csystem_become_subreaper(void);
+
 /// The addresses `[*start, *end)` the image `handle` (from dlopen) is mapped at; false when unknown.
 bool csystem_image_range(void *handle, uint64_t *start, uint64_t *end);
 

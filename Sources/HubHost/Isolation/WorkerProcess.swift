@@ -49,6 +49,8 @@ public final class WorkerProcess: @unchecked Sendable {
         /// Its stderr was not its own at exit, and no plugin call was seen closing it: plugin code closed
         /// descriptors it did not open (the worker never closes its own), in a call that had returned at once.
         public var lostStderr = false
+        /// Processes plugin code forked and left running when the worker ended; ended now ("pid 123 (sleep)").
+        public var leftoverProcesses: [String] = []
     }
 
     public let pid: pid_t
@@ -79,6 +81,7 @@ public final class WorkerProcess: @unchecked Sendable {
 
     public init(_ options: Options) throws {
         self.options = options
+        _ = LeftoverProcesses.adopting
         let box = Self.aboveStandardDescriptors(try BlackBox.create())
         guard let reader = BlackBox.Reader(descriptor: box) else {
             close(box)
@@ -199,8 +202,11 @@ public final class WorkerProcess: @unchecked Sendable {
             usleep(pause)
             pause = min(pause * 2, 20_000)
         }
+        // What plugin code forked is ours now (`LeftoverProcesses`): ended, so its copy of the pipe closes too.
+        let leftovers = LeftoverProcesses.end(keeping: [])
         _ = stderrDone.wait(timeout: .now() + 2)  // the pipe closes when the worker (and its children) are gone
-        let outcome = analyse(status: status)
+        var outcome = analyse(status: status)
+        outcome.leftoverProcesses = leftovers
         ended = outcome
         return outcome
     }

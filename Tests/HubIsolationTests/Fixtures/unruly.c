@@ -16,6 +16,7 @@
  *   -DCLOSE_IN_DRAW=N  draw closes descriptors 0 to N-1, except in a probe child (a plugin "daemonizing")
  *   -DNULL_IN_DRAW=N   draw points descriptors 0 to N-1 at /dev/null, except in a probe child
  *   -DCLOSE_FROM_3_IN_DRAW=N  draw closes descriptors 3 to N-1 (the usual "close inherited descriptors" loop)
+ *   -DFORK_IN_DRAW     the first draw forks a child that sleeps 30 s holding the worker's descriptors
  *   -DABORT_AT_EXIT    draw registers an atexit handler that aborts (outside a probe child)
  *   -DCHANGE_PROCESS="dir"  init chdir()s to dir, sets umask 0, a SIGSEGV handler and an alarm; draw chdir()s
  *                      to dir and sets umask 0 again (outside a probe child)
@@ -70,6 +71,13 @@ static void draw(void *instance, const hub_view_builder *view, hub_size size) {
     if (!getenv("HUBHOST_PROBE_CHILD")) {
         if (chdir(CHANGE_PROCESS) != 0) abort();
         umask(0);
+    }
+#endif
+#ifdef FORK_IN_DRAW
+    static int forked;
+    if (!getenv("HUBHOST_PROBE_CHILD") && !forked++ && fork() == 0) {
+        sleep(30);
+        _exit(0);
     }
 #endif
 #ifdef ABORT_AT_EXIT

@@ -1,0 +1,53 @@
+import CSystem
+import FoundationEssentials
+import HubCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Processes plugin code forked in a worker and left running when the worker ended. They hold the worker's
+/// descriptors (the user's stdout: `hubhost render | wc` waited 20 s for one) and outlive the command. A supervisor
+/// inherits them (`PR_SET_CHILD_SUBREAPER`) and ends them as its worker ends.
+enum LeftoverProcesses {
+    /// Becomes the parent of what workers leave behind; once per process, before the first worker starts.
+    static let adopting: Bool = csystem_become_subreaper()
+
+    /// Ends this process's children other than `keeping` (its live workers): each was left by a worker that ended.
+    /// Returns one description per process plugin code left ("pid 123 (sleep)"); hubhost's own probe children,
+    /// which may still be on their way out as their worker ends, are ended without a word.
+    static func end(keeping: Set<pid_t>) -> [String] {
+        guard adopting, let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        let me = getpid()
+        var ended: [String] = []
+        for name in names {
+            guard let pid = pid_t(name), pid != me, !keeping.contains(pid),
+                let (parent, command) = parentAndCommand(of: pid), parent == me
+            else { continue }
+            let hubhostsOwn = isProbe(pid)
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            if !hubhostsOwn { ended.append("pid \(pid) (\(TerminalText.escaped(command, limit: 40)))") }
+        }
+        return ended
+    }
+
+    /// A `hubhost probe …` child (a scanner the worker started): its second argument is "probe".
+    private static func isProbe(_ pid: pid_t) -> Bool {
+        guard let bytes = try? readWholeFile("/proc/\(pid)/cmdline") else { return false }
+        let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false)
+        return arguments.count > 1 && Array(arguments[1]) == Array("probe".utf8)
+    }
+
+    /// From /proc/PID/stat: "pid (comm) state ppid …"; the command may hold spaces and parentheses.
+    private static func parentAndCommand(of pid: pid_t) -> (pid_t, String)? {
+        guard let bytes = try? readWholeFile("/proc/\(pid)/stat") else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
+        let command = String(text[text.index(after: open)..<close])
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 1, let parent = pid_t(fields[1]) else { return nil }
+        return (parent, command)
+    }
+}
