@@ -90,6 +90,33 @@ struct CLITests {
         #expect(!notELF.stderr.contains("dlopen failed"), "\(notELF.stderr)")
     }
 
+    /// A crash in a provider's service function, called from a consumer's configure, is the provider's: the code
+    /// that crashed is named and quarantined, not the consumer that called it (which stayed quarantined after the
+    /// provider was fixed).
+    @Test func aCrashInAServiceFunctionIsTheProvidersNotTheCallers() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        try dir.compile(providerSource, as: "liba_provider.so", defines: ["GREET_CRASHES_FOR": #""boom""#])
+        try dir.compile(consumerSource, as: "libb_consumer.so")
+        let view = dir.root.appendingPathComponent("view.json")
+        try #"{"body": [{"id": "g", "component": {"id": "consumer:greeting"}, "text": {"title": "boom"}}]}"#.write(
+            to: view, atomically: true, encoding: .utf8)
+        let render = [
+            "render", view.path, "--format", "svg", "-o", "-", "--plugins", dir.plugins.path, "--plugin-cache",
+            dir.cache.path,
+        ]
+        let run = try Self.hubhost(render)
+        #expect(run.status == 5, "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "liba_provider.so (com.test.provider 1.0.0) crashed with SIGSEGV in its own code, called from "
+                    + "libb_consumer.so (com.test.consumer 1.0.0)'s configure [consumer:greeting]"), "\(run.stderr)")
+        #expect(run.stdout.contains("fallback: "), "the consumer draws without the service: \(run.stdout)")
+        let again = try Self.hubhost(render)
+        #expect(again.stderr.contains("quarantined liba_provider.so"), "\(again.stderr)")
+        #expect(!again.stderr.contains("quarantined libb_consumer.so"), "\(again.stderr)")
+    }
+
     @Test("list-services --unload reports what is still alive after its owner was revoked, and exits 3")
     func listServicesSurvivors() throws {
         let dir = try CPlugins()

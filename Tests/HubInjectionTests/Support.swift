@@ -84,6 +84,9 @@ let providerSource = #"""
 
     static const char *greet(void *context, const char *who) {
         greeter_state *s = context;
+    #ifdef GREET_CRASHES_FOR
+        if (who && strcmp(who, GREET_CRASHES_FOR) == 0) *(volatile int *)0 = 1;  /* a bug in the service */
+    #endif
         snprintf(s->buffer, sizeof s->buffer, "%s, %s", GREETING, who ? who : "?");
         return s->buffer;
     }

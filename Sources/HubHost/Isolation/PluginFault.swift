@@ -29,6 +29,9 @@ public struct PluginFault: Sendable, Error {
     /// Filled by the supervisor from its copy of the view: the model's id and component identifier.
     public var modelID: String?
     public var componentIdentifier: String?
+    /// Set when the code that faulted is another plugin's than the call's: the plugin whose call it was (a
+    /// consumer calling a provider's service function), `plugin` being the one whose code faulted.
+    public var calledFrom: BlackBox.PluginInfo?
 
     init(
         kind: Kind, box: BlackBox.Snapshot, signal: Int32?, exitStatus: Int32?, timeout: Double?,
@@ -55,6 +58,13 @@ public struct PluginFault: Sendable, Error {
         self.plugin = plugin
         call = plugin == nil ? .none : .ownThread
         location = nil
+    }
+
+    /// The main thread faulted inside a call of one plugin, in another plugin's code (a service function the caller
+    /// got from a provider): the provider is to blame; the call stays, to say where.
+    mutating func blameCodeCalledFromACall(on plugin: BlackBox.PluginInfo) {
+        calledFrom = self.plugin
+        self.plugin = plugin
     }
 
     /// The main thread faulted between calls, in `plugin`'s code (its destructor or atexit handler as the worker
@@ -99,7 +109,7 @@ public struct PluginFault: Sendable, Error {
 
     /// "draw [fragile:card] for body[2] (id "c")".
     public var place: String {
-        var text = call.name
+        var text = calledFrom.map { "its own code, called from \($0.displayName)'s " + call.name } ?? call.name
         if let componentIdentifier { text += " [\(componentIdentifier)]" }
         if let location {
             text += " for \(location)"

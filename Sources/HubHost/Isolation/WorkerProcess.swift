@@ -258,6 +258,12 @@ public final class WorkerProcess: @unchecked Sendable {
             if let note = box.faultNote, !note.onMainThread {
                 // Not the main thread: the call in progress there may be another plugin's.
                 fault.blameAnotherThread(on: pluginOnTheStack(of: note))
+            } else if let note = box.faultNote, box.inPluginCall, let plugin = pluginOnTheStack(of: note),
+                plugin != fault.plugin
+            {
+                // Inside one plugin's call, in another plugin's code: a function the caller got from it (a
+                // service's) crashed. The code that crashed is to blame, not the plugin that called it.
+                fault.blameCodeCalledFromACall(on: plugin)
             } else if let note = box.faultNote, !box.inPluginCall, let plugin = pluginOnTheStack(of: note) {
                 // The main thread between calls, in a plugin's code: a destructor or atexit handler run as the
                 // worker ended (dlclose, exit), or a signal handler of its own.

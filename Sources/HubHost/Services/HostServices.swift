@@ -147,7 +147,16 @@ public final class HostServices {
                         && $0.file.deletingLastPathComponent().standardizedFileURL.path == folder
                 }), let handle = record.handle
             else {
-                fail("plugin \(binding.plugin) is not loaded from \(folder)")
+                // A plugin that is there but did not load says why (quarantined, refused), not just that it is not.
+                let refused = pluginHost?.plugins.last(where: {
+                    $0.file.lastPathComponent == binding.plugin
+                        && $0.file.deletingLastPathComponent().standardizedFileURL.path == folder
+                })
+                if let refused, !refused.isLoaded {
+                    fail("plugin \(binding.plugin) did not load (\(refused.state.name)), so nothing is bound to it")
+                } else {
+                    fail("plugin \(binding.plugin) is not loaded from \(folder)")
+                }
                 continue
             }
             guard let symbol = dlsym(handle, binding.symbol) else {
