@@ -177,6 +177,35 @@ struct InjectCLITests {
         #expect(needy.stderr.contains("requires no.such.key"), "\(needy.stderr)")
     }
 
+    /// An eager singleton that requires a key another plugin binds is made once both are bound, whatever order
+    /// the plugins load in (its owner's id sorts first here: it was made before the other's binding existed).
+    @Test func anEagerSingletonMayRequireAnotherPluginsKey() throws {
+        let dir = try Self.setUp()
+        defer { dir.cleanUp() }
+        try dir.compile(
+            #"""
+            #include <hub_plugin.h>
+            HUB_EXPORT int seven(void) { return 7; }
+            static bool init(const hub_host *h, char *e, size_t n) { (void)h; (void)e; (void)n; return true; }
+            static const hub_plugin_descriptor d = {HUB_PLUGIN_MAGIC, sizeof d, {HUB_ABI_MAJOR, HUB_ABI_MINOR},
+                "com.test.zlast", "Z", "1", "", "", init, NULL};
+            HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &d; }
+            """#, as: "libz_last.so")
+        try """
+        { "bindings": [
+          { "key": "eager.controller", "plugin": "liba_provider.so", "symbol": "make_controller",
+            "signature": "(str,str,i32,f64,u8,i64,f32)->ptr", "defaults": ["E", "m", 1, 1, 1, 1, 1],
+            "scope": "singleton", "eager": true, "awoken": "awake_controller", "requires": ["z.seven"] },
+          { "key": "awakened", "plugin": "liba_provider.so", "symbol": "awakened", "signature": "()->i32" },
+          { "key": "z.seven", "plugin": "libz_last.so", "symbol": "seven", "signature": "()->i32" } ] }
+        """.write(to: dir.plugins.appendingPathComponent("eager.modules.json"), atomically: true, encoding: .utf8)
+        let common = ["--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path]
+        let listed = try CLITests.hubhost(["list-services"] + common)
+        #expect(listed.status == 0 && !listed.stderr.contains("no binding"), "\(listed.stderr)")
+        let count = try CLITests.hubhost(["inject", "awakened"] + common)
+        #expect(count.stdout.contains("awakened = 1"), "\(count.stdout)\(count.stderr)")
+    }
+
     /// Keeps the last `hub_service_event` it was told, as text.
     static let eventObserver = #"""
         #include <hub_plugin.h>

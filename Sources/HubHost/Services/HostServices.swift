@@ -102,17 +102,23 @@ public final class HostServices {
     @discardableResult
     public func loadModuleFiles(in folders: [URL]) -> [ModuleFile.Failure] {
         var problems: [ModuleFile.Failure] = []
+        var eager: [(file: String, function: BoundFunction)] = []
         for url in ModuleFile.files(in: folders) {
             do {
                 let file = try ModuleFile(contentsOf: url)
                 moduleFiles[url.standardizedFileURL.path] = file
-                problems += file.problems + apply(file)
+                let applied = bind(file)
+                problems += file.problems + applied.problems
+                eager += applied.eager.map { (file.url.path, $0) }
             } catch let failure as ModuleFile.Failure {
                 problems.append(failure)
             } catch {
                 problems.append(ModuleFile.Failure(file: url.path, binding: nil, reason: "\(error)"))
             }
         }
+        // Once every file is bound: an eager singleton may require a key another plugin's binding provides,
+        // whatever order the plugins and files come in.
+        problems += makeEagerSingletons(eager)
         moduleFileProblems += problems
         return problems
     }
@@ -133,7 +139,27 @@ public final class HostServices {
     /// by its plugin's load, so unloading the plugin revokes it.
     @discardableResult
     public func apply(_ file: ModuleFile, onlyPlugin: String? = nil) -> [ModuleFile.Failure] {
+        let applied = bind(file, onlyPlugin: onlyPlugin)
+        return applied.problems + makeEagerSingletons(applied.eager.map { (file.url.path, $0) })
+    }
+
+    /// Makes the eager singletons (Objection's registerEagerSingleton), once their bindings are installed.
+    private func makeEagerSingletons(_ eager: [(file: String, function: BoundFunction)]) -> [ModuleFile.Failure] {
         var problems: [ModuleFile.Failure] = []
+        for (file, function) in eager {
+            do { _ = try injector.get(key: function.binding.key) } catch {
+                problems.append(.init(file: file, binding: function.binding.label, reason: "eager singleton: \(error)"))
+            }
+        }
+        return problems
+    }
+
+    /// Installs `file`'s bindings; returns the problems and the eager singletons still to make.
+    private func bind(_ file: ModuleFile, onlyPlugin: String? = nil) -> (
+        problems: [ModuleFile.Failure], eager: [BoundFunction]
+    ) {
+        var problems: [ModuleFile.Failure] = []
+        var eager: [BoundFunction] = []
         let folder = file.url.deletingLastPathComponent().standardizedFileURL.path
         var byOwner: [Owner: [BoundFunction]] = [:]
         var awakenings: [ServiceKey: FFICall] = [:]
@@ -242,22 +268,14 @@ public final class HostServices {
             do {
                 try injector.install(module)
                 boundFunctions += functions
-                // Eager singletons are made now, as their plugin loads (Objection's registerEagerSingleton).
-                for function in functions where function.binding.eager {
-                    do { _ = try injector.get(key: function.binding.key) } catch {
-                        problems.append(
-                            .init(
-                                file: file.url.path, binding: function.binding.label,
-                                reason: "eager singleton: \(error)"))
-                    }
-                }
+                eager += functions.filter(\.binding.eager)
             } catch {
                 for function in functions {
                     problems.append(.init(file: file.url.path, binding: function.binding.label, reason: "\(error)"))
                 }
             }
         }
-        return problems
+        return (problems, eager)
     }
 
     /// The function bound to `key` by a module file, called with `arguments` over its defaults.
