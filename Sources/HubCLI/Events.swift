@@ -133,7 +133,7 @@ struct Events: ParsableCommand {
 
         let host = try plugins.makeHost()
         let pluginStatus = plugins.reportProblems(of: host)
-        loaded.reportUnresolvedComponents(in: host.registry)
+        loaded.reportUnresolvedComponents(in: host)
 
         // A worker taking over after a plugin fault replays the steps before it silently: they were printed.
         let resumeAfter = WorkerEnvironment.resumeAfterStep

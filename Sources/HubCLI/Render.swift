@@ -108,7 +108,7 @@ struct Render: ParsableCommand {
 
         let host = try plugins.makeHost()
         let pluginStatus = plugins.reportProblems(of: host)
-        let unresolved = loaded.reportUnresolvedComponents(in: host.registry, maxErrors: maxErrors)
+        let unresolved = loaded.reportUnresolvedComponents(in: host, maxErrors: maxErrors)
         if strict && !unresolved.isEmpty {
             Diagnostics.print(
                 "\(view): not rendered (--strict): \(unresolved.count) component id(s) no plugin provides")

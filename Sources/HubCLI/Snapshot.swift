@@ -210,7 +210,7 @@ struct Snapshot: ParsableCommand {
     /// The view's pictures, one per width, and whether it had problems (printed by `LoadedView`).
     private static func view(_ file: String, _ options: Options, _ host: PluginHost) throws -> ([Picture], Bool) {
         let loaded = try LoadedView.load(file, images: options.images)
-        loaded.reportUnresolvedComponents(in: host.registry)
+        loaded.reportUnresolvedComponents(in: host)
         let pictures = options.widths.values.map { width in
             let pipeline = RenderPipeline(registry: host.registry)
             pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
@@ -227,7 +227,7 @@ struct Snapshot: ParsableCommand {
     private static func script(_ file: String, _ options: Options, _ host: PluginHost) throws -> ([Picture], Bool) {
         let viewFile = String(file.dropLast("l".count))  // X.jsonl → X.json
         let loaded = try LoadedView.load(viewFile, images: options.images)
-        loaded.reportUnresolvedComponents(in: host.registry)
+        loaded.reportUnresolvedComponents(in: host)
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
             Diagnostics.print("\(file): cannot read (or not UTF-8)")
             throw ExitCode(.failed)

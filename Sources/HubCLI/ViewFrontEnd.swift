@@ -61,8 +61,10 @@ extension LoadedView {
     /// `UnresolvedComponents`), at most `maxErrors`, and returns them. A warning, not a problem: Hub falls back
     /// by design, and views (the examples among them) name fallbacks on purpose; `render --strict` refuses them.
     @discardableResult
-    func reportUnresolvedComponents(in registry: ComponentRegistry, maxErrors: Int = 100) -> [String] {
-        let issues = UnresolvedComponents.problems(in: viewModel, registry: registry, file: path, detailed: maxErrors)
+    func reportUnresolvedComponents(in host: PluginHost, maxErrors: Int = 100) -> [String] {
+        let issues = UnresolvedComponents.problems(
+            in: viewModel, registry: host.registry, file: path, detailed: maxErrors,
+            unavailable: host.unavailableNamespaces)
         var lines = issues.prefix(maxErrors).map(\.warningLine)
         if issues.count > maxErrors {
             lines.append("\(path): … and \(issues.count - maxErrors) more component ids no plugin provides")

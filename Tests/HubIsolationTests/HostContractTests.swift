@@ -419,6 +419,10 @@ import Testing
         #expect(try setup.hubhost(render).status == 5)
         let kept = try setup.hubhost(render)
         #expect(kept.status == 1 && kept.stderr.contains("quarantined libunruly.so"), "\(kept.stderr)")
+        // Its models are told why they fall back, not offered a similar namespace.
+        #expect(
+            kept.stderr.contains(#""unruly:row": namespace "unruly" is served by libunruly.so, which is quarantined"#),
+            "\(kept.stderr)")
         let reprobed = try setup.hubhost(render + ["--reprobe"])
         #expect(reprobed.status == 5, "loaded again, and it crashed again: \(reprobed.stderr)")
         #expect(reprobed.stderr.contains("crashed with SIGSEGV in draw [unruly:row]"), "\(reprobed.stderr)")

@@ -8,8 +8,10 @@ public enum UnresolvedComponents {
     /// `detailed`: how many problems get the full message (the plugin that has the namespace, its components, the
     /// nearest id); the rest, which callers count rather than print, say only that the id falls back. Working out a
     /// hint compares with every namespace: for 100k distinct unknown ids and 300 plugins that took minutes.
+    /// `unavailable`: namespaces whose plugin is there but did not load, with why ("libx.so, which is quarantined").
     public static func problems(
-        in view: ViewModel, registry: ComponentRegistry, file: String?, detailed: Int = 100
+        in view: ViewModel, registry: ComponentRegistry, file: String?, detailed: Int = 100,
+        unavailable: [String: String] = [:]
     ) -> [DecodeIssue] {
         var verdicts: [ComponentIdentifier: Bool] = [:]
         var found: [(identifier: ComponentIdentifier, path: String, count: Int)] = []
@@ -49,7 +51,7 @@ public enum UnresolvedComponents {
             let others = entry.count > 1 ? " (and \(entry.count - 1) more model(s) naming it)" : ""
             let reason =
                 position < detailed
-                ? Self.message(entry.identifier, registry: registry)
+                ? Self.message(entry.identifier, registry: registry, unavailable: unavailable)
                 : "\(TerminalText.quoted(entry.identifier.description)): drawn as a fallback"
             return DecodeIssue(file: file, path: entry.path, message: reason + others)
         }
@@ -71,8 +73,15 @@ public enum UnresolvedComponents {
 
     /// Why `identifier`, which `fallsBack`, falls back: the plugin that has its namespace, its components and the
     /// nearest id (no plugin is asked again).
-    static func message(_ identifier: ComponentIdentifier, registry: ComponentRegistry) -> String {
+    static func message(
+        _ identifier: ComponentIdentifier, registry: ComponentRegistry, unavailable: [String: String] = [:]
+    ) -> String {
         let quoted = TerminalText.quoted(identifier.description)
+        if registry.entry(forNamespace: identifier.namespace) == nil, let why = unavailable[identifier.namespace] {
+            // Not a typo: its plugin did not load. A similar namespace would be the wrong hint.
+            return "\(quoted): namespace \(TerminalText.quoted(identifier.namespace)) is served by \(why); drawn as a "
+                + "fallback"
+        }
         guard let entry = registry.entry(forNamespace: identifier.namespace) else {
             let namespaces = registry.allEntries.map(\.namespace)
             let hint = Spelling.nearest(identifier.namespace, in: namespaces).map {

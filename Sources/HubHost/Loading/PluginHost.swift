@@ -146,9 +146,17 @@ public final class PluginHost {
         }
         // Probe: a file that crashed, hung or failed in a child is quarantined, never opened here.
         var quarantined: [String: String] = [:]
+        // The namespace of the component each was quarantined at, so a model naming it is told why it falls back.
+        var quarantinedNamespaces: [String: String] = [:]
+        func noteNamespace(_ record: QuarantineRecord) {
+            if let component = record.component, let colon = component.firstIndex(of: ":") {
+                quarantinedNamespaces[record.file] = String(component[..<colon])
+            }
+        }
         for record in quarantinedVersions where files.contains(where: { $0.path == record.file }) {
             if ContentDigest.of(file: URL(fileURLWithPath: record.file)) == record.hash {
                 quarantined[record.file] = record.reason
+                noteNamespace(record)
             }
         }
         files.removeAll { quarantined[$0.path] != nil }
@@ -168,6 +176,7 @@ public final class PluginHost {
                 whileProbing: { self.copyInspectedImages(of: files) })
             for record in verdicts.quarantined {
                 quarantined[record.file] = record.reason
+                noteNamespace(record)
                 if record.date >= started { faultedNow.insert(record.file) }
             }
         }
@@ -175,6 +184,7 @@ public final class PluginHost {
             if let why = quarantined[file.path] {
                 let record = notLoaded(file, .quarantined("\(file.lastPathComponent): \(why)"))
                 record.faultedThisRun = faultedNow.contains(file.path)
+                record.quarantinedNamespace = quarantinedNamespaces[file.path]
                 records.append(record)
             } else {
                 records.append(load(file: file))  // copy → open → check descriptor → init → register
@@ -229,6 +239,18 @@ public final class PluginHost {
     }
 
     /// A record for a file that is not loaded, with the reason in its state.
+    /// Namespaces no loaded plugin serves because the plugin that serves them is quarantined: namespace → "libx.so,
+    /// which is quarantined", for the message of a model that names one (it would suggest a similar namespace).
+    public var unavailableNamespaces: [String: String] {
+        var found: [String: String] = [:]
+        for record in plugins where !record.isLoaded {
+            if let namespace = record.quarantinedNamespace, registry.entry(forNamespace: namespace) == nil {
+                found[namespace] = "\(record.fileName), which is quarantined"
+            }
+        }
+        return found
+    }
+
     private func notLoaded(_ file: URL, _ state: PluginRecord.State) -> PluginRecord {
         let record = PluginRecord(file: file, logger: logger)
         record.state = state

@@ -60,6 +60,8 @@ public final class PluginRecord {
     /// Quarantined because its probe crashed, hung or exited during this load, rather than by a verdict an
     /// earlier run left in the probe cache: the command reports a plugin fault (exit 5), not just a rejection.
     public internal(set) var faultedThisRun = false
+    /// For a quarantined file: the namespace of the component it faulted in, when known.
+    public internal(set) var quarantinedNamespace: String?
     /// Non-fatal problems: registrations the host refused, and what unload found.
     public internal(set) var warnings: [String] = []
     /// Whether the plugin was already told that it called the host from another thread (set from that thread).

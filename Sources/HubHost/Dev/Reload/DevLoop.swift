@@ -162,7 +162,9 @@ public final class DevLoop {
         let access = options.imageAccess ?? ImageAccess(viewFile: options.viewFile)
         return viewNotes + access.problems(in: viewModel, file: file).map(\.description)
             + access.placeholderWarnings(in: viewModel, file: file).map(\.description)
-            + UnresolvedComponents.problems(in: viewModel, registry: host.registry, file: file).prefix(100)
+            + UnresolvedComponents.problems(
+                in: viewModel, registry: host.registry, file: file, unavailable: host.unavailableNamespaces
+            ).prefix(100)
             .map(\.description)
     }
     private var sequence = 0
