@@ -82,7 +82,11 @@ struct Gallery: ParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             sink.write(try encoder.encode(listed) + Data("\n".utf8))
         case .html:
-            sink.write(sheet.html())
+            // A plugin that did not load (quarantined, refused) would otherwise just be missing from the sheet.
+            let notLoaded = host.plugins.filter { !$0.isLoaded }.compactMap { record in
+                record.reason.map { "\(record.state.name) \($0)" }
+            }
+            sink.write(sheet.html(notes: notLoaded + problems))
         case .png:
             let (svg, size) = sheet.svg()
             PNGFont.warnOnce()

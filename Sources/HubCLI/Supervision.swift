@@ -62,6 +62,7 @@ struct OneShotSupervisor {
         while true {
             var options = WorkerProcess.Options(arguments: Array(CommandLine.arguments.dropFirst()))
             options.callTimeout = isolation.callTimeout
+            options.endsLeftoverProcesses = true  // this process starts nothing but its workers
             options.environment = WorkerEnvironment.entries(restarts: faults.count, quarantined: quarantined)
             if resumeAfter > 0 { options.environment[WorkerEnvironment.resumeKey] = "\(resumeAfter)" }
             if watchesDescriptors { options.environment[WorkerEnvironment.watchDescriptorsKey] = "1" }

@@ -16,6 +16,9 @@ public final class DevSupervisor: @unchecked Sendable {
         public var callTimeout: Double = 2
         /// The `hubhost` executable the worker runs; nil: this process's own.
         public var executable: String?
+        /// End what plugin code forked and left running as each worker ends: only when this process starts no
+        /// other processes (`hubhost dev` does; an app embedding the supervisor may not).
+        public var endsLeftoverProcesses = false
         /// Persists a quarantine with the probe cache.
         public var persist: @Sendable (QuarantineRecord) -> Void = { _ in }
         public init(arguments: [String], viewFile: URL) {
@@ -130,6 +133,7 @@ public final class DevSupervisor: @unchecked Sendable {
         workerOptions.executable = options.executable
         workerOptions.echo = { [printProblem] line in printProblem(line) }
         workerOptions.callTimeout = options.callTimeout
+        workerOptions.endsLeftoverProcesses = options.endsLeftoverProcesses
         lock.lock()
         workerOptions.environment = WorkerEnvironment.entries(restarts: workersStarted, quarantined: quarantined)
         var carried = workbench ?? DevWorkerChannel.Workbench()

@@ -49,7 +49,9 @@ public struct GallerySheet {
     }
 
     /// A standalone page: one section per plugin and namespace, one row per component, its stories side by side.
-    public func html(title: String = "hubhost gallery") -> String {
+    /// `notes`: what the sheet leaves out and why (a plugin that did not load, a story that could not be drawn), shown
+    /// above the drawings, so a missing section is not taken for a plugin with nothing to show.
+    public func html(title: String = "hubhost gallery", notes: [String] = []) -> String {
         var out = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
@@ -60,10 +62,17 @@ public struct GallerySheet {
               figure { margin: 0; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.2); }
               figcaption { padding: 4px 8px; font-size: 12px; color: #555; }
               .host { color: #a05a00; }
+              .notes { background: #fff4e5; border-left: 4px solid #e08a00; padding: 6px 12px; }
+              .notes li { font-family: ui-monospace, monospace; font-size: 12px; }
             </style></head><body>
             <h1>\(escape(title))</h1>
 
             """
+        if !notes.isEmpty {
+            out += "<section class=\"notes\"><strong>Not in this gallery</strong><ul>\n"
+            for note in notes { out += "<li>\(escape(note))</li>\n" }
+            out += "</ul></section>\n"
+        }
         var plugin: String?
         var component: String?
         for (index, item) in items.enumerated() {

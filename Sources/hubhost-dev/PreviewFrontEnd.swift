@@ -22,6 +22,7 @@ enum PreviewFrontEnd {
             var supervision = DevSupervisor.Options(
                 arguments: Array(CommandLine.arguments.dropFirst()), viewFile: options.viewFile)
             supervision.callTimeout = launch.callTimeout
+            supervision.endsLeftoverProcesses = true  // this process starts nothing but its workers
             let probeCache = launch.probeCacheDirectory
             supervision.persist = { record in ProbeGate.persist(record, cacheDirectory: probeCache) }
             let supervisor = DevSupervisor(options: supervision, server: server)

@@ -411,6 +411,19 @@ import Testing
         #expect(kill(pid, 0) != 0, "the child is gone")
     }
 
+    /// A fault while a gallery draws names the story and width (a gallery has no view file: it said "for body[0]"),
+    /// and the sheet says which plugin is missing from it and why.
+    @Test func aGalleryFaultNamesTheStoryAndTheSheetSaysWhatIsMissing() throws {
+        let setup = try Setup(flags: ["-DCRASH_IN_DRAW"])
+        let first = try setup.hubhost(["gallery", "-o", "g.html", "--widths", "320"])
+        #expect(first.status == 5, "\(first.stderr)")
+        #expect(
+            first.stderr.contains("libunruly.so (com.example.unruly 1.0.0) crashed with SIGSEGV in draw for story ")
+                && first.stderr.contains(" of unruly:row at 320 pt"), "\(first.stderr)")
+        let sheet = try String(contentsOf: setup.folder.appending("g.html"), encoding: .utf8)
+        #expect(sheet.contains("Not in this gallery") && sheet.contains("libunruly.so"), "\(sheet.prefix(2000))")
+    }
+
     /// A crash is remembered until the plugin changes, or `--reprobe`; a hang (which a loaded machine can cause) is
     /// kept out of its run only.
     @Test func reprobeClearsAQuarantineAndAHangIsNotRemembered() throws {

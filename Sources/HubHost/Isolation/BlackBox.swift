@@ -23,6 +23,9 @@ import HubCore
 /// | 9 | how many addresses follow (at most `faultAddressCapacity`) |
 /// | 10… | the faulting instruction's address (a signal), then the return addresses of that thread's stack |
 ///
+/// At byte `drawingOffset`, `drawingCapacity` bytes: what is being drawn when no view file names it (a gallery
+/// story and width), a NUL-terminated line (empty: nothing noted).
+///
 /// Plugin slot `n` (1-based) is `slotSize` bytes at `tableOffset + (n - 1) * slotSize`: a NUL-terminated line
 /// `file path \t plugin id \t version \t content digest`, written when the plugin is loaded, and in the slot's
 /// last 16 bytes the addresses its image is mapped at, `[start, end)` (zero when unknown).
@@ -41,6 +44,9 @@ public enum BlackBox {
     /// Word index of the fatal-signal record (see the layout).
     public static let faultWord = 8
     public static let faultAddressCapacity = 32
+    /// Where the "what is being drawn" line sits, and its size with the NUL (see the layout).
+    static let drawingOffset = 2048
+    static let drawingCapacity = 256
     /// Bytes of a slot's line, NUL included; the image range follows.
     static let lineCapacity = slotSize - 16
 
@@ -100,6 +106,8 @@ public enum BlackBox {
 
         /// Word 5: whether, and when, the worker found its stderr was not its own any more.
         public var lostStderr: UInt64 = BlackBox.StderrLoss.none
+        /// What was being drawn, when noted (a gallery story: "story "long" of demo:row at 414 pt").
+        public var drawing: String?
 
         /// True while (or when) the worker was inside plugin code.
         public var inPluginCall: Bool { callWord & 0xFFFF != 0 }
@@ -129,7 +137,13 @@ public enum BlackBox {
                 call: PluginCall(rawValue: UInt8(truncatingIfNeeded: callWord >> 16)) ?? .none,
                 plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(words[2]),
                 step: Int(truncatingIfNeeded: words[3]), input: Int(truncatingIfNeeded: words[4]), callWord: callWord,
-                faultNote: readFaultNote(), lostStderr: words[5])
+                faultNote: readFaultNote(), lostStderr: words[5], drawing: readDrawing())
+        }
+
+        private func readDrawing() -> String? {
+            let bytes = UnsafeRawBufferPointer(start: base + BlackBox.drawingOffset, count: BlackBox.drawingCapacity)
+            let line = bytes.prefix { $0 != 0 }
+            return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
         }
 
         /// The plugin in slot `slot` (1-based), if the worker wrote it.

@@ -142,6 +142,15 @@ public enum CallRecorder {
     /// name the view a fault happened in.
     public static func noteInput(_ number: Int) { words?[4] = UInt64(clamping: max(0, number)) }
 
+    /// What is being drawn, for a fault report when no view file names it (nil: nothing). Cut to fit.
+    public static func noteDrawing(_ text: String?) {
+        guard let words else { return }
+        let area = UnsafeMutableRawPointer(words) + BlackBox.drawingOffset
+        let bytes = Array((text ?? "").utf8.prefix(BlackBox.drawingCapacity - 1))
+        bytes.withUnsafeBytes { area.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        area.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
+    }
+
     /// The event-script step being applied (0: none).
     public static func noteStep(_ step: Int) { words?[3] = UInt64(clamping: max(0, step)) }
 

@@ -32,6 +32,8 @@ public struct PluginFault: Sendable, Error {
     /// Set when the code that faulted is another plugin's than the call's: the plugin whose call it was (a
     /// consumer calling a provider's service function), `plugin` being the one whose code faulted.
     public var calledFrom: BlackBox.PluginInfo?
+    /// What was being drawn when no view file names it ("story "long" of demo:row at 414 pt").
+    public var drawing: String?
 
     init(
         kind: Kind, box: BlackBox.Snapshot, signal: Int32?, exitStatus: Int32?, timeout: Double?,
@@ -47,6 +49,7 @@ public struct PluginFault: Sendable, Error {
         self.exitStatus = exitStatus
         self.timeout = timeout
         self.stderrTail = stderrTail
+        self.drawing = box.inPluginCall ? box.drawing : nil
     }
 
     /// True when a plugin is to blame (and can be quarantined).
@@ -111,7 +114,10 @@ public struct PluginFault: Sendable, Error {
     public var place: String {
         var text = calledFrom.map { "its own code, called from \($0.displayName)'s " + call.name } ?? call.name
         if let componentIdentifier { text += " [\(componentIdentifier)]" }
-        if let location {
+        if let drawing {
+            // A gallery's models have no view file: the story and width say where.
+            text += " for \(drawing)"
+        } else if let location {
             text += " for \(location)"
             if let modelID { text += " (id \(TerminalText.quoted(modelID)))" }
             if let viewFileName { text += " of \(viewFileName)" }
@@ -150,13 +156,14 @@ public struct PluginFault: Sendable, Error {
             guard let current = FileStamp.of(url), ContentDigest.of(file: url) == plugin.digest else { return nil }
             stamp = current
         }
-        let model = location.map { "\($0)" + (modelID.map { " (id \(TerminalText.quoted($0)))" } ?? "") }
+        let model =
+            drawing ?? location.map { "\($0)" + (modelID.map { " (id \(TerminalText.quoted($0)))" } ?? "") }
         let message: String
         switch kind {
         case .hang: message = "killed after \((timeout ?? 0).compactSeconds)"
         case .exit: message = "status \(exitStatus ?? 0)"
         case .crash: message = CrashText.fatalError(in: stderrTail) ?? ""
-        case .closedDescriptors: message = "closed descriptors it did not open (hubhost's standard error)"
+        case .closedDescriptors: message = "closed descriptors it did not open (hubhost's standard error or output)"
         }
         var record = QuarantineRecord(
             file: plugin.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: plugin.digest,

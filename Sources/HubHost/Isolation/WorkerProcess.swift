@@ -23,6 +23,10 @@ public final class WorkerProcess: @unchecked Sendable {
         public var environment: [String: String] = [:]
         /// Seconds one plugin call may take before the worker is killed as hung.
         public var callTimeout: Double = 2
+        /// End what plugin code forked and left running when the worker ends (`LeftoverProcesses`). Only for a
+        /// process whose children are its workers alone (hubhost's supervisors): it adopts and ends every other
+        /// child it has, so a test runner or an embedding app that starts processes of its own leaves it off.
+        public var endsLeftoverProcesses = false
         /// Give the worker a pipe on stdin and one on fd 4 (`controlIn`, `controlOut`).
         public var controlChannel = false
         /// Where the worker's stderr lines go (our stderr by default).
@@ -81,7 +85,7 @@ public final class WorkerProcess: @unchecked Sendable {
 
     public init(_ options: Options) throws {
         self.options = options
-        _ = LeftoverProcesses.adopting
+        if options.endsLeftoverProcesses { _ = LeftoverProcesses.adopting }
         let box = Self.aboveStandardDescriptors(try BlackBox.create())
         guard let reader = BlackBox.Reader(descriptor: box) else {
             close(box)
@@ -203,7 +207,7 @@ public final class WorkerProcess: @unchecked Sendable {
             pause = min(pause * 2, 20_000)
         }
         // What plugin code forked is ours now (`LeftoverProcesses`): ended, so its copy of the pipe closes too.
-        let leftovers = LeftoverProcesses.end(keeping: [])
+        let leftovers = options.endsLeftoverProcesses ? LeftoverProcesses.end(keeping: []) : []
         _ = stderrDone.wait(timeout: .now() + 2)  // the pipe closes when the worker (and its children) are gone
         var outcome = analyse(status: status)
         outcome.leftoverProcesses = leftovers

@@ -250,6 +250,8 @@ public struct ProbeRunner: Sendable {
 
 extension Double {
     var compactSeconds: String { self == rounded() ? "\(Int(self)) s" : String(printf: "%.1f s", self) }
+    /// "414 pt", "320.5 pt".
+    var compactPoints: String { self == rounded() ? "\(Int(self)) pt" : String(printf: "%.1f pt", self) }
 }
 
 /// A thread-safe count.

@@ -47,6 +47,9 @@ extension Showcase {
                 let view = decoded.viewModel
                 problems += warnings(of: story, decoded: decoded, registry: host.registry).map { label + $0 }
                 for width in story.widths.isEmpty ? widths : story.widths {
+                    CallRecorder.noteDrawing(
+                        "story \(TerminalText.quoted(story.name)) of \(entry.component) at \(width.compactPoints)")
+                    defer { CallRecorder.noteDrawing(nil) }
                     let pipeline = RenderPipeline(
                         registry: host.registry, layoutManager: DefaultLayoutManager(margin: margin))
                     pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
