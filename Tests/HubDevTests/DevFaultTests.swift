@@ -88,6 +88,23 @@ struct DevFaultTests {
         #expect(after != nil, "\(dev.log)")
     }
 
+    /// A new plugin file whose probe crashes (in init) is listed in the plugins panel as quarantined, with why; it
+    /// was only in the overlay and the log.
+    @Test func aNewFileTheProbeQuarantinesIsInThePluginsPanel() throws {
+        try build(version: "1", crashing: false)
+        try writeView(["One"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        try TestSupport.installPlugin(
+            "swatch.c", at: plugins.appendingPathComponent("libbroken.so"),
+            defines: ["PLUGIN_VERSION=\"9\"", "CRASH_IN_INIT", "PLUGIN_ID=\"com.test.broken\"", "NAMESPACE=\"broken\""])
+        let listed = dev.waitForFrame {
+            $0.plugins?.contains { $0.file == "libbroken.so" && $0.state == "quarantined" && $0.reason != nil } == true
+        }
+        #expect(listed != nil, "\(dev.log)")
+    }
+
     @Test func aPluginThatCrashesAtStartUpDoesNotStopTheServer() throws {
         try build(version: "1", crashing: true)
         try writeView(["Trending", "Calm"])

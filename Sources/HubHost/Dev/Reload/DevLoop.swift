@@ -395,27 +395,36 @@ public final class DevLoop {
         }
         // A file deleted since (and so unloaded) is not the session's any more.
         latest = latest.filter { $0.value.isLoaded || FileManager.default.fileExists(atPath: $0.key) }
-        return latest.values.sorted { $0.file.path < $1.file.path }.map { record in
-            var row = PluginRow(
-                file: record.file.lastPathComponent, id: record.id, version: record.version,
-                build: record.contentHash.map { String($0.prefix(12)) }, state: record.state.name,
-                reason: record.reason,
-                namespaces: record.namespaces.map { "\($0.namespace): \($0.components.joined(separator: ", "))" },
-                loadedAt: record.loadedAt.map { $0.ISO8601Format() },
-                loadMilliseconds: record.loadDuration.map { ($0 * 10_000).rounded() / 10 })
-            if let quarantine = reloader.quarantines[record.file.path] {
-                if record.isLoaded && quarantine.hash != record.contentHash {
-                    // A newer build was quarantined: the one serving is fine, and says what became of the other.
-                    row.reason =
-                        "build \(quarantine.hash.prefix(12)) was quarantined (\(quarantine.reason)); this one keeps serving"
-                } else {
-                    row.state = "quarantined"
-                    row.reason = quarantine.reason
-                    row.build = String(quarantine.hash.prefix(12))
-                }
-            }
-            return row
+        // A new file whose probe failed never became a record: listed from its quarantine, as the page says.
+        let probedOnly = reloader.quarantines.filter { path, _ in
+            latest[path] == nil && FileManager.default.fileExists(atPath: path)
+        }.map { path, quarantine in
+            PluginRow(
+                file: PathText.fileName(path), id: nil, version: nil, build: String(quarantine.hash.prefix(12)),
+                state: "quarantined", reason: quarantine.reason, namespaces: [], loadedAt: nil, loadMilliseconds: nil)
         }
+        return
+            (latest.values.sorted { $0.file.path < $1.file.path }.map { record in
+                var row = PluginRow(
+                    file: record.file.lastPathComponent, id: record.id, version: record.version,
+                    build: record.contentHash.map { String($0.prefix(12)) }, state: record.state.name,
+                    reason: record.reason,
+                    namespaces: record.namespaces.map { "\($0.namespace): \($0.components.joined(separator: ", "))" },
+                    loadedAt: record.loadedAt.map { $0.ISO8601Format() },
+                    loadMilliseconds: record.loadDuration.map { ($0 * 10_000).rounded() / 10 })
+                if let quarantine = reloader.quarantines[record.file.path] {
+                    if record.isLoaded && quarantine.hash != record.contentHash {
+                        // A newer build was quarantined: the one serving is fine, and says what became of the other.
+                        row.reason =
+                            "build \(quarantine.hash.prefix(12)) was quarantined (\(quarantine.reason)); this one keeps serving"
+                    } else {
+                        row.state = "quarantined"
+                        row.reason = quarantine.reason
+                        row.build = String(quarantine.hash.prefix(12))
+                    }
+                }
+                return row
+            } + probedOnly).sorted { $0.file < $1.file }
     }
 
     /// Runs a swap or unload with the UI states of live components saved before and put back after it.
