@@ -105,6 +105,26 @@ struct DevFaultTests {
         #expect(listed != nil, "\(dev.log)")
     }
 
+    /// A served plugin renamed (`mv`) keeps serving under its new name (its new name was refused as the same image
+    /// as the old one, then the old name unloaded: nothing served).
+    @Test func aRenamedPluginKeepsServing() throws {
+        try build(version: "1", crashing: false)
+        try writeView(["One"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        try FileManager.default.moveItem(at: swatch, to: plugins.appendingPathComponent("libswatch-renamed.so"))
+        let renamed = dev.waitForFrame {
+            $0.plugins?.contains { $0.file == "libswatch-renamed.so" && $0.state == "active" } == true
+                && $0.plugins?.contains { $0.file == "libswatch.so" } == false
+        }
+        #expect(renamed != nil, "\(dev.log)")
+        usleep(600_000)  // past the quiet period, when the old name's deletion is handled
+        let later = try dev.frame()
+        #expect(later.html.contains("One taps:"), "still drawn by the plugin: \(dev.log)")
+        #expect(later.plugins?.contains { $0.file == "libswatch-renamed.so" && $0.state == "active" } == true)
+    }
+
     @Test func aPluginThatCrashesAtStartUpDoesNotStopTheServer() throws {
         try build(version: "1", crashing: true)
         try writeView(["Trending", "Calm"])

@@ -93,6 +93,21 @@ final class PluginReloader {
         gate?.cache.save()
         quarantines[path] = nil
 
+        // A served file renamed (`mv libx.so liby.so`): the new name is seen at once, the old one's deletion only
+        // after the quiet period, and the same image cannot load twice. The old name's plugin goes first.
+        var renamedFrom: String?
+        if old == nil, let hash = change.hash,
+            let (oldPath, record) = loaded.first(where: { other, record in
+                other != path && record.isLoaded && record.contentHash == hash
+                    && !FileManager.default.fileExists(atPath: other)
+            })
+        {
+            aroundSwap { _ = host.unload(record) }
+            if record.isSwiftImage { retired.append(record) }
+            loaded[oldPath] = nil
+            renamedFrom = PathText.fileName(oldPath)
+        }
+
         // 2. Load beside the old version; 3. swap only when its init succeeded.
         guard let old, old.isLoaded else {
             // Its module-file bindings (if a module file names it) are in before observers hear of its services.
@@ -104,6 +119,7 @@ final class PluginReloader {
             reload.version = record.version
             if record.isLoaded {
                 loaded[path] = record
+                if let renamedFrom { reload.detail = "renamed from \(renamedFrom)" }
             } else {
                 reload.result = .rejected
                 reload.detail = record.reason
