@@ -125,6 +125,29 @@ struct DevFaultTests {
         #expect(later.plugins?.contains { $0.file == "libswatch-renamed.so" && $0.state == "active" } == true)
     }
 
+    /// A plugin refused because another held its namespace loads once that one is gone (it stayed refused, naming
+    /// an owner that no longer held it).
+    @Test func aPluginRefusedForATakenNamespaceLoadsWhenItIsFree() throws {
+        try build(version: "1", crashing: false)
+        try writeView(["One"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        try TestSupport.installPlugin(
+            "swatch.c", at: plugins.appendingPathComponent("libtwin.so"),
+            defines: ["PLUGIN_VERSION=\"7\"", "PLUGIN_ID=\"com.test.twin\"", "SWATCH_COLOR=0x00FF00FFu"])
+        let refused = dev.waitForFrame {
+            $0.plugins?.contains { $0.file == "libtwin.so" && $0.state == "rejected" } == true
+        }
+        #expect(refused != nil, "\(dev.log)")
+        try FileManager.default.removeItem(at: swatch)
+        let taken = dev.waitForFrame {
+            $0.plugins?.contains { $0.file == "libtwin.so" && $0.state == "active" } == true
+                && $0.html.contains("One taps:")
+        }
+        #expect(taken != nil, "\(dev.log)")
+    }
+
     @Test func aPluginThatCrashesAtStartUpDoesNotStopTheServer() throws {
         try build(version: "1", crashing: true)
         try writeView(["Trending", "Calm"])

@@ -148,7 +148,7 @@ extension DevLoop {
         let generation = probeGenerations[path]!
         onActivity("probing \(change.url.lastPathComponent)")
         guard let gate = reloader.gate, host.trust.refusal(of: change.url) == nil else {
-            render(reloader.pluginChanged(change, aroundSwap: keepingUIStates))
+            renderPluginReload(reloader.pluginChanged(change, aroundSwap: keepingUIStates))
             onActivity(nil)
             return
         }
@@ -160,7 +160,8 @@ extension DevLoop {
                 guard let loop = target.loop, loop.probeGenerations[path] == generation else { return }
                 loop.host.adoptCurrentThread()
                 loop.onActivity("loading \(change.url.lastPathComponent)")
-                loop.render(loop.reloader.pluginChanged(change, verdict: verdict, aroundSwap: loop.keepingUIStates))
+                loop.renderPluginReload(
+                    loop.reloader.pluginChanged(change, verdict: verdict, aroundSwap: loop.keepingUIStates))
                 loop.onActivity(nil)
             }
         }

@@ -240,7 +240,7 @@ public final class DevLoop {
             if change.url.standardizedFileURL.path == options.viewFile.standardizedFileURL.path {
                 viewChanged(change)
             } else if change.kind == .deleted {
-                render(reloader.pluginDeleted(change, aroundSwap: keepingUIStates))
+                renderPluginReload(reloader.pluginDeleted(change, aroundSwap: keepingUIStates))
             } else {
                 probeThenLoad(change)
             }
@@ -339,6 +339,14 @@ public final class DevLoop {
 
     /// Renders the current view model through a fresh event engine on the same pipeline (instances, reuse
     /// pool and UI states carry over), every body component live, and reports it.
+    /// Renders a plugin's reload; when a plugin went or was replaced, one refused because it registers what that one
+    /// held may load now.
+    func renderPluginReload(_ reload: Reload) {
+        render(reload)
+        guard reload.result == .swapped || reload.result == .unloaded else { return }
+        for retried in reloader.retryRefusedForConflicts(aroundSwap: keepingUIStates) { render(retried) }
+    }
+
     func render(_ reload: Reload) {
         var tree: RenderTree?
         if let viewModel {

@@ -151,6 +151,31 @@ final class PluginReloader {
         return reload
     }
 
+    /// Files refused because what they register was taken (a namespace, a service): tried again after a plugin
+    /// changed or went, as the one that held it may have let go. Only the ones that load now are reported.
+    func retryRefusedForConflicts(aroundSwap: (() -> Void) -> Void) -> [DevLoop.Reload] {
+        var latest: [String: PluginRecord] = [:]
+        for record in host.plugins { latest[record.file.path] = record }
+        var reloads: [DevLoop.Reload] = []
+        for (path, record) in latest.sorted(by: { $0.key < $1.key }) where !record.isLoaded && loaded[path] == nil {
+            guard let reason = record.reason,
+                reason.contains("is already registered by") || reason.contains("is already provided by"),
+                quarantines[path] == nil, !refusedByTrust.contains(path)
+            else { continue }
+            let url = URL(fileURLWithPath: path)
+            guard let hash = ContentDigest.of(file: url) else { continue }
+            let now = Monotonic.now()
+            var reload = pluginChanged(
+                FileChange(
+                    url: url, kind: .changed, hash: hash, stamp: FileStamp.of(url), lastEventAt: now, settledAt: now),
+                aroundSwap: aroundSwap)
+            guard reload.result == .loaded else { continue }
+            reload.detail = "refused before because what it registers was taken; it is free now"
+            reloads.append(reload)
+        }
+        return reloads
+    }
+
     /// A deleted plugin file: its plugin unloads and its components fall back.
     func pluginDeleted(_ change: FileChange, aroundSwap: (() -> Void) -> Void) -> DevLoop.Reload {
         let path = change.url.path
