@@ -59,6 +59,8 @@ public final class DevSupervisor: @unchecked Sendable {
     private var waitingTaps: [Int: TapWaiter] = [:]
     /// Consecutive faults no plugin is to blame for (each restart waits longer).
     private var unattributed = 0
+    /// Why the next worker starts, when the last one asked to be replaced (not a fault).
+    private var restartCause: String?
     /// How many workers were started (1 + restarts).
     public private(set) var workersStarted = 0
     /// Every fault seen, in order.
@@ -136,6 +138,8 @@ public final class DevSupervisor: @unchecked Sendable {
         workerOptions.endsLeftoverProcesses = options.endsLeftoverProcesses
         lock.lock()
         workerOptions.environment = WorkerEnvironment.entries(restarts: workersStarted, quarantined: quarantined)
+        if let restartCause { workerOptions.environment[WorkerEnvironment.restartCauseKey] = restartCause }
+        restartCause = nil
         var carried = workbench ?? DevWorkerChannel.Workbench()
         carried.pendingEdits = pendingEdits.map(\.request)
         pendingEdits = []
@@ -235,6 +239,13 @@ public final class DevSupervisor: @unchecked Sendable {
         defer { signalFirst() }
         guard var fault = outcome.fault else {
             let status = outcome.exitStatus ?? -1
+            if status == WorkerEnvironment.replaceMeStatus {
+                // Asked to be replaced (module files changed): at once, and the next one says why.
+                lock.lock()
+                restartCause = "module files changed"
+                lock.unlock()
+                return
+            }
             publishProblem("worker", "the worker exited with status \(status); starting a new one")
             printProblem("hubhost dev: the worker exited with status \(status); starting a new one")
             backOff()

@@ -146,6 +146,13 @@ public final class DevWorker: @unchecked Sendable {
             guard let self else { return }
             DevWorkerChannel.send(DevWorkerChannel.FromWorker(activity: activity ?? ""), to: self.out, lock: self.lock)
         }
+        // A changed module file: a fresh worker loads the plugins and binds the files again; the supervisor hands
+        // it the page's state, as after a fault.
+        loop.onModuleFilesChanged = { url in
+            FileHandle.standardError.write(
+                Data("hubhost dev: \(url.lastPathComponent) changed; a new worker binds the module files again\n".utf8))
+            exit(WorkerEnvironment.replaceMeStatus)
+        }
         try loop.start()
         // What the page had set up before this worker replaced a crashed one.
         if let workbench = hello?.workbench {

@@ -148,6 +148,28 @@ struct DevFaultTests {
         #expect(taken != nil, "\(dev.log)")
     }
 
+    /// A module file edited during a session is bound again (it was read once, at start): a fresh worker takes
+    /// over, keeping the page's state.
+    @Test func anEditedModuleFileIsBoundAgain() throws {
+        try build(version: "1", crashing: false)
+        try writeView(["One"])
+        let moduleFile = plugins.appendingPathComponent("swatch.modules.json")
+        func bind(_ key: String) throws {
+            try
+                #"{"bindings": [{"key": "\#(key)", "plugin": "libswatch.so", "symbol": "hub_plugin_entry", "signature": "()->ptr"}]}"#
+                .write(to: moduleFile, atomically: true, encoding: .utf8)
+        }
+        try bind("first.key")
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        _ = try dev.tap([0])
+        try bind("second.key")
+        let rebound = dev.waitForFrame { $0.cause.contains("restarted: module files changed") }
+        #expect(rebound != nil, "\(dev.log)")
+        #expect(rebound?.html.contains("One taps:1") == true, "the UI state went with the page")
+    }
+
     @Test func aPluginThatCrashesAtStartUpDoesNotStopTheServer() throws {
         try build(version: "1", crashing: true)
         try writeView(["Trending", "Calm"])

@@ -177,10 +177,13 @@ public struct ModuleFile: Sendable {
     }
 
     /// The module files in `folders` (sorted by name).
+    /// How a module file's name ends.
+    public static let suffix = ".modules.json"
+
     public static func files(in folders: [URL]) -> [URL] {
         folders.flatMap { folder -> [URL] in
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            return names.filter { $0.hasSuffix(".modules.json") }.sorted().map { folder.appendingPathComponent($0) }
+            return names.filter { $0.hasSuffix(suffix) }.sorted().map { folder.appendingPathComponent($0) }
         }
     }
 }

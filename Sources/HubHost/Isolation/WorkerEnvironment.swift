@@ -14,6 +14,14 @@ public enum WorkerEnvironment {
     /// The supervisor's process id: the worker ends with it (it must never outlive it and write the user's output
     /// after the command was stopped).
     public static let parentKey = "HUBHOST_WORKER_PARENT"
+    /// Why a dev worker was started again when it was not a fault (said in its first frame).
+    public static let restartCauseKey = "HUBHOST_WORKER_RESTART_CAUSE"
+    /// The status a dev worker ends with to be replaced by a fresh one (module files changed: a fresh process
+    /// loads the plugins and binds the files again). EX_TEMPFAIL.
+    public static let replaceMeStatus: Int32 = 75
+
+    /// Why this worker was started again, when it was not a fault.
+    public static var restartCause: String? { HostEnvironment.variable(restartCauseKey) }
 
     /// True in a worker started again after a fault.
     public static var isRestart: Bool { (Int(HostEnvironment.variable(restartKey) ?? "") ?? 0) > 0 }

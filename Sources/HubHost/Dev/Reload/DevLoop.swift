@@ -139,6 +139,9 @@ public final class DevLoop {
     public var onRender: (Output) -> Void = { _ in }
     /// Told on `queue` when a reload starts (what it does) and ends (nil), so a page can show that work is going on.
     public var onActivity: (String?) -> Void = { _ in }
+    /// A module file (`*.modules.json`) beside the plugins changed. Its bindings are made as plugins load, so a
+    /// supervised worker is replaced by a fresh one (the page's state goes with it); nil: said, in-process.
+    public var onModuleFilesChanged: ((URL) -> Void)?
 
     let reloader: PluginReloader
     /// Per plugin path, the latest change whose probe is running (older ones are dropped when they finish).
@@ -197,7 +200,9 @@ public final class DevLoop {
         restore(options.initialUIStates)
         if !options.gallery { loadView() }
         // A worker that replaces one a plugin fault ended says so: "initial" would read as a fresh start.
-        let restarted = WorkerEnvironment.isRestart ? "restarted after the fault above; " : ""
+        let restarted =
+            WorkerEnvironment.restartCause.map { "restarted: \($0); " }
+            ?? (WorkerEnvironment.isRestart ? "restarted after the fault above; " : "")
         render(
             Reload(
                 file: options.gallery ? "gallery" : options.viewFile.lastPathComponent, result: .initial,
@@ -208,9 +213,13 @@ public final class DevLoop {
         let target = WeakLoop(self)
         let plugins = FileWatcher(
             directories: options.pluginFolders, quietPeriod: options.quietPeriod,
-            accepts: { $0.pathExtension == "so" && !$0.lastPathComponent.hasPrefix(".") },
+            accepts: { url in
+                !url.lastPathComponent.hasPrefix(".")
+                    && (url.pathExtension == "so" || url.lastPathComponent.hasSuffix(ModuleFile.suffix))
+            },
             onChange: { changes in queue.async { target.loop?.handle(changes) } })
-        plugins.seed(PluginFolders.pluginFiles(in: options.pluginFolders).files)
+        plugins.seed(
+            PluginFolders.pluginFiles(in: options.pluginFolders).files + ModuleFile.files(in: options.pluginFolders))
         let viewPath = options.viewFile.standardizedFileURL.path
         let view = FileWatcher(
             directories: [options.viewFile.deletingLastPathComponent()], quietPeriod: options.quietPeriod,
@@ -239,6 +248,15 @@ public final class DevLoop {
             if change.sameContent && !reloader.refusedByTrust.contains(change.url.path) { continue }
             if change.url.standardizedFileURL.path == options.viewFile.standardizedFileURL.path {
                 viewChanged(change)
+            } else if change.url.lastPathComponent.hasSuffix(ModuleFile.suffix) {
+                if let onModuleFilesChanged {
+                    onModuleFilesChanged(change.url)
+                } else {
+                    render(
+                        Reload(
+                            file: change.url.lastPathComponent, result: .unchanged,
+                            detail: "module files are bound as plugins load: restart hubhost dev to apply the change"))
+                }
             } else if change.kind == .deleted {
                 renderPluginReload(reloader.pluginDeleted(change, aroundSwap: keepingUIStates))
             } else {
