@@ -170,6 +170,27 @@ struct DevFaultTests {
         #expect(rebound?.html.contains("One taps:1") == true, "the UI state went with the page")
     }
 
+    /// A rebuild whose eager singleton (bound by a module file) crashes is quarantined by its probe, and the build
+    /// that works keeps serving (the probe did not make eager singletons: the swap crashed the worker, and the
+    /// plugin was gone until fixed).
+    @Test func aRebuildWhoseEagerSingletonCrashesLeavesTheOldOneServing() throws {
+        try build(version: "1", crashing: false)
+        try writeView(["One"])
+        try
+            #"{"bindings": [{"key": "swatch.thing", "plugin": "libswatch.so", "symbol": "swatch_make", "signature": "()->ptr", "scope": "singleton", "eager": true}]}"#
+            .write(to: plugins.appendingPathComponent("swatch.modules.json"), atomically: true, encoding: .utf8)
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        try TestSupport.installPlugin("swatch.c", at: swatch, defines: ["PLUGIN_VERSION=\"2\"", "MAKE_CRASHES"])
+        let kept = dev.waitForFrame {
+            $0.cause.contains("quarantined") && $0.cause.contains("eager singletons")
+                && $0.plugins?.contains { $0.file == "libswatch.so" && $0.state == "active" } == true
+        }
+        #expect(kept != nil, "\(dev.log)")
+        #expect(try dev.frame().html.contains("One taps:0"), "still drawn by the build that works")
+    }
+
     @Test func aPluginThatCrashesAtStartUpDoesNotStopTheServer() throws {
         try build(version: "1", crashing: true)
         try writeView(["Trending", "Calm"])

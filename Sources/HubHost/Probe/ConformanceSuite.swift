@@ -74,6 +74,10 @@ public struct ConformanceSuite {
         out.byte(UInt8(ascii: "}"))
     }
 
+    /// The phase a probe is in while module files make its eager singletons (a quarantine from it is recorded
+    /// against the module files too: fixing the binding clears it).
+    public static let eagerSingletonsPhase = "module-file eager singletons"
+
     public func run() -> ProbeReport {
         var report = ProbeReport(file: file.path, hash: nil)
         func check(_ name: String, _ component: String? = nil, fatal: Bool, _ failure: String?, note: String? = nil) {
@@ -122,6 +126,24 @@ public struct ConformanceSuite {
             "descriptor and init", fatal: false,
             descriptorProblems.isEmpty ? nil : descriptorProblems.joined(separator: ", "),
             note: "\(record.id ?? "?") \(record.version ?? "?"), ABI \(record.abi ?? "?")")
+
+        // The eager singletons module files beside it make from its functions as it loads, in every command: made
+        // here too, so a build whose singleton crashes is quarantined before `hubhost dev` swaps it in for one
+        // that works. A binding that cannot be made here (it requires another plugin's key) is not this check's.
+        let name = file.lastPathComponent
+        let folder = file.deletingLastPathComponent()
+        let makesEager = ModuleFile.files(in: [folder]).contains { url in
+            (try? ModuleFile(contentsOf: url))?.bindings.contains { $0.plugin == name && $0.eager } ?? false
+        }
+        if makesEager {
+            phase(ConformanceSuite.eagerSingletonsPhase)
+            let problems = host.services.loadModuleFiles(in: [folder]).filter {
+                $0.reason.hasPrefix("eager singleton:") && !$0.reason.contains("no binding")
+            }
+            check(
+                "module-file eager singletons", fatal: false,
+                problems.isEmpty ? nil : problems.map(\.description).joined(separator: "; "))
+        }
 
         report.namespaces = record.namespaces.map { .init(namespace: $0.namespace, components: $0.components) }
         check(

@@ -81,16 +81,20 @@ public struct ProbeRunner: Sendable {
             _ kind: QuarantineRecord.Kind, phase: ProbePhase?, signal: String? = nil,
             message: String
         ) -> Verdict {
-            .quarantined(
-                QuarantineRecord(
-                    file: file.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: hash,
-                    kind: kind, phase: phase?.phase ?? "start", component: phase?.component,
-                    // The probe's own sample models, or a story of the plugin's (named as it named it).
-                    model: phase?.model.map {
-                        (phase?.phase == "drawing a story" ? "story " : "sample model ") + TerminalText.quoted($0)
-                    },
-                    signal: signal, message: message, stderrTail: child.stderrTail,
-                    date: Date()), report: report)
+            var record = QuarantineRecord(
+                file: file.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: hash,
+                kind: kind, phase: phase?.phase ?? "start", component: phase?.component,
+                // The probe's own sample models, or a story of the plugin's (named as it named it).
+                model: phase?.model.map {
+                    (phase?.phase == "drawing a story" ? "story " : "sample model ") + TerminalText.quoted($0)
+                },
+                signal: signal, message: message, stderrTail: child.stderrTail,
+                date: Date())
+            // A module file's binding may be what was wrong: changing the files clears it, as changing the plugin.
+            if phase?.phase == ConformanceSuite.eagerSingletonsPhase {
+                record.moduleFilesDigest = ModuleFile.digest(ofFilesIn: file.deletingLastPathComponent())
+            }
+            return .quarantined(record, report: report)
         }
         if child.timedOut {
             // The budget is the whole probe's (every component, every sample model), not one call's: a plugin with

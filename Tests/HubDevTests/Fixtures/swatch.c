@@ -14,6 +14,7 @@
  *   -DINFINITE_SIZE              preferred_view_size returns an infinite height
  *   -DLOSE_UI_STATE              restore_ui_state ignores what it is given
  *   -DINCOMPLETE_EXTENSION       the UI-state table has a NULL function
+ *   -DMAKE_CRASHES               swatch_make (a function a module file can bind) segfaults
  *
  * Components: "swatch" (full width; a coloured rectangle with the model's title and a tap counter kept as UI
  * state; a selection counts as a tap) and "label" (compact width; the title as text).
@@ -181,3 +182,12 @@ static const hub_plugin_descriptor descriptor = {
 };
 
 HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &descriptor; }
+
+/* A function a module file can bind (an eager singleton); -DMAKE_CRASHES makes it crash. */
+HUB_EXPORT void *swatch_make(void) {
+#ifdef MAKE_CRASHES
+    *(volatile int *)0 = 1;
+#endif
+    static int thing;
+    return &thing;
+}
