@@ -247,7 +247,8 @@ import Testing
               {"id": "d", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "real.png"}}},
               {"id": "e", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": ".ssh/id_rsa"}}},
               {"id": "f", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "data:text/html;base64,PHNjcmlwdD4="}}},
-              {"id": "g", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "bomb.png"}}}
+              {"id": "g", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "bomb.png"}}},
+              {"id": "h", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "blur.svg"}}}
             ]}
             """#
         let setup = try Setup(view: view)
@@ -258,6 +259,11 @@ import Testing
         var bomb: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
         bomb += [0x00, 0x01, 0x86, 0xA0, 0x00, 0x01, 0x86, 0xA0, 8, 6, 0, 0, 0, 0, 0, 0, 0]
         try Data(bomb).write(to: setup.folder.appending("bomb.png"))
+        // A few hundred bytes of SVG whose filter takes seconds to minutes to draw: not drawn, and said.
+        try Data(
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000"><filter id="f"><feGaussianBlur stdDeviation="900"/></filter><rect width="4000" height="4000" filter="url(#f)"/></svg>"#
+                .utf8
+        ).write(to: setup.folder.appending("blur.svg"))
         try Data((0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(
             to: setup.folder.appending("noise.png"))
         try FileManager.default.copyItem(
@@ -274,6 +280,9 @@ import Testing
         #expect(result.stderr.contains(#"$.body[4].images.main.uri: warning: image ".ssh/id_rsa" holds no image"#))
         #expect(result.stderr.contains("$.body[5].images.main.uri: warning:"), "\(result.stderr)")
         #expect(result.stderr.contains("$.body[6].images.main.uri: warning:"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(#"$.body[7].images.main.uri: warning: image "blur.svg" is an SVG image with filter"#)
+        )
         // Only the real image is in the drawing, as a PNG by its signature.
         let secret = Data("-----BEGIN OPENSSH PRIVATE KEY----- TOPSECRET".utf8).base64EncodedString()
         #expect(!result.stdout.contains(String(secret.prefix(24))), "the key is embedded")
