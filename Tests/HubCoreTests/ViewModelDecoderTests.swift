@@ -90,6 +90,16 @@ import Testing
 
     /// A path names its keys as the document spells them, read again from the bytes when an issue is reported:
     /// escaped keys, keys that need quoting, keys past the 16-byte word reads, and whitespace around them.
+    /// A number beyond a double's range reaches plugins as null (JSON has no infinity): said, with where it is.
+    @Test func numbersOutOfRangeInCustomDataAreReported() throws {
+        let result = try decode(#"{"body": [{"custom": {"height": 1e999, "list": [1, -1e400], "ok": 1e308}}]}"#)
+        #expect(
+            result.issues.map(\.description).sorted() == [
+                "home.json: $.body[0].custom: height is a number out of range (beyond ±1.8e308): read as null",
+                "home.json: $.body[0].custom: list[1] is a number out of range (beyond ±1.8e308): read as null",
+            ])
+    }
+
     @Test func pathKeysAreReadBackFromTheDocument() throws {
         let json = #"""
             { "body" : [ {"id": "a", "te\u0078t": {"title": 1},

@@ -114,6 +114,25 @@ private final class DecodeContext {
         return try body()
     }
 
+    /// A number beyond a double's range (1e999) reads as infinity, which JSON cannot carry: plugins get null. Said,
+    /// with where it is, as a clamped field is; nothing is allocated unless one is found.
+    private func reportNumbersOutOfRange(in value: JSONValue, at subpath: @autoclosure () -> String) {
+        switch value {
+        case .number(let n) where !n.isFinite:
+            let inside = subpath()
+            report(
+                (inside.isEmpty ? "" : "\(inside.dropFirst()) is ")
+                    + "a number out of range (beyond ±1.8e308): read as null")
+        case .object(let object):
+            for (key, item) in object {
+                reportNumbersOutOfRange(in: item, at: subpath() + "." + TerminalText.jsonKey(key))
+            }
+        case .array(let items):
+            for (index, item) in items.enumerated() { reportNumbersOutOfRange(in: item, at: subpath() + "[\(index)]") }
+        default: break
+        }
+    }
+
     // MARK: Typed reads: a wrong type is reported, consumed and gives nil.
 
     private func mismatch(_ s: inout JSONScanner, expected: String) throws {
@@ -128,7 +147,10 @@ private final class DecodeContext {
     }
 
     func object(_ s: inout JSONScanner) throws -> JSONObject? {
-        if try s.peekKind() == .object, case .object(let o) = try s.readValue() { return o }
+        if try s.peekKind() == .object, case .object(let o) = try s.readValue() {
+            reportNumbersOutOfRange(in: .object(o), at: "")
+            return o
+        }
         try mismatch(&s, expected: "an object")
         return nil
     }
