@@ -179,6 +179,10 @@ struct PluginOptions: ParsableArguments {
                 continue
             }
             // A worker started again after a fault loads the same plugins: its first worker said their warnings.
+            // Notes (what hubhost put right) are said, and leave the status alone.
+            if !WorkerEnvironment.isRestart {
+                for note in record.notes { Diagnostics.print("hubhost: \(record.file.lastPathComponent): \(note)") }
+            }
             for warning in record.warnings {
                 if !WorkerEnvironment.isRestart {
                     Diagnostics.print("hubhost: \(record.file.lastPathComponent): \(warning)")

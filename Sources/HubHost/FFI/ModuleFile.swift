@@ -224,9 +224,11 @@ public final class BoundFunction: @unchecked Sendable {
         }
         guard !isRevoked else { throw fail("\(binding.plugin) was unloaded (\(owner)); the binding is revoked") }
         // Plugin code: a crash or hang in it is the plugin's, named and contained by a worker's supervisor.
+        // A fault in it names the binding: "for binding 'boom' (bindings[0]) of math.modules.json: crashes".
+        let note = "binding \(binding.label) of \(PathText.fileName(file)): \(binding.symbol)"
         if arguments.isEmpty, let preparedDefaults {
-            return CallRecorder.duringOnMainThread(.exportedFunction, slot: slot) {
-                call.call(prepared: preparedDefaults)
+            return CallRecorder.withNote(note) {
+                CallRecorder.duringOnMainThread(.exportedFunction, slot: slot) { call.call(prepared: preparedDefaults) }
             }
         }
         let types = binding.signature.arguments
@@ -246,6 +248,8 @@ public final class BoundFunction: @unchecked Sendable {
                 "\(binding.symbol)\(binding.signature) takes \(types.count) argument(s), got \(values.count) (\(defaults.count) default(s), \(arguments.count) given)"
             )
         }
-        return try CallRecorder.duringOnMainThread(.exportedFunction, slot: slot) { try call.call(values: values) }
+        return try CallRecorder.withNote(note) {
+            try CallRecorder.duringOnMainThread(.exportedFunction, slot: slot) { try call.call(values: values) }
+        }
     }
 }

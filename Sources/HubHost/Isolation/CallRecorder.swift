@@ -142,9 +142,23 @@ public enum CallRecorder {
     /// name the view a fault happened in.
     public static func noteInput(_ number: Int) { words?[4] = UInt64(clamping: max(0, number)) }
 
+    /// The text `noteDrawing` last wrote (to put back after a nested note).
+    nonisolated(unsafe) private static var currentNote: String?
+
+    /// Runs `body` with `text` noted as what is being done (a binding's function), then puts back the note before.
+    public static func withNote<R>(_ text: String, _ body: () throws -> R) rethrows -> R {
+        guard table != nil else { return try body() }
+        let before = currentNote
+        noteDrawing(text)
+        defer { noteDrawing(before) }
+        return try body()
+    }
+
     /// What is being drawn, for a fault report when no view file names it (nil: nothing). Cut to fit.
     public static func noteDrawing(_ text: String?) {
-        guard let words else { return }
+        // Only in a worker's black box: without a supervisor, `words` is a private page of a few words.
+        guard let words, table != nil else { return }
+        currentNote = text
         let area = UnsafeMutableRawPointer(words) + BlackBox.drawingOffset
         let bytes = Array((text ?? "").utf8.prefix(BlackBox.drawingCapacity - 1))
         bytes.withUnsafeBytes { area.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }

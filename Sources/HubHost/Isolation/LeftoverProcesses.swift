@@ -24,13 +24,21 @@ enum LeftoverProcesses {
             guard let pid = pid_t(name), pid != me, !keeping.contains(pid),
                 let (parent, command) = parentAndCommand(of: pid), parent == me
             else { continue }
-            let hubhostsOwn = isProbe(pid)
+            // hubhost's own probe server, or a process already on its way out (its command line is gone): the
+            // probe server ends as its worker does, and may be exiting right now. A plugin's fork keeps its copy.
+            let hubhostsOwn = isProbe(pid) || isExiting(pid)
             kill(pid, SIGKILL)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             if !hubhostsOwn { ended.append("pid \(pid) (\(TerminalText.escaped(command, limit: 40)))") }
         }
         return ended
+    }
+
+    /// A process that is exiting or a zombie: its command line reads empty.
+    private static func isExiting(_ pid: pid_t) -> Bool {
+        guard let bytes = try? readWholeFile("/proc/\(pid)/cmdline") else { return true }
+        return bytes.isEmpty
     }
 
     /// A `hubhost probe …` child (a scanner the worker started): its second argument is "probe".

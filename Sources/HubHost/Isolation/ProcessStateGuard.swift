@@ -54,8 +54,8 @@ struct ProcessStateGuard {
         let current = umask(mask)
         if current != mask {
             changes.append(
-                "changed the umask to \(String(current, radix: 8)) while loading; hubhost put the user's "
-                    + "\(String(mask, radix: 8)) back")
+                "changed the umask to \(String(printf: "%03o", UInt32(current))) while loading; hubhost put the user's "
+                    + "\(String(printf: "%03o", UInt32(mask))) back")
         }
         for (index, signal) in Self.signals.enumerated() {
             var action = sigaction()

@@ -271,7 +271,7 @@ public final class PluginHost {
         }
         // What its constructors and init change for the whole process is put back and said (`ProcessStateGuard`).
         let processState = ProcessStateGuard()
-        defer { record.warnings += processState.restore() }
+        defer { record.notes += processState.restore() }
         do {
             try load(record)
             logger.debug("loaded \(record.displayName) as \(record.state)")

@@ -60,6 +60,9 @@ public final class PluginRecord {
     /// Quarantined because its probe crashed, hung or exited during this load, rather than by a verdict an
     /// earlier run left in the probe cache: the command reports a plugin fault (exit 5), not just a rejection.
     public internal(set) var faultedThisRun = false
+    /// What hubhost put right after the plugin loaded (process-wide state it changed: `ProcessStateGuard`): said,
+    /// but not a problem of the run, as the output is not affected.
+    public internal(set) var notes: [String] = []
     /// For a quarantined file: the namespace of the component it faulted in, when known.
     public internal(set) var quarantinedNamespace: String?
     /// Non-fatal problems: registrations the host refused, and what unload found.

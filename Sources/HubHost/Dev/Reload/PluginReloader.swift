@@ -49,6 +49,9 @@ final class PluginReloader {
     /// `aroundSwap` runs the unload-and-register step (the session keeps UI states across it).
     ///
     /// `verdict` is the probe's, when the caller ran it already (off the loop's queue, so that taps and view
+    /// Old names of served files renamed: their deletion, seen later, is the rename's, not an unload.
+    private var renamedTo: [String: String] = [:]
+
     /// edits are served while a probe runs); nil runs it here.
     func pluginChanged(
         _ change: FileChange, verdict: ProbeGate.Verdict? = nil, aroundSwap: (() -> Void) -> Void
@@ -106,6 +109,7 @@ final class PluginReloader {
             if record.isSwiftImage { retired.append(record) }
             loaded[oldPath] = nil
             renamedFrom = PathText.fileName(oldPath)
+            renamedTo[oldPath] = change.url.lastPathComponent
         }
 
         // 2. Load beside the old version; 3. swap only when its init succeeded.
@@ -185,7 +189,13 @@ final class PluginReloader {
             file: change.url.lastPathComponent, result: .unloaded,
             lastEventAt: change.lastEventAt, settledAt: change.settledAt)
         guard let record = loaded.removeValue(forKey: path) else {
-            reload.detail = "was not loaded"
+            // The old name of a file renamed (its deletion is seen after the new name's arrival).
+            if let newName = renamedTo.removeValue(forKey: path) {
+                reload.result = .unchanged
+                reload.detail = "renamed to \(newName), which serves"
+            } else {
+                reload.detail = "was not loaded"
+            }
             return reload
         }
         reload.version = record.version
