@@ -191,6 +191,33 @@ struct DevFaultTests {
         #expect(try dev.frame().html.contains("One taps:0"), "still drawn by the build that works")
     }
 
+    /// A consumer acquires a service when it is configured: when the provider is rebuilt, removed or put back, the
+    /// consumers are configured again and show what is there now (they kept the old provider's word).
+    @Test func consumersFollowTheirProvidersRebuilds() throws {
+        try build(version: "1", crashing: false)  // the consumer: swatch, using the word
+        try TestSupport.installPlugin("swatch.c", at: swatch, defines: ["PLUGIN_VERSION=\"1\"", "USES_WORD"])
+        let provider = plugins.appendingPathComponent("libprovider.so")
+        func provide(_ word: String) throws {
+            try TestSupport.installPlugin(
+                "swatch.c", at: provider,
+                defines: [
+                    "PLUGIN_VERSION=\"\(word)\"", "PLUGIN_ID=\"test.dev.provider\"", "NAMESPACE=\"provider\"",
+                    "PROVIDES_WORD=\"\(word)\"",
+                ])
+        }
+        try provide("v1")
+        try writeView(["One"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0 word:v1") } != nil, "\(dev.log)")
+        try provide("v2")
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0 word:v2") } != nil, "\(dev.log)")
+        try FileManager.default.removeItem(at: provider)
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0 word:none") } != nil, "\(dev.log)")
+        try provide("v3")
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0 word:v3") } != nil, "\(dev.log)")
+    }
+
     @Test func aPluginThatCrashesAtStartUpDoesNotStopTheServer() throws {
         try build(version: "1", crashing: true)
         try writeView(["Trending", "Calm"])

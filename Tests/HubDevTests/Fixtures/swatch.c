@@ -15,6 +15,8 @@
  *   -DLOSE_UI_STATE              restore_ui_state ignores what it is given
  *   -DINCOMPLETE_EXTENSION       the UI-state table has a NULL function
  *   -DMAKE_CRASHES               swatch_make (a function a module file can bind) segfaults
+ *   -DPROVIDES_WORD='"v1"'       registers the service "test.word", whose word() returns that text
+ *   -DUSES_WORD                  configure acquires "test.word" and keeps its word (or "none"); draw shows it
  *
  * Components: "swatch" (full width; a coloured rectangle with the model's title and a tap counter kept as UI
  * state; a selection counts as a tap) and "label" (compact width; the title as text).
@@ -46,7 +48,13 @@ typedef struct swatch {
     int taps;
     const hub_model *model;
     char state[64];
+    char word[32];
 } swatch;
+
+typedef struct word_table {
+    uint32_t struct_size;
+    const char *(*word)(void *context);
+} word_table;
 
 static const char *traits(void *instance) {
     return ((swatch *)instance)->is_label ? HUB_TRAIT_COMPACT_WIDTH : HUB_TRAIT_FULL_WIDTH;
@@ -76,6 +84,17 @@ static void configure(void *instance, const hub_model *model, hub_size container
     *(volatile int *)0 = 1; /* a real fault: raise() would return after a handler ran */
 #endif
     ((swatch *)instance)->model = model;
+#ifdef USES_WORD
+    /* A consumer as docs/services.md shows it: it acquires the service when it is configured. */
+    swatch *s = instance;
+    hub_service service;
+    char error[128];
+    snprintf(s->word, sizeof s->word, "none");
+    if (host->acquire_service(host, "test.word", NULL, 1, &service, error, sizeof error)) {
+        snprintf(s->word, sizeof s->word, "%s", ((const word_table *)service.table)->word(service.context));
+        host->release_service(host, &service);
+    }
+#endif
 }
 
 static void draw(void *instance, const hub_view_builder *view, hub_size size) {
@@ -85,7 +104,7 @@ static void draw(void *instance, const hub_view_builder *view, hub_size size) {
     if (title && strcmp(title, "Trending") == 0 && !getenv("HUBHOST_PROBE_CHILD")) *(volatile int *)0 = 1;
 #endif
     char text[160];
-    snprintf(text, sizeof text, "%s taps:%d", title ? title : "", s->taps);
+    snprintf(text, sizeof text, "%s taps:%d%s%s", title ? title : "", s->taps, s->word[0] ? " word:" : "", s->word);
     hub_text_style style = {sizeof style, 14, 400, 0x000000FFu, HUB_TEXT_LEFT, 1};
     if (!s->is_label) {
         hub_rect_style fill = {sizeof fill, SWATCH_COLOR, 0, 0, 4};
@@ -156,8 +175,20 @@ static const char *const *component_names(const hub_component_factory *factory) 
 
 static const hub_component_factory factory = {sizeof factory, NULL, create_component, component_names, NULL};
 
+#ifdef PROVIDES_WORD
+static const char *the_word(void *context) {
+    (void)context;
+    return PROVIDES_WORD;
+}
+static const word_table words = {sizeof words, the_word};
+#endif
+
 static bool init(const hub_host *h, char *error, size_t capacity) {
     host = h;
+#ifdef PROVIDES_WORD
+    hub_service service = {sizeof service, "test.word", 1, NULL, &words, NULL, NULL, NULL};
+    if (!h->register_service(h, &service, error, capacity)) return false;
+#endif
 #ifdef CRASH_IN_INIT
 #ifdef STDERR_BEFORE_CRASH
     fputs("swatch: about to crash in init\n", stderr);

@@ -455,8 +455,15 @@ public final class DevLoop {
 
     /// Runs a swap or unload with the UI states of live components saved before and put back after it.
     func keepingUIStates(_ swap: () -> Void) {
-        let states = snapshotUIStates()
+        let providers = Set(host.services.registrations.map(\.owner.id))
+        var states = snapshotUIStates()
         swap()
+        // A plugin that provides services or bindings came, went or changed: every component is made and configured
+        // again, as configure is where consumers acquire what they use (they kept the old provider's results).
+        if Set(host.services.registrations.map(\.owner.id)) != providers {
+            states = pipeline.pool.uiStates.all.merging(states) { _, live in live }
+            pipeline.tearDown()
+        }
         restore(states)
     }
 

@@ -115,11 +115,16 @@ final class PluginReloader {
         // 2. Load beside the old version; 3. swap only when its init succeeded.
         guard let old, old.isLoaded else {
             // Its module-file bindings (if a module file names it) are in before observers hear of its services.
-            let record = host.services.registry.holdingNotices { () -> PluginRecord in
-                let record = host.load(file: change.url)
-                if record.isLoaded { host.services.pluginDidLoad(record) }
-                return record
+            // Around a swap as well: a new provider's consumers are configured again (`DevLoop.keepingUIStates`).
+            var loadedRecord: PluginRecord?
+            aroundSwap {
+                loadedRecord = host.services.registry.holdingNotices { () -> PluginRecord in
+                    let record = host.load(file: change.url)
+                    if record.isLoaded { host.services.pluginDidLoad(record) }
+                    return record
+                }
             }
+            guard let record = loadedRecord else { return reload }
             reload.version = record.version
             if record.isLoaded {
                 loaded[path] = record
