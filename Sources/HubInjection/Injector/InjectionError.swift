@@ -37,7 +37,11 @@ public enum InjectionError: Error, Equatable, CustomStringConvertible {
         case .eagerSingletonNotSingleton(let key):
             return "Unable to initialize eager singleton for '\(key)' because it was never registered as a singleton"
         case .cycle(let path):
-            return "dependency cycle not broken by a singleton: " + path.map(\.description).joined(separator: " -> ")
+            // A singleton breaks a cycle only when it is cached before what it needs is made: a class singleton is;
+            // a provider (a function a module file binds, with `requires`) needs its keys first, so it cannot.
+            return "dependency cycle: " + path.map(\.description).joined(separator: " -> ")
+                + " (only a class singleton, cached before its dependencies are set, breaks a cycle; a provider's "
+                + "requirements are made before it runs)"
         case .badArgument(let initializer, let index, let expected, let got):
             return "argument \(index) of \(initializer) must be \(expected), got \(got)"
         case .wrongArgumentCount(let initializer, let expected, let got):
