@@ -167,13 +167,9 @@ public final class OutputFile {
     /// Writes `bytes` to the file now; the first failure is kept for `commit` and later writes are skipped.
     private func writeThrough(_ bytes: UnsafeRawBufferPointer) {
         guard failure == nil, !bytes.isEmpty, !writeAll(fd, bytes) else { return }
+        OwnDescriptors.noteFailure(errno, on: fd)  // closed under it: plugin code's doing
         failure = Failure(path: path, reason: Self.lastError())
     }
 
-    /// The failure of the call that just failed; a descriptor found closed is noted for `OwnDescriptors`.
-    private static func lastError() -> String {
-        let error = errno
-        OwnDescriptors.noteFailure(error)
-        return String(cString: strerror(error))
-    }
+    private static func lastError() -> String { String(cString: strerror(errno)) }
 }

@@ -26,23 +26,30 @@ public enum OwnDescriptors {
         }
     }
 
-    /// Stops watching `fd` (hubhost is about to close it).
-    public static func forget(_ fd: Int32) { lock.withLock { watched.removeAll { $0.fd == fd } } }
+    /// Stops watching `fd` (hubhost is about to close it); one that is not what it was any more is noted first.
+    public static func forget(_ fd: Int32) {
+        lock.withLock {
+            if let entry = watched.first(where: { $0.fd == fd }), !isIntact(entry) { badDescriptorSeen = true }
+            watched.removeAll { $0.fd == fd }
+        }
+    }
 
-    /// Notes a failed write or close: EBADF on a descriptor hubhost opened means something else closed it.
-    public static func noteFailure(_ error: Int32) {
-        if error == EBADF { lock.withLock { badDescriptorSeen = true } }
+    /// Notes a failed write: EBADF on a descriptor hubhost opened and watches means something else closed it (one
+    /// hubhost never had, such as a standard output the user closed, is not plugin code's doing).
+    public static func noteFailure(_ error: Int32, on fd: Int32) {
+        guard error == EBADF else { return }
+        lock.withLock { if watched.contains(where: { $0.fd == fd }) { badDescriptorSeen = true } }
+    }
+
+    private static func isIntact(_ entry: Watched) -> Bool {
+        var info = stat()
+        return fstat(entry.fd, &info) == 0 && UInt64(info.st_dev) == entry.device && UInt64(info.st_ino) == entry.inode
     }
 
     /// False when a watched descriptor was closed or now names another file, or a write met a closed one.
     public static var intact: Bool {
         lock.withLock {
-            !badDescriptorSeen
-                && watched.allSatisfy { entry in
-                    var info = stat()
-                    return fstat(entry.fd, &info) == 0 && UInt64(info.st_dev) == entry.device
-                        && UInt64(info.st_ino) == entry.inode
-                }
+            !badDescriptorSeen && watched.allSatisfy(isIntact)
         }
     }
 }
