@@ -98,4 +98,21 @@ struct WatcherTests {
         #expect(changes(collector, named: "libgone.so").map(\.kind) == [.deleted])
         #expect(changes(collector, named: "README.txt").isEmpty)
     }
+
+    /// GNU ld unlinks its output, then creates it. Under a parallel build the gap passed the quiet period, and a
+    /// rebuild was reported as a deletion (an unload), then a new file: it is one change.
+    @Test func aFileUnlinkedThenCreatedByALinkerIsOneChange() throws {
+        let plugin = folder.appendingPathComponent("libld.so")
+        try TestSupport.installPlugin("swatch.c", at: plugin)
+        let collector = Collector<FileChange>()
+        let watcher = try startWatcher(collector)
+        watcher.seed([plugin])
+        defer { watcher.stop() }
+        try FileManager.default.removeItem(at: plugin)
+        usleep(400_000)  // four quiet periods with no file
+        _ = try TestSupport.compilePlugin("swatch.c", to: plugin, defines: ["PLUGIN_VERSION=\"2\""])
+        #expect(TestSupport.waitUntil { !changes(collector, named: "libld.so").isEmpty })
+        usleep(1_200_000)  // past the deletion grace
+        #expect(changes(collector, named: "libld.so").map(\.kind) == [.changed])
+    }
 }

@@ -74,9 +74,18 @@ public final class FileWatcher: @unchecked Sendable {
         var closed = false
         /// Every event since the path settled last was a change of attributes only (chmod, chown, touch).
         var attributesOnly = false
+        /// Not settled before this time (a deletion waiting for its replacement).
+        var notBefore: Double = 0
 
-        func deadline(quietPeriod: Double) -> Double { closed ? lastEventAt : lastEventAt + quietPeriod }
+        func deadline(quietPeriod: Double) -> Double {
+            max(notBefore, closed ? lastEventAt : lastEventAt + quietPeriod)
+        }
     }
+
+    /// How long a known file that disappeared may take to come back before it counts as deleted. GNU ld unlinks its
+    /// output, then creates it: under a parallel build the gap reached 121 ms, past the quiet period, and a rebuild
+    /// became an unload and a fresh load (its components falling back, their UI states lost).
+    static let deletionGrace = 1.0
 
     /// - Parameters:
     ///   - isReady: decides whether a settled file is finished; `.incomplete` makes the watcher wait another
@@ -208,8 +217,14 @@ public final class FileWatcher: @unchecked Sendable {
         for (path, item) in due {
             let stamp = FileStamp.of(item.url)
             var retry = false
+            var awaitReplacement = false
             var change: FileChange?
-            if stamp == nil {
+            lock.lock()
+            let isKnown = knownHashes[path] != nil
+            lock.unlock()
+            if stamp == nil, isKnown, now < item.lastEventAt + Self.deletionGrace {
+                awaitReplacement = true  // a build that unlinks, then creates: the new file is on its way
+            } else if stamp == nil {
                 lock.lock()
                 let wasKnown = knownHashes.removeValue(forKey: path) != nil
                 lock.unlock()
@@ -236,7 +251,12 @@ public final class FileWatcher: @unchecked Sendable {
                 }
             }
             lock.lock()
-            if retry {
+            if awaitReplacement {
+                // Due again when the grace is over, unless an event of the path (the new file) comes first.
+                if pending[path]?.lastEventAt == item.lastEventAt {
+                    pending[path]?.notBefore = item.lastEventAt + Self.deletionGrace
+                }
+            } else if retry {
                 // Wait a further quiet period, measured from now; keep the stamp we just saw. (A new event of the
                 // path replaces this, and a close or rename settles it at once again.)
                 pending[path] = Pending(
