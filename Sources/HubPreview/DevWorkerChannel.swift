@@ -95,6 +95,8 @@ public final class DevWorker: @unchecked Sendable {
     private let out = PipeEnd(DevWorkerChannel.outputDescriptor, closesWhenDone: false)
     private let lock = NSLock()
     private var loop: DevLoop?
+    /// The view's warnings the terminal shows now (each is said once while it stands).
+    private var saidViewWarnings: Set<String> = []
 
     public init() {}
 
@@ -119,7 +121,7 @@ public final class DevWorker: @unchecked Sendable {
             guard let self else { return }
             var frame = DevPreview.frame(from: output, html: html, gallery: gallery)
             frame.sequence += firstSequence
-            let lines = DevPreview.terminalLines(output)
+            let lines = DevPreview.terminalLines(output, alreadySaid: &self.saidViewWarnings)
             var envelope = DevWorkerChannel.FromWorker(
                 frameFollows: true, sequence: frame.sequence, lines: lines, uiStates: output.uiStates)
             // Only renders that change it carry it (an edited view can be large).

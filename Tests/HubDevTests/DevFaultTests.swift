@@ -218,6 +218,27 @@ struct DevFaultTests {
         #expect(dev.waitForFrame { $0.html.contains("One taps:0 word:v3") } != nil, "\(dev.log)")
     }
 
+    /// A standing view warning is said once on the terminal, not again with every reload.
+    @Test func aStandingViewWarningIsSaidOnce() throws {
+        try build(version: "1", crashing: false)
+        try
+            #"{"body": [{"id": "a", "component": {"id": "swatch:swatch"}, "text": {"title": "One"}}, {"id": "b", "component": {"id": "nobody:thing"}}]}"#
+            .write(to: view, atomically: true, encoding: .utf8)
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        for version in ["2", "3"] {
+            try build(version: version, crashing: false)
+            #expect(
+                TestSupport.waitUntil {
+                    dev.log.contains("swatch (test) \(version)") || dev.log.contains(" \(version):")
+                })
+        }
+        usleep(300_000)
+        let said = dev.lines.filter { $0.contains("\"nobody:thing\"") }
+        #expect(said.count == 1, "\(dev.log)")
+    }
+
     @Test func aPluginThatCrashesAtStartUpDoesNotStopTheServer() throws {
         try build(version: "1", crashing: true)
         try writeView(["Trending", "Calm"])

@@ -129,6 +129,9 @@ final class PluginReloader {
             if record.isLoaded {
                 loaded[path] = record
                 if let renamedFrom { reload.detail = "renamed from \(renamedFrom)" }
+            } else if Self.changedSince(change) {
+                reload.result = .unchanged
+                reload.detail = Self.stillBeingWritten
             } else {
                 reload.result = .rejected
                 reload.detail = record.reason
@@ -143,6 +146,12 @@ final class PluginReloader {
             reload.version = reload.version.map { "\($0) #\(new.prefix(8))" }
         }
         guard successor.record.isLoaded else {
+            // Not this build's fault when the file is not this build any more: the next write is on its way.
+            if Self.changedSince(change) {
+                reload.result = .unchanged
+                reload.detail = Self.stillBeingWritten + "; \(old.version ?? "the old version") keeps serving"
+                return reload
+            }
             reload.result = .rejected
             reload.detail =
                 (successor.record.reason ?? "not loaded") + "; \(old.version ?? "the old version") keeps serving"
@@ -184,6 +193,15 @@ final class PluginReloader {
         }
         return reloads
     }
+
+    /// True when the file's bytes are no longer the ones that settled (a build writing it again, truncated first).
+    static func changedSince(_ change: FileChange) -> Bool {
+        guard let hash = change.hash else { return false }
+        return ContentDigest.of(file: change.url) != hash
+    }
+
+    static let stillBeingWritten =
+        "changed again while it was being loaded (still being written?); waiting for the write"
 
     /// A deleted plugin file: its plugin unloads and its components fall back.
     func pluginDeleted(_ change: FileChange, aroundSwap: (() -> Void) -> Void) -> DevLoop.Reload {
