@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -146,6 +147,15 @@ bool csystem_image_range(void *handle, uint64_t *start, uint64_t *end) {
     *start = search.start;
     *end = search.end;
     return true;
+}
+
+int csystem_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
 }
 
 bool csystem_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1) == 0; }

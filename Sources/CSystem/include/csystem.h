@@ -33,6 +33,10 @@ bool csystem_die_with_parent(int parent);
 /// of init), so a supervisor can end what a plugin forked in its worker. False when the kernel refuses.
 bool csystem_become_subreaper(void);
 
+/// A descriptor that becomes readable when process `pid` (a child) ends (Linux 5.3's pidfd_open), so a
+/// supervisor can sleep until its worker ends instead of polling; -1 where the kernel has none.
+int csystem_pidfd_open(int pid);
+
 /// The addresses `[*start, *end)` the image `handle` (from dlopen) is mapped at; false when unknown.
 bool csystem_image_range(void *handle, uint64_t *start, uint64_t *end);
 
