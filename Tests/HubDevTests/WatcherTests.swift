@@ -113,6 +113,8 @@ struct WatcherTests {
         _ = try TestSupport.compilePlugin("swatch.c", to: plugin, defines: ["PLUGIN_VERSION=\"2\""])
         #expect(TestSupport.waitUntil { !changes(collector, named: "libld.so").isEmpty })
         usleep(1_200_000)  // past the deletion grace
-        #expect(changes(collector, named: "libld.so").map(\.kind) == [.changed])
+        // (A chmod after the write may follow as an attributes-only change of the same content.)
+        let kinds = changes(collector, named: "libld.so").filter { !$0.sameContent }.map(\.kind)
+        #expect(kinds == [.changed], "\(changes(collector, named: "libld.so"))")
     }
 }
