@@ -16,6 +16,8 @@ public struct JSONScanner {
 
     private let bytes: [UInt8]
     public private(set) var position = 0
+    /// Set when a number beyond a double's range was read (1e999: infinity); a reader that reports it clears it.
+    public var readNumberOutOfRange = false
     /// Nesting limit, so hostile input cannot overflow the stack.
     private var depth = 0
     public static let maxDepth = 512
@@ -510,6 +512,7 @@ public struct JSONScanner {
         }
         let text = bytes.withUnsafeBufferPointer { String(decoding: $0[start..<position], as: UTF8.self) }
         guard let value = Double(text) else { throw error("invalid number", at: start) }
+        if !value.isFinite { readNumberOutOfRange = true }
         return value
     }
 

@@ -148,7 +148,11 @@ private final class DecodeContext {
 
     func object(_ s: inout JSONScanner) throws -> JSONObject? {
         if try s.peekKind() == .object, case .object(let o) = try s.readValue() {
-            reportNumbersOutOfRange(in: .object(o), at: "")
+            // Walked only when the scanner met such a number: most custom data holds none.
+            if s.readNumberOutOfRange {
+                s.readNumberOutOfRange = false
+                reportNumbersOutOfRange(in: .object(o), at: "")
+            }
             return o
         }
         try mismatch(&s, expected: "an object")
