@@ -21,14 +21,14 @@ struct ProcessStateGuard {
         (SIGCHLD, "SIGCHLD"), (SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP"),
     ]
 
-    private let directory: String
+    private let directory: [CChar]
     private let mask: mode_t
     private let actions: [sigaction]
     private let fileSize: rlimit
 
     /// The state now.
     init() {
-        directory = FileManager.default.currentDirectoryPath
+        directory = Self.workingDirectory()
         let current = umask(0o022)
         umask(current)
         mask = current
@@ -45,9 +45,10 @@ struct ProcessStateGuard {
     /// Puts back what changed since `self` was taken; one sentence per change, for the plugin's warnings.
     func restore() -> [String] {
         var changes: [String] = []
-        let now = FileManager.default.currentDirectoryPath
+        let now = Self.workingDirectory()
         if now != directory {
             chdir(directory)
+            let now = String(decoding: now.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             changes.append(
                 "changed the working directory to \(TerminalText.quoted(now)) while loading; hubhost changed it back")
         }
@@ -82,6 +83,13 @@ struct ProcessStateGuard {
                     + (restored ? "; hubhost put it back" : " (it cannot be raised again: outputs may be cut)"))
         }
         return changes
+    }
+
+    /// The working directory as getcwd gives it (no String made: it is compared once per plugin loaded).
+    private static func workingDirectory() -> [CChar] {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return [0] }
+        return Array(buffer.prefix { $0 != 0 }) + [0]  // NUL-terminated, for chdir
     }
 
     /// Same handler and flags (the mask of blocked signals is not compared: it does not change what a fault does).

@@ -120,6 +120,9 @@ public final class PluginHost {
     /// rejected ones included.
     @discardableResult
     public func loadPlugins(in directories: [URL]) -> [PluginRecord] {
+        // One snapshot of the process state for the batch: each load is compared with it and put back to it.
+        batchProcessState = ProcessStateGuard()
+        defer { batchProcessState = nil }
         let started = Date()
         if !pruned, !copies.inMemory {
             pruned = true
@@ -239,6 +242,9 @@ public final class PluginHost {
     }
 
     /// A record for a file that is not loaded, with the reason in its state.
+    /// The process state a `loadPlugins` batch started with (`ProcessStateGuard`); nil outside a batch.
+    private var batchProcessState: ProcessStateGuard?
+
     /// Namespaces no loaded plugin serves because the plugin that serves them is quarantined: namespace → "libx.so,
     /// which is quarantined", for the message of a model that names one (it would suggest a similar namespace).
     public var unavailableNamespaces: [String: String] {
@@ -270,7 +276,7 @@ public final class PluginHost {
             record.loadDuration = Monotonic.now() - started
         }
         // What its constructors and init change for the whole process is put back and said (`ProcessStateGuard`).
-        let processState = ProcessStateGuard()
+        let processState = batchProcessState ?? ProcessStateGuard()
         defer { record.notes += processState.restore() }
         do {
             try load(record)
