@@ -30,6 +30,15 @@ struct DevFaultTests {
             defines: ["PLUGIN_VERSION=\"\(version)\""] + (crashing ? ["CRASH_ON_TRENDING"] : []))
     }
 
+    /// `hubhost dev` on the swatch plugin (version 1, working) and a view of one model titled "One", once drawn.
+    func startServingOne() throws -> DevProcess {
+        try build(version: "1", crashing: false)
+        try writeView(["One"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        return dev
+    }
+
     @Test func aCrashIsShownTheUIStateKeptAndAFixedBuildTakesOver() throws {
         try build(version: "1", crashing: true)
         try writeView(["One", "Calm"])
@@ -91,11 +100,8 @@ struct DevFaultTests {
     /// A new plugin file whose probe crashes (in init) is listed in the plugins panel as quarantined, with why; it
     /// was only in the overlay and the log.
     @Test func aNewFileTheProbeQuarantinesIsInThePluginsPanel() throws {
-        try build(version: "1", crashing: false)
-        try writeView(["One"])
-        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        let dev = try startServingOne()
         defer { dev.stop() }
-        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
         try TestSupport.installPlugin(
             "swatch.c", at: plugins.appendingPathComponent("libbroken.so"),
             defines: ["PLUGIN_VERSION=\"9\"", "CRASH_IN_INIT", "PLUGIN_ID=\"com.test.broken\"", "NAMESPACE=\"broken\""])
@@ -108,11 +114,8 @@ struct DevFaultTests {
     /// A served plugin renamed (`mv`) keeps serving under its new name (its new name was refused as the same image
     /// as the old one, then the old name unloaded: nothing served).
     @Test func aRenamedPluginKeepsServing() throws {
-        try build(version: "1", crashing: false)
-        try writeView(["One"])
-        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        let dev = try startServingOne()
         defer { dev.stop() }
-        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
         try FileManager.default.moveItem(at: swatch, to: plugins.appendingPathComponent("libswatch-renamed.so"))
         let renamed = dev.waitForFrame {
             $0.plugins?.contains { $0.file == "libswatch-renamed.so" && $0.state == "active" } == true
@@ -128,11 +131,8 @@ struct DevFaultTests {
     /// A plugin refused because another held its namespace loads once that one is gone (it stayed refused, naming
     /// an owner that no longer held it).
     @Test func aPluginRefusedForATakenNamespaceLoadsWhenItIsFree() throws {
-        try build(version: "1", crashing: false)
-        try writeView(["One"])
-        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        let dev = try startServingOne()
         defer { dev.stop() }
-        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
         try TestSupport.installPlugin(
             "swatch.c", at: plugins.appendingPathComponent("libtwin.so"),
             defines: ["PLUGIN_VERSION=\"7\"", "PLUGIN_ID=\"com.test.twin\"", "SWATCH_COLOR=0x00FF00FFu"])
