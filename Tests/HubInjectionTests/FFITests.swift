@@ -295,6 +295,11 @@ struct ModuleFileTests {
             ),
             (#""just a string""#, "bindings[0] must be an object"),
             (
+                // The same key as the good binding after it: both bindings are named.
+                #"{ "key": "good", "plugin": "liba_provider.so", "symbol": "negate_i32", "signature": "(i32)->i32", "defaults": [5] }"#,
+                "binding 'good' (bindings[1]): the key is bound twice in this file ('good' (bindings[0]) binds it)"
+            ),
+            (
                 #"{ "key": "a", "plugin": "liba_provider.so", "symbol": "nothing", "signature": "()->void", "sope": "singleton" }"#,
                 #"binding 'a' (bindings[0]): bindings[0] has an unknown field "sope"; did you mean "scope"?"#
             ),

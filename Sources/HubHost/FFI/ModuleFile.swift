@@ -79,7 +79,11 @@ public struct ModuleFile: Sendable {
             do {
                 let binding = try Self.binding(item, path: path, file: file)
                 guard seen.insert(binding.key).inserted else {
-                    throw fail("the key is bound twice in this file", binding.label)
+                    // Both named, as docs/services.md promises: the one that binds and the one refused.
+                    let first = bindings.first { $0.key == binding.key }?.label ?? "an earlier binding"
+                    throw fail(
+                        "the key is bound twice in this file (\(first) binds it); this binding is refused",
+                        binding.label)
                 }
                 bindings.append(binding)
             } catch let failure as Failure {
