@@ -74,11 +74,9 @@ struct OneShotSupervisor {
                 exit(ExitStatus.failed.rawValue)
             }
             let outcome = worker.wait()
-            if !outcome.leftoverProcesses.isEmpty {
+            if let report = outcome.leftoverReport {
                 leftProcesses = true
-                Diagnostics.print(
-                    "hubhost: plugin code left \(outcome.leftoverProcesses.count) process(es) running when its worker "
-                        + "ended: \(outcome.leftoverProcesses.joined(separator: ", ")); hubhost ended them")
+                Diagnostics.print("hubhost: " + report)
             }
             if outcome.outputClosed {
                 // End as the worker did, so the shell sees what it sees of any tool whose reader went away.

@@ -20,7 +20,7 @@ struct WidthList: ExpressibleByArgument {
 
     /// "0 is out of range (1 <= x <= 4096)" for the first width that is not a width, else nil.
     var problem: String? {
-        values.lazy.compactMap { InputLimits.problem($0, in: 1...4096) }.first
+        values.lazy.compactMap { InputLimits.problem($0, in: InputLimits.containerWidths) }.first
     }
 
     /// How `--help` shows a default: "375", "320,375,768" (as it is typed), not the struct.

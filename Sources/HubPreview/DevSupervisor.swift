@@ -180,11 +180,7 @@ public final class DevSupervisor: @unchecked Sendable {
             readerDone.signal()
         }
         let outcome = worker.wait()
-        if !outcome.leftoverProcesses.isEmpty {
-            printProblem(
-                "hubhost dev: plugin code left \(outcome.leftoverProcesses.count) process(es) running when its worker "
-                    + "ended: \(outcome.leftoverProcesses.joined(separator: ", ")); hubhost ended them")
-        }
+        if let report = outcome.leftoverReport { printProblem("hubhost dev: " + report) }
         _ = readerDone.wait(timeout: .now() + 2)
         lock.lock()
         self.worker = nil

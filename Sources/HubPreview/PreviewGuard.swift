@@ -115,7 +115,7 @@ struct PreviewGuard: Sendable {
         guard items.count <= 6 else { return .failure(TapError("widths: at most 6")) }
         var widths: [Double] = []
         for (position, item) in items.enumerated() {
-            guard case .number(let n) = item, n >= 1, n <= 4096 else {
+            guard case .number(let n) = item, InputLimits.containerWidths.contains(n) else {
                 return .failure(
                     TapError("widths[\(position)]: expected a number from 1 to 4096, found \(item.typeDescription)"))
             }

@@ -77,12 +77,13 @@ public enum UnresolvedComponents {
         _ identifier: ComponentIdentifier, registry: ComponentRegistry, unavailable: [String: String] = [:]
     ) -> String {
         let quoted = TerminalText.quoted(identifier.description)
-        if registry.entry(forNamespace: identifier.namespace) == nil, let why = unavailable[identifier.namespace] {
-            // Not a typo: its plugin did not load. A similar namespace would be the wrong hint.
-            return "\(quoted): namespace \(TerminalText.quoted(identifier.namespace)) is served by \(why); drawn as a "
-                + "fallback"
-        }
         guard let entry = registry.entry(forNamespace: identifier.namespace) else {
+            if let why = unavailable[identifier.namespace] {
+                // Not a typo: its plugin did not load. A similar namespace would be the wrong hint.
+                return
+                    "\(quoted): namespace \(TerminalText.quoted(identifier.namespace)) is served by \(why); drawn as "
+                    + "a fallback"
+            }
             let namespaces = registry.allEntries.map(\.namespace)
             let hint = Spelling.nearest(identifier.namespace, in: namespaces).map {
                 " (did you mean \(TerminalText.quoted($0))?)"

@@ -8,6 +8,8 @@ public enum InputLimits {
     public static let coordinate = 1e9
     /// The longest time one script step or option may name, in seconds (about 11.5 days).
     public static let seconds = 1e6
+    /// The container widths a view is drawn at (`--widths`, the preview's widths field), in points.
+    public static let containerWidths: ClosedRange<Double> = 1...4096
     /// The largest layout margin, in points.
     public static let margin = 10_000.0
     /// The deepest index path and the largest index in one.

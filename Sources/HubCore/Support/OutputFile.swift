@@ -44,17 +44,16 @@ public final class OutputFile {
     public init(path: String) throws {
         self.path = path
         target = ProcessStart.absolute(path)
-        let resolved = target
         if path == "-" {
             (fd, temporary, closesDescriptor) = (StandardOutput.descriptor, nil, false)
             return
         }
         var status = stat()
-        let exists = lstat(resolved, &status) == 0
+        let exists = lstat(target, &status) == 0
         if !exists && errno != ENOENT { throw Failure(path: path, reason: Self.lastError()) }
         if !exists || (status.st_mode & S_IFMT) == S_IFREG {
-            let folder = PathText.folder(resolved)  // "." for a bare name
-            let name = PathText.fileName(resolved)
+            let folder = PathText.folder(target)  // "." for a bare name
+            let name = PathText.fileName(target)
             // A replaced file keeps its mode, a new one gets the usual 0666 less the user's umask (a plugin may have
             // changed the process's).
             let mode: mode_t = exists ? status.st_mode & 0o7777 : 0o666 & ~ProcessStart.userMask
@@ -76,8 +75,8 @@ public final class OutputFile {
         } else {
             // Written through: O_TRUNC only when the link ends at a regular file (a device or FIFO has no length).
             var linked = stat()
-            let truncates = stat(resolved, &linked) == 0 && (linked.st_mode & S_IFMT) == S_IFREG
-            let descriptor = open(resolved, O_WRONLY | O_CLOEXEC | (truncates ? O_TRUNC : 0))
+            let truncates = stat(target, &linked) == 0 && (linked.st_mode & S_IFMT) == S_IFREG
+            let descriptor = open(target, O_WRONLY | O_CLOEXEC | (truncates ? O_TRUNC : 0))
             guard descriptor >= 0 else { throw Failure(path: path, reason: Self.lastError()) }
             (fd, temporary, closesDescriptor) = (descriptor, nil, true)
         }

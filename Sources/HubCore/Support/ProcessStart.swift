@@ -16,9 +16,14 @@ public enum ProcessStart {
     /// Takes the working directory and umask now (first thing in `main`).
     public static func capture() {
         directory = FileManager.default.currentDirectoryPath
+        mask = currentMask()
+    }
+
+    /// The process's umask now (reading it means setting it: it is put straight back).
+    public static func currentMask() -> mode_t {
         let current = umask(0o022)
         umask(current)
-        mask = current
+        return current
     }
 
     /// `path` as the user meant it: a relative path joined to the directory hubhost started in (the current one
@@ -30,12 +35,7 @@ public enum ProcessStart {
     }
 
     /// The umask hubhost started with (the current one when nothing was captured).
-    public static var userMask: mode_t {
-        if let mask { return mask }
-        let current = umask(0o022)
-        umask(current)
-        return current
-    }
+    public static var userMask: mode_t { mask ?? currentMask() }
 
     /// Makes `folder` and its missing parents with the user's umask, as `mkdir -p` run by the user would.
     public static func makeFolders(_ folder: String) throws {

@@ -180,10 +180,10 @@ public struct ModuleFile: Sendable {
         return listing.isEmpty ? "" : ContentDigest.of(data: Data(listing.utf8))
     }
 
-    /// The module files in `folders` (sorted by name).
     /// How a module file's name ends.
     public static let suffix = ".modules.json"
 
+    /// The module files in `folders` (sorted by name).
     public static func files(in folders: [URL]) -> [URL] {
         folders.flatMap { folder -> [URL] in
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

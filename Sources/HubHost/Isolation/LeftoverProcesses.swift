@@ -13,20 +13,20 @@ enum LeftoverProcesses {
     /// Becomes the parent of what workers leave behind; once per process, before the first worker starts.
     static let adopting: Bool = csystem_become_subreaper()
 
-    /// Ends this process's children other than `keeping` (its live workers): each was left by a worker that ended.
+    /// Ends this process's children (called once its worker is reaped: any other child was left by that worker).
     /// Returns one description per process plugin code left ("pid 123 (sleep)"); hubhost's own probe children,
     /// which may still be on their way out as their worker ends, are ended without a word.
-    static func end(keeping: Set<pid_t>) -> [String] {
+    static func end() -> [String] {
         guard adopting, let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         let me = getpid()
         var ended: [String] = []
         for name in names {
-            guard let pid = pid_t(name), pid != me, !keeping.contains(pid),
+            guard let pid = pid_t(name), pid != me,
                 let (parent, command) = parentAndCommand(of: pid), parent == me
             else { continue }
             // hubhost's own probe server, or a process already on its way out (its command line is gone): the
             // probe server ends as its worker does, and may be exiting right now. A plugin's fork keeps its copy.
-            let hubhostsOwn = isProbe(pid) || isExiting(pid)
+            let hubhostsOwn = isProbeOrExiting(pid)
             kill(pid, SIGKILL)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -35,15 +35,10 @@ enum LeftoverProcesses {
         return ended
     }
 
-    /// A process that is exiting or a zombie: its command line reads empty.
-    private static func isExiting(_ pid: pid_t) -> Bool {
-        guard let bytes = try? readWholeFile("/proc/\(pid)/cmdline") else { return true }
-        return bytes.isEmpty
-    }
-
-    /// A `hubhost probe …` child (a scanner the worker started): its second argument is "probe".
-    private static func isProbe(_ pid: pid_t) -> Bool {
-        guard let bytes = try? readWholeFile("/proc/\(pid)/cmdline") else { return false }
+    /// A `hubhost probe …` child (a scanner the worker started: its second argument is "probe"), or a process that
+    /// is exiting or a zombie (its command line reads empty).
+    private static func isProbeOrExiting(_ pid: pid_t) -> Bool {
+        guard let bytes = try? readWholeFile("/proc/\(pid)/cmdline"), !bytes.isEmpty else { return true }
         let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false)
         return arguments.count > 1 && Array(arguments[1]) == Array("probe".utf8)
     }

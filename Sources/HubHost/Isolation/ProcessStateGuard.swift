@@ -29,9 +29,7 @@ struct ProcessStateGuard {
     /// The state now.
     init() {
         directory = Self.workingDirectory()
-        let current = umask(0o022)
-        umask(current)
-        mask = current
+        mask = ProcessStart.currentMask()
         actions = Self.signals.map { signal in
             var action = sigaction()
             sigaction(signal.number, nil, &action)

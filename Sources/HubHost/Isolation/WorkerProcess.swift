@@ -56,6 +56,14 @@ public final class WorkerProcess: @unchecked Sendable {
         public var lostStderr = false
         /// Processes plugin code forked and left running when the worker ended; ended now ("pid 123 (sleep)").
         public var leftoverProcesses: [String] = []
+
+        /// What a supervisor says of `leftoverProcesses`, or nil when there were none.
+        public var leftoverReport: String? {
+            leftoverProcesses.isEmpty
+                ? nil
+                : "plugin code left \(leftoverProcesses.count) process(es) running when its worker ended: "
+                    + "\(leftoverProcesses.joined(separator: ", ")); hubhost ended them"
+        }
     }
 
     public let pid: pid_t
@@ -220,7 +228,7 @@ public final class WorkerProcess: @unchecked Sendable {
             }
         }
         // What plugin code forked is ours now (`LeftoverProcesses`): ended, so its copy of the pipe closes too.
-        let leftovers = options.endsLeftoverProcesses ? LeftoverProcesses.end(keeping: []) : []
+        let leftovers = options.endsLeftoverProcesses ? LeftoverProcesses.end() : []
         _ = stderrDone.wait(timeout: .now() + 2)  // the pipe closes when the worker (and its children) are gone
         var outcome = analyse(status: status)
         outcome.leftoverProcesses = leftovers

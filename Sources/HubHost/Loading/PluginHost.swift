@@ -241,7 +241,6 @@ public final class PluginHost {
         }
     }
 
-    /// A record for a file that is not loaded, with the reason in its state.
     /// The process state a `loadPlugins` batch started with (`ProcessStateGuard`); nil outside a batch.
     private var batchProcessState: ProcessStateGuard?
 
@@ -257,6 +256,7 @@ public final class PluginHost {
         return found
     }
 
+    /// A record for a file that is not loaded, with the reason in its state.
     private func notLoaded(_ file: URL, _ state: PluginRecord.State) -> PluginRecord {
         let record = PluginRecord(file: file, logger: logger)
         record.state = state

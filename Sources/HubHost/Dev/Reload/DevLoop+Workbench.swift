@@ -57,7 +57,7 @@ extension DevLoop {
     /// Draws the view at these widths beside the interactive one, from now on. Call on `queue`.
     public func setExtraWidths(_ widths: [Double]) {
         host.adoptCurrentThread()
-        options.extraWidths = Array(widths.filter { $0.isFinite && $0 >= 1 && $0 <= 4096 }.prefix(6))
+        options.extraWidths = Array(widths.filter { InputLimits.containerWidths.contains($0) }.prefix(6))
         render(Reload(file: options.viewFile.lastPathComponent, result: .widths, detail: "\(options.extraWidths)"))
     }
 

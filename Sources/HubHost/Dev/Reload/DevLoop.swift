@@ -355,8 +355,6 @@ public final class DevLoop {
         }
     }
 
-    /// Renders the current view model through a fresh event engine on the same pipeline (instances, reuse
-    /// pool and UI states carry over), every body component live, and reports it.
     /// Renders a plugin's reload; when a plugin went or was replaced, one refused because it registers what that one
     /// held may load now.
     func renderPluginReload(_ reload: Reload) {
@@ -365,6 +363,8 @@ public final class DevLoop {
         for retried in reloader.retryRefusedForConflicts(aroundSwap: keepingUIStates) { render(retried) }
     }
 
+    /// Renders the current view model through a fresh event engine on the same pipeline (instances, reuse
+    /// pool and UI states carry over), every body component live, and reports it.
     func render(_ reload: Reload) {
         var tree: RenderTree?
         if let viewModel {

@@ -45,13 +45,13 @@ final class PluginReloader {
         return "\(loaded.count) plugin(s) loaded, \(quarantines.count) quarantined"
     }
 
+    /// Old names of served files renamed: their deletion, seen later, is the rename's, not an unload.
+    private var renamedTo: [String: String] = [:]
+
     /// A new or changed plugin file: trust, probe, load beside the old version, swap when its init succeeded.
     /// `aroundSwap` runs the unload-and-register step (the session keeps UI states across it).
     ///
     /// `verdict` is the probe's, when the caller ran it already (off the loop's queue, so that taps and view
-    /// Old names of served files renamed: their deletion, seen later, is the rename's, not an unload.
-    private var renamedTo: [String: String] = [:]
-
     /// edits are served while a probe runs); nil runs it here.
     func pluginChanged(
         _ change: FileChange, verdict: ProbeGate.Verdict? = nil, aroundSwap: (() -> Void) -> Void
