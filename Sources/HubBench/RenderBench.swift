@@ -85,12 +85,16 @@ enum RenderBench {
                 // the writing) as the Swift run comes right after it (their ratio is goal 6's).
                 silentTimes.append(try time { output = try pipeline(json, registry: host.registry, writes: false) })
                 output = nil
-                let cpuBefore = Measure.processCPU()
-                cTimes.append(try time { output = try pipeline(json, registry: host.registry) })
-                cCPUTimes.append(Measure.processCPU() - cpuBefore)
+                try withScratchFile { file in
+                    let cpuBefore = Measure.processCPU()
+                    cTimes.append(try time { output = try pipeline(json, registry: host.registry, file: file) })
+                    cCPUTimes.append(Measure.processCPU() - cpuBefore)
+                }
                 cDecodeTimes.append(output!.decodeSeconds)
                 output = nil
-                swiftTimes.append(try time { output = try pipeline(json, registry: swiftRegistry) })
+                try withScratchFile { file in
+                    swiftTimes.append(try time { output = try pipeline(json, registry: swiftRegistry, file: file) })
+                }
                 output = nil
                 frameTimes.append(time { computeFrames(items) })
             }
@@ -195,7 +199,6 @@ enum RenderBench {
     struct Output {
         var tree: RenderTree
         var jsonBytes: Int
-        var jsonHash: Int
         /// The part of the run spent decoding the view.
         var decodeSeconds: Double
         /// The decoded view, which the caller lets go.
@@ -203,13 +206,13 @@ enum RenderBench {
     }
 
     /// decode → resolve → configure → size → lay out → emit JSON, each body node written as it is drawn, as
-    /// `hubhost render --format json` does (its indented JSON, to a sink that only counts and hashes, standing in
-    /// for the output file), and tear the instances down. `keepBody` keeps the body nodes in the returned tree,
-    /// to compare frames.
+    /// `hubhost render --format json` does (its indented JSON, into `file` in the chunks the command writes, or
+    /// only counted when `file` is nil), and tear the instances down. `keepBody` keeps the body nodes in the
+    /// returned tree, to compare frames.
     /// `writes: false` renders the same nodes and writes none (the stream drops them), to tell the writing's cost.
     static func pipeline(
         _ json: [UInt8], registry: ComponentRegistry, retain: Bool = false, keepBody: Bool = false,
-        writes: Bool = true
+        writes: Bool = true, file: Int32? = nil
     ) throws -> Output {
         let start = Measure.now()
         let decoded = try ViewModelDecoder(file: "bench.json").decode(bytes: json)
@@ -218,12 +221,12 @@ enum RenderBench {
         pipeline.options = RenderPipeline.Options(
             retainBodyInstances: retain, keepDisplayLists: false, keepsStreamedBody: keepBody)
         var bytes = 0
-        var hasher = Hasher()
+        var written = true
         let tree: RenderTree
         if writes {
             let sink: (UnsafeRawBufferPointer) -> Void = { chunk in
                 bytes += chunk.count
-                hasher.combine(bytes: chunk)
+                if let file, written { written = writeAll(file, chunk) }
             }
             // Indented, as the command writes it: compact JSON is 40% fewer bytes (about 5 ms less to write at 100k
             // components), so measuring it would understate the writing.
@@ -237,9 +240,8 @@ enum RenderBench {
             tree = pipeline.render(decoded.viewModel, viewport: viewport)
         }
         pipeline.tearDown()
-        return Output(
-            tree: tree, jsonBytes: bytes, jsonHash: hasher.finalize(), decodeSeconds: decodeSeconds,
-            viewModel: decoded.viewModel)
+        guard written else { throw BenchError("render: writing the JSON into a temporary file failed") }
+        return Output(tree: tree, jsonBytes: bytes, decodeSeconds: decodeSeconds, viewModel: decoded.viewModel)
     }
 
     /// The same JSON apart from the plugin id in "source".
@@ -262,6 +264,16 @@ enum RenderBench {
             LayoutItem(
                 traits: sizing.traits(for: $0), preferredSize: sizing.preferredSize(for: $0, containerSize: viewport))
         }
+    }
+
+    /// Calls `body` with an unnamed file (O_TMPFILE) in the temporary folder, as `OutputFile` writes a render
+    /// before naming it, or with nil where the folder takes no unnamed files (the output is then only counted).
+    /// Closed after `body`, outside its timings: freeing the file's pages is not the render's.
+    static func withScratchFile(_ body: (Int32?) throws -> Void) rethrows {
+        let descriptor = open(
+            FileManager.default.temporaryDirectory.path, OutputFile.unnamedFile | O_WRONLY | O_CLOEXEC, 0o600)
+        defer { if descriptor >= 0 { close(descriptor) } }
+        try body(descriptor >= 0 ? descriptor : nil)
     }
 
     /// `byteCount` bytes written to an unnamed file (O_TMPFILE) in the temporary folder, 64 KiB a call as

@@ -58,7 +58,7 @@ public final class DevPreview: @unchecked Sendable {
     /// A view warning is said when it appears, not again with every reload while it stands (4,252 of 5,354 lines a
     /// long session printed were the same warnings); `alreadySaid` is the caller's record of what stands.
     public static func terminalLines(_ output: DevLoop.Output, alreadySaid: inout Set<String>) -> [String] {
-        var lines = [output.reload.description] + output.warnings.map { "warning: \($0)" }
+        var lines = output.reloads.map(\.description) + output.warnings.map { "warning: \($0)" }
         switch output.reload.result {
         case .tapped, .edited, .widths: break
         default:
@@ -101,8 +101,8 @@ public final class DevPreview: @unchecked Sendable {
         }
         var problems = output.quarantines.map { PreviewFrame.Problem(kind: "quarantine", message: $0.description) }
         problems += output.viewIssues.map { PreviewFrame.Problem(kind: "json", message: $0) }
-        if output.reload.result == .rejected {
-            problems.append(.init(kind: "reload", message: output.reload.description))
+        for reload in output.reloads where reload.result == .rejected {
+            problems.append(.init(kind: "reload", message: reload.description))
         }
         problems += output.warnings.map { PreviewFrame.Problem(kind: "memory", message: $0) }
         problems += output.viewWarnings.map { PreviewFrame.Problem(kind: "warning", message: $0) }
@@ -110,7 +110,7 @@ public final class DevPreview: @unchecked Sendable {
         var frame = PreviewFrame(
             sequence: output.sequence, html: output.tree.map { html($0, "") } ?? "", width: size.width,
             height: size.height, boxes: boxes, problems: problems,
-            cause: output.reload.description, tapped: output.tapped, tappedSection: output.tappedSection,
+            cause: cause(of: output), tapped: output.tapped, tappedSection: output.tappedSection,
             plugins: output.plugins,
             settledAt: output.reload.settledAt, lastEventAt: output.reload.lastEventAt,
             renderedAt: output.reload.renderedAt)
@@ -129,6 +129,16 @@ public final class DevPreview: @unchecked Sendable {
                 width: extra.width, height: extra.tree.canvasSize.height, html: html(extra.tree, "w\(index)-"))
         }
         return frame
+    }
+}
+
+extension DevPreview {
+    /// What the page's header says led to a frame: the reload, or for plugins rebuilt together, how many and the
+    /// last of them (the terminal has a line for each).
+    static func cause(of output: DevLoop.Output) -> String {
+        let count = output.earlierReloads.count + 1
+        guard count > 1 else { return output.reload.description }
+        return "\(count) plugins reloaded together, the last: \(output.reload.description)"
     }
 }
 

@@ -48,7 +48,7 @@ import Testing
         }
         func reload(_ i: Int) throws {
             try install(builds[i % 2], at: target)
-            options.queue.sync { loop.handle([change(target)]) }
+            options.queue.sync { loop.handle([.settledNow(target)]) }
         }
 
         try reload(1)
@@ -56,7 +56,7 @@ import Testing
         #expect(first.wrappers == 300 && first.live == 300)
         for i in 2..<12 {
             try reload(i)
-            options.queue.sync { loop.handle([change(view)]) }  // and an edit of the view file
+            options.queue.sync { loop.handle([.settledNow(view)]) }  // and an edit of the view file
             #expect(options.queue.sync { counts() } == first)
         }
         #expect(swaps.filter { $0 == .swapped }.count == 11)
@@ -74,12 +74,5 @@ import Testing
         try? FileManager.default.removeItem(at: staged)
         try FileManager.default.copyItem(at: build, to: staged)
         guard rename(staged.path, target.path) == 0 else { throw TestFailure("rename to \(target.path) failed") }
-    }
-
-    func change(_ url: URL) -> FileChange {
-        let now = Monotonic.now()
-        return FileChange(
-            url: url, kind: .changed, hash: ContentDigest.of(file: url), stamp: FileStamp.of(url),
-            lastEventAt: now, settledAt: now)
     }
 }

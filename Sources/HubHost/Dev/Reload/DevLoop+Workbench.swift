@@ -139,31 +139,82 @@ extension DevLoop {
 }
 
 extension DevLoop {
-    /// A changed plugin file: its probe (a child process, up to the probe timeout) runs off the loop's queue, so
-    /// taps, view edits and the page are served meanwhile; the load and swap come back to the queue. When the file
-    /// changes again before its probe is done, only the latest change is applied.
-    func probeThenLoad(_ change: FileChange) {
-        let path = change.url.path
-        probeGenerations[path, default: 0] += 1
-        let generation = probeGenerations[path]!
-        onActivity("probing \(change.url.lastPathComponent)")
-        guard let gate = reloader.gate, host.trust.refusal(of: change.url) == nil else {
-            renderPluginReload(reloader.pluginChanged(change, aroundSwap: keepingUIStates))
-            onActivity(nil)
-            return
+    /// Changed plugin files, settled together (a build of several plugins): their probes (child processes, up to
+    /// the probe timeout each) run off the loop's queue, so taps, view edits and the page are served meanwhile; the
+    /// loads and swaps come back to the queue, and the view is drawn once for all of them (200 plugins rebuilt at
+    /// once were 200 renders of the view, the last 20 s after the build). When a file changes again before its
+    /// probe is done, only its latest change is applied.
+    func probeThenLoad(_ changes: [FileChange]) {
+        var generations: [String: Int] = [:]
+        for change in changes {
+            probeGenerations[change.url.path, default: 0] += 1
+            generations[change.url.path] = probeGenerations[change.url.path]
         }
+        // Builds refused for their permissions are never run, not even in a probe: applied (and said) at once, as
+        // every build is when probing is off.
+        var unprobed: [FileChange] = []
+        var toProbe: [FileChange] = []
+        for change in changes {
+            if reloader.gate == nil || host.trust.refusal(of: change.url) != nil {
+                unprobed.append(change)
+            } else {
+                toProbe.append(change)
+            }
+        }
+        if !unprobed.isEmpty {
+            renderPluginReloads(unprobed.map { reloader.pluginChanged($0, aroundSwap: keepingUIStates) })
+        }
+        guard let gate = reloader.gate, !toProbe.isEmpty else { return }
+        onActivity("probing " + Self.names(of: toProbe))
         let queue = options.queue
         let target = WeakLoop(self)
+        let (batch, latest) = (toProbe, generations)
         DispatchQueue.global(qos: .userInitiated).async {
-            let verdict = gate.check(change.url)
+            let verdicts = Self.probe(batch, with: gate)
             queue.async {
-                guard let loop = target.loop, loop.probeGenerations[path] == generation else { return }
+                guard let loop = target.loop else { return }
+                // Only the latest change of each file: a newer one has its own probe running.
+                let current = zip(batch, verdicts).filter { change, _ in
+                    loop.probeGenerations[change.url.path] == latest[change.url.path]
+                }
+                guard !current.isEmpty else { return }
                 loop.host.adoptCurrentThread()
-                loop.onActivity("loading \(change.url.lastPathComponent)")
-                loop.renderPluginReload(
-                    loop.reloader.pluginChanged(change, verdict: verdict, aroundSwap: loop.keepingUIStates))
+                loop.onActivity("loading " + Self.names(of: current.map(\.0)))
+                loop.renderPluginReloads(
+                    current.map { change, verdict in
+                        loop.reloader.pluginChanged(change, verdict: verdict, aroundSwap: loop.keepingUIStates)
+                    })
                 loop.onActivity(nil)
             }
         }
     }
+
+    /// The probe gate's verdicts for `changes`, in their order, as many probes at a time as the gate runs.
+    private static func probe(_ changes: [FileChange], with gate: ProbeGate) -> [ProbeGate.Verdict] {
+        let verdicts = VerdictList(count: changes.count)
+        DispatchQueue.concurrentPerform(iterations: min(changes.count, max(1, gate.parallelism))) { lane in
+            for index in stride(from: lane, to: changes.count, by: max(1, gate.parallelism)) {
+                verdicts.set(gate.check(changes[index].url), at: index)
+            }
+        }
+        return verdicts.all
+    }
+
+    /// "libx.so", or "libx.so and 4 more".
+    static func names(of changes: [FileChange]) -> String {
+        let first = changes.first?.url.lastPathComponent ?? ""
+        return changes.count > 1 ? "\(first) and \(changes.count - 1) more" : first
+    }
+}
+
+/// Verdicts stored by the threads that probed them.
+private final class VerdictList: @unchecked Sendable {
+    private let lock = Lock()
+    private var verdicts: [ProbeGate.Verdict]
+
+    init(count: Int) { verdicts = Array(repeating: .notProbed, count: count) }
+
+    func set(_ verdict: ProbeGate.Verdict, at index: Int) { lock.withLock { verdicts[index] = verdict } }
+
+    var all: [ProbeGate.Verdict] { lock.withLock { verdicts } }
 }

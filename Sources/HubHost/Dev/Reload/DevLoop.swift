@@ -114,6 +114,10 @@ public final class DevLoop {
         public let viewIssues: [String]
         public let quarantines: [QuarantineRecord]
         public let reload: Reload
+        /// Reloads of the same batch before `reload` (plugins rebuilt together), drawn in this render too.
+        public let earlierReloads: [Reload]
+        /// `earlierReloads` and `reload`, in order.
+        public var reloads: [Reload] { earlierReloads + [reload] }
         public let tapped: [Int]?
         /// The section of `tapped` ("body", "header", "overlay").
         public let tappedSection: String?
@@ -243,6 +247,9 @@ public final class DevLoop {
     /// Applies settled file changes (called by the watchers, on `queue`).
     public func handle(_ changes: [FileChange]) {
         host.adoptCurrentThread()
+        // Plugin builds that settled together load together and the view is drawn once for them.
+        var builds: [FileChange] = []
+        defer { if !builds.isEmpty { probeThenLoad(builds) } }
         for change in changes {
             // A chmod or touch with the content unchanged matters only to a build its permissions kept out.
             if change.sameContent && !reloader.refusedByTrust.contains(change.url.path) { continue }
@@ -258,9 +265,9 @@ public final class DevLoop {
                             detail: "module files are bound as plugins load: restart hubhost dev to apply the change"))
                 }
             } else if change.kind == .deleted {
-                renderPluginReload(reloader.pluginDeleted(change, aroundSwap: keepingUIStates))
+                renderPluginReloads([reloader.pluginDeleted(change, aroundSwap: keepingUIStates)])
             } else {
-                probeThenLoad(change)
+                builds.append(change)
             }
         }
     }
@@ -355,17 +362,21 @@ public final class DevLoop {
         }
     }
 
-    /// Renders a plugin's reload; when a plugin went or was replaced, one refused because it registers what that one
-    /// held may load now.
-    func renderPluginReload(_ reload: Reload) {
-        render(reload)
-        guard reload.result == .swapped || reload.result == .unloaded else { return }
-        for retried in reloader.retryRefusedForConflicts(aroundSwap: keepingUIStates) { render(retried) }
+    /// Renders plugins' reloads, once for all of them; when a plugin went or was replaced, one refused because it
+    /// registers what that one held may load now (and is in the same render).
+    func renderPluginReloads(_ reloads: [Reload]) {
+        guard !reloads.isEmpty else { return }
+        var reloads = reloads
+        if reloads.contains(where: { $0.result == .swapped || $0.result == .unloaded }) {
+            reloads += reloader.retryRefusedForConflicts(aroundSwap: keepingUIStates)
+        }
+        render(reloads.last!, earlier: Array(reloads.dropLast()))
     }
 
     /// Renders the current view model through a fresh event engine on the same pipeline (instances, reuse
-    /// pool and UI states carry over), every body component live, and reports it.
-    func render(_ reload: Reload) {
+    /// pool and UI states carry over), every body component live, and reports it (`earlier`: reloads of the same
+    /// batch, drawn in this render too).
+    func render(_ reload: Reload, earlier: [Reload] = []) {
         var tree: RenderTree?
         if let viewModel {
             let engine = host.makeEventEngine(
@@ -381,12 +392,17 @@ public final class DevLoop {
         } else {
             engine = nil
         }
-        emit(reload, tree: tree)
+        emit(reload, earlier: earlier, tree: tree)
     }
 
-    func emit(_ reload: Reload, tree: RenderTree?) {
+    func emit(_ reload: Reload, earlier: [Reload] = [], tree: RenderTree?) {
         var reload = reload
         reload.renderedAt = Monotonic.now()
+        let earlier = earlier.map {
+            var drawn = $0
+            drawn.renderedAt = reload.renderedAt
+            return drawn
+        }
         sequence += 1
         var warnings: [String] = []
         let retiredBytes = reloader.retiredImageBytes
@@ -406,6 +422,7 @@ public final class DevLoop {
             Output(
                 sequence: sequence, tree: tree, viewIssues: viewIssues,
                 quarantines: reloader.quarantines.values.sorted { $0.file < $1.file }, reload: reload,
+                earlierReloads: earlier,
                 tapped: tapped, tappedSection: tappedSection, warnings: warnings, viewWarnings: viewWarnings,
                 plugins: pluginRows(),
                 uiStates: options.reportUIStates ? currentUIStates() : [:], extras: tree == nil ? [] : extraDrawings(),
