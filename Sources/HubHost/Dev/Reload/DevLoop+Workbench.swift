@@ -166,6 +166,7 @@ extension DevLoop {
         }
         guard let gate = reloader.gate, !toProbe.isEmpty else { return }
         onActivity("probing " + Self.names(of: toProbe))
+        probeBatchesInFlight += 1
         let queue = options.queue
         let target = WeakLoop(self)
         let (batch, latest) = (toProbe, generations)
@@ -173,20 +174,29 @@ extension DevLoop {
             let verdicts = Self.probe(batch, with: gate)
             queue.async {
                 guard let loop = target.loop else { return }
-                // Only the latest change of each file: a newer one has its own probe running.
-                let current = zip(batch, verdicts).filter { change, _ in
-                    loop.probeGenerations[change.url.path] == latest[change.url.path]
+                loop.probeBatchesInFlight -= 1
+                loop.probedBuilds += zip(batch, verdicts).map {
+                    (change: $0, verdict: $1, generation: latest[$0.url.path]!)
                 }
-                guard !current.isEmpty else { return }
-                loop.host.adoptCurrentThread()
-                loop.onActivity("loading " + Self.names(of: current.map(\.0)))
-                loop.renderPluginReloads(
-                    current.map { change, verdict in
-                        loop.reloader.pluginChanged(change, verdict: verdict, aroundSwap: loop.keepingUIStates)
-                    })
-                loop.onActivity(nil)
+                // Builds of one parallel build settle a little apart: those probed while others still are wait for
+                // them (the view is drawn once, not once per settling), as long as the slowest probe (the timeout).
+                guard loop.probeBatchesInFlight == 0 else { return }
+                loop.loadProbedBuilds()
             }
         }
+    }
+
+    /// Loads and swaps in every probed build (the latest change of each file), then draws the view once.
+    private func loadProbedBuilds() {
+        // Only the latest change of each file: a newer one has its own probe running, or landed after this one.
+        let current = probedBuilds.filter { probeGenerations[$0.change.url.path] == $0.generation }
+        probedBuilds = []
+        guard !current.isEmpty else { return }
+        host.adoptCurrentThread()
+        onActivity("loading " + Self.names(of: current.map(\.change)))
+        renderPluginReloads(
+            current.map { reloader.pluginChanged($0.change, verdict: $0.verdict, aroundSwap: keepingUIStates) })
+        onActivity(nil)
     }
 
     /// The probe gate's verdicts for `changes`, in their order, as many probes at a time as the gate runs.

@@ -150,6 +150,9 @@ public final class DevLoop {
     let reloader: PluginReloader
     /// Per plugin path, the latest change whose probe is running (older ones are dropped when they finish).
     var probeGenerations: [String: Int] = [:]
+    /// Batches of builds whose probes run now, and the builds already probed that wait for them to be loaded too.
+    var probeBatchesInFlight = 0
+    var probedBuilds: [(change: FileChange, verdict: ProbeGate.Verdict, generation: Int)] = []
     private let logger: Logger
     private var watchers: [FileWatcher] = []
     var viewModel: ViewModel?
