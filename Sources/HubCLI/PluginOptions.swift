@@ -175,7 +175,8 @@ struct PluginOptions: ParsableArguments {
                     Diagnostics.print("hubhost: \(record.state.name) \(reason)")
                 }
                 reported = true
-                faulted = faulted || record.faultedThisRun
+                // Faulted in this run: in its probe, or (a worker started again) in the worker before this one.
+                faulted = faulted || record.faultedThisRun || quarantinedThisRun.contains(record.file.path)
                 continue
             }
             // A worker started again after a fault loads the same plugins: its first worker said their warnings.
@@ -198,7 +199,23 @@ struct PluginOptions: ParsableArguments {
 /// text brought in are escaped and the line is bounded (`TerminalText.line`), so a view cannot forge messages.
 enum Diagnostics {
     static func print(_ line: String) {
+        collected?.append(line)
         StandardError.writeLine(TerminalText.line(line))
+    }
+
+    /// Lines printed while `collect` runs its body (one thread: the command's).
+    nonisolated(unsafe) private static var collected: [String]?
+
+    /// Runs `body`, putting the lines it printed into `lines` as well (whether it throws or not), so that a
+    /// report can say why an input failed, not only the terminal.
+    static func collect<T>(_ lines: inout [String], _ body: () throws -> T) rethrows -> T {
+        let outer = collected
+        collected = []
+        defer {
+            lines = collected ?? []
+            collected = outer.map { $0 + lines }
+        }
+        return try body()
     }
 
     /// Several lines, each made safe as `print` makes one.

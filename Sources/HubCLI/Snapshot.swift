@@ -14,7 +14,8 @@ struct Snapshot: ParsableCommand {
             (X.jsonl, replayed against the view X.json beside it; each {"event": "snapshot", "name": "N"} line is \
             a picture), and --gallery (every story of every loaded plugin). Each is drawn at every --widths width \
             (a story's own widths win) as DIR/NAME@WIDTH.png: views as X@375.png, script steps as \
-            X.N@375.png, stories as gallery/NS-NAME.STORY@375.png.
+            X.N@375.png, stories as gallery/NS-NAME.STORY@375.png. record --gallery removes the gallery goldens \
+            no story has any more (each named).
 
             verify draws them again and compares pixel by pixel: an image differs when more than --tolerance \
             percent of its pixels differ (sizes must match). For each difference it writes NAME.expected.png, \
@@ -100,6 +101,9 @@ struct Snapshot: ParsableCommand {
         var failures: [(name: String, reason: String)] = []
         /// The name of every picture of the run, in every shard: what verify expects the goldens folder to hold.
         var allNames: Set<String> = []
+        /// With --gallery, the name of every picture the loaded plugins' stories have, drawn or not (a story that
+        /// cannot be drawn, two that share a name): gallery goldens outside it belong to no story any more.
+        var galleryNames: Set<String> = []
     }
 
     /// Draws every input; problems are printed where they happen.
@@ -132,21 +136,31 @@ struct Snapshot: ParsableCommand {
         }
         for (number, file) in files.enumerated() {
             CallRecorder.noteInput(number + 1)
+            // What fails the run must show in JUnit and the report as well as on stderr: what was said of it.
+            var said: [String] = []
             do {
-                let (made, hadProblems) =
+                let (made, hadProblems) = try Diagnostics.collect(&said) {
                     try file.hasSuffix(".jsonl") ? script(file, options, host) : view(file, options, host)
+                }
                 pictures += made
                 drawn.hadProblems = drawn.hadProblems || hadProblems
-                // What fails the run must show in JUnit and the report as well as on stderr.
-                if hadProblems { drawn.failures.append((file, "has problems (listed on stderr)")) }
+                if hadProblems { drawn.failures.append((file, "has problems: " + Self.firstOf(said))) }
             } catch {
                 drawn.hadUnusableInput = true
-                drawn.failures.append((file, "could not be read, decoded or replayed (the reason is in the log)"))
+                drawn.failures.append((file, "could not be read, decoded or replayed: " + Self.firstOf(said.suffix(1))))
             }
         }
         CallRecorder.noteInput(0)
         if options.gallery {
-            let (_, shots, problems) = Showcase.shots(of: host, widths: options.widths.values)
+            let (entries, shots, problems) = Showcase.shots(of: host, widths: options.widths.values)
+            for entry in entries {
+                for story in entry.stories {
+                    for width in story.widths.isEmpty ? options.widths.values : story.widths {
+                        drawn.galleryNames.insert(
+                            "gallery/" + Showcase.Shot.id(component: entry.component, story: story.name, width: width))
+                    }
+                }
+            }
             for problem in problems { Diagnostics.print("hubhost: \(problem)") }
             drawn.hadProblems = drawn.hadProblems || !problems.isEmpty
             if !problems.isEmpty {
@@ -176,6 +190,12 @@ struct Snapshot: ParsableCommand {
             drawn.pictures = drawn.pictures.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
         }
         return drawn
+    }
+
+    /// The first of `lines` (what was said of an input), and how many more stderr has.
+    static func firstOf<Lines: Collection<String>>(_ lines: Lines) -> String {
+        guard let first = lines.first else { return "the reason is on stderr" }
+        return first + (lines.count > 1 ? " (and \(lines.count - 1) more line(s) on stderr)" : "")
     }
 
     /// The files the inputs name, in the order they are drawn (a folder's views sorted by name), and the inputs
@@ -210,7 +230,8 @@ struct Snapshot: ParsableCommand {
     /// The view's pictures, one per width, and whether it had problems (printed by `LoadedView`).
     private static func view(_ file: String, _ options: Options, _ host: PluginHost) throws -> ([Picture], Bool) {
         let loaded = try LoadedView.load(file, images: options.images)
-        loaded.reportUnresolvedComponents(in: host)
+        // A golden of a fallback drawing would be wrong, as it would be of a story's: a problem, not a warning.
+        let unresolved = loaded.reportUnresolvedComponents(in: host)
         let pictures = options.widths.values.map { width in
             let pipeline = RenderPipeline(registry: host.registry)
             pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
@@ -219,7 +240,7 @@ struct Snapshot: ParsableCommand {
             return Picture(
                 name: "\(baseName(file))@\(Int(width))", tree: tree, access: loaded.access, source: file)
         }
-        return (pictures, !loaded.problems.isEmpty)
+        return (pictures, !loaded.problems.isEmpty || !unresolved.isEmpty)
     }
 
     /// Replays `file` against the view of the same name; every snapshot step is a picture. Also says whether the
@@ -227,7 +248,7 @@ struct Snapshot: ParsableCommand {
     private static func script(_ file: String, _ options: Options, _ host: PluginHost) throws -> ([Picture], Bool) {
         let viewFile = String(file.dropLast("l".count))  // X.jsonl → X.json
         let loaded = try LoadedView.load(viewFile, images: options.images)
-        loaded.reportUnresolvedComponents(in: host)
+        let unresolved = loaded.reportUnresolvedComponents(in: host)
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
             Diagnostics.print("\(file): cannot read (or not UTF-8)")
             throw ExitCode(.failed)
@@ -262,7 +283,7 @@ struct Snapshot: ParsableCommand {
             CallRecorder.noteStep(0)
             engine.pipeline.tearDown()
         }
-        return (pictures, !loaded.problems.isEmpty)
+        return (pictures, !loaded.problems.isEmpty || !unresolved.isEmpty)
     }
 
     /// A picture as a PNG image.
@@ -288,14 +309,29 @@ struct Snapshot: ParsableCommand {
     }
 
     /// A run that draws nothing checks nothing: it is not a pass (a plugin folder or a views folder gone empty).
-    static func checkSomethingDrawn(_ drawn: Drawn, _ verb: String) throws {
-        guard drawn.allNames.isEmpty else { return }
-        // Inputs that could not be used were named already.
-        if drawn.hadUnusableInput { throw ExitCode(.failed) }
-        Diagnostics.print(
-            "hubhost: snapshot \(verb): the inputs drew no image, so nothing was \(verb == "record" ? "recorded" : "compared")"
-        )
-        throw ExitCode(.failed)
+    /// Says so (unless the inputs that could not be used were named already) and returns false.
+    static func drewSomething(_ drawn: inout Drawn, _ verb: String) -> Bool {
+        guard drawn.allNames.isEmpty else { return true }
+        if !drawn.hadUnusableInput {
+            let nothing = "the inputs drew no image, so nothing was \(verb == "record" ? "recorded" : "compared")"
+            Diagnostics.print("hubhost: snapshot \(verb): \(nothing)")
+            drawn.failures.append(("inputs", nothing))
+        }
+        drawn.hadUnusableInput = true
+        return false
+    }
+
+    /// Why a gallery golden no story drew is not drawn: its story is drawn at other widths, a plugin did not load
+    /// in this run, or the story is gone.
+    /// `hint`: say how to remove it (verify's messages; record removes it).
+    static func whyUndrawn(_ name: String, _ drawn: Drawn, hint: Bool = true) -> String {
+        let stem = { (name: String) in name.split(separator: "@").dropLast().joined(separator: "@") }
+        let remedy = hint ? " (`snapshot record --gallery` removes it)" : ""
+        if drawn.galleryNames.contains(where: { stem($0) == stem(name) }) {
+            return "its story is drawn at other widths now" + remedy
+        }
+        if drawn.pluginStatus != nil { return "a plugin did not load in this run (above), or the story is gone" }
+        return "the component or story is gone" + remedy
     }
 
     /// The PNGs in the goldens folder and its gallery/ folder, as picture names ("home@375", "gallery/x.y@375").
@@ -308,6 +344,22 @@ struct Snapshot: ParsableCommand {
         return names.sorted()
     }
 
+    /// Removes the PNGs under the goldens folder's gallery/ that no story of the loaded plugins has (each said);
+    /// returns how many. Only that folder's PNGs, which `record --gallery` owns, are touched.
+    static func removeGoldensNoStoryHas(_ drawn: Drawn, in folder: URL) -> Int {
+        var removed = 0
+        for name in goldenNames(in: folder) where name.hasPrefix("gallery/") && !drawn.galleryNames.contains(name) {
+            do {
+                try FileManager.default.removeItem(at: folder.appendingPathComponent(name + ".png"))
+                Diagnostics.print("hubhost: removed \(name).png: \(whyUndrawn(name, drawn, hint: false))")
+                removed += 1
+            } catch {
+                Diagnostics.print("hubhost: cannot remove \(name).png: \(ErrorText.describe(error))")
+            }
+        }
+        return removed
+    }
+
     /// Writes `data` to `url` the way every hubhost output is written (atomically; links written through).
     /// Writes a file the user asked for (a golden, a report, JUnit), its folders made with the user's umask.
     static func write(_ data: Data, to url: URL) throws {
@@ -315,6 +367,18 @@ struct Snapshot: ParsableCommand {
         let sink = try OutputFile(path: url.path)
         sink.write(data)
         try sink.commit()
+    }
+
+    /// What a golden that is not a readable PNG is instead (a Git LFS pointer, a truncated PNG…).
+    static func whatItIs(_ data: Data) -> String {
+        if data.isEmpty { return "an empty file" }
+        if data.starts(with: Data("version https://git-lfs".utf8)) {
+            return "a Git LFS pointer, not the image (run `git lfs pull`)"
+        }
+        if data.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            return "a PNG that cannot be decoded (truncated or damaged, \(data.count) bytes); record it again"
+        }
+        return "not a PNG (\(data.count) bytes)"
     }
 
     struct Record: ParsableCommand {
@@ -358,7 +422,7 @@ struct Snapshot: ParsableCommand {
                         + "(above); goldens drawn then could replace good ones")
                 throw ExitCode(pluginStatus)
             }
-            try Snapshot.checkSomethingDrawn(drawn, "record")
+            guard Snapshot.drewSomething(&drawn, "record") else { throw ExitCode(.failed) }
             let folder = URL(fileURLWithPath: ProcessStart.absolute(options.out))
             var recorded = 0
             var unwritten = 0
@@ -379,8 +443,14 @@ struct Snapshot: ParsableCommand {
                 }
                 recorded += 1
             }
+            // Every plugin loaded (or nothing was recorded): a gallery golden none of their stories has is one of a
+            // story renamed or removed, or of a width no longer asked for, which verify would fail for ever. Only the
+            // whole gallery says so, not a shard of it.
+            let removed =
+                options.gallery && options.shard == nil ? Snapshot.removeGoldensNoStoryHas(drawn, in: folder) : 0
             StandardOutput.print(
                 "recorded \(recorded) image(s) in \(folder.path)"
+                    + (removed > 0 ? "; removed \(removed) gallery golden(s) no story has (above)" : "")
                     + (unwritten > 0 ? "; \(unwritten) could not be written (above)" : ""))
             if drawn.hadUnusableInput { throw ExitCode(.failed) }
             if drawn.hadProblems { throw ExitCode(drawn.pluginStatus ?? .problems) }
@@ -400,7 +470,7 @@ struct Snapshot: ParsableCommand {
                         + "could not be drawn, or nothing was drawn"
                 ),
                 (.notFound, "a --plugins folder does not exist (nothing compared)"),
-                (.pluginFault, "a plugin crashed, hung or exited: it was quarantined"),
+                (.pluginFault, "a plugin crashed, hung or exited: it was quarantined (whatever it left undrawn)"),
             ]))
 
         @OptionGroup var options: Options
@@ -426,7 +496,9 @@ struct Snapshot: ParsableCommand {
         func run() throws {
             try Snapshot.checkGoldenFolder(options.out, mustExist: true)
             var drawn = try Snapshot.pictures(options)
-            try Snapshot.checkSomethingDrawn(drawn, "verify")
+            // Nothing drawn still writes the report and JUnit (a plugin that crashed is in them), so that neither an
+            // earlier run's nor none at all stands for this one.
+            _ = Snapshot.drewSomething(&drawn, "verify")
             let golden = URL(fileURLWithPath: ProcessStart.absolute(options.out))
             var results: [SnapshotReport.Result] = []
             for picture in drawn.pictures {
@@ -442,7 +514,7 @@ struct Snapshot: ParsableCommand {
                     continue
                 }
                 guard let expected = PNGImage(png: data) else {
-                    results.append(.init(name: picture.name, outcome: .missing("\(file.path) (not a PNG)")))
+                    results.append(.init(name: picture.name, outcome: .damaged(file.path, Snapshot.whatItIs(data))))
                     continue
                 }
                 let diff = PixelDiff(expected: expected, actual: actual)
@@ -464,7 +536,9 @@ struct Snapshot: ParsableCommand {
                 for name in Snapshot.goldenNames(in: golden) where !drawn.allNames.contains(name) {
                     if name.hasPrefix("gallery/") {
                         // Without --gallery, stories are not this run's business.
-                        if options.gallery { results.append(.init(name: name, outcome: .undrawn)) }
+                        if options.gallery {
+                            results.append(.init(name: name, outcome: .undrawn(Snapshot.whyUndrawn(name, drawn))))
+                        }
                     } else {
                         unchecked.append(name)
                     }
@@ -502,14 +576,21 @@ struct Snapshot: ParsableCommand {
                 }
             }
             let missing = results.filter(\.isMissing).count
+            let undrawn = results.filter(\.isUndrawn).count
+            let matched = results.filter(\.isMatch).count
             StandardOutput.print(
-                "\(results.count) image(s): \(results.count - changed.count - missing) match, \(changed.count) differ, "
-                    + "\(missing) missing" + (unchecked.isEmpty ? "" : ", \(unchecked.count) golden(s) not drawn")
-                    + (changed.isEmpty && missing == 0 ? "" : "; report: \(self.report)/report.html"))
-            if missing > 0 || drawn.hadUnusableInput { throw ExitCode(.failed) }
-            if !changed.isEmpty || drawn.hadProblems {
-                throw ExitCode(drawn.pluginStatus == .pluginFault ? .pluginFault : .problems)
+                "\(results.count) image(s): \(matched) match, \(changed.count) differ, \(missing) missing"
+                    + (undrawn > 0 ? ", \(undrawn) gallery golden(s) no story drew" : "")
+                    + (unchecked.isEmpty ? "" : ", \(unchecked.count) golden(s) not drawn")
+                    + (matched == results.count && drawn.failures.isEmpty ? "" : "; report: \(self.report)/report.html")
+            )
+            // A plugin fault first: what it left undrawn or missing is its doing, and the plugin is what to fix. The
+            // gallery goldens of a plugin that did not load (quarantined by an earlier run) are its doing as well.
+            if drawn.pluginStatus == .pluginFault { throw ExitCode(.pluginFault) }
+            if missing > 0 || (undrawn > 0 && drawn.pluginStatus == nil) || drawn.hadUnusableInput {
+                throw ExitCode(.failed)
             }
+            if !changed.isEmpty || drawn.hadProblems { throw ExitCode(.problems) }
         }
     }
 }

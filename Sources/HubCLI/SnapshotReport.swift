@@ -9,28 +9,31 @@ struct SnapshotReport {
             case matched(Int)
             case differs(PixelDiff, expected: PNGImage, actual: PNGImage)
             case missing(String)
-            /// A gallery golden no story of the loaded plugins draws any more.
-            case undrawn
+            /// A golden that is there but is no PNG this build can read: the path, and what it is instead.
+            case damaged(String, String)
+            /// A gallery golden no story of the loaded plugins draws, and why.
+            case undrawn(String)
         }
         var name: String
         var outcome: Outcome
 
         var isMatch: Bool { if case .matched = outcome { return true } else { return false } }
+        /// No usable golden: none there, or a damaged one.
         var isMissing: Bool {
             switch outcome {
-            case .missing, .undrawn: return true
+            case .missing, .damaged: return true
             default: return false
             }
         }
+        var isUndrawn: Bool { if case .undrawn = outcome { return true } else { return false } }
         var isDifference: Bool { if case .differs = outcome { return true } else { return false } }
 
         var summary: String {
             switch outcome {
             case .matched(let pixels): return pixels == 0 ? "matches" : "matches within tolerance (\(pixels) pixels)"
             case .missing(let path): return "no golden at \(path) (record it first)"
-            case .undrawn:
-                return "a golden no story draws: its plugin did not load, or the component or story is gone "
-                    + "(record again if it went on purpose)"
+            case .damaged(let path, let what): return "the golden at \(path) is damaged: \(what)"
+            case .undrawn(let why): return "a golden no story of this run draws: \(why)"
             case .differs(let diff, let expected, let actual):
                 var text =
                     diff.sizeChanged
@@ -94,7 +97,8 @@ struct SnapshotReport {
             </style></head><body>
             <h1>\(results.filter(\.isDifference).count) of \(results.count) image(s) differ</h1>
             <p>Tolerance: \(tolerance)% of pixels.</p>
-            \(listItems("Missing goldens", results.filter(\.isMissing).map { ($0.name, $0.summary) }))
+            \(listItems("Missing or damaged goldens", results.filter(\.isMissing).map { ($0.name, $0.summary) }))
+            \(listItems("Goldens no story draws", results.filter(\.isUndrawn).map { ($0.name, $0.summary) }))
             \(listItems("Not checked", failures))
             \(rows)</body></html>
 

@@ -196,6 +196,31 @@ import Testing
         }
         let record = try setup.hubhost(["snapshot", "record", "--gallery", "--out", setup.folder.appending("g").path])
         #expect(record.status == 1, "recorded, with the problems said: \(record.stderr)")
+        // The JSON's "warnings" are the same as stderr's, for a CI step that reads it.
+        let json = try setup.hubhost(["gallery", "--format", "json"])
+        let entries = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]] ?? []
+        let stories = entries.flatMap { $0["stories"] as? [[String: Any]] ?? [] }
+        let broken = stories.first { $0["name"] as? String == "broken parts" }?["warnings"] as? [String] ?? []
+        #expect(
+            broken.count == 2 && broken.contains { $0.contains(#""gone:card": no loaded plugin serves"#) }, "\(broken)")
+        // `validate` fails what the gallery fails, so a plugin it passes passes the gallery too; a child of
+        // another plugin's namespace is not its business (it checks the plugin alone).
+        let plugin = setup.plugins.appendingPathComponent("libunruly.so").path
+        let validated = try ProcessRunner.hubhost(["validate", plugin])
+        #expect(validated.status == 1, "\(validated.stdout)")
+        #expect(
+            validated.stdout.contains("huge width: width 50000.0 left out")
+                && validated.stdout.contains(#"other component: its model names "cdemo:banner""#)
+                && !validated.stdout.contains("gone:card"), "\(validated.stdout)")
+        // Each story is drawn at its own widths: a component that crashes only at 320 pt is caught.
+        try FixtureCompiler.compile(
+            HostContractTests.unruly, to: setup.plugins.appendingPathComponent("libunruly.so"),
+            flags: ["-DODD_STORIES", "-DCRASH_BELOW=330"])
+        let narrow = try ProcessRunner.hubhost(["validate", plugin])
+        #expect(narrow.status == 1, "\(narrow.stdout)")
+        #expect(
+            narrow.stdout.contains(#"crashed with SIGSEGV in drawing a story [unruly:row] for story "huge width""#),
+            "\(narrow.stdout)")
     }
 
     @Test func anInitErrorWithoutItsNULIsReadWithinTheBufferAndEscaped() throws {
@@ -369,6 +394,36 @@ import Testing
         let next = try setup.hubhost(["snapshot", "record", setup.view.path, "--out", golden.path])
         #expect(next.status == 1, "\(next.stderr)")
         #expect(try Data(contentsOf: image) == good)
+    }
+
+    /// A plugin repository has one plugin: when it crashes, verify draws nothing, and still writes this run's JUnit
+    /// and report (naming the plugin) over an earlier run's, with the crash's status rather than "missing" (2).
+    @Test func aVerifyThatDrawsNothingForACrashStillWritesItsJUnitAndReport() throws {
+        let setup = try Setup()
+        let alone = setup.folder.appending("alone")
+        try FileManager.default.createDirectory(
+            at: alone, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let plugin = alone.appendingPathComponent("libunruly.so")
+        try FileManager.default.copyItem(at: setup.plugins.appendingPathComponent("libunruly.so"), to: plugin)
+        let golden = setup.folder.appending("golden").path
+        let junit = setup.folder.appending("junit.xml")
+        let report = setup.folder.appending("report")
+        let record = try setup.hubhost(["snapshot", "record", "--gallery", "--out", golden], plugins: alone)
+        #expect(record.status == 0, "\(record.stderr)")
+        let verify = [
+            "snapshot", "verify", "--gallery", "--out", golden, "--junit", junit.path, "--report", report.path,
+        ]
+        #expect(try setup.hubhost(verify, plugins: alone).status == 0)
+        let passed = try String(contentsOf: junit, encoding: .utf8)
+
+        try FixtureCompiler.compile(HostContractTests.unruly, to: plugin, flags: ["-DCRASH_IN_DRAW"])
+        let crashed = try setup.hubhost(verify, plugins: alone)
+        #expect(crashed.status == 5, "\(crashed.stderr)")
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml != passed && xml.contains("plugin libunruly.so"), "\(xml)")
+        #expect(xml.contains("drew no image"), "\(xml)")
+        let html = try String(contentsOf: report.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(html.contains("Goldens no story draws") && html.contains("libunruly.so"), "\(html.prefix(3000))")
     }
 
     /// A plugin that closes the worker's descriptors (a "daemonizing" idiom) leaves it unable to write its output

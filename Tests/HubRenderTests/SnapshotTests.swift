@@ -149,7 +149,10 @@ import Testing
         let junit = sandbox.folder.appending("junit.xml")
         let gone = try sandbox.snapshot("verify", out: "golden", ["--report", report.path, "--junit", junit.path])
         #expect(gone.status == 2, "\(gone.stdout)\(gone.stderr)")
-        #expect(gone.stderr.contains("gallery/cdemo-banner.default@375: a golden no story draws"), "\(gone.stderr)")
+        #expect(
+            gone.stderr.contains(
+                "gallery/cdemo-banner.default@375: a golden no story of this run draws: the component or story is gone"),
+            "\(gone.stderr)")
         #expect(try String(contentsOf: junit, encoding: .utf8).contains("cdemo-banner.default@375"))
         // A run that draws nothing is not a pass.
         let empty = sandbox.folder.appending("empty")
@@ -171,7 +174,54 @@ import Testing
         try Data("{\"body\": [".utf8).write(to: sandbox.views.appendingPathComponent("broken.json"))
         let broken = try sandbox.snapshot("verify", out: "clash", ["--junit", junit.path, "--report", report.path])
         #expect(broken.status == 2)
-        #expect(try String(contentsOf: junit, encoding: .utf8).contains("broken.json"))
+        // With what was said of it, not only that it failed.
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.contains("broken.json") && xml.contains("could not be read, decoded or replayed: "), "\(xml)")
+        #expect(!xml.contains("the reason is on stderr"), "\(xml)")
+    }
+
+    /// Living with goldens: a story renamed or a width dropped leaves goldens no story draws; `record --gallery`
+    /// removes them (naming each), so verify passes again. A damaged golden is said to be damaged, not missing, and
+    /// a view drawn with fallbacks (its plugin is not there) is a problem, as a story's would be.
+    @Test func recordRemovesGalleryGoldensNoStoryHasAndVerifyTellsDamagedFromMissing() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.snapshot("record", out: "golden").status == 0)
+        let before = sandbox.files(in: "golden")
+        #expect(before.contains("gallery/cdemo-banner.default@320.png"), "\(before)")
+        // The width 320 dropped: the stories' goldens at 320 go (those with widths of their own stay), the views'
+        // stay (a run may record some views of a shared folder).
+        let narrower = [
+            "snapshot", "record", sandbox.views.path, "--gallery", "--out", sandbox.folder.appending("golden").path,
+        ]
+        let recorded = try sandbox.hubhost(narrower)
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        #expect(
+            recorded.stderr.contains(
+                "removed gallery/cdemo-banner.default@320.png: its story is drawn at other widths now"),
+            "\(recorded.stderr)")
+        let after = sandbox.files(in: "golden")
+        #expect(!after.contains("gallery/cdemo-banner.default@320.png") && after.contains("banner@320.png"), "\(after)")
+        #expect(after.filter { !$0.hasPrefix("gallery/") } == before.filter { !$0.hasPrefix("gallery/") })
+        var verify = narrower
+        verify[1] = "verify"
+        #expect(try sandbox.hubhost(verify).status == 0)
+
+        // A golden cut short (a bad merge) is damaged: said so, and the run fails as for a missing one.
+        let golden = sandbox.folder.appending("golden/banner@375.png")
+        try Data(try Data(contentsOf: golden).prefix(200)).write(to: golden)
+        let damaged = try sandbox.hubhost(verify)
+        #expect(damaged.status == 2, "\(damaged.stderr)")
+        #expect(damaged.stderr.contains("banner@375.png is damaged: a PNG that cannot be decoded"), "\(damaged.stderr)")
+
+        // A view whose plugin is not in the folder: its golden would be of fallbacks.
+        try Data(#"{"body": [{"id": "g", "component": {"id": "ghost:card"}}]}"#.utf8)
+            .write(to: sandbox.views.appendingPathComponent("ghost.json"))
+        let ghost = try sandbox.hubhost([
+            "snapshot", "record", sandbox.views.appendingPathComponent("ghost.json").path, "--out",
+            sandbox.folder.appending("ghosts").path,
+        ])
+        #expect(ghost.status == 1, "\(ghost.stderr)")
+        #expect(ghost.stderr.contains("no loaded plugin serves namespace \"ghost\""), "\(ghost.stderr)")
     }
 
     @Test func pngsDecodedBackHaveTheColourAtKnownFrames() throws {

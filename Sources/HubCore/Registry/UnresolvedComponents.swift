@@ -9,9 +9,11 @@ public enum UnresolvedComponents {
     /// nearest id); the rest, which callers count rather than print, say only that the id falls back. Working out a
     /// hint compares with every namespace: for 100k distinct unknown ids and 300 plugins that took minutes.
     /// `unavailable`: namespaces whose plugin is there but did not load, with why ("libx.so, which is quarantined").
+    /// `servedNamespacesOnly`: only ids of namespaces the registry has (a plugin checked alone, whose models may
+    /// name other plugins' components).
     public static func problems(
         in view: ViewModel, registry: ComponentRegistry, file: String?, detailed: Int = 100,
-        unavailable: [String: String] = [:]
+        unavailable: [String: String] = [:], servedNamespacesOnly: Bool = false
     ) -> [DecodeIssue] {
         var verdicts: [ComponentIdentifier: Bool] = [:]
         var found: [(identifier: ComponentIdentifier, path: String, count: Int)] = []
@@ -27,7 +29,9 @@ public enum UnresolvedComponents {
             } else if let known = verdicts[identifier] {
                 unresolved = known
             } else {
-                unresolved = Self.fallsBack(identifier, registry: registry)
+                unresolved =
+                    Self.fallsBack(identifier, registry: registry)
+                    && (!servedNamespacesOnly || registry.entry(forNamespace: identifier.namespace) != nil)
                 verdicts[identifier] = unresolved
             }
             last = (identifier, unresolved)

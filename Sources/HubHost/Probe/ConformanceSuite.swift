@@ -320,20 +320,41 @@ public struct ConformanceSuite {
         let stories = Showcase.pluginStories(identifier, host: host)
         guard !stories.isEmpty else { return }
         var problems = stories.compactMap { story in story.problem.map { "\(story.name): \($0)" } }
+        // What `gallery` and `snapshot` fail a story for, so that a plugin `validate` passes passes them too.
+        var goldenNames: [String: String] = [:]
+        for story in stories {
+            let safe = Showcase.Shot.safe(story.name)
+            if let other = goldenNames[safe], other != story.name {
+                problems.append(
+                    "stories \(TerminalText.quoted(other)) and \(TerminalText.quoted(story.name)) would share the "
+                        + "golden file \(safe) (rename one)")
+            }
+            goldenNames[safe] = story.name
+        }
         for story in stories where story.problem == nil {
-            guard let view = Showcase.view(of: story, component: id), !view.body.isEmpty else {
+            guard let decoded = Showcase.decodedView(of: story), !decoded.viewModel.body.isEmpty else {
                 problems.append("\(story.name): its model_json is not a component model")
                 continue
             }
-            phase("drawing a story", id, story.name)
-            // Drawn as `hubhost gallery` draws it: through a render pipeline (sizing, a live instance, draw).
-            let pipeline = RenderPipeline(registry: host.registry)
-            pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
-            _ = pipeline.render(view, viewport: Size(width: container.width, height: 667))
-            pipeline.tearDown()
+            problems += Showcase.warnings(
+                of: story, decoded: decoded, registry: host.registry, servedNamespacesOnly: true
+            ).map { "\(story.name): \($0)" }
+            // Drawn as `hubhost gallery` draws it: through a render pipeline (sizing, a live instance, draw), at
+            // each of its own widths (a component may fail only at one).
+            for width in story.widths.isEmpty ? [container.width] : story.widths {
+                phase("drawing a story", id, story.name)
+                let pipeline = RenderPipeline(registry: host.registry)
+                pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
+                _ = pipeline.render(decoded.viewModel, viewport: Size(width: width, height: 667))
+                pipeline.tearDown()
+            }
         }
         check(
-            "stories read and drawn", id, false, problems.isEmpty ? nil : problems.prefix(3).joined(separator: "; "),
+            "stories read and drawn", id, false,
+            problems.isEmpty
+                ? nil
+                : problems.prefix(3).joined(separator: "; ")
+                    + (problems.count > 3 ? "; … and \(problems.count - 3) more (hubhost gallery lists them)" : ""),
             "\(stories.count) stories")
     }
 

@@ -10,9 +10,11 @@ extension Showcase {
         public var tree: RenderTree
 
         /// A file-name-safe id: "demo-row.long-title@320".
-        public var id: String {
-            Self.safe(entry.component.replacing(":", with: "-")) + "." + Self.safe(story.name)
-                + "@\(Int(width))"
+        public var id: String { Self.id(component: entry.component, story: story.name, width: width) }
+
+        /// The id of the shot of `story` of `component` ("ns:name") at `width`.
+        public static func id(component: String, story: String, width: Double) -> String {
+            safe(component.replacing(":", with: "-")) + "." + safe(story) + "@\(Int(width))"
         }
 
         /// Letters, digits, "-", "_" and "." kept; anything else becomes "-"; never empty, never a dot file,
@@ -29,23 +31,28 @@ extension Showcase {
     }
 
     /// Every story of the loaded plugins drawn at its widths (a story's own widths win over `widths`), each as a
-    /// one-component view through its own one-shot pipeline. Stories whose model is not a component model are
-    /// listed in `problems`.
+    /// one-component view through its own one-shot pipeline. Stories whose model is not a component model, and
+    /// what is wrong with those that still draw, are listed in `problems`; each entry's stories carry their own
+    /// (`Story.warnings`, the JSON's "warnings").
     public static func shots(of host: PluginHost, widths: [Double], margin: Double = 15) -> (
         entries: [Entry], shots: [Shot], problems: [String]
     ) {
-        let entries = entries(of: host)
+        var entries = entries(of: host)
         var shots: [Shot] = []
         var problems: [String] = []
-        for entry in entries {
-            for story in entry.stories {
-                let label = "\(entry.plugin): \(entry.component) story \(TerminalText.quoted(story.name)): "
+        for e in entries.indices {
+            for s in entries[e].stories.indices {
+                var story = entries[e].stories[s]
+                let label = "\(entries[e].plugin): \(entries[e].component) story \(TerminalText.quoted(story.name)): "
                 guard let decoded = decodedView(of: story) else {
                     problems.append(label + (story.problem ?? "not a component model"))
                     continue
                 }
                 let view = decoded.viewModel
-                problems += warnings(of: story, decoded: decoded, registry: host.registry).map { label + $0 }
+                story.warnings = warnings(of: story, decoded: decoded, registry: host.registry)
+                entries[e].stories[s] = story
+                let entry = entries[e]
+                problems += story.warnings.map { label + $0 }
                 for width in story.widths.isEmpty ? widths : story.widths {
                     CallRecorder.noteDrawing(
                         "story \(TerminalText.quoted(story.name)) of \(entry.component) at \(width.compactPoints)")

@@ -68,12 +68,17 @@ public enum Showcase {
     /// What is wrong with a story that can still be drawn, as `render` would say of a view: widths left out,
     /// fields decoding left out, images that cannot be drawn, component ids no loaded plugin provides (a child
     /// of another namespace, or a namespace renamed since). A story drawn with fallbacks makes a wrong golden.
-    static func warnings(of story: Story, decoded: DecodeResult, registry: ComponentRegistry) -> [String] {
+    /// `servedNamespacesOnly`: component ids of namespaces no loaded plugin has are not reported (a plugin checked
+    /// alone, as `validate` checks it, whose stories may name other plugins' components).
+    static func warnings(
+        of story: Story, decoded: DecodeResult, registry: ComponentRegistry, servedNamespacesOnly: Bool = false
+    ) -> [String] {
         let view = decoded.viewModel
         let images = ImageAccess(viewFile: nil)
         let issues =
             decoded.issues + images.problems(in: view, file: nil) + images.placeholderWarnings(in: view, file: nil)
-            + UnresolvedComponents.problems(in: view, registry: registry, file: nil)
+            + UnresolvedComponents.problems(
+                in: view, registry: registry, file: nil, servedNamespacesOnly: servedNamespacesOnly)
         // "$.body[0]" is the story's model itself: its own paths read better from "$".
         return story.warnings
             + issues.map { issue in

@@ -10,6 +10,7 @@
  *   -DBAD_INIT_ERROR   init fails, filling the whole error buffer with an escape sequence and no NUL
  *   -DCRASH_IN_DRAW    draw dereferences NULL, except in a probe child (so it loads, then faults while drawing)
  *   -DCRASH_IN_DRAW_WHEN_PROBED  draw dereferences NULL in probe children too
+ *   -DCRASH_BELOW=W    draw dereferences NULL when drawn narrower than W points, in probe children too
  *   -DTRAP_IN_DRAW     draw writes what the Swift runtime writes for a trap (the reason, then a backtrace of 30
  *                      frames) and traps, except in a probe child
  *   -DHANG_IN_DRAW     draw never returns, except in a probe child
@@ -117,6 +118,9 @@ static void draw(void *instance, const hub_view_builder *view, hub_size size) {
 #endif
 #ifdef CRASH_IN_DRAW_WHEN_PROBED
     *(volatile int *)0 = 1;
+#endif
+#ifdef CRASH_BELOW
+    if (size.width < CRASH_BELOW) *(volatile int *)0 = 1;
 #endif
     hub_rect_style fill = {sizeof fill, 0x999999FFu, 0, 0, 0};
     view->rect(view, (hub_rect){0, 0, size.width, size.height}, &fill);
