@@ -31,6 +31,11 @@ struct Call: ParsableCommand {
     @Argument(parsing: .allUnrecognized, help: "The arguments, one word each (negative numbers allowed).")
     var arguments: [String] = []
 
+    @Flag(
+        name: .customLong("allow-unsafe-permissions"),
+        help: "Load the plugin even when others can write it or its folder (every command refuses it otherwise).")
+    var allowUnsafePermissions = false
+
     @OptionGroup var isolation: IsolationOptions
 
     func run() throws {
@@ -46,7 +51,9 @@ struct Call: ParsableCommand {
         StandardOutput.divertPluginOutput()  // what the called function prints goes to stderr
         do {
             let result = try ExportCaller.call(
-                plugin: URL(fileURLWithPath: plugin), symbol: symbol,
+                plugin: URL(fileURLWithPath: plugin),
+                trust: PluginTrust(allowUnsafePermissions: allowUnsafePermissions),
+                symbol: symbol,
                 signature: signature, arguments: arguments.first == "--" ? Array(arguments.dropFirst()) : arguments)
             StandardOutput.print(result.description)
         } catch {

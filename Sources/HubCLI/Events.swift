@@ -287,15 +287,7 @@ final class TraceOutput {
 
     func flush() {
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = write(StandardOutput.descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                offset += n
-            }
-        }
+        buffer.withUnsafeBytes { StandardOutput.write($0) }
         buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -3,6 +3,10 @@ import FoundationEssentials
 import HubCore
 import HubHost
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The `hubhost` command: every subcommand, shared by the two executables. `hubhost` is everything but the live
 /// preview's HTTP server; `hubhost-dev` adds it (see `DevFrontEnd`), so the commands people run most do not pay
 /// for loading an HTTP stack they never use.
@@ -38,7 +42,10 @@ public struct HubHostCommand: ParsableCommand {
     /// the black box its supervisor reads, so every plugin call is noted there.
     public static func start() {
         // Before any plugin code can change them: the files the user names are found and made as the user would.
-        ProcessStart.capture()
+        if let problem = ProcessStart.capture() {
+            Diagnostics.print("hubhost: \(problem)")
+            Self.exit(withError: ExitCode(.failed))
+        }
         // A `dev` worker started as `hubhost` (a supervisor given this executable) is `hubhost-dev`'s: it goes
         // there before attaching, which closes the black box's descriptor and clears its variable.
         if DevFrontEnd.serve == nil, CommandLine.arguments.dropFirst().first == "dev",
@@ -48,7 +55,21 @@ public struct HubHostCommand: ParsableCommand {
         }
         CallRecorder.attachFromEnvironment()
         rejectHelpForUnknownCommand()
-        main()
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+        // Done, but what it printed never arrived: not done (exit 2, as a file that cannot be written is).
+        if let failure = StandardOutput.writeFailure {
+            if StandardOutput.readerWentAway {
+                signal(SIGPIPE, SIG_DFL)
+                kill(getpid(), SIGPIPE)
+            }
+            Diagnostics.print("hubhost: cannot write -: \(failure)")
+            exit(withError: ExitCode(.failed))
+        }
     }
 
     /// `hubhost help bogus` would print the top-level help and exit 0 (the parser's `help` takes any name), so a

@@ -16,13 +16,21 @@ struct InProcessSentinel {
     let command: String
     private var marker: URL { folder.appendingPathComponent("\(command)-\(getpid()).running") }
 
+    /// False when the cache folder is another user's or others may write it (the run uses a temporary one): no
+    /// marker is left there.
+    let usable: Bool
+
     init(cacheDirectory: String?, command: String) {
-        folder = ProbeGate.defaultCacheDirectory(imagesDirectory: cacheDirectory.map { URL(fileURLWithPath: $0) })
+        let images = cacheDirectory.map { URL(fileURLWithPath: $0) }
+        folder = ProbeGate.defaultCacheDirectory(imagesDirectory: images)
         self.command = command
+        let cache = images ?? CacheFolder.defaultDirectory
+        usable = !FileManager.default.fileExists(atPath: cache.path) || CacheFolder.notTheUsers(cache) == nil
     }
 
     /// The markers of runs that are no longer running: each ended without finishing.
     var unfinishedRuns: [URL] {
+        guard usable else { return [] }
         let prefix = "\(command)-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return names.compactMap { name -> URL? in
@@ -37,6 +45,7 @@ struct InProcessSentinel {
 
     /// Marks this run as started (no marker when the cache folder cannot take one: the run is then unguarded).
     func begin() {
+        guard usable else { return }
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: marker.path, contents: nil)
     }

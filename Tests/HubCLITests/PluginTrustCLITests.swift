@@ -124,7 +124,7 @@ struct PluginTrustCLITests {
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("com.example.fixture"))
         #expect(
-            result.stderr.components(separatedBy: "cache folder /dev/null/cache is not writable (Not a directory)")
+            result.stderr.components(separatedBy: "cache folder /dev/null/cache cannot be used (Not a directory)")
                 .count == 2, "once: \(result.stderr)")
         #expect(!result.stdout.contains("quarantined"))
     }

@@ -273,14 +273,25 @@ struct LoaderTests {
         let second = try copies.copy(file, contents: contents, contentHash: "0123456789abcdef0123", avoiding: [])
         #expect(second == first)
         #expect(try Data(contentsOf: second) == contents)
-        // Pruning deletes copies unused for longer than the limit, and never one in use.
-        let old = fx.cache.appendingPathComponent("libold-00.so")
-        try Data([1]).write(to: old)
+        // Pruning deletes copies unused for longer than the limit, and never one in use; only its own files: a
+        // copy's name and bytes of that hash, or the temporary name of one (the folder may hold the user's
+        // libraries: `--plugin-cache` names any folder).
+        let staged = fx.cache.appendingPathComponent("staged")
+        try Data([1]).write(to: staged)
+        let oldName = "libold-\(ContentDigest.of(file: staged)!.prefix(16)).so"
+        let old = fx.cache.appendingPathComponent(oldName)
+        try FileManager.default.moveItem(at: staged, to: old)
+        let interrupted = ".\(oldName).4242.tmp"
+        let users = ["libimportant.so", "libfake-0123456789abcdef.so", ".libimportant.so.12.tmp", "notes.tmp"]
+        for name in users + [interrupted] { try Data([2]).write(to: fx.cache.appendingPathComponent(name)) }
         var times = [timeval(tv_sec: 1_000_000, tv_usec: 0), timeval(tv_sec: 1_000_000, tv_usec: 0)]
-        utimes(old.path, &times)
+        for name in users + [interrupted, oldName] { utimes(fx.cache.appendingPathComponent(name).path, &times) }
         utimes(first.path, &times)
-        #expect(copies.prune(olderThan: 3600, keeping: [first.path]) == ["libold-00.so"])
+        #expect(copies.prune(olderThan: 3600, keeping: [first.path]) == [interrupted, oldName].sorted())
         #expect(FileManager.default.fileExists(atPath: first.path))
+        for name in users {
+            #expect(FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent(name).path))
+        }
         // In use (mapped by a retired image): a new name.
         let third = try copies.copy(
             file, contents: contents, contentHash: "0123456789abcdef0123", avoiding: [first.path])

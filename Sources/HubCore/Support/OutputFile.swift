@@ -51,13 +51,17 @@ public final class OutputFile {
         var status = stat()
         let exists = lstat(target, &status) == 0
         if !exists && errno != ENOENT { throw Failure(path: path, reason: Self.lastError()) }
+        let newFileMode: mode_t = 0o666 & ~ProcessStart.userMask
+        // A file its owner made read-only is not replaced behind their back (as `>` and `cp` refuse it; root may).
+        if exists && (status.st_mode & S_IFMT) == S_IFREG && access(target, W_OK) != 0 {
+            throw Failure(path: path, reason: Self.lastError() + (errno == EACCES ? " (the file is read-only)" : ""))
+        }
         if !exists || (status.st_mode & S_IFMT) == S_IFREG {
             let folder = PathText.folder(target)  // "." for a bare name
-            let name = PathText.fileName(target)
             // A replaced file keeps its mode, a new one gets the usual 0666 less the user's umask (a plugin may have
             // changed the process's).
-            let mode: mode_t = exists ? status.st_mode & 0o7777 : 0o666 & ~ProcessStart.userMask
-            let prefix = folder + "/.\(name).hubhost-"
+            let mode: mode_t = exists ? status.st_mode & 0o7777 : newFileMode
+            let prefix = folder + "/." + Self.temporaryStem(PathText.fileName(target)) + ".hubhost-"
             // Unnamed until commit (O_TMPFILE): a process killed mid-write (a plugin crash in a streamed render)
             // leaves nothing behind. File systems without it get a named temporary file.
             let unnamed = open(folder, Self.unnamedFile | O_WRONLY | O_CLOEXEC, mode)
@@ -68,15 +72,27 @@ public final class OutputFile {
             } else {
                 var template = Array((prefix + "XXXXXX").utf8CString)
                 let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-                guard descriptor >= 0 else { throw Failure(path: path, reason: Self.lastError()) }
-                fchmod(descriptor, mode)  // mkstemp makes 0600
-                (fd, temporary, closesDescriptor) = (descriptor, String(cString: template), true)
+                if descriptor >= 0 {
+                    fchmod(descriptor, mode)  // mkstemp makes 0600
+                    (fd, temporary, closesDescriptor) = (descriptor, String(cString: template), true)
+                } else if exists, errno == EACCES || errno == EPERM {
+                    // A file the user may write in a folder they may not: written in place, as `>` would (not
+                    // atomic, but the only way the user could write it too).
+                    let inPlace = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC)
+                    guard inPlace >= 0 else { throw Failure(path: path, reason: Self.lastError()) }
+                    (fd, temporary, closesDescriptor) = (inPlace, nil, true)
+                } else {
+                    throw Failure(path: path, reason: Self.lastError())
+                }
             }
         } else {
-            // Written through: O_TRUNC only when the link ends at a regular file (a device or FIFO has no length).
+            // Written through: O_TRUNC only when the link ends at a regular file (a device or FIFO has no length); a
+            // link to nothing yet makes its target, as `>` does.
             var linked = stat()
-            let truncates = stat(target, &linked) == 0 && (linked.st_mode & S_IFMT) == S_IFREG
-            let descriptor = open(target, O_WRONLY | O_CLOEXEC | (truncates ? O_TRUNC : 0))
+            let resolves = stat(target, &linked) == 0
+            let truncates = resolves && (linked.st_mode & S_IFMT) == S_IFREG
+            let descriptor = open(
+                target, O_WRONLY | O_CLOEXEC | (truncates ? O_TRUNC : 0) | (resolves ? 0 : O_CREAT), newFileMode)
             guard descriptor >= 0 else { throw Failure(path: path, reason: Self.lastError()) }
             (fd, temporary, closesDescriptor) = (descriptor, nil, true)
         }
@@ -171,4 +187,8 @@ public final class OutputFile {
     }
 
     private static func lastError() -> String { String(cString: strerror(errno)) }
+
+    /// `name`, cut so that the temporary name made from it (".NAME.hubhost-" and up to 13 random characters)
+    /// stays within a file name's 255 bytes: a legal 240-byte name could not be written.
+    static func temporaryStem(_ name: String) -> String { PathText.prefix(name, bytes: 255 - 23) }
 }

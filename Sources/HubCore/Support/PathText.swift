@@ -1,6 +1,20 @@
 /// Paths as strings, without Foundation's NSString (hubhost links FoundationEssentials only, which starts a
 /// process faster; see ARCHITECTURE.md, "Process start"). Nothing here touches the file system.
 public enum PathText {
+    /// The longest start of `text` of at most `bytes` UTF-8 bytes, cut between characters' scalars (a name made
+    /// from a file name must fit the 255 bytes a name may have).
+    public static func prefix(_ text: String, bytes: Int) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var cut = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            count += String(scalar).utf8.count
+            if count > bytes { break }
+            cut.unicodeScalars.append(scalar)
+        }
+        return cut
+    }
+
     /// "libx.so" for "/a/b/libx.so"; the whole path when it has no slash.
     public static func fileName(_ path: String) -> String {
         path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path

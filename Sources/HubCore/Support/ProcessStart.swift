@@ -13,10 +13,19 @@ public enum ProcessStart {
     nonisolated(unsafe) private static var directory: String?
     nonisolated(unsafe) private static var mask: mode_t?
 
-    /// Takes the working directory and umask now (first thing in `main`).
-    public static func capture() {
-        directory = FileManager.default.currentDirectoryPath
+    /// Takes the working directory and umask now (first thing in `main`). Returns why relative paths cannot be
+    /// trusted to mean the user's folder, when the working directory has no name (deleted, or a path longer than
+    /// the system allows): Foundation then takes relative paths from `/`, which wrote `-o g.html` to `/g.html`.
+    public static func capture() -> String? {
         mask = currentMask()
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else {
+            let why = errno == ENOENT ? "it was deleted" : String(cString: strerror(errno))
+            return "the working directory cannot be named (\(why)), so relative paths would not mean it; run "
+                + "hubhost from an existing folder with a shorter path"
+        }
+        directory = String(cString: buffer)
+        return nil
     }
 
     /// The process's umask now (reading it means setting it: it is put straight back).

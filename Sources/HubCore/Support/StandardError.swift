@@ -42,6 +42,21 @@ public enum StandardOutput {
     public static func print(_ text: String, terminator: String = "\n") {
         var bytes = Array(text.utf8)
         bytes.append(contentsOf: terminator.utf8)
-        bytes.withUnsafeBytes { _ = writeAll(descriptor, $0) }
+        bytes.withUnsafeBytes { write($0) }
     }
+
+    /// Writes `bytes` to the host's output; a failure is kept in `writeFailure` (the first one).
+    public static func write(_ bytes: UnsafeRawBufferPointer) {
+        if !writeAll(descriptor, bytes), writeFailure == nil {
+            readerWentAway = errno == EPIPE
+            writeFailure = String(cString: strerror(errno))
+        }
+    }
+
+    /// The failure was the reader closing its end (`| head`): the shell expects the SIGPIPE end of any tool.
+    nonisolated(unsafe) public private(set) static var readerWentAway = false
+
+    /// Why writing the host's output failed (a full disk, /dev/full, a closed pipe), or nil: the command must not
+    /// end "done" with its output lost.
+    nonisolated(unsafe) public private(set) static var writeFailure: String?
 }

@@ -1,5 +1,9 @@
 import FoundationEssentials
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Where plugins are looked for: `--plugins DIR` (repeatable) first, else `HUBHOST_PLUGIN_PATH` (colon-separated),
 /// else `./plugins` (the environment is ignored under setuid: `HostEnvironment`). Only the first source that names anything is used, so an explicit folder is never mixed
 /// with the environment's.
@@ -19,10 +23,15 @@ public enum PluginFolders {
     /// Every `*.so` file (or link to one) directly inside `folders`, sorted by path within each folder and
     /// deduplicated, so loading order — and so who wins a contested namespace — is deterministic.
     /// Missing folders are reported in `missing` rather than silently ignored.
+    ///
+    /// With several folders, one file reached through two of them (a folder and a symlink to it, a hard link, `/lib`
+    /// and `/usr/lib`) is listed once, from the first: loading it twice made every plugin of the second a rejected
+    /// duplicate of itself.
     public static func pluginFiles(in folders: [URL]) -> (files: [URL], missing: [URL]) {
         var files: [URL] = []
         var missing: [URL] = []
         var seen = Set<String>()
+        var seenFiles = Set<FileIdentity>()
         for folder in folders {
             var isDirectory = false
             guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory,
@@ -37,7 +46,11 @@ public enum PluginFolders {
             let folderPath = standardized.hasSuffix("/") ? standardized : standardized + "/"
             for name in names.sorted() where name.hasSuffix(".so") {
                 let path = folderPath + name
-                if seen.insert(path).inserted { files.append(URL(fileURLWithPath: path, isDirectory: false)) }
+                guard seen.insert(path).inserted else { continue }
+                if folders.count > 1, let identity = FileIdentity(path), !seenFiles.insert(identity).inserted {
+                    continue
+                }
+                files.append(URL(fileURLWithPath: path, isDirectory: false))
             }
         }
         return (files, missing)
@@ -46,5 +59,18 @@ public enum PluginFolders {
     private static func url(for path: String) -> URL {
         URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             .standardizedFileURL
+    }
+}
+
+/// A file as the kernel knows it (device and inode, links followed), whatever path reached it.
+struct FileIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }

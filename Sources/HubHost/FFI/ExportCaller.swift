@@ -14,8 +14,9 @@ public enum ExportCaller {
     }
 
     /// Parses `signature`, converts each word of `arguments` to its type, and calls `symbol` of `plugin`.
-    public static func call(plugin: URL, symbol: String, signature text: String, arguments: [String]) throws -> FFIValue
-    {
+    public static func call(
+        plugin: URL, trust: PluginTrust = PluginTrust(), symbol: String, signature text: String, arguments: [String]
+    ) throws -> FFIValue {
         let signature: FFISignature
         do { signature = try FFISignature(text) } catch { throw Failure(message: "\(error)") }
         guard arguments.count == signature.arguments.count else {
@@ -34,12 +35,16 @@ public enum ExportCaller {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-call-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let copy = folder.appendingPathComponent(plugin.lastPathComponent)
-        try FileManager.default.copyItem(at: plugin, to: copy)
+        // The file a command loads is checked as every command checks one: a build others could have written is
+        // refused before any of it runs.
+        if let refusal = trust.refusal(of: plugin) { throw Failure(message: refusal) }
         // The same ELF checks as loading (a text file named .so gets a clear message, not a dlopen error), and a
-        // Swift image is never unmapped again (the Swift runtime keeps its metadata).
+        // Swift image is never unmapped again (the Swift runtime keeps its metadata). The copy is of the bytes
+        // checked (through a symlink, the file it names).
         let image: PluginImageInfo
         do { image = try ELFInspector.inspect(plugin) } catch { throw Failure(message: "\(error)") }
+        let copy = folder.appendingPathComponent(plugin.lastPathComponent)
+        try image.contents.write(to: copy)
         let flags = RTLD_NOW | RTLD_LOCAL | (image.isSwiftImage ? RTLD_NODELETE : 0)
         guard let handle = dlopen(copy.path, flags) else {
             throw Failure(

@@ -18,13 +18,13 @@ public enum CacheFolder {
             let template = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-cache-XXXXXX").path
             var bytes = Array(template.utf8CString)
             guard let made = bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-                return (directory, "cache folder \(target.path) is not writable (\(reason)), nor is a temporary one")
+                return (directory, "cache folder \(target.path) cannot be used (\(reason)), nor can a temporary one")
             }
             let fallback = URL(fileURLWithPath: String(cString: made))
             removeAtExit(fallback)
             return (
                 fallback,
-                "cache folder \(target.path) is not writable (\(reason)); using \(fallback.path) "
+                "cache folder \(target.path) cannot be used (\(reason)); using \(fallback.path) "
                     + "for this run (no probe results or image copies are kept)"
             )
         }
@@ -42,7 +42,26 @@ public enum CacheFolder {
         made.append(folder.path)
     }
 
-    /// Why `folder` cannot be written, or nil.
+    /// Where private copies go when no `--plugin-cache` is given.
+    public static var defaultDirectory: URL { PrivateCopies.defaultDirectory() }
+
+    /// Why `folder` (which exists) is not the user's own to keep plugin copies in, or nil: another user owns it, or
+    /// its group or others may write it.
+    public static func notTheUsers(_ folder: URL) -> String? {
+        var info = stat()
+        guard stat(folder.path, &info) == 0 else { return String(cString: strerror(errno)) }
+        if info.st_uid != geteuid() && info.st_uid != 0 {
+            return "it belongs to another user (uid \(info.st_uid)), who could replace the plugin copies in it"
+        }
+        if info.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+            return "its group or others may write it, and could replace the plugin copies in it (chmod go-w)"
+        }
+        return nil
+    }
+
+    /// Why `folder` cannot be used as the cache, or nil: it cannot be written (or is full), or it is not the
+    /// user's own. Copies in it are loaded as plugin code, so a folder another user can write would let that user
+    /// run code as this one, whatever `--trusted-hashes` says of the plugin files.
     static func unwritable(_ folder: URL) -> String? {
         // mkdir -p, keeping errno for the message.
         var path = ""
@@ -50,11 +69,16 @@ public enum CacheFolder {
             path += "/" + component
             if mkdir(path, 0o755) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
         }
+        if let reason = notTheUsers(folder) { return reason }
         var probe = Array(folder.appendingPathComponent(".hubhost-write-XXXXXX").path.utf8CString)
         let fd = probe.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { return String(cString: strerror(errno)) }
+        defer { unlink(String(cString: probe)) }
+        // A full file system still creates an empty file: a byte written says whether copies would fit at all.
+        var byte: UInt8 = 0
+        let written = write(fd, &byte, 1)
+        let why = errno
         close(fd)
-        unlink(String(cString: probe))
-        return nil
+        return written == 1 ? nil : String(cString: strerror(why))
     }
 }

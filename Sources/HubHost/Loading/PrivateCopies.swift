@@ -51,8 +51,10 @@ final class PrivateCopies {
         }
         // Paths as strings: URL's appending and splitting cost more than the copy's write for a small plugin.
         let name = file.lastPathComponent
-        let stem =
-            name.hasSuffix(".so") ? String(name.dropLast(3)) : URL(fileURLWithPath: name).deletingPathExtension().path
+        // Cut so that the copy's temporary name (".STEM-<16>-<n>.so.<pid>.tmp") stays within 255 bytes.
+        let stem = PathText.prefix(
+            name.hasSuffix(".so") ? String(name.dropLast(3)) : URL(fileURLWithPath: name).deletingPathExtension().path,
+            bytes: 200)
         let prefix = String(contentHash.prefix(16))  // 64 bits name it; reuse is checked byte for byte
         let folder = directoryPath
         var attempt = 0
@@ -69,7 +71,10 @@ final class PrivateCopies {
             return (URL(fileURLWithPath: target, isDirectory: false), false)
         }
         let temporary = folder + "/.\(targetName).\(getpid()).tmp"
-        try Self.write(contents, to: temporary)
+        do { try Self.write(contents, to: temporary) } catch {
+            unlink(temporary)  // a part written before the disk filled
+            throw error
+        }
         guard rename(temporary, target) == 0 else {
             let why = String(cString: strerror(errno))
             unlink(temporary)
@@ -118,21 +123,56 @@ extension PrivateCopies {
     /// Deletes copies not used for `age` seconds (and temporary files left by interrupted writes), except
     /// `inUse`. Every build of a plugin leaves a copy, so without this the cache only grows. Deleting a file
     /// another process has mapped is safe on Linux: its mapping keeps the inode. Returns what was deleted.
+    ///
+    /// Only this cache's own files: a copy's name (`<name>-<16 hex digits>[-<n>].so`) and bytes whose hash starts
+    /// with those digits, or the temporary name of one (`.<copy name>.<pid>.tmp`). `--plugin-cache` may name a
+    /// folder that holds the user's own libraries, even the plugins themselves.
     @discardableResult
     func prune(olderThan age: Double, keeping inUse: Set<String>, now: Double = Date().timeIntervalSince1970)
         -> [String]
     {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
         var deleted: [String] = []
-        for name in names where name.hasSuffix(".so") || name.hasSuffix(".tmp") {
+        for name in names {
+            let temporary = Self.temporaryCopyName(name)
+            guard temporary || Self.copyHashPrefix(name) != nil else { continue }
             let path = directory.appendingPathComponent(name).path
             var info = stat()
             guard !inUse.contains(path), lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
                 now - Double(info.st_mtim.tv_sec) > age
             else { continue }
+            if !temporary {
+                let url = URL(fileURLWithPath: path)
+                guard let prefix = Self.copyHashPrefix(name), ContentDigest.of(file: url)?.hasPrefix(prefix) == true
+                else { continue }
+            }
             if unlink(path) == 0 { deleted.append(name) }
         }
         return deleted.sorted()
+    }
+
+    /// The 16 hex digits of a copy's name (`<name>-<digits>.so` or `<name>-<digits>-<n>.so`), else nil.
+    static func copyHashPrefix(_ name: String) -> String? {
+        guard name.hasSuffix(".so") else { return nil }
+        let parts = name.dropLast(3).split(separator: "-", omittingEmptySubsequences: false)
+        let isHash = { (part: Substring) in part.count == 16 && part.allSatisfy { $0.isHexDigit && !$0.isUppercase } }
+        if parts.count >= 2, isHash(parts[parts.count - 1]) { return String(parts[parts.count - 1]) }
+        if parts.count >= 3, isNumber(parts[parts.count - 1]), isHash(parts[parts.count - 2]) {
+            return String(parts[parts.count - 2])
+        }
+        return nil
+    }
+
+    private static func isNumber(_ text: Substring) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// True for `.<copy name>.<pid>.tmp`, what an interrupted write of a copy leaves.
+    static func temporaryCopyName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
+        let inner = name.dropFirst().dropLast(4)
+        guard let dot = inner.lastIndex(of: "."), isNumber(inner[inner.index(after: dot)...]) else { return false }
+        return copyHashPrefix(String(inner[..<dot])) != nil
     }
 
     /// `prune`, at most once a day (a `.pruned` file's mtime says when it last ran): a start-up that loads
