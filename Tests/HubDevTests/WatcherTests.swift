@@ -20,6 +20,52 @@ struct WatcherTests {
         collector.items.filter { $0.url.lastPathComponent == name }
     }
 
+    /// Installs inotify alone does not see: a watched symlink to a folder repointed, the folder deleted and made
+    /// again, and a file that is a symlink whose target is rebuilt in another folder.
+    @Test func repointedFoldersRecreatedFoldersAndRebuiltLinkTargetsAreSeen() throws {
+        let fm = FileManager.default
+        for name in ["a", "b", "c"] {
+            try fm.createDirectory(at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
+        }
+        func write(_ text: String, _ path: String) throws {
+            let staged = folder.appendingPathComponent(".staged")
+            try Data(text.utf8).write(to: staged)
+            #expect(rename(staged.path, folder.appendingPathComponent(path).path) == 0)
+        }
+        try write("one", "a/x.txt")
+        try write("two", "b/x.txt")
+        try write("target", "c/y.txt")
+        let current = folder.appendingPathComponent("current")
+        try fm.createSymbolicLink(atPath: current.path, withDestinationPath: "a")
+        let collector = Collector<FileChange>()
+        let watcher = FileWatcher(
+            directories: [current], quietPeriod: 0.1, accepts: { $0.pathExtension == "txt" },
+            isReady: { _ in .complete }, onChange: { collector.append($0) })
+        watcher.seed([current.appendingPathComponent("x.txt")])
+        try watcher.start()
+        defer { watcher.stop() }
+        func reported(_ name: String, _ text: String) -> Bool {
+            collector.items.contains {
+                $0.url.lastPathComponent == name && $0.hash == ContentDigest.of(data: Data(text.utf8))
+            }
+        }
+        // The link repointed (as `ln -sfn b current.new && mv -T current.new current` does).
+        try fm.createSymbolicLink(atPath: folder.appendingPathComponent("next").path, withDestinationPath: "b")
+        #expect(rename(folder.appendingPathComponent("next").path, current.path) == 0)
+        #expect(TestSupport.waitUntil(timeout: 10) { reported("x.txt", "two") }, "\(collector.items)")
+        // The folder it names deleted and made again, with a new build in it.
+        try fm.removeItem(at: folder.appendingPathComponent("b"))
+        try fm.createDirectory(at: folder.appendingPathComponent("b"), withIntermediateDirectories: true)
+        try write("three", "b/x.txt")
+        #expect(TestSupport.waitUntil(timeout: 10) { reported("x.txt", "three") }, "\(collector.items)")
+        // A file that is a symlink: its target rebuilt in its own folder.
+        try fm.createSymbolicLink(
+            atPath: folder.appendingPathComponent("b/y.txt").path, withDestinationPath: "../c/y.txt")
+        #expect(TestSupport.waitUntil(timeout: 10) { reported("y.txt", "target") }, "\(collector.items)")
+        try write("rebuilt", "c/y.txt")
+        #expect(TestSupport.waitUntil(timeout: 10) { reported("y.txt", "rebuilt") }, "\(collector.items)")
+    }
+
     @Test func aRenamedInBuildIsReportedOnceWithItsHashWithoutWaitingAQuietPeriod() throws {
         let collector = Collector<FileChange>()
         let watcher = try startWatcher(collector, quietPeriod: 2)

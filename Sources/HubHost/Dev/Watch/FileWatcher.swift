@@ -45,6 +45,11 @@ public struct FileChange: Sendable, CustomStringConvertible {
 /// otherwise the watcher keeps waiting, because a file still being written must never be loaded. A file whose content hash
 /// equals the last reported one is skipped (a no-op rebuild).
 ///
+/// Installs that inotify alone does not see are checked once a second: a watched folder deleted and made again
+/// (`rm -rf build/plugins; make`) or a symlink to a folder repointed is a new folder, watched afresh and its files
+/// looked at again; an accepted file that is a symlink (a build system "installing" its output) is reported when
+/// what it points at changes, since the rebuild happens in another folder.
+///
 /// # Thread safety
 /// `onChange` is called on the watcher's own thread, one batch at a time. `start`/`stop` may be called from any
 /// thread.
@@ -60,6 +65,12 @@ public final class FileWatcher: @unchecked Sendable {
 
     private var fd: Int32 = -1
     private var watches: [Int32: URL] = [:]
+    /// Per watched folder: its watch, and the folder it was (device and inode, links followed) when added.
+    private var folderWatches: [URL: (wd: Int32?, identity: FileIdentity?)] = [:]
+    /// Accepted files that are symlinks, with the stamp of the file each points at.
+    private var linkStamps: [String: FileStamp?] = [:]
+    private var nextCheck = 0.0
+    static let checkInterval = 1.0
     private var pending: [String: Pending] = [:]
     private var knownHashes: [String: String] = [:]
     private let lock = Lock()
@@ -107,7 +118,20 @@ public final class FileWatcher: @unchecked Sendable {
     public func seed(_ files: [URL]) {
         lock.lock()
         defer { lock.unlock() }
-        for file in files { knownHashes[file.standardizedFileURL.path] = ContentDigest.of(file: file) }
+        for file in files {
+            knownHashes[file.standardizedFileURL.path] = ContentDigest.of(file: file)
+            noteLink(file.standardizedFileURL)
+        }
+    }
+
+    /// Keeps `linkStamps` up to date for `url` (lock held): its target's stamp when it is a symlink.
+    private func noteLink(_ url: URL) {
+        var info = stat()
+        if lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            linkStamps[url.path] = FileStamp.of(url)
+        } else {
+            linkStamps[url.path] = nil
+        }
     }
 
     /// Starts watching. Throws when inotify is unavailable or a folder cannot be watched.
@@ -117,18 +141,20 @@ public final class FileWatcher: @unchecked Sendable {
         guard !running else { return }
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw WatchError("inotify_init1 failed: \(String(cString: strerror(errno)))") }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_ATTRIB)
         for directory in directories {
-            let wd = inotify_add_watch(fd, directory.path, mask)
+            let wd = inotify_add_watch(fd, directory.path, Self.mask)
             guard wd >= 0 else {
                 let reason = String(cString: strerror(errno))
                 close(fd)
                 fd = -1
                 watches = [:]
+                folderWatches = [:]
                 throw WatchError("cannot watch \(directory.path): \(reason)")
             }
             watches[wd] = directory.standardizedFileURL
+            folderWatches[directory.standardizedFileURL] = (wd, FileIdentity(directory.path))
         }
+        nextCheck = Monotonic.now() + Self.checkInterval
         guard pipe(&wakePipe) == 0 else { throw WatchError("pipe failed") }
         running = true
         guard Threads.detach(name: "hubhost.watcher", { [weak self] in self?.loop() }) else {
@@ -139,6 +165,8 @@ public final class FileWatcher: @unchecked Sendable {
             throw WatchError("cannot start the watcher's thread")
         }
     }
+
+    private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_ATTRIB)
 
     public func stop() {
         lock.lock()
@@ -160,11 +188,12 @@ public final class FileWatcher: @unchecked Sendable {
         while true {
             lock.lock()
             let isRunning = running
-            let nextDeadline = pending.values.map { $0.deadline(quietPeriod: quietPeriod) }.min()
+            let nextDeadline = min(
+                pending.values.map { $0.deadline(quietPeriod: quietPeriod) }.min() ?? .infinity, nextCheck)
             lock.unlock()
             guard isRunning else { break }
 
-            let timeoutMs: Int32 = nextDeadline.map { Int32(max(0, ($0 - Monotonic.now()) * 1000).rounded(.up)) } ?? -1
+            let timeoutMs = Int32(max(0, (nextDeadline - Monotonic.now()) * 1000).rounded(.up))
             var fds = [
                 pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0),
@@ -174,6 +203,7 @@ public final class FileWatcher: @unchecked Sendable {
                 let count = read(fd, &buffer, buffer.count)
                 if count > 0 { record(events: buffer, count: count) }
             }
+            if Monotonic.now() >= nextCheck { checkFoldersAndLinks() }
             settle()
         }
         close(fd)
@@ -197,6 +227,7 @@ public final class FileWatcher: @unchecked Sendable {
             guard let directory = watches[wd], !nameBytes.isEmpty else { continue }
             let url = directory.appendingPathComponent(String(decoding: nameBytes, as: UTF8.self))
             guard accepts(url) else { continue }
+            noteLink(url)
             let earlier = pending[url.path]
             let attributes = mask & UInt32(IN_ATTRIB) != 0 && mask & ~UInt32(IN_ATTRIB | IN_ISDIR) == 0
             pending[url.path] = Pending(
@@ -204,6 +235,49 @@ public final class FileWatcher: @unchecked Sendable {
                 // A chmod right after the write (an installer's) does not make the write unfinished again.
                 closed: mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 || (attributes && earlier?.closed == true),
                 attributesOnly: attributes && (earlier?.attributesOnly ?? true))
+        }
+    }
+
+    /// The once-a-second check: folders that are not the ones watched any more, and symlinks whose target changed.
+    private func checkFoldersAndLinks() {
+        let now = Monotonic.now()
+        lock.lock()
+        defer { lock.unlock() }
+        nextCheck = now + Self.checkInterval
+        for (folder, watched) in folderWatches {
+            let identity = FileIdentity(folder.path)
+            guard identity != watched.identity else { continue }
+            if let wd = watched.wd {
+                inotify_rm_watch(fd, wd)  // fails harmlessly when the folder's deletion removed it
+                watches[wd] = nil
+            }
+            var wd: Int32?
+            if identity != nil {
+                let added = inotify_add_watch(fd, folder.path, Self.mask)
+                if added >= 0 {
+                    watches[added] = folder
+                    wd = added
+                }
+            }
+            folderWatches[folder] = (wd, identity)
+            // What the new folder holds, and what the old one held, is looked at again (unchanged files are not
+            // reported: their hashes are known).
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            var paths = Set(names.map { folder.appendingPathComponent($0) }.filter(accepts).map(\.path))
+            paths.formUnion(knownHashes.keys.filter { PathText.folder($0) == folder.path })
+            for path in paths {
+                let url = URL(fileURLWithPath: path)
+                noteLink(url)
+                pending[path] = Pending(url: url, lastEventAt: now, stampAtEvent: FileStamp.of(url), closed: true)
+            }
+        }
+        for (path, stamp) in linkStamps {
+            let url = URL(fileURLWithPath: path)
+            let current = FileStamp.of(url)
+            guard current != stamp else { continue }
+            linkStamps[path] = current
+            // Written where the link points, perhaps still: settled after a quiet period, as any write is.
+            pending[path] = Pending(url: url, lastEventAt: now, stampAtEvent: current)
         }
     }
 
