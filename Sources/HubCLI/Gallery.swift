@@ -89,6 +89,13 @@ struct Gallery: ParsableCommand {
             sink.write(sheet.html(notes: notLoaded + problems))
         case .png:
             let (svg, size) = sheet.svg()
+            if let problem = PNGImage.sizeProblem(width: size.width, height: size.height, scale: scale) {
+                sink.discard()
+                Diagnostics.print(
+                    "hubhost: cannot draw the gallery as one PNG: \(problem); --format html shows any number of "
+                        + "stories, and `hubhost snapshot record --gallery` draws a PNG per story")
+                throw ExitCode(.failed)
+            }
             PNGFont.warnOnce()
             do {
                 sink.write(

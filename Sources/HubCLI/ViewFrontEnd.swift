@@ -153,6 +153,11 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
         case .text: TextRenderer(naming: naming).render(tree) { sink.write($0) }
         case .png:
             let canvas = tree.canvasSize
+            if let problem = PNGImage.sizeProblem(width: canvas.width, height: canvas.height, scale: scale) {
+                sink.discard()
+                Diagnostics.print("hubhost: cannot draw the PNG: \(problem) (--format svg draws any size)")
+                throw ExitCode(.failed)
+            }
             do {
                 PNGFont.warnOnce()
                 let image = try PNGImage.rasterize(

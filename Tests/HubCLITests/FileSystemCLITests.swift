@@ -100,4 +100,21 @@ struct FileSystemCLITests {
         #expect(FileManager.default.fileExists(atPath: long.path))
         #expect(FileManager.default.fileExists(atPath: target.path), "the link's target is made")
     }
+
+    /// A view too tall for a PNG is refused once its size is known, before the drawing is made, and the file the
+    /// user had is kept.
+    @Test func aViewTooTallForAPNGIsRefusedBeforeItIsDrawn() throws {
+        let folder = try Folder()
+        let output = folder.root.appendingPathComponent("large.png")
+        try Data("kept".utf8).write(to: output)
+        let result = try CLI.run([
+            "render", "--plugins", folder.plugins.path, "--plugin-cache", folder.cache.path, "--format", "png",
+            "-o", output.path, TestPaths.examples.appendingPathComponent("large.json").path,
+        ])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("larger than a PNG hubhost draws (32768) (--format svg draws any size)"),
+            "\(result.stderr)")
+        #expect(try Data(contentsOf: output) == Data("kept".utf8))
+    }
 }
