@@ -224,6 +224,13 @@ public final class FileWatcher: @unchecked Sendable {
                 buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
             let nameBytes = buffer[(offset + 16)..<min(count, offset + 16 + nameLength)].prefix { $0 != 0 }
             offset += 16 + nameLength
+            // The folder itself went (deleted, or its file system unmounted): its watch is gone. Watched afresh by
+            // the next check once it is back, even if the new folder has the old one's inode number.
+            if mask & UInt32(IN_IGNORED) != 0, let directory = watches.removeValue(forKey: wd) {
+                folderWatches[directory] = (nil, nil)
+                nextCheck = min(nextCheck, now + quietPeriod)
+                continue
+            }
             guard let directory = watches[wd], !nameBytes.isEmpty else { continue }
             let url = directory.appendingPathComponent(String(decoding: nameBytes, as: UTF8.self))
             guard accepts(url) else { continue }
