@@ -104,6 +104,8 @@ struct Snapshot: ParsableCommand {
         /// With --gallery, the name of every picture the loaded plugins' stories have, drawn or not (a story that
         /// cannot be drawn, two that share a name): gallery goldens outside it belong to no story any more.
         var galleryNames: Set<String> = []
+        /// `galleryNames` without their widths: the stories the loaded plugins have.
+        var galleryStems: Set<String> = []
     }
 
     /// Draws every input; problems are printed where they happen.
@@ -155,9 +157,11 @@ struct Snapshot: ParsableCommand {
             let (entries, shots, problems) = Showcase.shots(of: host, widths: options.widths.values)
             for entry in entries {
                 for story in entry.stories {
-                    for width in story.widths.isEmpty ? options.widths.values : story.widths {
-                        drawn.galleryNames.insert(
-                            "gallery/" + Showcase.Shot.id(component: entry.component, story: story.name, width: width))
+                    for width in story.drawnWidths(options.widths.values) {
+                        let name =
+                            "gallery/" + Showcase.Shot.id(component: entry.component, story: story.name, width: width)
+                        drawn.galleryNames.insert(name)
+                        drawn.galleryStems.insert(Snapshot.stem(name))
                     }
                 }
             }
@@ -325,14 +329,16 @@ struct Snapshot: ParsableCommand {
     /// in this run, or the story is gone.
     /// `hint`: say how to remove it (verify's messages; record removes it).
     static func whyUndrawn(_ name: String, _ drawn: Drawn, hint: Bool = true) -> String {
-        let stem = { (name: String) in name.split(separator: "@").dropLast().joined(separator: "@") }
         let remedy = hint ? " (`snapshot record --gallery` removes it)" : ""
-        if drawn.galleryNames.contains(where: { stem($0) == stem(name) }) {
+        if drawn.galleryStems.contains(stem(name)) {
             return "its story is drawn at other widths now" + remedy
         }
         if drawn.pluginStatus != nil { return "a plugin did not load in this run (above), or the story is gone" }
         return "the component or story is gone" + remedy
     }
+
+    /// A picture's name without its width ("gallery/x.y@375" → "gallery/x.y").
+    static func stem(_ name: String) -> String { name.lastIndex(of: "@").map { String(name[..<$0]) } ?? name }
 
     /// The PNGs in the goldens folder and its gallery/ folder, as picture names ("home@375", "gallery/x.y@375").
     static func goldenNames(in folder: URL) -> [String] {

@@ -20,19 +20,22 @@ public struct PNGImage: Equatable, Sendable {
     /// Why a drawing of `width`×`height` points at `scale` is too large for a PNG, or nil: asked before the SVG is
     /// written, so a view too tall is refused before that work (at 300k components, 20 s and 760 MB).
     public static func sizeProblem(width: Double, height: Double, scale: Double) -> String? {
-        let pixelWidth = max(1, Int(min(1e15, (width * scale).rounded(.up))))
-        let pixelHeight = max(1, Int(min(1e15, (height * scale).rounded(.up))))
+        let (pixelWidth, pixelHeight) = pixelSize(width: width, height: height, scale: scale)
         guard pixelWidth > 32_768 || pixelHeight > 32_768 else { return nil }
         return "\(pixelWidth)×\(pixelHeight) pixels is larger than a PNG hubhost draws (32768)"
     }
 
+    /// Whole pixels for `width`×`height` points at `scale` (bounded, so an absurd size cannot trap).
+    private static func pixelSize(width: Double, height: Double, scale: Double) -> (Int, Int) {
+        (max(1, Int(min(1e15, (width * scale).rounded(.up)))), max(1, Int(min(1e15, (height * scale).rounded(.up)))))
+    }
+
     /// Draws `svg` (whose size is `width`×`height` points) at `scale` pixels per point.
     public static func rasterize(svg: String, width: Double, height: Double, scale: Double = 1) throws -> PNGImage {
-        let pixelWidth = max(1, Int((width * scale).rounded(.up)))
-        let pixelHeight = max(1, Int((height * scale).rounded(.up)))
         if let problem = sizeProblem(width: width, height: height, scale: scale) {
             throw Failure(description: problem)
         }
+        let (pixelWidth, pixelHeight) = pixelSize(width: width, height: height, scale: scale)
         let cairo = try Rsvg.api()
         let surface = cairo.image_surface_create(Int32(HUB_CAIRO_FORMAT_ARGB32), Int32(pixelWidth), Int32(pixelHeight))
         defer { cairo.surface_destroy(surface) }

@@ -8,7 +8,7 @@ public enum PathText {
         var cut = ""
         var count = 0
         for scalar in text.unicodeScalars {
-            count += String(scalar).utf8.count
+            count += UTF8.width(scalar)
             if count > bytes { break }
             cut.unicodeScalars.append(scalar)
         }

@@ -32,12 +32,12 @@ public enum ExportCaller {
         guard FileManager.default.fileExists(atPath: plugin.path) else {
             throw Failure(message: "\(plugin.path): no such file")
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-call-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         // The file a command loads is checked as every command checks one: a build others could have written is
         // refused before any of it runs.
         if let refusal = trust.refusal(of: plugin) { throw Failure(message: refusal) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-call-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         // The same ELF checks as loading (a text file named .so gets a clear message, not a dlopen error), and a
         // Swift image is never unmapped again (the Swift runtime keeps its metadata). The copy is of the bytes
         // checked (through a symlink, the file it names).

@@ -135,16 +135,15 @@ extension PrivateCopies {
         var deleted: [String] = []
         for name in names {
             let temporary = Self.temporaryCopyName(name)
-            guard temporary || Self.copyHashPrefix(name) != nil else { continue }
+            let hashPrefix = Self.copyHashPrefix(name)
+            guard temporary || hashPrefix != nil else { continue }
             let path = directory.appendingPathComponent(name).path
             var info = stat()
             guard !inUse.contains(path), lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
                 now - Double(info.st_mtim.tv_sec) > age
             else { continue }
-            if !temporary {
-                let url = URL(fileURLWithPath: path)
-                guard let prefix = Self.copyHashPrefix(name), ContentDigest.of(file: url)?.hasPrefix(prefix) == true
-                else { continue }
+            if let hashPrefix, ContentDigest.of(file: URL(fileURLWithPath: path))?.hasPrefix(hashPrefix) != true {
+                continue
             }
             if unlink(path) == 0 { deleted.append(name) }
         }

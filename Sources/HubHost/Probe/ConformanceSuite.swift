@@ -341,7 +341,7 @@ public struct ConformanceSuite {
             ).map { "\(story.name): \($0)" }
             // Drawn as `hubhost gallery` draws it: through a render pipeline (sizing, a live instance, draw), at
             // each of its own widths (a component may fail only at one).
-            for width in story.widths.isEmpty ? [container.width] : story.widths {
+            for width in story.drawnWidths([container.width]) {
                 phase("drawing a story", id, story.name)
                 let pipeline = RenderPipeline(registry: host.registry)
                 pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)

@@ -53,7 +53,7 @@ extension Showcase {
                 entries[e].stories[s] = story
                 let entry = entries[e]
                 problems += story.warnings.map { label + $0 }
-                for width in story.widths.isEmpty ? widths : story.widths {
+                for width in story.drawnWidths(widths) {
                     CallRecorder.noteDrawing(
                         "story \(TerminalText.quoted(story.name)) of \(entry.component) at \(width.compactPoints)")
                     defer { CallRecorder.noteDrawing(nil) }

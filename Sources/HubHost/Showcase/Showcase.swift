@@ -19,6 +19,9 @@ public enum Showcase {
         public var problem: String?
         /// What was wrong with it that still let it be drawn (a width out of range, left out).
         public var warnings: [String] = []
+
+        /// The widths it is drawn at: its own, else `defaults` (the command's).
+        public func drawnWidths(_ defaults: [Double]) -> [Double] { widths.isEmpty ? defaults : widths }
     }
 
     /// A component and its stories, grouped under its plugin and namespace.

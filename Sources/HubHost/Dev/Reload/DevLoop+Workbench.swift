@@ -202,8 +202,9 @@ extension DevLoop {
     /// The probe gate's verdicts for `changes`, in their order, as many probes at a time as the gate runs.
     private static func probe(_ changes: [FileChange], with gate: ProbeGate) -> [ProbeGate.Verdict] {
         let verdicts = VerdictList(count: changes.count)
-        DispatchQueue.concurrentPerform(iterations: min(changes.count, max(1, gate.parallelism))) { lane in
-            for index in stride(from: lane, to: changes.count, by: max(1, gate.parallelism)) {
+        let lanes = min(changes.count, max(1, gate.parallelism))
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            for index in stride(from: lane, to: changes.count, by: lanes) {
                 verdicts.set(gate.check(changes[index].url), at: index)
             }
         }
