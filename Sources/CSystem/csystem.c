@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <execinfo.h>
 #include <link.h>
 #include <pthread.h>
@@ -109,6 +110,115 @@ void csystem_note_faults(uint64_t *record, int capacity) {
         sigaction(signals[i], &action, NULL);
     }
     atexit(note_exit);
+}
+
+// A listing that loads plugins in its own process starts itself again when plugin code crashes or stalls in it
+// (see csystem.h). Everything the handler and the watchdog need is prepared before any plugin code runs: they
+// only patch one byte, restore the signal mask and call execve, all async-signal-safe.
+
+static const int restart_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+#define RESTART_SIGNAL_COUNT (sizeof restart_signals / sizeof restart_signals[0])
+static struct sigaction restart_saved[RESTART_SIGNAL_COUNT];
+static sigset_t restart_mask;
+static const char *restart_path;
+static char *const *restart_argv;
+static char *const *restart_envp;
+static char *restart_cause;  // the value of the environment entry that says why: a digit string, or "hang"
+static const uint64_t *restart_call_word;
+static unsigned restart_timeout_ms;
+static int restart_active;  // 1 while armed; the watchdog thread ends when it reads 0
+static int restart_stdout = -1;  // a copy of the standard output the process started with
+
+static void restart_now(void) {
+    pthread_sigmask(SIG_SETMASK, &restart_mask, NULL);  // execve keeps the mask: the new image needs these signals
+    // The host points descriptor 1 at stderr while plugin code runs; the new run writes its output to the real one.
+    if (restart_stdout >= 0) dup2(restart_stdout, 1);
+    execve(restart_path, restart_argv, restart_envp);
+}
+
+static void restart_after_signal(int signal_number, siginfo_t *info, void *context) {
+    (void)info;
+    (void)context;
+    if (__atomic_exchange_n(&restart_active, 0, __ATOMIC_ACQ_REL) == 1) {
+        restart_cause[0] = (char)('0' + signal_number / 10);
+        restart_cause[1] = (char)('0' + signal_number % 10);
+        restart_cause[2] = 0;
+        restart_now();
+    }
+    // Not armed any more, or execve failed: end as the signal would have (SA_RESETHAND made it the default).
+    raise(signal_number);
+}
+
+static void *restart_watchdog(void *unused) {
+    (void)unused;
+    uint64_t seen = 0;
+    unsigned still = 0;
+    while (__atomic_load_n(&restart_active, __ATOMIC_ACQUIRE) == 1) {
+        usleep(50 * 1000);
+        uint64_t word = __atomic_load_n(restart_call_word, __ATOMIC_RELAXED);
+        if (word == 0 || word != seen) {
+            seen = word;
+            still = 0;
+            continue;
+        }
+        still += 50;
+        if (still >= restart_timeout_ms && __atomic_exchange_n(&restart_active, 0, __ATOMIC_ACQ_REL) == 1) {
+            memcpy(restart_cause, "hang", 5);
+            restart_now();
+            _exit(70);  // execve failed: the stalled call would never return
+        }
+    }
+    return NULL;
+}
+
+/// exit() called by plugin code (a call is in progress): the process would end with the listing unwritten.
+static void restart_after_exit(void) {
+    if (__atomic_load_n(restart_call_word, __ATOMIC_RELAXED) != 0 &&
+        __atomic_exchange_n(&restart_active, 0, __ATOMIC_ACQ_REL) == 1) {
+        memcpy(restart_cause, "exit", 5);
+        restart_now();
+    }
+}
+
+bool csystem_restart_on_fault(const char *path, char *const argv[], char *const envp[], char *cause,
+                              const uint64_t *call_word, unsigned timeout_ms) {
+    if (restart_stdout < 0) restart_stdout = fcntl(1, F_DUPFD_CLOEXEC, 10);
+    restart_path = path;
+    restart_argv = argv;
+    restart_envp = envp;
+    restart_cause = cause;
+    restart_call_word = call_word;
+    restart_timeout_ms = timeout_ms;
+    pthread_sigmask(SIG_SETMASK, NULL, &restart_mask);
+    // A stack overflow in plugin code needs a stack of its own for the handler (kept for the process's life).
+    static void *alternate;
+    if (alternate == NULL && (alternate = malloc(64 * 1024)) != NULL) {
+        stack_t stack = {.ss_sp = alternate, .ss_size = 64 * 1024, .ss_flags = 0};
+        sigaltstack(&stack, NULL);
+    }
+    __atomic_store_n(&restart_active, 1, __ATOMIC_RELEASE);
+    static bool exit_handler_registered;
+    if (!exit_handler_registered) exit_handler_registered = atexit(restart_after_exit) == 0;
+    for (size_t i = 0; i < RESTART_SIGNAL_COUNT; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = restart_after_signal;
+        action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        sigaction(restart_signals[i], &action, &restart_saved[i]);
+    }
+    pthread_t thread;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    bool started = pthread_create(&thread, &attributes, restart_watchdog, NULL) == 0;
+    pthread_attr_destroy(&attributes);
+    return started;
+}
+
+void csystem_restart_on_fault_end(void) {
+    __atomic_store_n(&restart_active, 0, __ATOMIC_RELEASE);
+    for (size_t i = 0; i < RESTART_SIGNAL_COUNT; i++) sigaction(restart_signals[i], &restart_saved[i], NULL);
 }
 
 struct image_search {

@@ -7,14 +7,17 @@ import HubHost
 
 /// Lets a command that loads plugins in its own process (`list-namespaces`: a worker would cost more than the
 /// listing) find out that its last run ended inside plugin code. The probe has run every new build's `init` in a
-/// child already, but an `init` that reads something else (a config file) can crash or hang only now. Such a run
-/// ends without removing its marker; the next run sees the marker and runs in a worker instead, which names the
-/// plugin and quarantines it, as every other command does.
+/// child already, but an `init` that reads something else (a config file) can crash or hang only now. A crash, an
+/// `exit()` or a hang makes the run start itself again (`InProcessRestart`); a run ended any other way (killed,
+/// `_exit`) leaves its marker, and the next run sees it and runs in a worker instead, which names the plugin and
+/// quarantines it, as every other command does.
 struct InProcessSentinel {
     /// `<probe cache>/<command>-<pid>.running`, one per process so concurrent runs do not clear each other's.
     let folder: URL
     let command: String
     private var marker: URL { folder.appendingPathComponent("\(command)-\(getpid()).running") }
+    /// This process's marker: left by the run it replaced when it was started again (`InProcessRestart`).
+    var ownMarker: URL { marker }
 
     /// False when the cache folder is another user's or others may write it (the run uses a temporary one): no
     /// marker is left there.

@@ -35,16 +35,25 @@ struct ListNamespaces: ParsableCommand {
 
     func run() throws {
         // Plugins load in this process (a worker costs more than the listing; the probe ran each new build's init in
-        // a child already), unless the last listing ended inside plugin code: then in a worker, which names the
-        // plugin and quarantines it. A worker run that meets a hang keeps the next one in a worker too (a hang is
-        // kept out for its run only), so an init that hangs on every real load is named instead of hanging.
+        // a child already). Plugin code that crashes or hangs here anyway (an init that reads a config file) makes
+        // the process start itself again, and that run lists in a worker, which names the plugin and quarantines it.
+        // A listing that ended inside plugin code without starting again (killed, stopped by the user) leaves its
+        // marker, and the next listing runs in a worker too. A worker run that meets a hang keeps the next one in a
+        // worker as well (a hang is kept out for its run only), so an init that hangs on every load is named.
         var sentinel: InProcessSentinel?
+        var restart: InProcessRestart?
         if isolation.supervises, !plugins.isSafeMode {
             let guardFile = InProcessSentinel(cacheDirectory: plugins.cacheDirectory, command: "list-namespaces")
-            let unfinished = guardFile.unfinishedRuns
-            if !unfinished.isEmpty {
+            var unfinished = guardFile.unfinishedRuns
+            let restartCause = InProcessRestart.causeText(timeout: isolation.callTimeout)
+            if restartCause != nil { unfinished.append(guardFile.ownMarker) }
+            if restartCause != nil || !unfinished.isEmpty {
                 try plugins.requireNamedFolders()
-                Diagnostics.print("hubhost: the last listing ended inside plugin code; listing in a worker this time")
+                Diagnostics.print(
+                    restartCause.map {
+                        "hubhost: plugin code \($0) while this listing loaded plugins; listing again in a worker, "
+                            + "which names the plugin"
+                    } ?? "hubhost: the last listing ended inside plugin code; listing in a worker this time")
                 var supervisor = OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: "")
                 supervisor.context = "listing plugins (their init runs as they load)"
                 supervisor.finished = { faults in
@@ -54,8 +63,12 @@ struct ListNamespaces: ParsableCommand {
             }
             guardFile.begin()
             sentinel = guardFile
+            restart = InProcessRestart(arguments: CommandLine.arguments, timeout: isolation.callTimeout)
         }
-        defer { sentinel?.end() }
+        defer {
+            restart?.disarm()
+            sentinel?.end()
+        }
         // Listing needs no services: module files are not bound, so no eager singleton (plugin code) runs here.
         let host = try plugins.makeHost(moduleFiles: .skip)
         if json {

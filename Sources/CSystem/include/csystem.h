@@ -24,6 +24,20 @@ void csystem_name_thread(const char *name);
 /// number, and `record[0]` last: 1 on the main thread, 2 on another. Only the first is noted. Call once.
 void csystem_note_faults(uint64_t *record, int capacity);
 
+/// Arms a restart for a process that runs plugin code in itself: when a fatal signal (those above) hits it,
+/// `*call_word` (the call recorder's word for the call in progress; 0 between calls) stays the same non-zero value
+/// for `timeout_ms`, or exit() is called during a call, the process writes why into `cause` ("11" for SIGSEGV,
+/// "hang", "exit"; it must hold 5 bytes and be
+/// the value of an entry of `envp`) and replaces itself with `execve(path, argv, envp)`, its standard output
+/// pointed back at the one it had when this was first called. Everything must stay valid
+/// until `csystem_restart_on_fault_end`. A watchdog thread polls the word every 50 ms; false when it could not be
+/// started (signals are still caught).
+bool csystem_restart_on_fault(const char *path, char *const argv[], char *const envp[], char *cause,
+                              const uint64_t *call_word, unsigned timeout_ms);
+
+/// Disarms `csystem_restart_on_fault`: the earlier signal actions are back, and the watchdog ends.
+void csystem_restart_on_fault_end(void);
+
 /// Asks the kernel to end this process (SIGKILL) when the thread that started it ends, as a worker must when its
 /// supervisor is gone (killed, or ended by a signal). False when the parent is no longer `parent`: it ended
 /// before the request was made.

@@ -174,11 +174,7 @@ public enum CallRecorder {
     static func register(
         path: String, id: String, version: String, digest: String, image: UnsafeMutableRawPointer? = nil
     ) -> UInt16 {
-        if words == nil {  // a private page, in a process no supervisor reads
-            let local = UnsafeMutablePointer<UInt64>.allocate(capacity: 8)
-            local.initialize(repeating: 0, count: 8)
-            words = local
-        }
+        _ = callWord
         let info = BlackBox.PluginInfo(path: path, id: id, version: version, digest: digest)
         guard names.count <= BlackBox.slotCount else { return 0 }
         names.append(info)
@@ -195,6 +191,16 @@ public enum CallRecorder {
     static func imageUnmapped(slot: UInt16) {
         guard let table else { return }
         BlackBox.forgetImage(slot: Int(slot), table: table)
+    }
+
+    /// The word that names the call in progress (0 between calls), for a watchdog on another thread to read; in a
+    /// process no supervisor reads, a private page made on first use.
+    public static var callWord: UnsafePointer<UInt64> {
+        if let words { return UnsafePointer(words + 1) }
+        let local = UnsafeMutablePointer<UInt64>.allocate(capacity: 8)
+        local.initialize(repeating: 0, count: 8)
+        words = local
+        return UnsafePointer(local + 1)
     }
 
     /// The plugin and call in progress, "libx.so (com.x 1.0) in draw", for messages about values it handed over.

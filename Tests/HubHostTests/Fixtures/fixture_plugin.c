@@ -5,6 +5,8 @@
  *   FIXTURE_FAIL_INIT "message"   init registers its namespace, then fails with the message
  *   FIXTURE_NO_ENTRY   exports no hub_plugin_entry at all
  *   FIXTURE_CRASH_INIT_IF "path"   init crashes (SIGSEGV) when that file exists
+ *   FIXTURE_HANG_INIT_IF "path"    init never returns when that file exists
+ *   FIXTURE_EXIT_INIT_IF "path"    init calls exit(0) when that file exists
  *   FIXTURE_EXIT_INIT   init ends the process with exit(0)
  * It registers a component factory (components "label" and "box", "box" has children and performs actions), a
  * layout manager, an action factory and an action handler, all keyed by its namespace so variants can coexist,
@@ -173,6 +175,12 @@ static bool init(const hub_host *h, char *error, size_t capacity) {
 #ifdef FIXTURE_CRASH_INIT_IF
     /* A plugin whose init reads a file the probe never saw (a config file): it crashes only once that exists. */
     if (access(FIXTURE_CRASH_INIT_IF, F_OK) == 0) *(volatile int *)0 = 1;
+#endif
+#ifdef FIXTURE_HANG_INIT_IF
+    while (access(FIXTURE_HANG_INIT_IF, F_OK) == 0) sleep(1);
+#endif
+#ifdef FIXTURE_EXIT_INIT_IF
+    if (access(FIXTURE_EXIT_INIT_IF, F_OK) == 0) exit(0);
 #endif
 #ifdef FIXTURE_EXIT_INIT
     exit(0);
