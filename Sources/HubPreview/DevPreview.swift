@@ -61,6 +61,7 @@ public final class DevPreview: @unchecked Sendable {
         var lines = output.reloads.map(\.description) + output.warnings.map { "warning: \($0)" }
         switch output.reload.result {
         case .tapped, .edited, .widths: break
+        case .scrolled: return []
         default:
             lines += output.viewWarnings.filter { !alreadySaid.contains($0) }.map { "warning: \($0)" }
             alreadySaid = Set(output.viewWarnings)
@@ -114,6 +115,10 @@ public final class DevPreview: @unchecked Sendable {
             plugins: output.plugins,
             settledAt: output.reload.settledAt, lastEventAt: output.reload.lastEventAt,
             renderedAt: output.reload.renderedAt)
+        if let window = output.window {
+            frame.window = .init(top: window.lowerBound, bottom: window.upperBound, components: output.bodyCount)
+        }
+        if output.reload.result == .scrolled { frame.scrolled = true }
         if let shots = output.gallery {
             // Gallery mode: every story on one sheet (no boxes: stories are pictures, not a view to tap).
             let (svg, size) = gallery(shots)

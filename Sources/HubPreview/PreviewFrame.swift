@@ -67,6 +67,24 @@ public struct PreviewFrame: Codable, Sendable {
             self.html = html
         }
     }
+    /// A large view is drawn near where the page is scrolled only: `html` and `boxes` cover content y from `top`
+    /// to `bottom` of the `height`, and the page asks for another part (`POST /scroll`) as it scrolls.
+    public struct Window: Codable, Sendable, Equatable {
+        public var top: Double
+        public var bottom: Double
+        /// The view's body components (all of them, drawn or not).
+        public var components: Int
+        public init(top: Double, bottom: Double, components: Int) {
+            self.top = top
+            self.bottom = bottom
+            self.components = components
+        }
+    }
+    /// nil: the whole view is drawn.
+    public var window: Window?
+    /// The frame answers a scroll of the page: nothing changed but what is drawn (the page logs nothing).
+    public var scrolled: Bool?
+
     /// Monotonic seconds (CLOCK_MONOTONIC, shared by processes on this machine): when the change that caused
     /// this render settled, and when the render was ready to push. For latency measurements.
     public var settledAt: Double?

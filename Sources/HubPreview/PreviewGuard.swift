@@ -124,6 +124,24 @@ struct PreviewGuard: Sendable {
         return .success(widths)
     }
 
+    /// `{"y": 1200, "height": 900}`: the content y at the top of the page's view and how much it shows, in points.
+    static func parseScroll(_ body: Data) -> Result<(y: Double, height: Double), TapError> {
+        guard let object = (try? JSONValue.parse(body))?.objectValue else {
+            return .failure(TapError("body: expected {\"y\": number, \"height\": number}"))
+        }
+        var values: [Double] = []
+        for (key, range) in [("y", 0.0...1e9), ("height", 1.0...100_000.0)] {
+            guard case .number(let n)? = object[key], range.contains(n) else {
+                return .failure(
+                    TapError(
+                        "\(key): expected a number from \(Int(range.lowerBound)) to \(Int(range.upperBound)), found "
+                            + (object[key]?.typeDescription ?? "nothing")))
+            }
+            values.append(n)
+        }
+        return .success((values[0], values[1]))
+    }
+
     /// An edit's model: the "model" member, a JSON object (as text or as an object).
     static func parseModel(_ body: Data) -> Result<String, TapError> {
         guard let value = (try? JSONValue.parse(body))?.objectValue?["model"] else {

@@ -63,7 +63,7 @@ enum PreviewPage {
         </head>
         <body data-sequence="0">
         <header><b>hubhost dev</b><span id="state" class="state">connecting…</span><span id="activity"></span>
-          <span id="cause"></span><span style="flex:1"></span>
+          <span id="cause"></span><span id="windowed"></span><span style="flex:1"></span>
           <label><input type="checkbox" id="inspect-mode"> inspect</label>
           <select id="device" title="Add a device width"><option value="">+ device</option><option value="320">iPhone SE 320</option><option value="375">iPhone 375</option><option value="414">iPhone Plus 414</option><option value="768">iPad 768</option><option value="1024">Desktop 1024</option></select>
           <input id="widths" size="14" placeholder="more widths: 320,768" title="Widths drawn beside the view (comma-separated)">
@@ -104,8 +104,10 @@ enum PreviewPage {
         let dismissed = '';
         let shownProblems = '';
         function text(tag, value, className) { const e = document.createElement(tag); e.textContent = value ?? ''; if (className) e.className = className; return e; }
+        let current = null;
         function apply(frame, initial) {
           if (!frame) return;
+          current = frame;
           if (!initial) $('view').innerHTML = frame.html;
           $('stage').style.width = frame.width + 'px';
           $('stage').style.minHeight = frame.height + 'px';
@@ -126,7 +128,8 @@ enum PreviewPage {
           // shows and what Apply sends is never a stale model at an index that now holds another component.
           if (inspected && !initial) {
             const again = [...boxes.children].find(b => b.dataset.componentId === inspected.id && b.dataset.section === inspected.section);
-            if (again) inspect(again); else { inspected = null; $('editor').hidden = true; $('inspected').replaceChildren(text('dt', 'the component is gone from the view')); }
+            // A large view draws only the part near where the page is scrolled: a component scrolled away is not gone.
+            if (again) inspect(again); else if (!frame.window) { inspected = null; $('editor').hidden = true; $('inspected').replaceChildren(text('dt', 'the component is gone from the view')); }
           }
           const problems = frame.problems.map(p => p.kind + ': ' + p.message).join('\\n');
           // New problems go to the log at their level (the "warnings and errors" filter shows them); a clean
@@ -144,7 +147,13 @@ enum PreviewPage {
           $('overlay').className = errors && problems !== dismissed ? 'shown' : '';
           $('cause').textContent = '#' + frame.sequence + ' ' + frame.cause;
           document.body.dataset.sequence = String(frame.sequence);
-          addLog({ level: 'info', time: new Date().toISOString(), message: '#' + frame.sequence + ' ' + frame.cause, source: 'reload' });
+          if (!frame.scrolled) addLog({ level: 'info', time: new Date().toISOString(), message: '#' + frame.sequence + ' ' + frame.cause, source: 'reload' });
+          // A large view is drawn near where the page is scrolled: exporting it takes `hubhost render`.
+          for (const id of ['export-svg', 'export-png']) {
+            $(id).hidden = !!frame.window;
+          }
+          $('windowed').textContent = frame.window ? frame.window.components + ' components: drawn near where you scroll' : '';
+          if (scrollAsked && frame.sequence > scrollAsked) { scrollAsked = 0; requestAnimationFrame(checkWindow); }
           const extras = $('extras');
           extras.replaceChildren();
           for (const extra of frame.extras ?? []) {
@@ -247,6 +256,28 @@ enum PreviewPage {
           const result = await reply.json();
           addLog({ level: reply.ok ? 'info' : 'warning', time: new Date().toISOString(), message: box.dataset.section + ' [' + indexPath.join(', ') + ']: ' + result.result, source: 'tap' });
         });
+        // A large view (frame.window) holds only the part near where the page is scrolled: when the page's view
+        // comes within half a screen of its edge, ask for the part around it. One request at a time; the frame it
+        // causes (over /events) lets the next one go.
+        let scrollAsked = 0;
+        function checkWindow() {
+          const w = current && current.window;
+          if (!w || scrollAsked) return;
+          const zoom = Number($('zoom').value) || 1;
+          const y = Math.max(0, -$('stage').getBoundingClientRect().top / zoom);
+          const height = Math.max(1, window.innerHeight / zoom);
+          const margin = height / 2;
+          const short = (w.top > 0 && y - margin < w.top) || (w.bottom < current.height && y + height + margin > w.bottom);
+          if (!short) return;
+          scrollAsked = current.sequence;
+          fetch('/scroll', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ y, height }) })
+            .then(reply => { if (!reply.ok) scrollAsked = 0; }, () => { scrollAsked = 0; });
+          // No frame came (no event stream): ask again later rather than never.
+          setTimeout(() => { if (scrollAsked === current.sequence) { scrollAsked = 0; checkWindow(); } }, 2000);
+        }
+        window.addEventListener('scroll', () => requestAnimationFrame(checkWindow), { passive: true });
+        window.addEventListener('resize', () => requestAnimationFrame(checkWindow));
+        $('zoom').addEventListener('change', () => requestAnimationFrame(checkWindow));
         apply(JSON.parse($('initial-frame').textContent), true);
         // The browser retries a dropped stream by itself, but gives up for good after an answer that is not a
         // stream (a 503 while the server is at its stream limit): then a new one is opened a little later.

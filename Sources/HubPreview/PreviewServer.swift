@@ -57,6 +57,7 @@ public final class PreviewServer: @unchecked Sendable {
             guard let frame = self?.currentFrame, !frame.html.isEmpty else {
                 return PreviewGuard.reply(.notFound, "no drawing yet")
             }
+            if let refusal = Self.partialDrawing(frame) { return refusal }
             return HTTPResponse(
                 statusCode: .ok,
                 headers: [
@@ -68,6 +69,7 @@ public final class PreviewServer: @unchecked Sendable {
             guard let frame = self?.currentFrame, !frame.html.isEmpty else {
                 return PreviewGuard.reply(.notFound, "no drawing yet")
             }
+            if let refusal = Self.partialDrawing(frame) { return refusal }
             do {
                 let png = try PNGImage.rasterize(svg: frame.html, width: frame.width, height: frame.height).pngData()
                 return HTTPResponse(
@@ -143,6 +145,16 @@ public final class PreviewServer: @unchecked Sendable {
             case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
             }
             let answer = self?.onRequest(PreviewRequest(kind: .widths, widths: widths)) ?? "gone"
+            let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
+        }
+        await route("POST /scroll", on: server) { [weak self] request in
+            let scroll: (y: Double, height: Double)
+            switch PreviewGuard.parseScroll(try await request.bodyData) {
+            case .success(let parsed): scroll = parsed
+            case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
+            }
+            let answer = self?.onRequest(PreviewRequest(kind: .scroll, y: scroll.y, height: scroll.height)) ?? "gone"
             let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
             return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
         }
@@ -311,19 +323,36 @@ struct EventBytes: AsyncBufferedSequence, Sendable {
     }
 }
 
+extension PreviewServer {
+    /// The answer to an export of a large view, which the page holds only part of: what to run instead.
+    static func partialDrawing(_ frame: PreviewFrame) -> HTTPResponse? {
+        guard let window = frame.window else { return nil }
+        return PreviewGuard.reply(
+            .conflict,
+            "the view has \(window.components) components: the preview draws only the part near where the page is "
+                + "scrolled; `hubhost render VIEW --format svg` draws it whole")
+    }
+}
+
 /// A workbench request from the page, as the dev loop (or its worker) answers it.
 public struct PreviewRequest: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable { case tap, inspect, edit, widths }
+    public enum Kind: String, Codable, Sendable { case tap, inspect, edit, widths, scroll }
     public var kind: Kind
     public var indexPath: [Int] = []
     public var section: String = "body"
     /// The new component model (edit), as JSON text.
     public var model: String?
     public var widths: [Double]?
+    /// Scroll: the content y at the top of the page's view, and how much of the view the page shows (points).
+    public var y: Double?
+    public var height: Double?
 
     public init(
-        kind: Kind, indexPath: [Int] = [], section: String = "body", model: String? = nil, widths: [Double]? = nil
+        kind: Kind, indexPath: [Int] = [], section: String = "body", model: String? = nil, widths: [Double]? = nil,
+        y: Double? = nil, height: Double? = nil
     ) {
+        self.y = y
+        self.height = height
         self.kind = kind
         self.indexPath = indexPath
         self.section = section
@@ -343,7 +372,12 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
         case .edit: return loop.edit(indexPath: indexPath, section: section, modelJSON: model ?? "") ?? "edited"
         case .widths:
             loop.setExtraWidths(widths ?? [])
+            if loop.isWindowed {
+                return "not drawn at other widths: the view has more than \(DevLoop.windowedBodyCount) components "
+                    + "(the preview draws the part near where it is scrolled); `hubhost render --width W` draws it whole"
+            }
             return "drawing at \(loop.options.extraWidths.map { Int($0) })"
+        case .scroll: return loop.scroll(toY: y ?? 0, pageHeight: height ?? 0)
         }
     }
 }

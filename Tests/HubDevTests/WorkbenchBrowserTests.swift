@@ -66,6 +66,71 @@ struct WorkbenchBrowserTests {
         #expect(!list.isEmpty && Set(list).count == list.count, "\(ids)")
     }
 
+    /// A view of 20,000 components: the page holds the part near where it is scrolled (it used to hold every
+    /// component: 87 MB at 100k), is as tall as the whole view, and scrolling it to the end draws the end. Exports
+    /// say what to run instead of giving a part.
+    @Test(
+        .enabled(
+            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    func aLargeViewIsDrawnNearWhereThePageIsScrolled() throws {
+        let root = TestSupport.temporaryDirectory("workbench-large")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
+            try FileManager.default.copyItem(
+                at: TestSupport.binDirectory.appendingPathComponent(name), to: plugins.appendingPathComponent(name))
+        }
+        let count = 20_000
+        let body = (0..<count).map { index in
+            let component = ["demo:row", "cdemo:tile", "cdemo:badge", "demo:card"][index % 4]
+            return
+                #"{"id": "item-\#(index)", "component": {"id": "\#(component)"}, "text": {"title": "Item \#(index)"}}"#
+        }
+        let viewFile = root.appendingPathComponent("large.json")
+        try Data(#"{"id": "large", "body": [\#(body.joined(separator: ",\n"))]}"#.utf8).write(to: viewFile)
+        let dev = try DevProcess(view: viewFile, plugins: plugins, cache: root.appendingPathComponent("cache"))
+        defer { dev.stop() }
+        let first = try #require(dev.waitForFrame { $0.window != nil }, "\(dev.log)")
+        #expect(first.window?.components == count)
+        #expect(first.boxes.count < 200, "\(first.boxes.count) boxes")
+        let (page, _) = try HTTP.request(port: dev.port, "GET", "/")
+        #expect(page == 200)
+
+        let browser = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
+        defer { browser.quit() }
+        try browser.open("http://127.0.0.1:\(dev.port)/")
+        #expect(
+            TestSupport.waitUntil { (try? browser.evaluate("document.getElementById('state').textContent")) == "live" })
+        // The page is as tall as the whole view, and holds only the boxes near its top.
+        let height =
+            Double(try browser.evaluate("document.getElementById('stage').getBoundingClientRect().height")) ?? 0
+        #expect(height >= first.height, "\(height) < \(first.height)")
+        #expect(Int(try browser.evaluate("document.querySelectorAll('#boxes .box').length")) ?? 0 < 200)
+        // Scrolled to the end, the page asks for the end, and the last component is drawn and can be tapped.
+        _ = try browser.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        let lastBox = "#boxes .box[data-index-path=\"\(count - 1)\"]"
+        #expect(
+            TestSupport.waitUntil(timeout: 20) {
+                (try? browser.evaluate("document.querySelector('\(lastBox)') ? 'yes' : 'no'")) == "yes"
+            }, "\(dev.log)")
+        #expect(
+            try browser.evaluate("document.getElementById('view').innerHTML.includes('Item \(count - 1)')") == "true")
+        #expect(try browser.evaluate("document.getElementById('view').innerHTML.includes('>Item 0<')") == "false")
+        _ = try browser.evaluate("document.querySelector('\(lastBox)').click()")
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.querySelector('#boxes .box.tapped')?.dataset.indexPath"))
+                    == "\(count - 1)"
+            }, "\(dev.log)")
+        // Scrolling never printed a line in the terminal, and exporting a part is refused with what to run.
+        #expect(!dev.log.contains("scrolled"), "\(dev.log)")
+        #expect(try browser.evaluate("document.getElementById('export-svg').hidden") == "true")
+        let (status, said) = try HTTP.request(port: dev.port, "GET", "/export.svg")
+        #expect(status == 409 && String(decoding: said, as: UTF8.self).contains("--format svg"))
+    }
+
     @Test(
         .enabled(
             if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",

@@ -4,8 +4,10 @@ import FoundationEssentials
 extension EventEngine {
     // MARK: Output
 
-    /// The view as it is now, for the renderers: live components drawn, the others with their frames.
-    public func renderTree() -> RenderTree {
+    /// The view as it is now, for the renderers: live components drawn, the others with their frames; with
+    /// `bodyWithin`, only the body components whose frames reach into that range of content y (the preview of a
+    /// large view draws the part near where its page is scrolled).
+    public func renderTree(bodyWithin range: ClosedRange<Double>? = nil) -> RenderTree {
         func node(_ wrapper: ComponentWrapper) -> RenderNode? {
             guard let model = wrapper.model else { return nil }
             return pipeline.node(for: wrapper, model: model, frame: wrapper.frame)
@@ -14,6 +16,11 @@ extension EventEngine {
         var body: [RenderNode] = []
         body.reserveCapacity(viewModel.body.count)
         for (index, model) in viewModel.body.enumerated() {
+            if let range, index < frames.count,
+                frames[index].maxY < range.lowerBound || frames[index].minY > range.upperBound
+            {
+                continue
+            }
             if let wrapper = pipeline.bodyWrappers[index], let n = node(wrapper) {
                 body.append(n)
                 continue

@@ -116,6 +116,14 @@ final class DevProcess {
         var boxes: [Box]
         var settledAt: Double?
         var renderedAt: Double
+        var height: Double
+        struct Window: Decodable {
+            var top: Double
+            var bottom: Double
+            var components: Int
+        }
+        /// A large view's drawn part (nil: all of it).
+        var window: Window?
         struct Extra: Decodable { var width: Double }
         /// The view at the page's other widths.
         var extras: [Extra]?

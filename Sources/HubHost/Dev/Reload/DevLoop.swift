@@ -64,6 +64,8 @@ public final class DevLoop {
             case unchanged
             case edited = "edited in the page"
             case widths = "widths changed"
+            /// The page scrolled a large view: the part near its viewport is drawn (no terminal line).
+            case scrolled
         }
         public var file: String
         public var version: String?
@@ -134,6 +136,11 @@ public final class DevLoop {
         public let extras: [(width: Double, tree: RenderTree)]
         /// Gallery mode: every story of every loaded plugin, drawn again after every reload.
         public let gallery: [Showcase.Shot]?
+        /// For a view of more than `DevLoop.windowedBodyCount` body components: the range of content y the tree
+        /// covers (its body holds only the components there); nil when the whole view is drawn.
+        public var window: ClosedRange<Double>? = nil
+        /// The number of body components of the view.
+        public var bodyCount = 0
     }
 
     public internal(set) var options: Options
@@ -178,6 +185,30 @@ public final class DevLoop {
             .map(\.description)
     }
     private var sequence = 0
+    /// A view with more body components than this is drawn in the preview near where the page is scrolled only
+    /// (and scrolling the page scrolls the view, as a device would): drawing and sending every component of a
+    /// 100k-component view made an 87 MB page that took minutes to show and seconds per tap.
+    public static let windowedBodyCount = 2_000
+    /// The page's visible height in view points, as its last scroll said (0: not said yet).
+    var pageHeight: Double = 0
+    /// Whether the view is drawn in windows (`windowedBodyCount`).
+    public var isWindowed: Bool { !options.gallery && (viewModel?.body.count ?? 0) > Self.windowedBodyCount }
+    /// Viewport heights live above and below the viewport in a windowed view: enough for the page's height below
+    /// the top it scrolled to, and as much above.
+    private var windowBuffer: Double {
+        let viewport = max(1, options.viewport.height)
+        return max(1, (pageHeight / viewport).rounded(.up))
+    }
+    /// The content y a windowed view's tree covers: the engine's live range.
+    private func window(of engine: EventEngine) -> ClosedRange<Double> {
+        let buffer = options.viewport.height * engine.bufferFraction
+        let top = engine.contentOffset.y
+        return max(0, top - buffer)...(top + options.viewport.height + buffer)
+    }
+    /// The tree a render sends: the whole view, or in a windowed view the part near the viewport.
+    private func currentTree(_ engine: EventEngine) -> RenderTree {
+        isWindowed ? engine.renderTree(bodyWithin: window(of: engine)) : engine.renderTree()
+    }
     private var tapped: [Int]?
     private var tappedSection: String?
     /// The event pipeline over the current render: taps from the preview go through it (selection states with
@@ -325,8 +356,27 @@ public final class DevLoop {
         tappedSection = type.rawValue
         emit(
             Reload(file: options.viewFile.lastPathComponent, result: .tapped, detail: result),
-            tree: engine.renderTree())
+            tree: currentTree(engine))
         return result
+    }
+
+    /// Scrolls a windowed view so that content y `y` is at the viewport's top, as the page scrolled to it
+    /// (`pageHeight`: how much of the view the page shows, in view points), and draws the part near it. A view
+    /// drawn whole does not scroll: the page shows all of it.
+    @discardableResult
+    public func scroll(toY y: Double, pageHeight: Double) -> String {
+        host.adoptCurrentThread()
+        self.pageHeight = pageHeight
+        guard let engine, isWindowed else { return "the whole view is drawn" }
+        engine.bufferFraction = windowBuffer
+        engine.scroll(to: Point(x: 0, y: y))
+        let window = window(of: engine)
+        emit(
+            Reload(
+                file: options.viewFile.lastPathComponent, result: .scrolled,
+                detail: "y \(Int(engine.contentOffset.y))"),
+            tree: currentTree(engine))
+        return "drawn from y \(Int(window.lowerBound)) to \(Int(window.upperBound))"
     }
 
     // MARK: - Rendering
@@ -386,12 +436,15 @@ public final class DevLoop {
                 viewModel: viewModel, viewport: options.viewport, viewFile: options.viewFile,
                 imageAccess: options.imageAccess, pipeline: pipeline)
             // The preview draws the whole content, so every body component stays live (the engine's live set
-            // is the viewport plus this many viewport heights above and below).
-            engine.bufferFraction = 10_000
+            // is the viewport plus this many viewport heights above and below); a large view, the part near
+            // where the page is scrolled, which stays where it was.
+            let offset = isWindowed ? self.engine?.contentOffset.y ?? 0 : 0
+            engine.bufferFraction = isWindowed ? windowBuffer : 10_000
             engine.load()
+            if offset > 0 { engine.scroll(to: Point(x: 0, y: offset)) }
             self.engine = engine
             // load() rendered every component live; its tree has them all (no need to draw them again).
-            tree = pipeline.lastTree ?? engine.renderTree()
+            tree = isWindowed ? currentTree(engine) : pipeline.lastTree ?? engine.renderTree()
         } else {
             engine = nil
         }
@@ -416,20 +469,24 @@ public final class DevLoop {
         }
         logger.debug("\(reload)")
         // A tap or a change of widths changes neither the view nor the plugins: the warnings stand as they were.
-        if reload.result != .tapped && reload.result != .widths { viewWarnings = currentViewWarnings() }
+        if ![.tapped, .widths, .scrolled].contains(reload.result) { viewWarnings = currentViewWarnings() }
         let gallery =
             options.gallery ? Showcase.shots(of: host, widths: [options.viewport.width] + options.extraWidths) : nil
         // Gallery mode has no view: what is wrong with the stories is the page's warnings.
         if let gallery { viewWarnings = gallery.problems }
-        onRender(
-            Output(
-                sequence: sequence, tree: tree, viewIssues: viewIssues,
-                quarantines: reloader.quarantines.values.sorted { $0.file < $1.file }, reload: reload,
-                earlierReloads: earlier,
-                tapped: tapped, tappedSection: tappedSection, warnings: warnings, viewWarnings: viewWarnings,
-                plugins: pluginRows(),
-                uiStates: options.reportUIStates ? currentUIStates() : [:], extras: tree == nil ? [] : extraDrawings(),
-                gallery: gallery?.shots))
+        // A windowed view is not drawn at other widths: each would be the whole view again, at every scroll.
+        let windowed = isWindowed && tree != nil
+        var output = Output(
+            sequence: sequence, tree: tree, viewIssues: viewIssues,
+            quarantines: reloader.quarantines.values.sorted { $0.file < $1.file }, reload: reload,
+            earlierReloads: earlier,
+            tapped: tapped, tappedSection: tappedSection, warnings: warnings, viewWarnings: viewWarnings,
+            plugins: pluginRows(),
+            uiStates: options.reportUIStates ? currentUIStates() : [:],
+            extras: tree == nil || windowed ? [] : extraDrawings(), gallery: gallery?.shots)
+        output.bodyCount = viewModel?.body.count ?? 0
+        if windowed, let engine { output.window = window(of: engine) }
+        onRender(output)
     }
 
     /// The plugin panel's rows: every file, the serving (or latest) record of each.
