@@ -11,8 +11,9 @@ struct Inject: ParsableCommand {
         abstract: "Resolve an injector key (a module-file binding) and print what it produced, its scope and owner.",
         discussion: """
             Loads the plugins and the module files beside them (as every command does), then resolves KEY with \
-            ARGS replacing the binding's default arguments position by position (numbers, strings, "null"). The \
-            call runs in a worker process, so a binding whose function crashes is reported, not fatal.
+            ARGS replacing the binding's default arguments position by position (numbers, strings, "null"). A \
+            word in double quotes is a string whatever it holds: '"1"' passes the string 1, '"null"' the string \
+            null (the single quotes are the shell's). The call runs in a worker process, so a binding whose function crashes is reported, not fatal.
             \(ExitStatus.help([
                 (.ok, "resolved"),
                 (.problems, "the key has no binding, its plugin unloaded, or the call failed; or it resolved, but a "
@@ -25,7 +26,9 @@ struct Inject: ParsableCommand {
 
     @Argument(help: "The injector key.") var key: String
 
-    @Argument(parsing: .allUnrecognized, help: "Arguments (numbers, strings, null), one word each.")
+    @Argument(
+        parsing: .allUnrecognized,
+        help: "Arguments (numbers, strings, null; \"…\" for a string that reads as either), one word each.")
     var arguments: [String] = []
 
     @Option(help: "The binding's name (named bindings).") var name: String?
@@ -50,6 +53,12 @@ struct Inject: ParsableCommand {
         // the options is not an argument.
         let words = arguments.first == "--" ? Array(arguments.dropFirst()) : arguments
         let values: [Any] = words.map { word in
+            // A JSON string literal is that string (how a string that reads as a number or null is passed).
+            if word.count >= 2, word.hasPrefix("\""), word.hasSuffix("\""),
+                case .string(let text)? = try? JSONValue.parse(Data(word.utf8))
+            {
+                return text
+            }
             if word == "null" { return Optional<String>.none as Any }
             if let int = Int64(word) { return int }
             let negative = word.hasPrefix("-")

@@ -117,6 +117,11 @@ struct InjectCLITests {
         let typed = try CLITests.hubhost(["inject", "sum", "0x28", "2", "--json"] + common)
         let row = try JSONSerialization.jsonObject(with: Data(typed.stdout.utf8)) as? [String: Any]
         #expect(row?["type"] as? String == "int" && (row?["value"] as? NSNumber)?.intValue == 42, "\(typed.stdout)")
+        // A string that reads as a number is passed in double quotes; unquoted, it is a number, which a str refuses.
+        let quoted = try CLITests.hubhost(["inject", "controller", "\"1\""] + common)
+        #expect(quoted.status == 0, "\(quoted.stderr)")
+        let unquoted = try CLITests.hubhost(["inject", "controller", "1"] + common)
+        #expect(unquoted.status == 1 && unquoted.stderr.contains("str"), "\(unquoted.stderr)")
         let failed = try CLITests.hubhost(["inject", "nothing", "--json"] + common)
         let error = try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any]
         #expect(failed.status == 1 && (error?["error"] as? String)?.contains("nothing") == true, "\(failed.stdout)")
