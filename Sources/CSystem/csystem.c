@@ -221,6 +221,45 @@ void csystem_restart_on_fault_end(void) {
     for (size_t i = 0; i < RESTART_SIGNAL_COUNT; i++) sigaction(restart_signals[i], &restart_saved[i], NULL);
 }
 
+// Signals that ask a process to end (SIGTERM, SIGINT, SIGHUP, SIGQUIT): who sent one, so a supervisor can tell a
+// worker stopped from outside (a user's kill, a closed terminal) from plugin code that ended its own process.
+
+static uint64_t *stop_record;
+
+static void note_stop_signal(int signal_number, siginfo_t *info, void *context) {
+    (void)context;
+    // Sent by the kernel (a terminal hanging up) or by another process: from outside. Sent by this process
+    // itself (raise, kill(getpid()), abort's relatives): plugin code's, so nothing is noted.
+    bool outside = info == NULL || info->si_code == SI_KERNEL || (info->si_code <= 0 && info->si_pid != getpid());
+    if (outside && stop_record != NULL) {
+        uint64_t sender = info != NULL && info->si_code != SI_KERNEL ? (uint64_t)(uint32_t)info->si_pid : 0;
+        __atomic_store_n(stop_record, sender << 8 | (uint64_t)signal_number, __ATOMIC_RELEASE);
+    }
+    raise(signal_number);  // SA_RESETHAND: the default action now ends the process
+}
+
+void csystem_note_stop_signals(uint64_t *record) {
+    stop_record = record;
+    static const int signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+    // A launcher may start hubhost with these blocked (test runners do), and the mask is inherited: a worker that
+    // could not be stopped by them would outlive a user's kill.
+    sigset_t stop_set;
+    sigemptyset(&stop_set);
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) sigaddset(&stop_set, signals[i]);
+    pthread_sigmask(SIG_UNBLOCK, &stop_set, NULL);
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct sigaction current;
+        // A signal the process ignores (a worker started with SIGINT ignored) stays ignored.
+        if (sigaction(signals[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = note_stop_signal;
+        action.sa_flags = SA_SIGINFO | SA_RESETHAND;
+        sigemptyset(&action.sa_mask);
+        sigaction(signals[i], &action, NULL);
+    }
+}
+
 struct image_search {
     uintptr_t base;
     const char *name;

@@ -71,6 +71,11 @@ struct ListNamespaces: ParsableCommand {
         }
         // Listing needs no services: module files are not bound, so no eager singleton (plugin code) runs here.
         let host = try plugins.makeHost(moduleFiles: .skip)
+        // The plugins are loaded: what follows is the listing's own work. A reader that goes away while it prints
+        // (`| head`) does not make the next listing think this one ended inside plugin code.
+        restart?.disarm()
+        sentinel?.end()
+        sentinel = nil
         if json {
             StandardOutput.print(try Self.jsonText(host))
         } else {

@@ -84,6 +84,16 @@ struct OneShotSupervisor {
                 kill(getpid(), SIGPIPE)
                 exit(ExitStatus.failed.rawValue)
             }
+            if let stop = outcome.stoppedFromOutside {
+                // A user's kill of the busy process (the worker), or a closed terminal: the command stops, as it
+                // would have had the signal reached this process; no plugin is blamed, no output is written.
+                Diagnostics.print(
+                    "hubhost: the worker process was ended by \(stop.description), not by plugin code; stopping "
+                        + "(no plugin is blamed)")
+                signal(stop.signal, SIG_DFL)
+                kill(getpid(), stop.signal)
+                exit(128 + stop.signal)
+            }
             guard var fault = outcome.fault else {
                 let status = outcome.exitStatus ?? ExitStatus.failed.rawValue
                 if outcome.lostStderr {
@@ -153,7 +163,10 @@ struct OneShotSupervisor {
                     "hubhost: replay stopped (--keep-going runs it again without \(plugin.displayName))")
                 exit(ExitStatus.pluginFault.rawValue)
             }
-            let howLong = fault.kind == .hang ? " for this run only (a slow machine can cause a hang)" : ""
+            let howLong =
+                fault.kind == .hang
+                ? " for this run only (a slow machine can cause a hang)"
+                : fault.isKilled ? " for this run only (the kernel's out-of-memory killer may have killed it)" : ""
             Diagnostics.print("hubhost: \(plugin.displayName) quarantined\(howLong); running again without it")
         }
     }
@@ -163,7 +176,9 @@ struct OneShotSupervisor {
     private func quarantine(_ fault: PluginFault, plugin: BlackBox.PluginInfo) -> QuarantineRecord {
         // A call that outlasted --call-timeout may have been the machine's (a loaded CI runner), not the plugin's:
         // it is kept out of this run only. A crash or an exit is the plugin's, and is remembered.
-        if fault.kind == .hang { return fault.quarantineRecord(checkingFile: false)! }
+        // SIGKILL cannot be caught, so who sent it is unknown: the kernel's out-of-memory killer (which the plugin may
+        // or may not have caused) or a user; kept out of this run only too.
+        if fault.kind == .hang || fault.isKilled { return fault.quarantineRecord(checkingFile: false)! }
         if let record = fault.quarantineRecord() {
             let (cache, _) = CacheFolder.usable(plugins.cacheDirectory.map { URL(fileURLWithPath: $0) })
             ProbeGate.persist(record, cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))

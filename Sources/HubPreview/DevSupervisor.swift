@@ -187,7 +187,9 @@ public final class DevSupervisor: @unchecked Sendable {
         let waiters = waitingTaps
         waitingTaps = [:]
         lock.unlock()
-        let why = outcome.fault?.summary ?? "it exited with status \(outcome.exitStatus ?? -1)"
+        let why =
+            outcome.fault?.summary ?? outcome.stoppedFromOutside.map { "ended by \($0.description)" }
+            ?? "it exited with status \(outcome.exitStatus ?? -1)"
         for waiter in waiters.values {
             waiter.result = "the worker stopped: \(why)"
             waiter.done.signal()
@@ -233,6 +235,13 @@ public final class DevSupervisor: @unchecked Sendable {
     /// next worker (at once after a plugin's fault; after a growing pause when hubhost itself failed).
     private func handleEnd(_ outcome: WorkerProcess.Outcome) {
         defer { signalFirst() }
+        if let stop = outcome.stoppedFromOutside {
+            // A user's kill of the busy process (the worker): not a plugin's fault.
+            let line = "the worker was ended by \(stop.description), not by plugin code; starting a new one"
+            publishProblem("worker", line)
+            printProblem("hubhost dev: " + line)
+            return
+        }
         guard var fault = outcome.fault else {
             let status = outcome.exitStatus ?? -1
             if status == WorkerEnvironment.replaceMeStatus {
@@ -257,9 +266,11 @@ public final class DevSupervisor: @unchecked Sendable {
             backOff()
             return
         }
-        // Persisted only when the file is still the version that faulted (one digest of it, not two).
+        // Persisted only when the file is still the version that faulted (one digest of it, not two), and not for a
+        // hang: a call that outlasted --call-timeout may have been the machine's, so it is kept out of this session
+        // only, as every command does.
         let record: QuarantineRecord
-        if let current = fault.quarantineRecord() {
+        if fault.kind != .hang, !fault.isKilled, let current = fault.quarantineRecord() {
             record = current
             options.persist(record)
         } else {
@@ -269,7 +280,11 @@ public final class DevSupervisor: @unchecked Sendable {
         quarantined.removeAll { $0.file == record.file && $0.hash == record.hash }
         quarantined.append(record)
         lock.unlock()
-        publishProblem("crash", fault.report + "\nquarantined; a new worker starts without it")
+        let howLong =
+            fault.kind == .hang
+            ? " for this session only (a slow machine can cause a hang)"
+            : fault.isKilled ? " for this session only (the out-of-memory killer may have killed it)" : ""
+        publishProblem("crash", fault.report + "\nquarantined\(howLong); a new worker starts without it")
     }
 
     private func backOff() {

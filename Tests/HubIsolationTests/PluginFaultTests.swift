@@ -240,6 +240,51 @@ import Testing
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(128 + SIGPIPE)", "\(result.stdout)")
     }
 
+    /// What happens to a job from outside is not a plugin's fault. A worker stopped in the middle of a call (Ctrl-Z
+    /// then `fg` stops and continues the whole job; `kill -STOP` the worker alone) is not "hung" when it continues:
+    /// the time it could not run is not counted. A worker ended by another process's SIGTERM (a user killing the
+    /// busy process) stops the run, says who, writes nothing and quarantines nobody.
+    @Test(arguments: ["worker", "job", "term"])
+    func whatHappensToTheJobFromOutsideIsNotAPluginFault(what: String) throws {
+        let setup = try Setup(flags: ["-DSLOW_CONFIGURE=300000"])  // 0.3 s per configure: 1.2 s for the four cards
+        let cards = (0..<8).map { #"{"id": "c\#($0)", "component": {"id": "fragile:card"}, "text": {"title": "T"}}"# }
+        try Data(#"{"body": [\#(cards.joined(separator: ","))]}"#.utf8).write(to: setup.view)
+        let out = setup.folder.appending("out.svg")
+        let arguments = [
+            TestPaths.hubhost.path, "render", setup.view.path, "--format", "svg", "-o", out.path, "--plugins",
+            setup.plugins.path, "--plugin-cache", setup.cache.path, "--call-timeout", "1",
+        ]
+        _ = try setup.hubhost(["list-namespaces"])  // probed and cached: the worker is then hubhost's only child
+        let quoted = arguments.map { "'\($0)'" }.joined(separator: " ")
+        let (stop, resume) =
+            switch what {
+            case "worker": ("kill -STOP $W", "kill -CONT $W")
+            case "job": ("kill -STOP $H $W", "kill -CONT $H $W")
+            default: ("kill -TERM $W", ":")
+            }
+        // Once the worker has run for half a second (inside the cards' configures), stopped or ended.
+        let script = """
+            \(quoted) 2>'\(setup.folder.appending("stderr.txt").path)' & H=$!
+            for i in $(seq 100); do W=$(cat /proc/$H/task/*/children 2>/dev/null); [ -n "$W" ] && break; sleep 0.1; done
+            sleep 0.5; \(stop) && echo signalled; sleep 2.5; \(resume)
+            wait $H; echo "status $?"
+            """
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), ["-c", script])
+        let stderr = (try? String(contentsOf: setup.folder.appending("stderr.txt"), encoding: .utf8)) ?? ""
+        #expect(result.stdout.contains("signalled"), "\(result.stdout) \(result.stderr)")
+        if what == "term" {
+            #expect(result.stdout.contains("status \(128 + SIGTERM)"), "\(result.stdout) \(stderr)")
+            #expect(stderr.contains("the worker process was ended by SIGTERM from process"), "\(stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        } else {
+            #expect(result.stdout.contains("status 0"), "\(result.stdout) \(stderr)")
+            #expect(FileManager.default.fileExists(atPath: out.path))
+        }
+        #expect(!stderr.contains("hung") && !stderr.contains("crashed") && !stderr.contains("quarantined"), "\(stderr)")
+        let listing = try setup.hubhost(["list-namespaces"])
+        #expect(listing.status == 0 && !listing.stdout.contains("quarantined"), "\(listing.stdout)")
+    }
+
     /// Two plugins fault in one run: the second report's stderr tail is its own plugin's, not the first fault's
     /// lines, and the worker started after each fault does not say the quarantines again.
     @Test func eachFaultsTailIsItsOwnPluginsAndQuarantinesAreSaidOnce() throws {

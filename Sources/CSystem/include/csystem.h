@@ -38,6 +38,13 @@ bool csystem_restart_on_fault(const char *path, char *const argv[], char *const 
 /// Disarms `csystem_restart_on_fault`: the earlier signal actions are back, and the watchdog ends.
 void csystem_restart_on_fault_end(void);
 
+/// Notes in `*record`, when SIGTERM, SIGINT, SIGHUP or SIGQUIT comes from outside this process (another process,
+/// or the kernel for a terminal that hung up), `sender pid << 8 | signal` (pid 0: the kernel), then lets the signal
+/// end the process as it would have. A signal the process sends itself (plugin code's raise or kill) is not noted.
+/// Signals the process ignores stay ignored; blocked ones are unblocked on the calling thread (call it on the main
+/// thread before any other starts, so every thread inherits that).
+void csystem_note_stop_signals(uint64_t *record);
+
 /// Asks the kernel to end this process (SIGKILL) when the thread that started it ends, as a worker must when its
 /// supervisor is gone (killed, or ended by a signal). False when the parent is no longer `parent`: it ended
 /// before the request was made.

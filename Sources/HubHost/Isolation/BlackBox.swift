@@ -19,6 +19,8 @@ import HubCore
 /// | 4 | the input being drawn, 1-based, for commands that draw several views (0: none) |
 /// | 5 | the worker's stderr was not its own any more: 1 after the call in word 1 (checked after each call when the
 /// supervisor asked), 2 at exit (0: it was) |
+/// | 6 | a signal that asks the process to end, sent from outside it: sender pid << 8 \| signal (pid 0: the kernel;
+/// 0: none) |
 /// | 8 | the thread a fatal signal hit or that called exit() off the main thread: 1 the main thread, 2 another (0: none) |
 /// | 9 | how many addresses follow (at most `faultAddressCapacity`) |
 /// | 10… | the faulting instruction's address (a signal), then the return addresses of that thread's stack |
@@ -43,6 +45,8 @@ public enum BlackBox {
     public static let fileSize = tableOffset + slotSize * slotCount
     /// Word index of the fatal-signal record (see the layout).
     public static let faultWord = 8
+    /// Word index of the stop-signal record (see the layout).
+    public static let stopSignalWord = 6
     public static let faultAddressCapacity = 32
     /// Where the "what is being drawn" line sits, and its size with the NUL (see the layout).
     static let drawingOffset = 2048
@@ -108,6 +112,11 @@ public enum BlackBox {
         public var lostStderr: UInt64 = BlackBox.StderrLoss.none
         /// What was being drawn, when noted (a gallery story: "story "long" of demo:row at 414 pt").
         public var drawing: String?
+        /// Word 6: a signal asking the worker to end that came from outside it, and its sender (0: the kernel).
+        public var stopSignal: (signal: Int32, sender: pid_t)? {
+            stopWord == 0 ? nil : (Int32(truncatingIfNeeded: stopWord & 0xFF), pid_t(truncatingIfNeeded: stopWord >> 8))
+        }
+        var stopWord: UInt64 = 0
 
         /// True while (or when) the worker was inside plugin code.
         public var inPluginCall: Bool { callWord & 0xFFFF != 0 }
@@ -137,7 +146,8 @@ public enum BlackBox {
                 call: PluginCall(rawValue: UInt8(truncatingIfNeeded: callWord >> 16)) ?? .none,
                 plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(words[2]),
                 step: Int(truncatingIfNeeded: words[3]), input: Int(truncatingIfNeeded: words[4]), callWord: callWord,
-                faultNote: readFaultNote(), lostStderr: words[5], drawing: readDrawing())
+                faultNote: readFaultNote(), lostStderr: words[5], drawing: readDrawing(),
+                stopWord: words[BlackBox.stopSignalWord])
         }
 
         private func readDrawing() -> String? {

@@ -63,6 +63,8 @@ public enum CallRecorder {
         // A plugin's own thread may crash or exit() while the main thread is in another plugin's call: where it
         // happened names the culprit (`BlackBox.FaultNote`).
         csystem_note_faults(shared + BlackBox.faultWord, Int32(BlackBox.faultAddressCapacity))
+        // A worker ended from outside (a user's kill of the busy process, a terminal closed) is not a plugin fault.
+        csystem_note_stop_signals(shared + BlackBox.stopSignalWord)
         // Plugin code that closes descriptors it did not open leaves the worker unable to finish or to say why:
         // its stderr, the supervisor's pipe, is the one it can check (the worker never closes it).
         stderrIdentity = descriptorIdentity(2)

@@ -100,6 +100,10 @@ public struct PluginFault: Sendable, Error {
         componentIdentifier = model.componentIdentifier.description
     }
 
+    /// Ended by SIGKILL, which nobody in the worker can have sent without being able to say so: the kernel's
+    /// out-of-memory killer or another process. Kept out of its run only, as a hang is.
+    public var isKilled: Bool { kind == .crash && signal == SIGKILL }
+
     /// "crashed with SIGSEGV", "hung (killed after 2 s)", "exited with status 3".
     public var what: String {
         switch kind {

@@ -56,6 +56,9 @@ public final class WorkerProcess: @unchecked Sendable {
         public var lostStderr = false
         /// Processes plugin code forked and left running when the worker ended; ended now ("pid 123 (sleep)").
         public var leftoverProcesses: [String] = []
+        /// Ended by a signal that came from outside it (a user's `kill` of the busy process, a terminal closed):
+        /// not a plugin fault. What a supervisor says of it, e.g. "SIGTERM from process 4242".
+        public var stoppedFromOutside: (signal: Int32, description: String)?
 
         /// What a supervisor says of `leftoverProcesses`, or nil when there were none.
         public var leftoverReport: String? {
@@ -192,7 +195,7 @@ public final class WorkerProcess: @unchecked Sendable {
         if let ended { return ended }
         var status: Int32 = 0
         var pause: useconds_t = 500
-        var watched: (word: UInt64, since: Double)?
+        var watched: (word: UInt64, timer: ChildTimer)?
         // Readable when the worker ends: the loop sleeps on it (an idle dev supervisor woke 50 times a second),
         // waking to read the black box often enough to time a call, and at once when the worker ends.
         let exitDescriptor = csystem_pidfd_open(pid)
@@ -203,15 +206,17 @@ public final class WorkerProcess: @unchecked Sendable {
             let now = Monotonic.now()
             let box = blackBox.read()
             if box.inPluginCall {
-                if let current = watched, current.word == box.callWord {
-                    if now - current.since > options.callTimeout {
+                if var current = watched, current.word == box.callWord {
+                    let elapsed = current.timer.look(now: now)
+                    watched = current
+                    if elapsed > options.callTimeout {
                         hang = box
                         kill(pid, SIGKILL)
                         waitpid(pid, &status, 0)
                         break
                     }
                 } else {
-                    watched = (box.callWord, now)
+                    watched = (box.callWord, ChildTimer(pid: pid, now: now))
                 }
             } else {
                 watched = nil
@@ -219,7 +224,7 @@ public final class WorkerProcess: @unchecked Sendable {
             if exitDescriptor >= 0 {
                 // In a call: until it would be over its time (at most 250 ms); between calls: 250 ms, as a call
                 // that starts meanwhile is timed from when it is first seen.
-                let left = watched.map { $0.since + options.callTimeout - now } ?? 0.25
+                let left = watched.map { options.callTimeout - $0.timer.elapsed } ?? 0.25
                 var descriptor = pollfd(fd: exitDescriptor, events: Int16(POLLIN), revents: 0)
                 _ = poll(&descriptor, 1, Int32((min(max(left, 0.001), 0.25) * 1000).rounded(.up)))
             } else {
@@ -277,6 +282,10 @@ public final class WorkerProcess: @unchecked Sendable {
             }
         } else if termSignal == SIGPIPE && !box.inPluginCall {
             outcome.outputClosed = true
+        } else if let stop = box.stopSignal, stop.signal == termSignal {
+            let name = ProbeRunner.signalName(termSignal)
+            let from = stop.sender == 0 ? "the kernel (a terminal that hung up)" : "process \(stop.sender)"
+            outcome.stoppedFromOutside = (termSignal, "\(name) from \(from)")
         } else if termSignal != 0x7F {
             var fault = PluginFault(
                 kind: .crash, box: box, signal: termSignal, exitStatus: nil, timeout: nil, stderrTail: lines)

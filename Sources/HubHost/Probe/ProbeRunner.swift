@@ -189,14 +189,14 @@ public struct ProbeRunner: Sendable {
             return result
         }
 
-        let deadline = Monotonic.now() + timeout
+        var timer = ChildTimer(pid: pid)
         var status: Int32 = 0
         var pause: useconds_t = 200
         while true {
             let done = waitpid(pid, &status, WNOHANG)
             if done == pid { break }
             if done < 0 && errno != EINTR { break }
-            if Monotonic.now() > deadline {
+            if timer.look() > timeout {
                 kill(pid, SIGKILL)
                 waitpid(pid, &status, 0)
                 result.timedOut = true

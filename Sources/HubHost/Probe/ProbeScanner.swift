@@ -143,7 +143,7 @@ extension ProbeRunner {
         var stderrStart = 0
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var deadline = Monotonic.now() + timeout
+        var timer = ChildTimer(pid: pid)
         var timedOut = false
 
         /// The end of stderr between `offset` and `end` (the end of the file when nil), as `CrashText.tail` cuts it
@@ -184,12 +184,12 @@ extension ProbeRunner {
                     current = begin.index
                     lines = ""
                     stderrStart = begin.stderrOffset ?? stderrSize()
-                    deadline = Monotonic.now() + timeout
+                    timer.restart()
                 } else {
                     lines += line + "\n"
                 }
             }
-            let left = deadline - Monotonic.now()
+            let left = timeout - timer.look()
             if left <= 0 {
                 kill(pid, SIGKILL)
                 timedOut = true

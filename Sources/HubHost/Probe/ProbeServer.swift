@@ -90,7 +90,7 @@ final class ProbeServerClient: @unchecked Sendable {
             return nil
         }
         var result = ProbeRunner.ChildResult()
-        var answer = readLine(timeout: timeout)
+        var answer = readLine(timeout: timeout, child: child)
         if answer == nil {
             kill(child, SIGKILL)
             result.timedOut = true
@@ -151,16 +151,17 @@ final class ProbeServerClient: @unchecked Sendable {
         pending = []
     }
 
-    /// One line from the server, or nil after `timeout` seconds (or when it is gone).
-    private func readLine(timeout: Double) -> String? {
-        let deadline = Monotonic.now() + timeout
+    /// One line from the server, or nil after `timeout` seconds (or when it is gone); time `child` (the probe the
+    /// line is about) was stopped does not count.
+    private func readLine(timeout: Double, child: pid_t? = nil) -> String? {
+        var timer = ChildTimer(pid: child)
         while true {
             if let newline = pending.firstIndex(of: 0x0A) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
                 return line
             }
-            let left = deadline - Monotonic.now()
+            let left = timeout - timer.look()
             guard left > 0 else { return nil }
             var fds = [pollfd(fd: answers, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 1, Int32(min(left * 1000, 1000).rounded(.up)))
