@@ -70,6 +70,9 @@ public struct HubHostCommand: ParsableCommand {
             Diagnostics.print("hubhost: cannot write -: \(failure)")
             exit(withError: ExitCode(.failed))
         }
+        // Done, with a plugin's absurd values (NaN, out of range) replaced and said on stderr: done with problems,
+        // whichever command drew them (a golden or a gallery of a broken drawing must not pass as clean).
+        if BoundaryValues.replacedAny { exit(withError: ExitCode(.problems)) }
     }
 
     /// `hubhost help bogus` would print the top-level help and exit 0 (the parser's `help` takes any name), so a

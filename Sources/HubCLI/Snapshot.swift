@@ -253,10 +253,13 @@ struct Snapshot: ParsableCommand {
         let viewFile = String(file.dropLast("l".count))  // X.jsonl → X.json
         let loaded = try LoadedView.load(viewFile, images: options.images)
         let unresolved = loaded.reportUnresolvedComponents(in: host)
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-            Diagnostics.print("\(file): cannot read (or not UTF-8)")
+        // Read as `events` reads it: a line of invalid UTF-8 is named with its byte, not "cannot read".
+        let bytes: [UInt8]
+        do { bytes = try readWholeFile(file) } catch {
+            Diagnostics.print("\(file): cannot read: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
+        let lines = EventScript.lines(of: bytes)
         var pictures: [Picture] = []
         for width in options.widths.values {
             let engine = host.makeEventEngine(
@@ -264,9 +267,15 @@ struct Snapshot: ParsableCommand {
                 viewFile: loaded.url, imageAccess: loaded.access)
             engine.load()
             var names = Set<String>()
-            for (number, line) in EventScript.lines(of: text) {
+            for (number, line, invalidUTF8At) in lines {
                 let event: ViewEvent
-                do { event = try EventScript.parse(line, file: file, number: number) } catch {
+                do {
+                    if let byte = invalidUTF8At {
+                        throw EventScriptError(
+                            file: file, line: number, reason: "invalid UTF-8 at byte \(byte) of the line")
+                    }
+                    event = try EventScript.parse(line, file: file, number: number)
+                } catch {
                     Diagnostics.print("hubhost: \(ErrorText.describe(error))")
                     throw ExitCode(.failed)
                 }

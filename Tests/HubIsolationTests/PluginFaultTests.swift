@@ -132,6 +132,19 @@ import Testing
             // Done, with the plugin's bad values reported: 1, as README's exit codes say (not a crash, not 0).
             #expect(result.status == 1, "\(format): \(result.stderr)")
         }
+        // Every command that draws says so the same way (a golden or a gallery of a broken drawing is not clean).
+        let script = setup.folder.appending("script.jsonl")
+        try Data(#"{"event": "scroll", "y": 10}"#.utf8).write(to: script)
+        for command in [
+            ["events", setup.view.path, script.path],
+            [
+                "snapshot", "record", setup.view.path, "--out",
+                setup.folder.appending("goldens").path,
+            ],
+        ] {
+            let result = try setup.hubhost(command)
+            #expect(result.status == 1 && result.stderr.contains("libfragile.so"), "\(command[0]): \(result.stderr)")
+        }
         let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
         let stderr = result.stderr.replacingOccurrences(of: "-nan", with: "nan")
         let who = "libfragile.so (com.example.fragile 1.0.0) in draw:"

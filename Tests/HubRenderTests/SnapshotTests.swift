@@ -178,6 +178,16 @@ import Testing
         let xml = try String(contentsOf: junit, encoding: .utf8)
         #expect(xml.contains("broken.json") && xml.contains("could not be read, decoded or replayed: "), "\(xml)")
         #expect(!xml.contains("the reason is on stderr"), "\(xml)")
+        // A script with a line that is not UTF-8 is named by line and byte, as `events` names it.
+        try FileManager.default.removeItem(at: sandbox.views.appendingPathComponent("broken.json"))
+        var script = Array(#"{"event": "snapshot", "name": "a"}"#.utf8) + [0x0A]
+        script += Array(#"{"event": "tap", "indexPath": [0], "note": ""#.utf8) + [0xFF] + Array(#""}"#.utf8) + [0x0A]
+        try Data(script).write(to: sandbox.views.appendingPathComponent("banner.jsonl"))
+        let undecodable = try sandbox.hubhost([
+            "snapshot", "record", sandbox.views.appendingPathComponent("banner.jsonl").path, "--out",
+            sandbox.folder.appending("scripted").path,
+        ])
+        #expect(undecodable.stderr.contains("banner.jsonl:2: invalid UTF-8 at byte"), "\(undecodable.stderr)")
     }
 
     /// Living with goldens: a story renamed or a width dropped leaves goldens no story draws; `record --gallery`

@@ -177,6 +177,11 @@ public struct ImageAccess: Sendable {
             path.hasPrefix("/")
             ? path
             : (baseFolder ?? FileManager.default.currentDirectoryPath) + "/" + path
+        // No file has a longer path (the kernel refuses one), and resolving a missing one ancestor by ancestor
+        // would take time in proportion to its square: a 200 KB path of "x/x/…" took 5 s.
+        guard joined.utf8.count < PATH_MAX else {
+            return .failure(refusal(uri, "is a path of \(joined.utf8.count) bytes, longer than any file's can be"))
+        }
         guard let real = Self.realPath(joined) ?? Self.missingPath(joined) else {
             return .failure(
                 ImageLoadError(
