@@ -2,6 +2,10 @@ import FoundationEssentials
 import HubCore
 import HubRender
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What `snapshot verify` found, as a report folder (expected, actual and diff PNGs, report.html) and JUnit XML.
 struct SnapshotReport {
     struct Result {
@@ -58,24 +62,32 @@ struct SnapshotReport {
 
     /// Writes NAME.expected.png, NAME.actual.png, NAME.diff.png for each difference, and report.html.
     func write(to folder: URL) throws {
-        // The previous report's images go first: a difference fixed since must not be shown again.
+        // Written so that an interrupted write (Ctrl-C, a full disk) leaves nothing that stands for this run or
+        // that a later run cannot clean: the old page goes first, then the list names every image of the old
+        // report and the new one before any is removed or written, and last it names the new ones only.
         let manifest = folder.appendingPathComponent(Self.manifestName)
-        if let listed = try? String(contentsOf: manifest, encoding: .utf8) {
-            for line in listed.split(separator: "\n") where Self.isReportImage(String(line)) {
-                try? FileManager.default.removeItem(at: folder.appendingPathComponent(String(line)))
-            }
-        }
         var written: [String] = []
+        for result in results {
+            guard case .differs(let diff, _, _) = result.outcome else { continue }
+            written += [result.name + ".expected.png", result.name + ".actual.png"]
+            if diff.image != nil { written.append(result.name + ".diff.png") }
+        }
+        let listed = ((try? String(contentsOf: manifest, encoding: .utf8)) ?? "").split(separator: "\n")
+            .map(String.init).filter(Self.isReportImage)
+        unlink(folder.appendingPathComponent("report.html").path)
+        try ProcessStart.makeFolders(folder.path)
+        try Snapshot.write(Data(Set(listed + written).sorted().map { $0 + "\n" }.joined().utf8), to: manifest)
+        // A difference fixed since must not be shown again.
+        for name in Set(listed).subtracting(written) { unlink(folder.appendingPathComponent(name).path) }
+        Self.removeLeftTemporaries(in: folder)
         var rows = ""
         for result in results {
             guard case .differs(let diff, let expected, let actual) = result.outcome else { continue }
             let base = result.name
             try Snapshot.write(try expected.pngData(), to: folder.appendingPathComponent(base + ".expected.png"))
             try Snapshot.write(try actual.pngData(), to: folder.appendingPathComponent(base + ".actual.png"))
-            written += [base + ".expected.png", base + ".actual.png"]
             if let image = diff.image {
                 try Snapshot.write(try image.pngData(), to: folder.appendingPathComponent(base + ".diff.png"))
-                written.append(base + ".diff.png")
             }
             let name = escape(base)
             rows += "<section><h2>\(name)</h2><p>\(escape(result.summary))</p><div class=\"row\">"
@@ -105,6 +117,28 @@ struct SnapshotReport {
             """
         try Snapshot.write(Data(page.utf8), to: folder.appendingPathComponent("report.html"))
         try Snapshot.write(Data(written.map { $0 + "\n" }.joined().utf8), to: manifest)
+    }
+
+    /// The temporary files of report images a run was stopped in the middle of renaming (".NAME.diff.png.hubhost-…",
+    /// `OutputFile`'s names), in the report's own folders.
+    private static func removeLeftTemporaries(in folder: URL) {
+        var folders = [folder]
+        while let current = folders.popLast() {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: current.path) else { continue }
+            for name in names {
+                let url = current.appendingPathComponent(name)
+                var info = stat()
+                guard lstat(url.path, &info) == 0 else { continue }
+                if info.st_mode & S_IFMT == S_IFDIR {
+                    if !name.hasPrefix(".") { folders.append(url) }
+                } else if name.hasPrefix("."), name.contains(".png.hubhost-"),
+                    let image = name.dropFirst().split(separator: ".hubhost-", maxSplits: 1).first,
+                    isReportImage(String(image))
+                {
+                    unlink(url.path)
+                }
+            }
+        }
     }
 
     /// A name a report writes (NAME.expected.png and so on, under the report folder): the manifest is a file

@@ -137,11 +137,15 @@ import Testing
         #expect(grown.stderr.contains("banner@375: size changed: 375×"), "\(grown.stderr)")
         #expect(grown.stderr.contains("pixels differ") && grown.stderr.contains("within x 0–"), "\(grown.stderr)")
         #expect(FileManager.default.fileExists(atPath: report.appendingPathComponent("banner@375.diff.png").path))
-        // Fixed: the report is this run's, without the images of the last one.
+        // Fixed: the report is this run's, without the images of the last one, nor the temporary file of one an
+        // interrupted run was renaming.
+        let leftover = report.appendingPathComponent(".banner@375.diff.png.hubhost-Ab12Cd")
+        try Data([1]).write(to: leftover)
         try sandbox.banner(color: "#FF2D55")
         let fixed = try sandbox.snapshot("verify", out: "golden", ["--report", report.path])
         #expect(fixed.status == 0, "\(fixed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: report.appendingPathComponent("banner@375.diff.png").path))
+        #expect(!FileManager.default.fileExists(atPath: leftover.path))
         let html = try String(contentsOf: report.appendingPathComponent("report.html"), encoding: .utf8)
         #expect(html.contains("0 of") && html.contains("image(s) differ"))
         // A plugin gone from the folder: its stories' goldens are missing, in the log and in JUnit.
