@@ -307,6 +307,25 @@ int csystem_pidfd_open(int pid) {
 #endif
 }
 
+static void *exit_when_orphaned(void *parent) {
+    pid_t original = (pid_t)(intptr_t)parent;
+    for (;;) {
+        usleep(250 * 1000);
+        if (getppid() != original) _exit(70);
+    }
+    return NULL;
+}
+
+void csystem_exit_when_orphaned(void) {
+    pthread_t thread;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attributes, 64 * 1024);
+    pthread_create(&thread, &attributes, exit_when_orphaned, (void *)(intptr_t)getppid());
+    pthread_attr_destroy(&attributes);
+}
+
 bool csystem_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1) == 0; }
 
 bool csystem_die_with_parent(int parent) {

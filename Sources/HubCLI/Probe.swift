@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSystem
 import FoundationEssentials
 import HubCore
 import HubHost
@@ -40,6 +41,8 @@ struct Probe: ParsableCommand {
     var view: String?
 
     func run() throws {
+        // A probe ends with the hubhost that started it (killed, stopped by the user), even when its plugin hangs.
+        csystem_exit_when_orphaned()
         if serve { ProbeServer.serve() }
         let cacheDirectory =
             cache.map { URL(fileURLWithPath: $0) }

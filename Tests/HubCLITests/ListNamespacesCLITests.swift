@@ -122,6 +122,49 @@ struct ListNamespacesCLITests {
         #expect(!listed.stderr.contains("in a worker"), "\(listed.stderr)")
     }
 
+    /// hubhost killed while a probe of a plugin that hangs in init runs: the probe ends with it (it ran on past every
+    /// timeout, owned by init), and the next run removes the scratch folder the killed one left in the cache.
+    @Test func aProbeEndsWithTheHubhostThatStartedItAndItsScratchIsCleared() throws {
+        let root = try Self.folder(good: false, bad: false)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let trigger = root.appendingPathComponent("config")
+        try Data("x".utf8).write(to: trigger)
+        let plugin = root.appendingPathComponent("plugins/libstuck.so")
+        try Self.compile(to: plugin, defines: ["-DFIXTURE_HANG_INIT_IF=\"\(trigger.path)\""])
+        let cache = root.appendingPathComponent("cache")
+        let quoted = [
+            TestPaths.hubhost.path, "list-namespaces", "--plugins", root.appendingPathComponent("plugins").path,
+            "--plugin-cache", cache.path,
+        ].map { "'\($0)'" }.joined(separator: " ")
+        // Killed a second into the probe's 5 s; a second later, no process is left probing the plugin (an ended one
+        // may stay a zombie where nothing reaps orphans).
+        let script = """
+            \(quoted) >/dev/null 2>&1 & H=$!; sleep 1
+            below() { for c in $(cat /proc/$1/task/*/children 2>/dev/null); do echo $c; below $c; done; }
+            P=$(below $H); echo "probes: $P"; kill -KILL $H; wait $H; sleep 1
+            for p in $P; do
+              grep -q '^State:.*[RSDT]' /proc/$p/status 2>/dev/null && echo "left: $p $(tr '\\0' ' ' < /proc/$p/cmdline)"
+            done; echo checked
+            """
+        let killed = try ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), ["-c", script])
+        #expect(killed.stdout.contains("checked") && !killed.stdout.contains("left:"), "\(killed.stdout)")
+        #expect(
+            killed.stdout.contains("probes: 1") || killed.stdout.contains("probes: 2")
+                || killed.stdout.contains("probes: 3"), "\(killed.stdout)")
+        let work = try #require(
+            FileManager.default.enumerator(atPath: cache.path)?.compactMap { $0 as? String }.first {
+                $0.hasSuffix("probe-work")
+            })
+        let left = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent(work).path)
+        #expect(left.contains { $0.hasPrefix("probe-") || $0.hasPrefix("scan-") }, "the killed run left: \(left)")
+        try FileManager.default.removeItem(at: trigger)
+        _ = try Self.run([
+            "list-namespaces", "--plugins", root.appendingPathComponent("plugins").path, "--plugin-cache", cache.path,
+        ])
+        let after = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent(work).path)
+        #expect(after.isEmpty, "\(after)")
+    }
+
     /// exit(0) in init ends the probe without its report: named as the init it happened in, not "start".
     @Test func aPluginThatExitsWithStatusZeroInInitIsNamedInInit() throws {
         let root = try Self.folder(good: false, bad: false)

@@ -50,6 +50,12 @@ void csystem_note_stop_signals(uint64_t *record);
 /// before the request was made.
 bool csystem_die_with_parent(int parent);
 
+/// Starts a thread that ends this process (`_exit(70)`) within a quarter of a second of its parent ending (its
+/// parent process id changes), whatever its main thread is doing: a probe whose plugin hangs in `init` must not
+/// outlive the hubhost that started it. Unlike PR_SET_PDEATHSIG, it does not depend on which of the parent's
+/// threads started it (a pool thread that ends would end the child with it). Call again in a forked child.
+void csystem_exit_when_orphaned(void);
+
 /// Makes this process the one that inherits the processes its descendants leave behind when they end (instead
 /// of init), so a supervisor can end what a plugin forked in its worker. False when the kernel refuses.
 bool csystem_become_subreaper(void);

@@ -36,6 +36,26 @@ public struct ProbeRunner: Sendable {
     /// A warm `hubhost probe --serve` process that forks a child per probe (see `ProbeServer`), when asked for.
     private let server: ProbeServerClient?
 
+    /// Folders already cleaned by this process.
+    nonisolated(unsafe) private static var cleaned: Set<String> = []
+    private static let cleanedLock = Lock()
+
+    /// Removes, once per process and folder, the scratch folders (`probe-PID-…`, `scan-PID-…`) of hubhost processes
+    /// that ended without removing theirs (killed while a probe ran): nothing else in the folder is touched.
+    static func removeStaleScratch(in workDirectory: URL) {
+        let first = cleanedLock.withLock { cleaned.insert(workDirectory.path).inserted }
+        guard first, let names = try? FileManager.default.contentsOfDirectory(atPath: workDirectory.path) else {
+            return
+        }
+        for name in names where name.hasPrefix("probe-") || name.hasPrefix("scan-") {
+            let parts = name.split(separator: "-")
+            guard parts.count == 3, let pid = pid_t(parts[1]), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(at: workDirectory.appendingPathComponent(name))
+            }
+        }
+    }
+
     /// - Parameter warm: probe through a long-lived fork server instead of starting `hubhost` for every probe
     ///   (what the dev loop wants: it saves the start-up of a process on every reload).
     public init(executable: URL, timeout: Double = 5, workDirectory: URL, warm: Bool = false) {
@@ -157,6 +177,7 @@ public struct ProbeRunner: Sendable {
     /// the child), and waits at most `timeout` before SIGKILL.
     func runChild(_ file: URL, extraArguments: [String] = []) -> ChildResult {
         counter.increment()
+        Self.removeStaleScratch(in: workDirectory)
         let scratch = workDirectory.appendingPathComponent("probe-\(getpid())-\(UUID().uuidString.prefix(8))")
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }

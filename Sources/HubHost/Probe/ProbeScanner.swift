@@ -103,6 +103,7 @@ extension ProbeRunner {
     private func scanChild(_ files: [URL]) -> ScanRun {
         counter.increment()
         var run = ScanRun()
+        ProbeRunner.removeStaleScratch(in: workDirectory)
         let scratch = workDirectory.appendingPathComponent("scan-\(getpid())-\(UUID().uuidString.prefix(8))")
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }

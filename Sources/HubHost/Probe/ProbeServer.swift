@@ -1,3 +1,4 @@
+import CSystem
 import FoundationEssentials
 import HubCore
 
@@ -25,6 +26,7 @@ public enum ProbeServer {
             }
             let pid = fork()
             if pid == 0 {
+                csystem_exit_when_orphaned()  // threads do not survive fork: the child needs its own
                 let scratch = URL(fileURLWithPath: parts[1])
                 let out = open(scratch.appendingPathComponent("stdout").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
                 let err = open(scratch.appendingPathComponent("stderr").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
