@@ -165,6 +165,29 @@ struct ListNamespacesCLITests {
         #expect(after.isEmpty, "\(after)")
     }
 
+    /// A crash is named by the step of loading it happened in: the image's constructors, the entry point or init.
+    @Test func aCrashWhileLoadingIsNamedByItsStep() throws {
+        let root = try Self.folder(good: false, bad: false)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Self.compile(
+            to: root.appendingPathComponent("plugins/libentry.so"),
+            defines: ["-DFIXTURE_CRASH_ENTRY", "-DFIXTURE_ID=\"com.example.entry\"", "-DFIXTURE_NAMESPACE=\"entry\""])
+        try Self.compile(
+            to: root.appendingPathComponent("plugins/libloaded.so"),
+            defines: [
+                "-DFIXTURE_CRASH_CONSTRUCTOR", "-DFIXTURE_ID=\"com.example.loaded\"", "-DFIXTURE_NAMESPACE=\"loaded\"",
+            ])
+        let result = try Self.run([
+            "list-namespaces", "--plugins", root.appendingPathComponent("plugins").path, "--plugin-cache",
+            root.appendingPathComponent("cache").path,
+        ])
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(result.stdout.contains("libentry.so: crashed with SIGSEGV in hub_plugin_entry"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("libloaded.so: crashed with SIGSEGV in dlopen (its constructors)"),
+            "\(result.stdout)")
+    }
+
     /// exit(0) in init ends the probe without its report: named as the init it happened in, not "start".
     @Test func aPluginThatExitsWithStatusZeroInInitIsNamedInInit() throws {
         let root = try Self.folder(good: false, bad: false)

@@ -41,6 +41,9 @@ import Testing
         #expect(error(#"{"event": "swipe"}"#).hasPrefix(#"s.jsonl:7: unknown event "swipe""#))
         #expect(error(#"{"event": "tap"}"#) == #"s.jsonl:7: tap: needs "indexPath" or "point""#)
         #expect(
+            error(#"{"event": "tap", "indexPath": [0], "point": {"x": 1, "y": 2}}"#)
+                == #"s.jsonl:7: tap: give "indexPath" or "point", not both"#)
+        #expect(
             error(#"{"event": "tap", "indexPath": [1, -2]}"#)
                 == #"s.jsonl:7: tap: "indexPath"[1]: expected a non-negative integer, found -2"#)
         #expect(

@@ -166,6 +166,10 @@ public enum EventScript {
                     )
                 }
             }
+            // Both would leave one of them unused, whichever the reader meant.
+            if object["indexPath"] != nil && object["point"] != nil {
+                throw fail("\(name): give \"indexPath\" or \"point\", not both")
+            }
             if let path = object["indexPath"] {
                 guard let items = path.arrayValue else {
                     throw fail("\(name): \"indexPath\": expected an array of indexes, found \(path.typeDescription)")

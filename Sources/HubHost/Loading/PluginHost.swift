@@ -39,6 +39,9 @@ public final class PluginHost {
     public var quarantinedVersions: [QuarantineRecord] = []
     /// Which files may load at all (permissions, `--trusted-hashes`, safe mode), checked before the probe.
     public var trust = PluginTrust()
+    /// Told as a load reaches each step that runs plugin code: "dlopen (its constructors)",
+    /// "hub_plugin_entry", "init". The probe names the one a plugin crashed or hung in.
+    public var loadStep: ((String) -> Void)?
     /// Plugin ids that win a namespace two plugins claim (`--prefer`); without one, neither loads.
     public var preferredPluginIDs: Set<String> = []
     /// Told during an unload transaction (after components are revoked, before `deinit`), so other owners of
@@ -350,6 +353,7 @@ public final class PluginHost {
 
         // 2. dlopen. Swift images can never be unmapped safely (the runtime keeps their metadata), so NODELETE.
         let flags = RTLD_NOW | RTLD_LOCAL | (record.isSwiftImage ? RTLD_NODELETE : 0)
+        loadStep?("dlopen (its constructors)")
         guard let handle = dlopen(copy.path, flags) else {
             let why = dlerror().map { String(cString: $0) } ?? "unknown error"
             discardCopy(record)
@@ -430,6 +434,7 @@ public final class PluginHost {
             path: record.filePath, id: record.id!, version: record.version!, digest: record.contentHash ?? "",
             image: record.handle)
         record.holdsRegistrations = true
+        loadStep?("init")
         let initialised = CallRecorder.during(.initialize, slot: record.callSlot) {
             d.`init`!(table, &error, error.count)
         }
@@ -463,6 +468,7 @@ public final class PluginHost {
             throw LoadFailure(reason: "\(name): no entry point \(ELFInspector.entrySymbol) (dlsym found none)")
         }
         let entry = unsafeBitCast(symbol, to: hub_plugin_entry_fn.self)
+        loadStep?(ELFInspector.entrySymbol)
         guard let descriptor = entry() else {
             throw LoadFailure(reason: "\(name): \(ELFInspector.entrySymbol) returned NULL")
         }

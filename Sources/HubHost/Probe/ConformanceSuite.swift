@@ -128,7 +128,11 @@ public struct ConformanceSuite {
         // just checked (one read of the file, and what is exercised is exactly what was hashed).
         let host = PluginHost(cacheDirectory: cacheDirectory, logger: logger, copiesInMemory: true)
         host.inspected[file.path] = image
+        // A crash or hang is named by the step it happened in: the image's constructors, the entry point, init.
+        host.loadStep = { phase($0) }
         let record = host.load(file: file)
+        host.loadStep = nil
+        phase("init")
         guard record.isLoaded else {
             check("descriptor and init", fatal: true, record.reason ?? "not loaded (\(record.state))")
             return report

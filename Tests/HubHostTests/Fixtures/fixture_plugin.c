@@ -8,6 +8,8 @@
  *   FIXTURE_HANG_INIT_IF "path"    init never returns when that file exists
  *   FIXTURE_EXIT_INIT_IF "path"    init calls exit(0) when that file exists
  *   FIXTURE_EXIT_INIT   init ends the process with exit(0)
+ *   FIXTURE_CRASH_ENTRY   hub_plugin_entry crashes (SIGSEGV)
+ *   FIXTURE_CRASH_CONSTRUCTOR   a constructor of the image crashes (SIGSEGV) as it is loaded
  * It registers a component factory (components "label" and "box", "box" has children and performs actions), a
  * layout manager, an action factory and an action handler, all keyed by its namespace so variants can coexist,
  * and exports `fixture_stats` so tests can see what the host called.
@@ -203,7 +205,15 @@ static const hub_plugin_descriptor descriptor = {
 };
 
 #ifndef FIXTURE_NO_ENTRY
-HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &descriptor; }
+HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) {
+#ifdef FIXTURE_CRASH_ENTRY
+    *(volatile int *)0 = 1;
+#endif
+    return &descriptor;
+}
+#ifdef FIXTURE_CRASH_CONSTRUCTOR
+__attribute__((constructor)) static void crash_on_load(void) { *(volatile int *)0 = 1; }
+#endif
 #else
 HUB_EXPORT const hub_plugin_descriptor *some_other_entry(void) { return &descriptor; }
 #endif
