@@ -145,6 +145,12 @@ import Testing
             let result = try setup.hubhost(command)
             #expect(result.status == 1 && result.stderr.contains("libfragile.so"), "\(command[0]): \(result.stderr)")
         }
+        // validate fails what render says (the plugin still loads).
+        let validated = try ProcessRunner.hubhost([
+            "validate", setup.plugins.appendingPathComponent("libfragile.so").path, "--view", setup.view.path,
+        ])
+        #expect(validated.status == 1, "\(validated.stdout)\(validated.stderr)")
+        #expect(validated.stdout.contains("fail values handed to the host: libfragile.so"), "\(validated.stdout)")
         let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
         let stderr = result.stderr.replacingOccurrences(of: "-nan", with: "nan")
         let who = "libfragile.so (com.example.fragile 1.0.0) in draw:"

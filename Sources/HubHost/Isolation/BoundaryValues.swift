@@ -24,6 +24,9 @@ public enum BoundaryValues {
     /// a command ends with "done, with problems" (1) rather than 0.
     public static var replacedAny: Bool { !reported.isEmpty }
 
+    /// What was replaced so far, one line each, sorted.
+    static var replacedLines: [String] { reported.sorted() }
+
     /// Reports `problem` once for the plugin and call in progress. Out of line, with the words made only here,
     /// so the checks that call it stay a few instructions where every value a plugin draws passes them.
     @inline(never)

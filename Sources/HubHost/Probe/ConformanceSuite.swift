@@ -180,6 +180,15 @@ public struct ConformanceSuite {
 
         exerciseRegistrations(of: record, host: host, phase: phase, check: check)
         if let view { exerciseView(view, record: record, host: host, phase: phase, check: check) }
+        // NaN, infinite or absurd sizes, frames and fonts: the host replaces them and every command that meets them
+        // ends "with problems", so validate fails what render would say (the plugin still loads).
+        let replaced = BoundaryValues.replacedLines
+        check(
+            "values handed to the host", fatal: false,
+            replaced.isEmpty
+                ? nil
+                : replaced.prefix(5).map { $0.replacing("hubhost: ", with: "", maxReplacements: 1) }
+                    .joined(separator: "; ") + (replaced.count > 5 ? "; … and \(replaced.count - 5) more" : ""))
 
         phase("unload")
         let unload = host.unload(record)
