@@ -126,7 +126,7 @@ struct Events: ParsableCommand {
         let viewURL = loaded.url
         let decoded = loaded.decoded
         let scriptBytes: [UInt8]
-        do { scriptBytes = try readWholeFile(script) } catch {
+        do { scriptBytes = try readWholeFile(script, limit: EventScript.maxBytes) } catch {
             Diagnostics.print("\(script): cannot read: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }

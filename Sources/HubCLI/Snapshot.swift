@@ -255,7 +255,7 @@ struct Snapshot: ParsableCommand {
         let unresolved = loaded.reportUnresolvedComponents(in: host)
         // Read as `events` reads it: a line of invalid UTF-8 is named with its byte, not "cannot read".
         let bytes: [UInt8]
-        do { bytes = try readWholeFile(file) } catch {
+        do { bytes = try readWholeFile(file, limit: EventScript.maxBytes) } catch {
             Diagnostics.print("\(file): cannot read: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }

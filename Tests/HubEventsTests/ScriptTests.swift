@@ -147,6 +147,12 @@ import Testing
         #expect(result.err.contains("hostile.jsonl:1: resize: \"width\": 1e+300 is out of range (0 < x <= 100000)"))
         #expect(result.err.contains("hostile.jsonl:2: invalid UTF-8 at byte 24 of the line"))
         #expect(result.err.contains("skipped 2 bad line(s)"))
+        // A script too large to be one is refused before it is read (a sparse file: no disk is used).
+        let huge = plugins.appendingPathComponent("huge.jsonl")
+        #expect(FileManager.default.createFile(atPath: huge.path, contents: nil))
+        #expect(truncate(huge.path, off_t(EventScript.maxBytes + 1)) == 0)
+        let refused = try run(["events", "examples/events/events.json", huge.path, "--plugins", plugins.path])
+        #expect(refused.status == 2 && refused.err.contains("over the limit of 64 MiB"), "\(refused.err)")
         let width = try run(["events", "examples/events/events.json", script.path, "--width", "1e300"])
         #expect(width.status == 64 && width.err.contains("--width: 1e+300 is out of range"))
         // A carousel child scrolled out of its strip cannot be touched; one in it can.

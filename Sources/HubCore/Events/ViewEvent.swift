@@ -60,6 +60,10 @@ public struct EventScriptError: Error, CustomStringConvertible, Equatable {
 ///
 /// An optional `"section": "header"|"overlays"` aims an index path at the header or an overlay.
 public enum EventScript {
+    /// The largest script read: a replay of thousands of steps is kilobytes, and reading one takes about five times
+    /// its size in memory (a 5 GB script ended a run under an 8 GB limit with a trap).
+    public static let maxBytes = 64 << 20
+
     /// The lines of a script file with their 1-based numbers, comments and blank lines left out.
     public static func lines(of text: String) -> [(number: Int, text: String)] {
         var result: [(Int, String)] = []

@@ -5,7 +5,8 @@
 /// The bytes of the file at `path`, read straight into the array the decoder scans (`Data(contentsOf:)` and a
 /// copy into `[UInt8]` cost a 100k view two passes over 12 MB). Reads to the end, so a FIFO or `/dev/stdin` works.
 /// A relative path is the user's: from the directory hubhost started in (`ProcessStart`).
-public func readWholeFile(_ path: String) throws -> [UInt8] {
+/// With `limit`, a file (or stream) of more bytes is refused with `FileTooLarge` before it is read whole.
+public func readWholeFile(_ path: String, limit: Int? = nil) throws -> [UInt8] {
     let fd = open(ProcessStart.absolute(path), O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw FileReadError(errno: errno) }
     defer { close(fd) }
@@ -22,7 +23,9 @@ public func readWholeFile(_ path: String) throws -> [UInt8] {
         return count
     }
     var status = stat()
-    let expected = fstat(fd, &status) == 0 && status.st_size > 0 ? Int(status.st_size) + 1 : 64 << 10
+    let size = fstat(fd, &status) == 0 ? Int(status.st_size) : 0
+    if let limit, size > limit { throw FileTooLarge(size: size, limit: limit) }
+    let expected = size > 0 ? size + 1 : 64 << 10
     var bytes = try [UInt8](unsafeUninitializedCapacity: expected) { buffer, count in
         count = try readFully(UnsafeMutableRawBufferPointer(buffer))
     }
@@ -32,6 +35,7 @@ public func readWholeFile(_ path: String) throws -> [UInt8] {
     while true {
         let got = try chunk.withUnsafeMutableBytes(readFully)
         bytes.append(contentsOf: chunk[..<got])
+        if let limit, bytes.count > limit { throw FileTooLarge(size: bytes.count, limit: limit) }
         if got < chunk.count { return bytes }
     }
 }
@@ -41,6 +45,15 @@ public struct FileReadError: Error, CustomStringConvertible {
     public let errno: Int32
     public init(errno: Int32) { self.errno = errno }
     public var description: String { String(cString: strerror(errno)) }
+}
+
+/// A file over the size a reader allows ("is 300 MB, more than the 64 MB an event script may be").
+public struct FileTooLarge: Error, CustomStringConvertible {
+    public let size: Int
+    public let limit: Int
+    public var description: String {
+        "is \(size >> 20 > 0 ? "\(size >> 20) MiB" : "\(size) bytes") or more, over the limit of \(limit >> 20) MiB"
+    }
 }
 
 /// Up to `count` bytes of `fd` from `offset` (fewer at the end of the file); nil when the read fails.
