@@ -139,18 +139,17 @@ struct ListNamespacesCLITests {
         // Killed a second into the probe's 5 s; a second later, no process is left probing the plugin (an ended one
         // may stay a zombie where nothing reaps orphans).
         let script = """
-            \(quoted) >/dev/null 2>&1 & H=$!; sleep 1
+            \(quoted) >/dev/null 2>&1 & H=$!
             below() { for c in $(cat /proc/$1/task/*/children 2>/dev/null); do echo $c; below $c; done; }
-            P=$(below $H); echo "probes: $P"; kill -KILL $H; wait $H; sleep 1
+            for i in $(seq 100); do P=$(below $H); [ -n "$P" ] && break; sleep 0.1; done
+            sleep 0.5; P=$(below $H); echo "probes:" $P; kill -KILL $H; wait $H; sleep 1
             for p in $P; do
               grep -q '^State:.*[RSDT]' /proc/$p/status 2>/dev/null && echo "left: $p $(tr '\\0' ' ' < /proc/$p/cmdline)"
             done; echo checked
             """
         let killed = try ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), ["-c", script])
         #expect(killed.stdout.contains("checked") && !killed.stdout.contains("left:"), "\(killed.stdout)")
-        #expect(
-            killed.stdout.contains("probes: 1") || killed.stdout.contains("probes: 2")
-                || killed.stdout.contains("probes: 3"), "\(killed.stdout)")
+        #expect(killed.stdout.contains(#/probes: [0-9]/#), "\(killed.stdout)")
         let work = try #require(
             FileManager.default.enumerator(atPath: cache.path)?.compactMap { $0 as? String }.first {
                 $0.hasSuffix("probe-work")
