@@ -149,9 +149,9 @@ enum PreviewPage {
           document.body.dataset.sequence = String(frame.sequence);
           if (!frame.scrolled) addLog({ level: 'info', time: new Date().toISOString(), message: '#' + frame.sequence + ' ' + frame.cause, source: 'reload' });
           // A large view is drawn near where the page is scrolled: exporting it takes `hubhost render`.
-          for (const id of ['export-svg', 'export-png']) {
-            $(id).hidden = !!frame.window;
-          }
+          // So is a PNG taller or wider than a PNG can be (the SVG link draws it).
+          $('export-svg').hidden = !!frame.window;
+          $('export-png').hidden = !!frame.window || frame.width > 32768 || frame.height > 32768;
           $('windowed').textContent = frame.window ? frame.window.components + ' components: drawn near where you scroll' : '';
           if (scrollAsked && frame.sequence > scrollAsked) { scrollAsked = 0; requestAnimationFrame(checkWindow); }
           const extras = $('extras');
