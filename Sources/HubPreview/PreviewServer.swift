@@ -73,7 +73,8 @@ public final class PreviewServer: @unchecked Sendable {
             // Said before anything is drawn, with what draws it instead (the page's link would save this text).
             if let problem = PNGImage.sizeProblem(width: frame.width, height: frame.height, scale: 1) {
                 return PreviewGuard.reply(
-                    .payloadTooLarge, "the view is \(problem); the SVG link (or `hubhost render --format svg`) draws it")
+                    .payloadTooLarge, "the view is \(problem); the SVG link (or `hubhost render --format svg`) draws it"
+                )
             }
             do {
                 let png = try PNGImage.rasterize(svg: frame.html, width: frame.width, height: frame.height).pngData()

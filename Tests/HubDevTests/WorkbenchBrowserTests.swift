@@ -129,6 +129,14 @@ struct WorkbenchBrowserTests {
         #expect(try browser.evaluate("document.getElementById('export-svg').hidden") == "true")
         let (status, said) = try HTTP.request(port: dev.port, "GET", "/export.svg")
         #expect(status == 409 && String(decoding: said, as: UTF8.self).contains("--format svg"))
+        // 1,500 components are drawn whole, too tall for one PNG: the PNG export says so (413), the SVG one draws.
+        try Data(#"{"id": "large", "body": [\#(body.prefix(1_500).joined(separator: ",\n"))]}"#.utf8)
+            .write(to: viewFile)
+        let whole = try #require(dev.waitForFrame { $0.window == nil && $0.boxes.count >= 1_500 }, "\(dev.log)")
+        #expect(whole.height > 32_768)
+        let (pngStatus, pngSaid) = try HTTP.request(port: dev.port, "GET", "/export.png")
+        #expect(pngStatus == 413 && String(decoding: pngSaid, as: UTF8.self).contains("larger than a PNG"))
+        #expect(try HTTP.request(port: dev.port, "GET", "/export.svg").0 == 200)
     }
 
     @Test(
