@@ -4,6 +4,10 @@ import HubCore
 import HubHost
 import HubRender
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `hubhost snapshot record|verify`: golden PNGs of views, stories and scripted steps, for CI.
 struct Snapshot: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -109,9 +113,12 @@ struct Snapshot: ParsableCommand {
     }
 
     /// Draws every input; problems are printed where they happen.
-    static func pictures(_ options: Options) throws -> Drawn {
+    /// `finished`: called in the supervising process once its last worker ended without a fault, with the faults
+    /// of the run (see `OneShotSupervisor.finished`).
+    static func pictures(_ options: Options, finished: (([PluginFault]) -> Void)? = nil) throws -> Drawn {
         if options.isolation.supervises {
             var supervisor = OneShotSupervisor(isolation: options.isolation, plugins: options.plugins, viewFile: "")
+            supervisor.finished = finished
             // A fault names the view it happened in: the worker notes which input it draws.
             let files = inputFiles(options.inputs).files
             supervisor.viewFileOfInput = { number in
@@ -361,9 +368,15 @@ struct Snapshot: ParsableCommand {
 
     /// Removes the PNGs under the goldens folder's gallery/ that no story of the loaded plugins has (each said);
     /// returns how many. Only that folder's PNGs, which `record --gallery` owns, are touched.
-    static func removeGoldensNoStoryHas(_ drawn: Drawn, in folder: URL) -> Int {
+    /// With a `stage`, each is noted there, for the supervisor to remove once the worker ended cleanly.
+    static func removeGoldensNoStoryHas(_ drawn: Drawn, in folder: URL, stage: inout RecordStage?) -> Int {
         var removed = 0
         for name in goldenNames(in: folder) where name.hasPrefix("gallery/") && !drawn.galleryNames.contains(name) {
+            if stage != nil {
+                stage!.remove(name + ".png", because: whyUndrawn(name, drawn, hint: false))
+                removed += 1
+                continue
+            }
             do {
                 try FileManager.default.removeItem(at: folder.appendingPathComponent(name + ".png"))
                 Diagnostics.print("hubhost: removed \(name).png: \(whyUndrawn(name, drawn, hint: false))")
@@ -428,6 +441,24 @@ struct Snapshot: ParsableCommand {
                 throw ExitCode(.pluginFault)
             }
             try Snapshot.checkGoldenFolder(options.out, mustExist: false)
+            let folder = URL(fileURLWithPath: ProcessStart.absolute(options.out))
+            // Supervised, the worker stages what it records and this process puts it in place once the worker ended
+            // without a fault (`RecordStage`).
+            var stage: RecordStage? = nil
+            if options.isolation.supervises {
+                RecordStage.removeStale(in: folder)
+                let supervisorStage = RecordStage(out: folder, supervisor: getpid())
+                supervisorStage.discard()
+                _ = try Snapshot.pictures(options) { faults in
+                    if faults.isEmpty {
+                        if !supervisorStage.commit() { Glibc.exit(ExitStatus.failed.rawValue) }
+                    } else {
+                        supervisorStage.discard()
+                    }
+                }
+            } else if CallRecorder.isWorker {
+                stage = RecordStage(out: folder, supervisor: getppid())
+            }
             var drawn = try Snapshot.pictures(options)
             // The same for a plugin that did not load (quarantined by an earlier run, refused): its components
             // would be recorded as fallbacks.
@@ -438,7 +469,6 @@ struct Snapshot: ParsableCommand {
                 throw ExitCode(pluginStatus)
             }
             guard Snapshot.drewSomething(&drawn, "record") else { throw ExitCode(.failed) }
-            let folder = URL(fileURLWithPath: ProcessStart.absolute(options.out))
             var recorded = 0
             var unwritten = 0
             for picture in drawn.pictures {
@@ -449,7 +479,13 @@ struct Snapshot: ParsableCommand {
                     drawn.hadUnusableInput = true
                     continue
                 }
-                do { try Snapshot.write(png, to: folder.appendingPathComponent(picture.name + ".png")) } catch {
+                do {
+                    if stage != nil {
+                        try stage!.write(png, name: picture.name + ".png")
+                    } else {
+                        try Snapshot.write(png, to: folder.appendingPathComponent(picture.name + ".png"))
+                    }
+                } catch {
                     // The others are still recorded (each golden is replaced whole or not at all), and counted.
                     Diagnostics.print("hubhost: \(picture.name): \(ErrorText.describe(error))")
                     unwritten += 1
@@ -462,11 +498,13 @@ struct Snapshot: ParsableCommand {
             // story renamed or removed, or of a width no longer asked for, which verify would fail for ever. Only the
             // whole gallery says so, not a shard of it.
             let removed =
-                options.gallery && options.shard == nil ? Snapshot.removeGoldensNoStoryHas(drawn, in: folder) : 0
-            StandardOutput.print(
+                options.gallery && options.shard == nil
+                ? Snapshot.removeGoldensNoStoryHas(drawn, in: folder, stage: &stage) : 0
+            let summary =
                 "recorded \(recorded) image(s) in \(folder.path)"
-                    + (removed > 0 ? "; removed \(removed) gallery golden(s) no story has (above)" : "")
-                    + (unwritten > 0 ? "; \(unwritten) could not be written (above)" : ""))
+                + (removed > 0 ? "; removed \(removed) gallery golden(s) no story has (above)" : "")
+                + (unwritten > 0 ? "; \(unwritten) could not be written (above)" : "")
+            if stage != nil { try stage!.finish(summary: summary) } else { StandardOutput.print(summary) }
             if drawn.hadUnusableInput { throw ExitCode(.failed) }
             if drawn.hadProblems { throw ExitCode(drawn.pluginStatus ?? .problems) }
         }

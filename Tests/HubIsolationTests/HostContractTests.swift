@@ -109,6 +109,20 @@ import Testing
         #expect(again.status == 1 && again.stderr.contains("quarantined"), "\(again.stderr)")
     }
 
+    /// The same crash after `snapshot record` drew its goldens: none is put in place (they were, and the run said
+    /// "nothing recorded"), and no staged file is left in the goldens folder.
+    @Test func aRecordWhosePluginCrashesAtExitRecordsNothing() throws {
+        let setup = try Setup(flags: ["-DABORT_AT_EXIT"])
+        let goldens = setup.folder.appending("goldens")
+        let result = try setup.hubhost(["snapshot", "record", setup.view.path, "--out", goldens.path])
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("libunruly.so") && result.stderr.contains("nothing recorded"), "\(result.stderr)")
+        #expect(!result.stdout.contains("recorded"), "\(result.stdout)")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: goldens.path)) ?? []
+        #expect(left.isEmpty, "\(left)")
+    }
+
     @Test func aMissingPluginFolderOnTheCommandLineStopsTheCommandAndKeepsTheOutput() throws {
         let setup = try Setup()
         let output = setup.folder.appending("keep.svg")
