@@ -7,15 +7,21 @@ import Testing
 struct WorkbenchBrowserTests {
     static let examples = TestSupport.packageRoot.appendingPathComponent("examples")
 
-    /// `hubhost dev examples/home.json` on a copy of the shipped plugins.
-    static func start(_ extra: [String] = []) throws -> (DevProcess, URL) {
-        let root = TestSupport.temporaryDirectory("workbench")
+    /// `root/plugins`, holding copies of the shipped plugins.
+    static func shippedPlugins(in root: URL) throws -> URL {
         let plugins = root.appendingPathComponent("plugins")
         try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
         for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
             try FileManager.default.copyItem(
                 at: TestSupport.binDirectory.appendingPathComponent(name), to: plugins.appendingPathComponent(name))
         }
+        return plugins
+    }
+
+    /// `hubhost dev examples/home.json` on a copy of the shipped plugins.
+    static func start(_ extra: [String] = []) throws -> (DevProcess, URL) {
+        let root = TestSupport.temporaryDirectory("workbench")
+        let plugins = try Self.shippedPlugins(in: root)
         let dev = try DevProcess(
             view: examples.appendingPathComponent("home.json"), plugins: plugins,
             cache: root.appendingPathComponent("cache"), extra: extra)
@@ -32,12 +38,7 @@ struct WorkbenchBrowserTests {
     func viewTextCannotBreakThePageAndEachWidthHasItsOwnClips() throws {
         let root = TestSupport.temporaryDirectory("workbench-hostile")
         defer { try? FileManager.default.removeItem(at: root) }
-        let plugins = root.appendingPathComponent("plugins")
-        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
-        for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
-            try FileManager.default.copyItem(
-                at: TestSupport.binDirectory.appendingPathComponent(name), to: plugins.appendingPathComponent(name))
-        }
+        let plugins = try Self.shippedPlugins(in: root)
         var view = try String(contentsOf: Self.examples.appendingPathComponent("carousel.json"), encoding: .utf8)
         view = view.replacing(
             #""id": "intro""#, with: #""id": "a <!-- <script> b", "custom": {"note": "</script><!--"}"#)
@@ -76,12 +77,7 @@ struct WorkbenchBrowserTests {
     func aLargeViewIsDrawnNearWhereThePageIsScrolled() throws {
         let root = TestSupport.temporaryDirectory("workbench-large")
         defer { try? FileManager.default.removeItem(at: root) }
-        let plugins = root.appendingPathComponent("plugins")
-        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
-        for name in ["libHubDemoSwift.so", "libHubDemoC.so"] {
-            try FileManager.default.copyItem(
-                at: TestSupport.binDirectory.appendingPathComponent(name), to: plugins.appendingPathComponent(name))
-        }
+        let plugins = try Self.shippedPlugins(in: root)
         let count = 20_000
         let body = (0..<count).map { index in
             let component = ["demo:row", "cdemo:tile", "cdemo:badge", "demo:card"][index % 4]
