@@ -118,7 +118,10 @@ public final class DevPreview: @unchecked Sendable {
         if let window = output.window {
             frame.window = .init(top: window.lowerBound, bottom: window.upperBound, components: output.bodyCount)
         }
-        if output.reload.result == .scrolled { frame.scrolled = true }
+        if output.reload.result == .scrolled {
+            frame.scrolled = true
+            frame.scrolledBy = output.scrolledBy
+        }
         if let shots = output.gallery {
             // Gallery mode: every story on one sheet (no boxes: stories are pictures, not a view to tap).
             let (svg, size) = gallery(shots)

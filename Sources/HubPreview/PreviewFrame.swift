@@ -84,6 +84,8 @@ public struct PreviewFrame: Codable, Sendable {
     public var window: Window?
     /// The frame answers a scroll of the page: nothing changed but what is drawn (the page logs nothing).
     public var scrolled: Bool?
+    /// The page whose scroll it answers (the id the page sent): other pages draw it only where it covers them.
+    public var scrolledBy: String?
 
     /// Monotonic seconds (CLOCK_MONOTONIC, shared by processes on this machine): when the change that caused
     /// this render settled, and when the render was ready to push. For latency measurements.

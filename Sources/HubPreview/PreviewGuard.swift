@@ -124,8 +124,9 @@ struct PreviewGuard: Sendable {
         return .success(widths)
     }
 
-    /// `{"y": 1200, "height": 900}`: the content y at the top of the page's view and how much it shows, in points.
-    static func parseScroll(_ body: Data) -> Result<(y: Double, height: Double), TapError> {
+    /// `{"y": 1200, "height": 900, "page": "k3x9"}`: the content y at the top of the page's view and how much it
+    /// shows, in points, and the page's id (optional; at most 64 letters and digits).
+    static func parseScroll(_ body: Data) -> Result<(y: Double, height: Double, page: String?), TapError> {
         guard let object = (try? JSONValue.parse(body))?.objectValue else {
             return .failure(TapError("body: expected {\"y\": number, \"height\": number}"))
         }
@@ -139,7 +140,14 @@ struct PreviewGuard: Sendable {
             }
             values.append(n)
         }
-        return .success((values[0], values[1]))
+        var page: String?
+        if let value = object["page"] {
+            guard let text = value.stringValue, text.count <= 64,
+                text.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) })
+            else { return .failure(TapError("page: expected up to 64 lower-case letters and digits")) }
+            page = text
+        }
+        return .success((values[0], values[1], page))
     }
 
     /// An edit's model: the "model" member, a JSON object (as text or as an object).

@@ -36,7 +36,7 @@ enum PreviewPage {
           .box { position: absolute; box-sizing: border-box; cursor: pointer; }
           .box:hover { outline: 1px dashed #1e90ff; }
           .box.tapped { outline: 2px solid #ff8c00; background: rgba(255,140,0,.12); }
-          #overlay { display: none; position: absolute; left: 0; right: 0; top: 0; z-index: 10;
+          #overlay { display: none; position: fixed; left: 0; right: 0; top: 0; z-index: 10; max-height: 45vh; overflow: auto;
                      background: rgba(160,0,0,.92); color: #fff; padding: 8px 10px; white-space: pre-wrap;
                      font-family: ui-monospace, monospace; font-size: 12px; }
           #overlay.shown { display: block; }
@@ -105,12 +105,31 @@ enum PreviewPage {
         let shownProblems = '';
         function text(tag, value, className) { const e = document.createElement(tag); e.textContent = value ?? ''; if (className) e.className = className; return e; }
         let current = null;
+        // This page's id in its scroll requests: a frame another page's scroll caused is drawn here only when it
+        // covers what this page shows (pages share one view, as mirrors of one device; each keeps its own place).
+        const pageID = Math.random().toString(36).slice(2);
+        function viewed() {
+          const zoom = Number($('zoom').value) || 1;
+          return { y: Math.max(0, -$('stage').getBoundingClientRect().top / zoom), height: Math.max(1, window.innerHeight / zoom) };
+        }
+        function covers(w, frame) {
+          const v = viewed();
+          return (w.top <= 0 || v.y >= w.top) && (w.bottom >= frame.height || v.y + v.height <= w.bottom);
+        }
         function apply(frame, initial) {
           if (!frame) return;
+          if (!initial && frame.scrolled && frame.scrolledBy !== pageID && current && current.window && frame.window
+              && !covers(frame.window, frame)) {
+            current = Object.assign({}, current, { sequence: frame.sequence });
+            return;
+          }
           current = frame;
           if (!initial) $('view').innerHTML = frame.html;
           $('stage').style.width = frame.width + 'px';
-          $('stage').style.minHeight = frame.height + 'px';
+          // A browser lays out at most 33,554,432 px: a view taller than that (at this zoom) is shown to there.
+          const zoomNow = Number($('zoom').value) || 1;
+          $('stage').style.minHeight = Math.min(frame.height, 33000000 / zoomNow) + 'px';
+          fitZoom();
           const boxes = $('boxes');
           boxes.replaceChildren();
           for (const b of frame.boxes) {
@@ -152,8 +171,13 @@ enum PreviewPage {
           // So is a PNG taller or wider than a PNG can be (the SVG link draws it).
           $('export-svg').hidden = !!frame.window;
           $('export-png').hidden = !!frame.window || frame.width > 32768 || frame.height > 32768;
-          $('windowed').textContent = frame.window ? frame.window.components + ' components: drawn near where you scroll' : '';
-          if (scrollAsked && frame.sequence > scrollAsked) { scrollAsked = 0; requestAnimationFrame(checkWindow); }
+          $('windowed').textContent = !frame.window ? ''
+            : frame.window.components + ' components: drawn near where you scroll'
+              + (frame.height * zoomNow > 33000000 ? '; a browser page shows only the first '
+                 + Math.floor(33000000 / zoomNow) + ' of its ' + Math.round(frame.height) + ' pt (hubhost render draws it whole)' : '');
+          if (scrollAsked && frame.sequence > scrollAsked) scrollAsked = 0;
+          // Every frame is checked against this page's place: a first paint, a reload drawn where another page is.
+          requestAnimationFrame(checkWindow);
           const extras = $('extras');
           extras.replaceChildren();
           for (const extra of frame.extras ?? []) {
@@ -234,6 +258,13 @@ enum PreviewPage {
             const why = 'widths not changed: ' + (await reply.text());
             $('cause').textContent = why;
             addLog({ level: 'error', time: new Date().toISOString(), message: why, source: 'widths' });
+            return;
+          }
+          // Accepted but not drawn (a large view): the reason, not "widths changed".
+          const result = (await reply.json()).result ?? '';
+          if (result.startsWith('not drawn')) {
+            setTimeout(() => { $('cause').textContent = result; }, 100);
+            addLog({ level: 'warning', time: new Date().toISOString(), message: result, source: 'widths' });
           }
         }
         // Every entry goes to the server, which says which one is not a width (1 to 4096); none is dropped here.
@@ -244,7 +275,14 @@ enum PreviewPage {
           if ($('device').value) setWidths([...current, Number($('device').value)]);
           $('device').value = '';
         });
-        $('zoom').addEventListener('change', () => { $('canvas').style.transform = 'scale(' + $('zoom').value + ')'; });
+        // The scale transform leaves the layout as tall as at 100%: the margin takes the difference, so the page
+        // scrolls exactly as far as the zoomed drawing goes.
+        function fitZoom() {
+          const zoom = Number($('zoom').value) || 1;
+          $('canvas').style.transform = 'scale(' + zoom + ')';
+          $('canvas').style.marginBottom = ((zoom - 1) * $('canvas').offsetHeight) + 'px';
+        }
+        $('zoom').addEventListener('change', fitZoom);
         $('inspect-mode').addEventListener('change', () => document.body.classList.toggle('inspecting', $('inspect-mode').checked));
         $('boxes').addEventListener('click', async (event) => {
           const box = event.target.closest('.box');
@@ -263,20 +301,22 @@ enum PreviewPage {
         function checkWindow() {
           const w = current && current.window;
           if (!w || scrollAsked) return;
-          const zoom = Number($('zoom').value) || 1;
-          const y = Math.max(0, -$('stage').getBoundingClientRect().top / zoom);
-          const height = Math.max(1, window.innerHeight / zoom);
+          const { y, height } = viewed();
           const margin = height / 2;
           const short = (w.top > 0 && y - margin < w.top) || (w.bottom < current.height && y + height + margin > w.bottom);
           if (!short) return;
           scrollAsked = current.sequence;
-          fetch('/scroll', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ y, height }) })
+          fetch('/scroll', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ y, height, page: pageID }) })
             .then(reply => { if (!reply.ok) scrollAsked = 0; }, () => { scrollAsked = 0; });
           // No frame came (no event stream): ask again later rather than never.
           setTimeout(() => { if (scrollAsked === current.sequence) { scrollAsked = 0; checkWindow(); } }, 2000);
         }
         window.addEventListener('scroll', () => requestAnimationFrame(checkWindow), { passive: true });
         window.addEventListener('resize', () => requestAnimationFrame(checkWindow));
+        // A page that another page's scrolling left behind asks again when its user comes back to it.
+        window.addEventListener('focus', () => requestAnimationFrame(checkWindow));
+        document.addEventListener('visibilitychange', () => { if (!document.hidden) requestAnimationFrame(checkWindow); });
+        document.addEventListener('pointermove', () => requestAnimationFrame(checkWindow), { passive: true });
         $('zoom').addEventListener('change', () => requestAnimationFrame(checkWindow));
         apply(JSON.parse($('initial-frame').textContent), true);
         // The browser retries a dropped stream by itself, but gives up for good after an answer that is not a

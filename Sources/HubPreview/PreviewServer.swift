@@ -155,12 +155,14 @@ public final class PreviewServer: @unchecked Sendable {
             return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
         }
         await route("POST /scroll", on: server) { [weak self] request in
-            let scroll: (y: Double, height: Double)
+            let scroll: (y: Double, height: Double, page: String?)
             switch PreviewGuard.parseScroll(try await request.bodyData) {
             case .success(let parsed): scroll = parsed
             case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
             }
-            let answer = self?.onRequest(PreviewRequest(kind: .scroll, y: scroll.y, height: scroll.height)) ?? "gone"
+            let answer =
+                self?.onRequest(PreviewRequest(kind: .scroll, y: scroll.y, height: scroll.height, page: scroll.page))
+                ?? "gone"
             let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
             return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
         }
@@ -352,11 +354,14 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
     /// Scroll: the content y at the top of the page's view, and how much of the view the page shows (points).
     public var y: Double?
     public var height: Double?
+    /// Scroll: the page's id, echoed in the frame that answers it.
+    public var page: String?
 
     public init(
         kind: Kind, indexPath: [Int] = [], section: String = "body", model: String? = nil, widths: [Double]? = nil,
-        y: Double? = nil, height: Double? = nil
+        y: Double? = nil, height: Double? = nil, page: String? = nil
     ) {
+        self.page = page
         self.y = y
         self.height = height
         self.kind = kind
@@ -383,7 +388,7 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
                     + "(the preview draws the part near where it is scrolled); `hubhost render --width W` draws it whole"
             }
             return "drawing at \(loop.options.extraWidths.map { Int($0) })"
-        case .scroll: return loop.scroll(toY: y ?? 0, pageHeight: height ?? 0)
+        case .scroll: return loop.scroll(toY: y ?? 0, pageHeight: height ?? 0, page: page)
         }
     }
 }

@@ -120,6 +120,32 @@ struct WorkbenchBrowserTests {
                 (try? browser.evaluate("document.querySelector('#boxes .box.tapped')?.dataset.indexPath"))
                     == "\(count - 1)"
             }, "\(dev.log)")
+        // Idle, the page asks for nothing more (some window heights asked for ever), and problems show over the
+        // window wherever it is scrolled (they showed at the top of the view).
+        _ = try browser.send(
+            "Emulation.setDeviceMetricsOverride",
+            ["width": 1200, "height": 2400, "deviceScaleFactor": 1, "mobile": false], inPage: true)
+        _ = try browser.evaluate("window.scrollBy(0, -5000)")
+        Thread.sleep(forTimeInterval: 1)
+        let settled = try browser.evaluate("document.body.dataset.sequence")
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(try browser.evaluate("document.body.dataset.sequence") == settled)
+        #expect(try browser.evaluate("getComputedStyle(document.getElementById('overlay')).position") == "fixed")
+        // At 50% the page is half as tall (the second half of its scrollbar was empty).
+        _ = try browser.evaluate(
+            "(() => { const z = document.getElementById('zoom'); z.value = '0.5'; z.dispatchEvent(new Event('change')); })()"
+        )
+        let halfHeight = Double(try browser.evaluate("document.documentElement.scrollHeight")) ?? 0
+        #expect(halfHeight < first.height * 0.6 && halfHeight > first.height * 0.4, "\(halfHeight) of \(first.height)")
+        // A second page opened at the top draws the top, though the view was last drawn at the end for the first.
+        let second = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
+        defer { second.quit() }
+        try second.open("http://127.0.0.1:\(dev.port)/")
+        #expect(
+            TestSupport.waitUntil {
+                (try? second.evaluate("document.querySelector('#boxes .box[data-index-path=\"0\"]') ? 'yes' : 'no'"))
+                    == "yes"
+            }, "\(dev.log)")
         // Scrolling never printed a line in the terminal, and exporting a part is refused with what to run.
         #expect(!dev.log.contains("scrolled"), "\(dev.log)")
         #expect(try browser.evaluate("document.getElementById('export-svg').hidden") == "true")

@@ -141,6 +141,8 @@ public final class DevLoop {
         public var window: ClosedRange<Double>? = nil
         /// The number of body components of the view.
         public var bodyCount = 0
+        /// The page whose scroll this render answers (`scrolled` renders).
+        public var scrolledBy: String? = nil
     }
 
     public internal(set) var options: Options
@@ -193,12 +195,16 @@ public final class DevLoop {
     var pageHeight: Double = 0
     /// Whether the view is drawn in windows (`windowedBodyCount`).
     public var isWindowed: Bool { !options.gallery && (viewModel?.body.count ?? 0) > Self.windowedBodyCount }
-    /// Viewport heights live above and below the viewport in a windowed view: enough for the page's height below
-    /// the top it scrolled to, and as much above.
+    /// Viewport heights live above and below the viewport in a windowed view: the page's height and half as much
+    /// again below the top it scrolled to, and as much above. The page asks again when it comes within half its
+    /// height of an edge, so an answer must reach further than that (with less, some window heights asked for
+    /// ever).
     private var windowBuffer: Double {
         let viewport = max(1, options.viewport.height)
-        return max(1, (pageHeight / viewport).rounded(.up))
+        return max(1, (1.5 * pageHeight / viewport).rounded(.up) + 1)
     }
+    /// The page whose scroll the last render answers (its own id, echoed in the frame).
+    var scrollingPage: String?
     /// The content y a windowed view's tree covers: the engine's live range.
     private func window(of engine: EventEngine) -> ClosedRange<Double> {
         let buffer = options.viewport.height * engine.bufferFraction
@@ -364,9 +370,11 @@ public final class DevLoop {
     /// (`pageHeight`: how much of the view the page shows, in view points), and draws the part near it. A view
     /// drawn whole does not scroll: the page shows all of it.
     @discardableResult
-    public func scroll(toY y: Double, pageHeight: Double) -> String {
+    public func scroll(toY y: Double, pageHeight: Double, page: String? = nil) -> String {
         host.adoptCurrentThread()
         self.pageHeight = pageHeight
+        scrollingPage = page
+        defer { scrollingPage = nil }
         guard let engine, isWindowed else { return "the whole view is drawn" }
         engine.bufferFraction = windowBuffer
         engine.scroll(to: Point(x: 0, y: y))
@@ -485,6 +493,7 @@ public final class DevLoop {
             uiStates: options.reportUIStates ? currentUIStates() : [:],
             extras: tree == nil || windowed ? [] : extraDrawings(), gallery: gallery?.shots)
         output.bodyCount = viewModel?.body.count ?? 0
+        if reload.result == .scrolled { output.scrolledBy = scrollingPage }
         if windowed, let engine { output.window = window(of: engine) }
         onRender(output)
     }
