@@ -226,11 +226,48 @@ void csystem_restart_on_fault_end(void) {
 
 static uint64_t *stop_record;
 
+/// The parent of `pid`, from /proc/PID/stat (async-signal-safe: open, read, close); 0 when unknown.
+static pid_t parent_of(pid_t pid) {
+    char path[32] = "/proc/";
+    int at = 6;
+    char digits[12];
+    int count = 0;
+    for (unsigned value = (unsigned)pid; value > 0 && count < 11; value /= 10) digits[count++] = (char)('0' + value % 10);
+    while (count > 0) path[at++] = digits[--count];
+    memcpy(path + at, "/stat", 6);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buffer[512];
+    ssize_t length = read(fd, buffer, sizeof buffer - 1);
+    close(fd);
+    if (length <= 0) return 0;
+    buffer[length] = 0;
+    // "pid (name) S ppid …": the name may hold anything, so the fields start after the last ')'.
+    char *close_paren = NULL;
+    for (char *c = buffer; *c; c++) if (*c == ')') close_paren = c;
+    if (close_paren == NULL || close_paren[1] != ' ' || close_paren[2] == 0 || close_paren[3] != ' ') return 0;
+    pid_t parent = 0;
+    for (char *c = close_paren + 4; *c >= '0' && *c <= '9'; c++) parent = parent * 10 + (*c - '0');
+    return parent;
+}
+
+/// Whether `pid` is this process or one it started (a child, a child's child…): plugin code's processes.
+static bool is_own_process(pid_t pid) {
+    pid_t self = getpid();
+    for (int depth = 0; depth < 32 && pid > 1; depth++) {
+        if (pid == self) return true;
+        pid = parent_of(pid);
+    }
+    return false;
+}
+
 static void note_stop_signal(int signal_number, siginfo_t *info, void *context) {
     (void)context;
-    // Sent by the kernel (a terminal hanging up) or by another process: from outside. Sent by this process
-    // itself (raise, kill(getpid()), abort's relatives): plugin code's, so nothing is noted.
-    bool outside = info == NULL || info->si_code == SI_KERNEL || (info->si_code <= 0 && info->si_pid != getpid());
+    // Sent by the kernel (a terminal hanging up) or by another process: from outside. Sent by this process itself
+    // (raise, kill(getpid())) or by a process it started (a plugin's fork, `system("kill …")`): plugin code's, so
+    // nothing is noted.
+    bool outside =
+        info == NULL || info->si_code == SI_KERNEL || (info->si_code <= 0 && !is_own_process(info->si_pid));
     if (outside && stop_record != NULL) {
         uint64_t sender = info != NULL && info->si_code != SI_KERNEL ? (uint64_t)(uint32_t)info->si_pid : 0;
         __atomic_store_n(stop_record, sender << 8 | (uint64_t)signal_number, __ATOMIC_RELEASE);
@@ -238,16 +275,22 @@ static void note_stop_signal(int signal_number, siginfo_t *info, void *context) 
     raise(signal_number);  // SA_RESETHAND: the default action now ends the process
 }
 
-void csystem_note_stop_signals(uint64_t *record) {
-    stop_record = record;
-    static const int signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
-    // A launcher may start hubhost with these blocked (test runners do), and the mask is inherited: a worker that
-    // could not be stopped by them would outlive a user's kill.
+static const int stop_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+
+void csystem_unblock_stop_signals(void) {
+    // A launcher may start hubhost with these blocked (test runners do), and the mask is inherited: a worker or
+    // probe that could not be stopped by them would outlive a user's kill.
     sigset_t stop_set;
     sigemptyset(&stop_set);
-    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) sigaddset(&stop_set, signals[i]);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) sigaddset(&stop_set, stop_signals[i]);
     pthread_sigmask(SIG_UNBLOCK, &stop_set, NULL);
-    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+}
+
+void csystem_note_stop_signals(uint64_t *record) {
+    stop_record = record;
+    const int *signals = stop_signals;
+    csystem_unblock_stop_signals();
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) {
         struct sigaction current;
         // A signal the process ignores (a worker started with SIGINT ignored) stays ignored.
         if (sigaction(signals[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN) continue;

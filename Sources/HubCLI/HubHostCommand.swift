@@ -61,18 +61,34 @@ public struct HubHostCommand: ParsableCommand {
         } catch {
             exit(withError: error)
         }
-        // Done, but what it printed never arrived: not done (exit 2, as a file that cannot be written is).
+        let status = finishedStatus(ExitStatus.ok.rawValue)
+        if status != ExitStatus.ok.rawValue { exit(withError: ExitCode(status)) }
+    }
+
+    /// The status of a command that finished with `status`: not done (2) when what it printed never arrived (as
+    /// for a file that cannot be written; a reader that went away ends the process with SIGPIPE here), and done with
+    /// problems (1) when a plugin's absurd values (NaN, out of range) were replaced and said on stderr, whichever
+    /// command drew them (a golden or a gallery of a broken drawing must not pass as clean).
+    static func finishedStatus(_ status: Int32) -> Int32 {
         if let failure = StandardOutput.writeFailure {
             if StandardOutput.readerWentAway {
                 signal(SIGPIPE, SIG_DFL)
                 kill(getpid(), SIGPIPE)
             }
             Diagnostics.print("hubhost: cannot write -: \(failure)")
-            exit(withError: ExitCode(.failed))
+            return ExitStatus.failed.rawValue
         }
-        // Done, with a plugin's absurd values (NaN, out of range) replaced and said on stderr: done with problems,
-        // whichever command drew them (a golden or a gallery of a broken drawing must not pass as clean).
-        if BoundaryValues.replacedAny { exit(withError: ExitCode(.problems)) }
+        if BoundaryValues.replacedAny && status == ExitStatus.ok.rawValue { return ExitStatus.problems.rawValue }
+        return status
+    }
+
+    /// Ends a command that ran plugin code in this process once its output is out, without running exit handlers:
+    /// the plugins' atexit handlers and destructors are not the command's work (a listing whose plugin crashed at
+    /// exit ended every run with a crash dump, after printing a listing that called it active).
+    static func endWithoutPluginExitCode(_ status: Int32) -> Never {
+        let final = finishedStatus(status)
+        fflush(nil)
+        _exit(final)
     }
 
     /// `hubhost help bogus` would print the top-level help and exit 0 (the parser's `help` takes any name), so a

@@ -69,6 +69,12 @@ struct Inject: ParsableCommand {
             if word.allSatisfy({ $0.isNumber || "+-.eE".contains($0) }), let double = Double(word) { return double }
             return word
         }
+        // As every number hubhost reads: finite ("1e400" reads as infinity).
+        for (index, value) in values.enumerated() {
+            if let double = value as? Double, !double.isFinite {
+                throw ValidationError("argument \(index + 1): \(words[index]) is not a finite number")
+            }
+        }
         let registration = host.services.registrations.last { $0.key == serviceKey }
         /// `--json`: the value with its type ("int", "double", "string", "pointer", "nothing", "other"), or the
         /// error; scope and owner when the key has a binding.
@@ -77,7 +83,8 @@ struct Inject: ParsableCommand {
             func encode(to encoder: Encoder) throws {
                 var container = encoder.singleValueContainer()
                 switch value {
-                case .number(let n): try container.encode(n)
+                // JSON has no infinity or NaN: such a value is written as its text ("inf", "nan").
+                case .number(let n): if n.isFinite { try container.encode(n) } else { try container.encode("\(n)") }
                 case .string(let text): try container.encode(text)
                 default: try container.encodeNil()
                 }

@@ -43,6 +43,7 @@ struct Probe: ParsableCommand {
     func run() throws {
         // A probe ends with the hubhost that started it (killed, stopped by the user), even when its plugin hangs.
         csystem_exit_when_orphaned()
+        csystem_unblock_stop_signals()
         if serve { ProbeServer.serve() }
         let cacheDirectory =
             cache.map { URL(fileURLWithPath: $0) }

@@ -119,8 +119,8 @@ struct SnapshotReport {
         try Snapshot.write(Data(written.map { $0 + "\n" }.joined().utf8), to: manifest)
     }
 
-    /// The temporary files of report images a run was stopped in the middle of renaming (".NAME.diff.png.hubhost-…",
-    /// `OutputFile`'s names), in the report's own folders.
+    /// The temporary files a run was stopped in the middle of renaming (".NAME.diff.png.hubhost-…", `OutputFile`'s
+    /// names) of report images, the page and the list, in the report's own folders.
     private static func removeLeftTemporaries(in folder: URL) {
         var folders = [folder]
         while let current = folders.popLast() {
@@ -131,14 +131,28 @@ struct SnapshotReport {
                 guard lstat(url.path, &info) == 0 else { continue }
                 if info.st_mode & S_IFMT == S_IFDIR {
                     if !name.hasPrefix(".") { folders.append(url) }
-                } else if name.hasPrefix("."), name.contains(".png.hubhost-"),
-                    let image = name.dropFirst().split(separator: ".hubhost-", maxSplits: 1).first,
-                    isReportImage(String(image))
+                } else if let file = Self.temporaryOf(name),
+                    isReportImage(file) || (current == folder && [manifestName, "report.html"].contains(file))
                 {
                     unlink(url.path)
                 }
             }
         }
+    }
+
+    /// "NAME" for `OutputFile`'s temporary name of it, ".NAME.hubhost-" and a random suffix; nil for other names.
+    static func temporaryOf(_ name: String) -> String? {
+        let marker = ".hubhost-"
+        guard name.hasPrefix("."), name.count > marker.count + 1 else { return nil }
+        var end = name.endIndex
+        while end > name.startIndex {
+            end = name.index(before: end)
+            if name[end...].hasPrefix(marker) {
+                let file = name[name.index(after: name.startIndex)..<end]
+                return file.isEmpty ? nil : String(file)
+            }
+        }
+        return nil
     }
 
     /// A name a report writes (NAME.expected.png and so on, under the report folder): the manifest is a file

@@ -187,6 +187,60 @@ struct ListNamespacesCLITests {
             "\(result.stdout)")
     }
 
+    /// A probe ended by another process's SIGTERM (a user's kill of the busy process) keeps its plugin out of that
+    /// run only: it was quarantined for good as "crashed with SIGTERM in init".
+    @Test func aProbeKilledFromOutsideIsProbedAgainNextTime() throws {
+        let root = try Self.folder(good: false, bad: false)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let trigger = root.appendingPathComponent("config")
+        try Data("x".utf8).write(to: trigger)
+        try Self.compile(
+            to: root.appendingPathComponent("plugins/libslow.so"),
+            defines: ["-DFIXTURE_HANG_INIT_IF=\"\(trigger.path)\""])
+        let quoted = [
+            TestPaths.hubhost.path, "list-namespaces", "--plugins", root.appendingPathComponent("plugins").path,
+            "--plugin-cache", root.appendingPathComponent("cache").path,
+        ].map { "'\($0)'" }.joined(separator: " ")
+        // The deepest process under hubhost is the probe running init.
+        let script = """
+            \(quoted) 2>&1 & H=$!
+            last() { local c; c=$(cat /proc/$1/task/*/children 2>/dev/null | awk '{print $1}'); if [ -n "$c" ]; then last $c; else echo $1; fi; }
+            for i in $(seq 100); do P=$(last $H); [ "$P" != "$H" ] && break; sleep 0.1; done
+            sleep 0.5; P=$(last $H); kill -TERM $P; wait $H; echo "status $?"
+            """
+        let killed = try ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), ["-c", script])
+        #expect(killed.stdout.contains("ended by SIGTERM, most likely from outside"), "\(killed.stdout)")
+        try FileManager.default.removeItem(at: trigger)
+        let again = try Self.run([
+            "list-namespaces", "--plugins", root.appendingPathComponent("plugins").path, "--plugin-cache",
+            root.appendingPathComponent("cache").path,
+        ])
+        #expect(again.status == 0 && !again.stdout.contains("quarantined"), "\(again.stdout)")
+    }
+
+    /// A plugin whose atexit handler crashes does not end the listing with a crash (it did, after printing it, on
+    /// every run): the listing is out, and the plugins' exit handlers are not run in its process.
+    @Test func aPluginThatCrashesAtExitDoesNotEndTheListingWithACrash() throws {
+        let root = try Self.folder(good: true, bad: false)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let trigger = root.appendingPathComponent("config")
+        try Self.compile(
+            to: root.appendingPathComponent("plugins/libexits.so"),
+            defines: [
+                "-DFIXTURE_CRASH_AT_EXIT_IF=\"\(trigger.path)\"", "-DFIXTURE_ID=\"com.example.exits\"",
+                "-DFIXTURE_NAMESPACE=\"exits\"",
+            ])
+        let arguments = [
+            "list-namespaces", "--plugins", root.appendingPathComponent("plugins").path, "--plugin-cache",
+            root.appendingPathComponent("cache").path,
+        ]
+        #expect(try Self.run(arguments).status == 0)
+        try Data("x".utf8).write(to: trigger)
+        let listed = try Self.run(arguments)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("com.example.exits") && listed.stdout.contains("com.example.fixture"))
+    }
+
     /// exit(0) in init ends the probe without its report: named as the init it happened in, not "start".
     @Test func aPluginThatExitsWithStatusZeroInInitIsNamedInInit() throws {
         let root = try Self.folder(good: false, bad: false)

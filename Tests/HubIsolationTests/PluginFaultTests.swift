@@ -104,6 +104,17 @@ import Testing
         }
     }
 
+    /// Plugin code that stops its own process is a hang (the wait for a stopped job is not counted, but this is no
+    /// job stopped from outside), and a process the plugin started that ends the worker is the plugin's doing.
+    @Test(arguments: [("5", "hung in configure"), ("6", "crashed with SIGTERM in configure")])
+    func aPluginThatStopsOrSignalsItsOwnProcessIsNamed(how: String, words: String) throws {
+        let setup = try Setup(flags: ["-DFAULT_IN=3", "-DFAULT_HOW=\(how)"])
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(result.stderr.contains("libfragile.so (com.example.fragile 1.0.0) \(words)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("no plugin is blamed"), "\(result.stderr)")
+    }
+
     @Test func theQuarantineIsPersistedUntilTheFileChanges() throws {
         let setup = try Setup(flags: ["-DFAULT_IN=4"])
         let (first, _) = try setup.render()
@@ -259,11 +270,11 @@ import Testing
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(128 + SIGPIPE)", "\(result.stdout)")
     }
 
-    /// What happens to a job from outside is not a plugin's fault. A worker stopped in the middle of a call (Ctrl-Z
-    /// then `fg` stops and continues the whole job; `kill -STOP` the worker alone) is not "hung" when it continues:
-    /// the time it could not run is not counted. A worker ended by another process's SIGTERM (a user killing the
-    /// busy process) stops the run, says who, writes nothing and quarantines nobody.
-    @Test(arguments: ["worker", "job", "term"])
+    /// What happens to a job from outside is not a plugin's fault. A job stopped in the middle of a call (Ctrl-Z
+    /// then `fg` stops and continues the whole job) is not "hung" when it continues: the time it could not run is not
+    /// counted. A worker ended by another process's SIGTERM (a user killing the busy process) stops the run, says
+    /// who, writes nothing and quarantines nobody.
+    @Test(arguments: ["job", "term"])
     func whatHappensToTheJobFromOutsideIsNotAPluginFault(what: String) throws {
         let setup = try Setup(flags: ["-DSLOW_CONFIGURE=300000"])  // 0.3 s per configure: 1.2 s for the four cards
         let cards = (0..<8).map { #"{"id": "c\#($0)", "component": {"id": "fragile:card"}, "text": {"title": "T"}}"# }
@@ -277,7 +288,6 @@ import Testing
         let quoted = arguments.map { "'\($0)'" }.joined(separator: " ")
         let (stop, resume) =
             switch what {
-            case "worker": ("kill -STOP $W", "kill -CONT $W")
             case "job": ("kill -STOP $H $W", "kill -CONT $H $W")
             default: ("kill -TERM $W", ":")
             }

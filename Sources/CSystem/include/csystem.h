@@ -45,6 +45,10 @@ void csystem_restart_on_fault_end(void);
 /// thread before any other starts, so every thread inherits that).
 void csystem_note_stop_signals(uint64_t *record);
 
+/// Unblocks SIGTERM, SIGINT, SIGHUP and SIGQUIT on the calling thread (a launcher may have blocked them, and the
+/// mask is inherited): a process hubhost starts must end when asked to.
+void csystem_unblock_stop_signals(void);
+
 /// Asks the kernel to end this process (SIGKILL) when the thread that started it ends, as a worker must when its
 /// supervisor is gone (killed, or ended by a signal). False when the parent is no longer `parent`: it ended
 /// before the request was made.

@@ -5,9 +5,11 @@ import FoundationEssentials
 #endif
 
 /// Times how long a child process has been at something (a plugin call, a probe), leaving out the time it could not
-/// run: while it was stopped (Ctrl-Z, SIGSTOP: its state in /proc is T), and while this process did not run (stopped
-/// with it as one job, or the machine suspended), seen as a gap between two looks far longer than the caller's
-/// polling. Without this, a job stopped with Ctrl-Z and resumed with `fg` had its call in progress "hang".
+/// run: while this process did not run (the whole job stopped with Ctrl-Z, the machine suspended), seen as a gap
+/// between two looks far longer than the caller's polling, and while a debugger holds the child (its state in /proc
+/// is t). Without this, a job stopped with Ctrl-Z and resumed with `fg` had its call in progress "hang". A child
+/// stopped by a signal while this process runs (state T) is timed as running: plugin code that stops its own
+/// process (`raise(SIGSTOP)`) is a hang, not a pause for ever.
 struct ChildTimer {
     /// The child, or nil when only this process's gaps are left out.
     let pid: pid_t?
@@ -35,7 +37,7 @@ struct ChildTimer {
 
     /// Adds the time since the last look, unless the child or this process could not run meanwhile; returns the
     /// time counted since `restart`. The child's state is read at most every 100 ms (callers look every
-    /// millisecond while a probe runs): time since a look that finds it stopped is not counted.
+    /// millisecond while a probe runs): time since a look that finds it held by a debugger is not counted.
     @discardableResult
     mutating func look(now: Double = Monotonic.now()) -> Double {
         let gap = now - lastLook
@@ -43,14 +45,14 @@ struct ChildTimer {
         guard gap >= 0, gap < Self.longestGap else { return elapsed }
         unchecked += gap
         if unchecked >= 0.1 {
-            if !(pid.map(Self.isStopped) ?? false) { checked += unchecked }
+            if !(pid.map(Self.isHeldByDebugger) ?? false) { checked += unchecked }
             unchecked = 0
         }
         return elapsed
     }
 
-    /// Whether `pid` is stopped (by a signal or a tracer), from the state field of /proc/PID/stat.
-    static func isStopped(_ pid: pid_t) -> Bool {
+    /// Whether `pid` is stopped by a tracer (a debugger at a breakpoint), from the state field of /proc/PID/stat.
+    static func isHeldByDebugger(_ pid: pid_t) -> Bool {
         let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -60,6 +62,6 @@ struct ChildTimer {
         // "pid (comm) S …": the name may hold ") ", so the state follows the last ')'.
         guard let close = buffer[..<count].lastIndex(of: UInt8(ascii: ")")), close + 2 < count else { return false }
         let state = buffer[close + 2]
-        return state == UInt8(ascii: "T") || state == UInt8(ascii: "t")
+        return state == UInt8(ascii: "t")
     }
 }

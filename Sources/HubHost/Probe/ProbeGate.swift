@@ -131,6 +131,7 @@ public final class ProbeGate: @unchecked Sendable {
             return .passed(report)
         case .quarantined(var record, _):
             record.hash = item.hash  // the caller's: a scanner may start before the caller has hashed the file
+            if record.endedFromOutside { return .quarantined(record) }
             entry.quarantine = record
             cache.store(item.file, entry)
             return .quarantined(record)

@@ -117,4 +117,11 @@ public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
     public var loaderRejectsItself: Bool {
         kind == .failure && (phase == "ELF image" || phase == "descriptor and init")
     }
+
+    /// The probe was ended by a signal that asks a process to end (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGKILL):
+    /// most likely from outside (a user's kill, a closed terminal, the out-of-memory killer), seldom plugin code.
+    /// Kept out of its run, never remembered: the next run probes it again.
+    public var endedFromOutside: Bool {
+        kind == .crash && ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGKILL"].contains(signal ?? "")
+    }
 }

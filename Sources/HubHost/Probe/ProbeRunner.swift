@@ -127,7 +127,14 @@ public struct ProbeRunner: Sendable {
         if let signal = child.signal {
             // A Swift trap names its file, line and reason: that is the message.
             let fatal = CrashText.fatalError(in: child.stderrTail.split(separator: "\n").map(String.init))
-            return quarantine(.crash, phase: lastPhase, signal: Self.signalName(signal), message: fatal ?? "")
+            var verdict = quarantine(.crash, phase: lastPhase, signal: Self.signalName(signal), message: fatal ?? "")
+            if case .quarantined(var record, let report) = verdict, record.endedFromOutside {
+                record.message =
+                    "the probe was ended by \(record.signal ?? "a signal"), most likely from outside hubhost; kept "
+                    + "out of this run only, and probed again next time"
+                verdict = .quarantined(record, report: report)
+            }
+            return verdict
         }
         guard let report else {
             return quarantine(

@@ -7,6 +7,7 @@
  *   FIXTURE_CRASH_INIT_IF "path"   init crashes (SIGSEGV) when that file exists
  *   FIXTURE_HANG_INIT_IF "path"    init never returns when that file exists
  *   FIXTURE_EXIT_INIT_IF "path"    init calls exit(0) when that file exists
+ *   FIXTURE_CRASH_AT_EXIT_IF "path"  init registers an atexit handler that crashes, when that file exists
  *   FIXTURE_EXIT_INIT   init ends the process with exit(0)
  *   FIXTURE_CRASH_ENTRY   hub_plugin_entry crashes (SIGSEGV)
  *   FIXTURE_CRASH_CONSTRUCTOR   a constructor of the image crashes (SIGSEGV) as it is loaded
@@ -170,6 +171,10 @@ static const hub_action_handler handler = {sizeof handler, NULL, handle};
 
 /* ----- plugin ----- */
 
+#ifdef FIXTURE_CRASH_AT_EXIT_IF
+static void crash_at_exit(void) { *(volatile int *)0 = 1; }
+#endif
+
 static bool init(const hub_host *h, char *error, size_t capacity) {
     host = h;
     memset(&stats, 0, sizeof stats);
@@ -183,6 +188,9 @@ static bool init(const hub_host *h, char *error, size_t capacity) {
 #endif
 #ifdef FIXTURE_EXIT_INIT_IF
     if (access(FIXTURE_EXIT_INIT_IF, F_OK) == 0) exit(0);
+#endif
+#ifdef FIXTURE_CRASH_AT_EXIT_IF
+    if (access(FIXTURE_CRASH_AT_EXIT_IF, F_OK) == 0) atexit(crash_at_exit);
 #endif
 #ifdef FIXTURE_EXIT_INIT
     exit(0);

@@ -5,7 +5,8 @@
  *   -DFAULT_IN=N      the call that faults: 1 create, 2 size, 3 configure, 4 draw, 5 action handler,
  *                     6 selection state, 7 save UI state, 8 deinit, 9 children (set delegate), 10 layout traits,
  *                     11 a thread of its own (started by configure, it faults 50 ms later, whatever the host is doing)
- *   -DFAULT_HOW=N     1 SIGSEGV (default), 2 abort(), 3 exit(3), 4 hang (sleeps forever)
+ *   -DFAULT_HOW=N     1 SIGSEGV (default), 2 abort(), 3 exit(3), 4 hang (sleeps forever), 5 raise(SIGSTOP),
+ *                     6 a shell it starts sends its process SIGTERM (system("kill -TERM $PPID"))
  *   -DFAULT_WHEN_PROBED  faults in probe and validate children too (still only on "Trending" data)
  *   -DBAD_VALUES      hands the host NaN, infinite and absurd values (sizes, frames, font sizes, measure_text)
  *   -DPLUGIN_VERSION='"2"'
@@ -21,6 +22,7 @@
 #include "hub_plugin.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,8 @@ static void fault_if(int where, int when) {
     case 2: abort();
     case 3: exit(3);
     case 4: for (;;) pause();
+    case 5: raise(SIGSTOP); break;
+    case 6: system("kill -TERM $PPID"); for (;;) pause();
     default: *(volatile int *)0 = 1;
     }
 }
