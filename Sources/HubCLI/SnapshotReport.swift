@@ -144,13 +144,12 @@ struct SnapshotReport {
     static func temporaryOf(_ name: String) -> String? {
         let marker = ".hubhost-"
         guard name.hasPrefix("."), name.count > marker.count + 1 else { return nil }
+        // The last ".hubhost-" after the leading dot (a name such as ".hubhost-report" holds one at its start).
+        let first = name.index(after: name.startIndex)
         var end = name.endIndex
-        while end > name.startIndex {
+        while end > first {
             end = name.index(before: end)
-            if name[end...].hasPrefix(marker) {
-                let file = name[name.index(after: name.startIndex)..<end]
-                return file.isEmpty ? nil : String(file)
-            }
+            if end > first, name[end...].hasPrefix(marker) { return String(name[first..<end]) }
         }
         return nil
     }

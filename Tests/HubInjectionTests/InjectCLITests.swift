@@ -120,6 +120,8 @@ struct InjectCLITests {
         // A string that reads as a number is passed in double quotes; unquoted, it is a number, which a str refuses.
         let quoted = try CLITests.hubhost(["inject", "controller", "\"1\""] + common)
         #expect(quoted.status == 0, "\(quoted.stderr)")
+        let infinite = try CLITests.hubhost(["inject", "neg", "1e400"] + common)
+        #expect(infinite.status == 64 && infinite.stderr.contains("1e400 is not a finite number"), "\(infinite.stderr)")
         let unquoted = try CLITests.hubhost(["inject", "controller", "1"] + common)
         #expect(unquoted.status == 1 && unquoted.stderr.contains("str"), "\(unquoted.stderr)")
         let failed = try CLITests.hubhost(["inject", "nothing", "--json"] + common)

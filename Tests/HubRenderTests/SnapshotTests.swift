@@ -141,11 +141,16 @@ import Testing
         // interrupted run was renaming.
         let leftover = report.appendingPathComponent(".banner@375.diff.png.hubhost-Ab12Cd")
         try Data([1]).write(to: leftover)
+        let leftoverPage = report.appendingPathComponent(".report.html.hubhost-Ef34Gh")
+        let leftoverList = report.appendingPathComponent("..hubhost-report.hubhost-Ij56Kl")
+        for file in [leftoverPage, leftoverList] { try Data([1]).write(to: file) }
         try sandbox.banner(color: "#FF2D55")
         let fixed = try sandbox.snapshot("verify", out: "golden", ["--report", report.path])
         #expect(fixed.status == 0, "\(fixed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: report.appendingPathComponent("banner@375.diff.png").path))
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
+        #expect(!FileManager.default.fileExists(atPath: leftoverPage.path))
+        #expect(!FileManager.default.fileExists(atPath: leftoverList.path))
         let html = try String(contentsOf: report.appendingPathComponent("report.html"), encoding: .utf8)
         #expect(html.contains("0 of") && html.contains("image(s) differ"))
         // A plugin gone from the folder: its stories' goldens are missing, in the log and in JUnit.
