@@ -87,6 +87,9 @@ public struct HubHostCommand: ParsableCommand {
     /// exit ended every run with a crash dump, after printing a listing that called it active).
     static func endWithoutPluginExitCode(_ status: Int32) -> Never {
         let final = finishedStatus(status)
+        // hubhost's own exit work, which `_exit` would skip with the plugins'.
+        CacheFolder.removeTemporaryFolders()
+        CallRecorder.noteExitWithoutHandlers()
         fflush(nil)
         _exit(final)
     }

@@ -70,6 +70,7 @@ public enum CallRecorder {
         stderrIdentity = descriptorIdentity(2)
         watchesDescriptors = HostEnvironment.variable(WorkerEnvironment.watchDescriptorsKey) == "1"
         atexit { CallRecorder.noteLostStderrAtExit() }
+        exitCheckRegistered = true
         return true
     }
 
@@ -90,6 +91,15 @@ public enum CallRecorder {
         guard let words, !stderrIsOurs || !OwnDescriptors.intact else { return }
         words[5] = BlackBox.StderrLoss.inCall
         _exit(70)
+    }
+
+    /// Whether this worker checks its stderr as it exits (`noteLostStderrAtExit`).
+    nonisolated(unsafe) private static var exitCheckRegistered = false
+
+    /// What this process's exit handlers would do for hubhost, for a process that ends with `_exit` (no exit
+    /// handler runs, plugins' included).
+    public static func noteExitWithoutHandlers() {
+        if exitCheckRegistered { noteLostStderrAtExit() }
     }
 
     private static func noteLostStderrAtExit() {

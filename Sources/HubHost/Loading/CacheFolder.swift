@@ -36,10 +36,14 @@ public enum CacheFolder {
     nonisolated(unsafe) private static var made: [String] = []
 
     private static func removeAtExit(_ folder: URL) {
-        if made.isEmpty {
-            atexit { for path in CacheFolder.made { try? FileManager.default.removeItem(atPath: path) } }
-        }
+        if made.isEmpty { atexit { CacheFolder.removeTemporaryFolders() } }
         made.append(folder.path)
+    }
+
+    /// Removes the temporary folders made for this run (at exit; or before `_exit`, which runs no exit handler).
+    public static func removeTemporaryFolders() {
+        for path in made { try? FileManager.default.removeItem(atPath: path) }
+        made = []
     }
 
     /// Where private copies go when no `--plugin-cache` is given.
