@@ -272,8 +272,8 @@ public struct ImageAccess: Sendable {
 
     /// For a path that does not exist: its deepest existing ancestor resolved, then the rest as written (`..`
     /// folded), so a missing file is still placed inside or outside the allowed folders. nil on other errors.
-    /// The ancestor is found by halving (every ancestor of one that exists exists too): a few `realpath` calls for
-    /// a path thousands of folders deep, where one per ancestor took 30 ms per URI.
+    /// Every ancestor of a folder that exists exists too, so the deepest is found by doubling then halving: a few
+    /// `realpath` calls for a path thousands of folders deep, where one per ancestor took 30 ms per URI.
     static func missingPath(_ path: String) -> String? {
         guard errno == ENOENT else { return nil }
         let normalized = PathText.normalized(path)
@@ -283,10 +283,22 @@ public struct ImageAccess: Sendable {
             let joined = parts[..<count].joined(separator: "/")
             return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
         }
-        // prefix(low) resolves (the root, or the working directory, always does); prefix(high) does not.
+        // prefix(low) resolves (the root, or the working directory, always does); prefix(high) does not. The first
+        // missing folder is found from the top, doubling (a typo is near the top: short prefixes, few calls), then
+        // by halving between the last two.
         var low = 0
         var high = parts.count
         guard var resolved = realPath(prefix(0)) else { return nil }
+        var step = 1
+        while low + step < high {
+            guard let real = realPath(prefix(low + step)) else {
+                high = low + step
+                break
+            }
+            low += step
+            resolved = real
+            step *= 2
+        }
         while high - low > 1 {
             let middle = (low + high) / 2
             if let real = realPath(prefix(middle)) {
