@@ -74,7 +74,7 @@ enum PreviewPage {
         """
 
     private static let middle = """
-        <div id="boxes"></div><div id="overlay"><button id="dismiss" title="Dismiss">✕</button><span id="problems"></span></div></div>
+        <div id="boxes"></div></div>
           <div id="extras"></div></div>
           <aside>
             <h2>Inspector</h2>
@@ -93,6 +93,7 @@ enum PreviewPage {
             <div id="log"></div>
           </aside>
         </main>
+        <div id="overlay"><button id="dismiss" title="Dismiss">✕</button><span id="problems"></span></div>
 
         """
 
@@ -105,6 +106,7 @@ enum PreviewPage {
         let shownProblems = '';
         function text(tag, value, className) { const e = document.createElement(tag); e.textContent = value ?? ''; if (className) e.className = className; return e; }
         let current = null;
+        const layoutLimit = 33554400;
         // This page's id in its scroll requests: a frame another page's scroll caused is drawn here only when it
         // covers what this page shows (pages share one view, as mirrors of one device; each keeps its own place).
         const pageID = Math.random().toString(36).slice(2);
@@ -126,9 +128,15 @@ enum PreviewPage {
           current = frame;
           if (!initial) $('view').innerHTML = frame.html;
           $('stage').style.width = frame.width + 'px';
-          // A browser lays out at most 33,554,432 px: a view taller than that (at this zoom) is shown to there.
-          const zoomNow = Number($('zoom').value) || 1;
-          $('stage').style.minHeight = Math.min(frame.height, 33000000 / zoomNow) + 'px';
+          // A browser lays out at most 33,554,428 px (the stage's own height, whatever the zoom): a view taller than
+          // that is shown to there, drawn at its scale (squeezed to fit, a click landed on another component).
+          const tooTall = frame.height > layoutLimit;
+          $('stage').style.minHeight = Math.min(frame.height, layoutLimit) + 'px';
+          const svg = $('view').querySelector('svg');
+          if (tooTall && svg) {
+            svg.setAttribute('height', String(layoutLimit));
+            svg.setAttribute('viewBox', '0 0 ' + frame.width + ' ' + layoutLimit);
+          }
           fitZoom();
           const boxes = $('boxes');
           boxes.replaceChildren();
@@ -173,8 +181,8 @@ enum PreviewPage {
           $('export-png').hidden = !!frame.window || frame.width > 32768 || frame.height > 32768;
           $('windowed').textContent = !frame.window ? ''
             : frame.window.components + ' components: drawn near where you scroll'
-              + (frame.height * zoomNow > 33000000 ? '; a browser page shows only the first '
-                 + Math.floor(33000000 / zoomNow) + ' of its ' + Math.round(frame.height) + ' pt (hubhost render draws it whole)' : '');
+              + (tooTall ? '; a browser page shows only its first ' + layoutLimit + ' of ' + Math.round(frame.height)
+                 + ' pt (hubhost render draws it whole)' : '');
           if (scrollAsked && frame.sequence > scrollAsked) scrollAsked = 0;
           // Every frame is checked against this page's place: a first paint, a reload drawn where another page is.
           requestAnimationFrame(checkWindow);
@@ -279,10 +287,17 @@ enum PreviewPage {
         // scrolls exactly as far as the zoomed drawing goes.
         function fitZoom() {
           const zoom = Number($('zoom').value) || 1;
-          $('canvas').style.transform = 'scale(' + zoom + ')';
+          $('canvas').style.transform = zoom === 1 ? '' : 'scale(' + zoom + ')';
           $('canvas').style.marginBottom = ((zoom - 1) * $('canvas').offsetHeight) + 'px';
         }
-        $('zoom').addEventListener('change', fitZoom);
+        // A new zoom keeps the point of the view at the window's top where it was.
+        let zoomShown = Number($('zoom').value) || 1;
+        $('zoom').addEventListener('change', () => {
+          const top = Math.max(0, -$('stage').getBoundingClientRect().top / zoomShown);
+          fitZoom();
+          zoomShown = Number($('zoom').value) || 1;
+          if (top > 0) window.scrollTo(0, $('stage').getBoundingClientRect().top + window.scrollY + top * zoomShown);
+        });
         $('inspect-mode').addEventListener('change', () => document.body.classList.toggle('inspecting', $('inspect-mode').checked));
         $('boxes').addEventListener('click', async (event) => {
           const box = event.target.closest('.box');

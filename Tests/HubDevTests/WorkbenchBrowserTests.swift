@@ -131,12 +131,17 @@ struct WorkbenchBrowserTests {
         Thread.sleep(forTimeInterval: 1.5)
         #expect(try browser.evaluate("document.body.dataset.sequence") == settled)
         #expect(try browser.evaluate("getComputedStyle(document.getElementById('overlay')).position") == "fixed")
-        // At 50% the page is half as tall (the second half of its scrollbar was empty).
+        #expect(try browser.evaluate("document.getElementById('overlay').closest('#canvas') === null") == "true")
+        // At 50% the page is half as tall (the second half of its scrollbar was empty), and the same point of the
+        // view stays at the window's top.
+        let before = Double(try browser.evaluate("viewed().y")) ?? -1
         _ = try browser.evaluate(
             "(() => { const z = document.getElementById('zoom'); z.value = '0.5'; z.dispatchEvent(new Event('change')); })()"
         )
         let halfHeight = Double(try browser.evaluate("document.documentElement.scrollHeight")) ?? 0
         #expect(halfHeight < first.height * 0.6 && halfHeight > first.height * 0.4, "\(halfHeight) of \(first.height)")
+        let after = Double(try browser.evaluate("viewed().y")) ?? -1
+        #expect(before > 0 && abs(after - before) < 200, "\(before) → \(after)")
         // A second page opened at the top draws the top, though the view was last drawn at the end for the first.
         let second = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
         defer { second.quit() }

@@ -66,6 +66,10 @@ extension DevLoop {
         host.adoptCurrentThread()
         let type = ComponentType(rawValue: section == "overlays" ? "overlay" : section) ?? .body
         let path = type == .header ? Array(indexPath.dropFirst()) : indexPath
+        // In a large view only components near the view's place are live: one another page shows is scrolled to.
+        if type == .body, isWindowed, engine?.wrapper(at: path, section: type) == nil {
+            scrollOnScreen(bodyIndex: path.first)
+        }
         guard let engine, let wrapper = engine.wrapper(at: path, section: type), let model = wrapper.model else {
             return nil
         }

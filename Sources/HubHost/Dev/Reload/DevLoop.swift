@@ -339,17 +339,10 @@ public final class DevLoop {
         // The page names components by their index paths; the header's starts with its own index (0), which the
         // event pipeline's header paths leave out ([] is the header, [i] its child i).
         let path = type == .header ? Array(indexPath.dropFirst()) : indexPath
+        if type == .body { scrollOnScreen(bodyIndex: indexPath.first) }
+        // After the scroll: what the tap did, not what scrolling to it made come and go.
         let trace = EventTrace()
         engine.trace = trace
-        if type == .body, let first = indexPath.first, let frames = pipeline.layout?.frames, first >= 0,
-            first < frames.count
-        {
-            let frame = frames[first]
-            let top = engine.contentOffset.y
-            if frame.minY < top || frame.maxY > top + options.viewport.height {
-                engine.scroll(to: Point(x: 0, y: max(0, frame.minY)), programmatic: true)
-            }
-        }
         let problemsBefore = engine.problems.count
         engine.tap(.indexPath(path, section: type))
         host.scheduler.advance(by: EventEngine.deselectDelay)
@@ -364,6 +357,18 @@ public final class DevLoop {
             Reload(file: options.viewFile.lastPathComponent, result: .tapped, detail: result),
             tree: currentTree(engine))
         return result
+    }
+
+    /// Scrolls body component `bodyIndex` on screen when it is not (a tap or an inspection from a page scrolled
+    /// elsewhere than the view: taps happen on screen, and a large view has live components only near it).
+    func scrollOnScreen(bodyIndex: Int?) {
+        guard let engine, let index = bodyIndex, let frames = pipeline.layout?.frames, index >= 0, index < frames.count
+        else { return }
+        let frame = frames[index]
+        let top = engine.contentOffset.y
+        if frame.minY < top || frame.maxY > top + options.viewport.height {
+            engine.scroll(to: Point(x: 0, y: max(0, frame.minY)), programmatic: true)
+        }
     }
 
     /// Scrolls a windowed view so that content y `y` is at the viewport's top, as the page scrolled to it
