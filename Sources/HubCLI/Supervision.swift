@@ -11,7 +11,10 @@ import HubHost
 struct IsolationOptions: ParsableArguments {
     @Flag(
         name: .customLong("in-process"),
-        help: "Run plugin code in this process, without a worker (for gdb or lldb): a plugin fault then ends hubhost.")
+        help: ArgumentHelp(
+            "Run plugin code in this process, without a worker (for gdb or lldb): a plugin fault then ends hubhost.",
+            discussion: "Plugins are then loaded as they are: not probed first (a probe runs in a child the debugger "
+                + "does not follow) and not kept out by an earlier quarantine, so the debugger sees the fault."))
     var inProcess = false
 
     @Option(
@@ -24,6 +27,9 @@ struct IsolationOptions: ParsableArguments {
         if let problem = InputLimits.problem(callTimeout, in: 0...InputLimits.seconds, excludingLowerBound: true) {
             throw ValidationError("--call-timeout: \(problem)")
         }
+        // For a debugger: the plugin that crashed is loaded and run here, not probed in a child or skipped as
+        // quarantined (the probe cache, where quarantines are kept, is the gate's, which this turns off).
+        if inProcess && !CallRecorder.isWorker { setenv(HostEnvironment.probe, "0", 1) }
     }
 
     /// True in the process that should supervise a worker: not a worker itself, and not told to stay in-process.
@@ -168,6 +174,11 @@ struct OneShotSupervisor {
                 ? " for this run only (a slow machine can cause a hang)"
                 : fault.isKilled ? " for this run only (the kernel's out-of-memory killer may have killed it)" : ""
             Diagnostics.print("hubhost: \(plugin.displayName) quarantined\(howLong); running again without it")
+            if faults.count == 1 {
+                Diagnostics.print(
+                    "hubhost: to debug it, run the same command with --in-process under gdb or lldb (the plugin is "
+                        + "then loaded as it is, quarantined or not)")
+            }
         }
     }
 

@@ -115,6 +115,17 @@ import Testing
         #expect(!result.stderr.contains("no plugin is blamed"), "\(result.stderr)")
     }
 
+    /// The advice a fault report gives works: after the crash quarantined the plugin, `--in-process` loads it as it
+    /// is (not probed, not kept out), so a debugger would see the crash in this process.
+    @Test func inProcessRunsAQuarantinedPluginForADebugger() throws {
+        let setup = try Setup(flags: ["-DFAULT_IN=4"])
+        let first = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
+        #expect(first.status == 5 && first.stderr.contains("to debug it, run the same command with --in-process"))
+        let debugged = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-", "--in-process"])
+        #expect(debugged.status == SIGSEGV || debugged.status == 128 + SIGSEGV, "\(debugged.status) \(debugged.stderr)")
+        #expect(!debugged.stderr.contains("quarantined"), "\(debugged.stderr)")
+    }
+
     @Test func theQuarantineIsPersistedUntilTheFileChanges() throws {
         let setup = try Setup(flags: ["-DFAULT_IN=4"])
         let (first, _) = try setup.render()
