@@ -118,9 +118,16 @@ import Testing
     /// The advice a fault report gives works: after the crash quarantined the plugin, `--in-process` loads it as it
     /// is (not probed, not kept out), so a debugger would see the crash in this process.
     @Test func inProcessRunsAQuarantinedPluginForADebugger() throws {
-        let setup = try Setup(flags: ["-DFAULT_IN=4"])
+        let setup = try Setup(flags: ["-DFAULT_IN=4", "-g"])
         let first = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
         #expect(first.status == 5 && first.stderr.contains("to debug it, run the same command with --in-process"))
+        // The report says where in the plugin's file: addr2line turns it into the function and line.
+        let offset = try #require(
+            first.stderr.firstMatch(of: #/at libfragile\.so\+(0x[0-9a-f]+)/#).map { String($0.1) }, "\(first.stderr)")
+        let located = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["addr2line", "-f", "-e", setup.plugins.appendingPathComponent("libfragile.so").path, offset])
+        #expect(located.stdout.hasPrefix("fault_if") && located.stdout.contains("fragile.c:"), "\(located.stdout)")
         let debugged = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-", "--in-process"])
         #expect(debugged.status == SIGSEGV || debugged.status == 128 + SIGSEGV, "\(debugged.status) \(debugged.stderr)")
         #expect(!debugged.stderr.contains("quarantined"), "\(debugged.stderr)")

@@ -167,14 +167,17 @@ public enum BlackBox {
 
         /// The plugin whose image holds `address`, if any slot's range does. Newest first: an image loaded where an
         /// unloaded one was (a reload) is the one mapped there now.
-        public func plugin(holding address: UInt64) -> PluginInfo? {
+        public func plugin(holding address: UInt64) -> PluginInfo? { image(holding: address)?.plugin }
+
+        /// The plugin whose image holds `address`, and where that image starts (for an offset into its file).
+        public func image(holding address: UInt64) -> (plugin: PluginInfo, start: UInt64)? {
             let slotStart = { (slot: Int) in self.base + BlackBox.tableOffset + (slot - 1) * BlackBox.slotSize }
             // Slots are written in order: the first empty one ends the table.
             let written = (1...BlackBox.slotCount).first { slotStart($0).load(as: UInt8.self) == 0 }.map { $0 - 1 }
             for slot in stride(from: written ?? BlackBox.slotCount, through: 1, by: -1) {
                 let range = slotStart(slot) + BlackBox.lineCapacity
                 let (low, high) = (range.load(as: UInt64.self), range.load(fromByteOffset: 8, as: UInt64.self))
-                if low <= address && address < high { return plugin(slot: slot) }
+                if low <= address && address < high, let plugin = plugin(slot: slot) { return (plugin, low) }
             }
             return nil
         }

@@ -129,6 +129,10 @@ public struct PluginFault: Sendable, Error {
         return text
     }
 
+    /// Where in the plugin's file the fault was: the first address of the faulting thread's stack (the faulting
+    /// instruction first) inside the blamed plugin's image, as an offset `addr2line` takes.
+    public var codeOffset: UInt64?
+
     /// The one-line report: `libfragile.so (com.example.fragile 1.0.0) crashed with SIGSEGV in draw [fragile:card]
     /// for body[2] (id "c")`, or, outside plugin code, `hubhost's worker crashed with SIGSEGV outside plugin code`.
     public var summary: String {
@@ -142,7 +146,14 @@ public struct PluginFault: Sendable, Error {
     /// The summary and the tail of the worker's stderr, indented, as the terminal shows a fault.
     public var report: String {
         let tail = stderrTail.suffix(8).map { "  | " + TerminalText.line($0) }
-        return ([summary] + (tail.isEmpty ? [] : ["  last lines of its stderr:"] + tail)).joined(separator: "\n")
+        var lines = [summary]
+        if let codeOffset, let plugin {
+            let offset = "0x" + String(codeOffset, radix: 16)
+            lines.append(
+                "  at \(PathText.fileName(plugin.path))+\(offset) (`addr2line -f -e \(TerminalText.line(plugin.path)) \(offset)` "
+                    + "names the function and line of a plugin built with -g)")
+        }
+        return (lines + (tail.isEmpty ? [] : ["  last lines of its stderr:"] + tail)).joined(separator: "\n")
     }
 
     private static let recordKind: [Kind: QuarantineRecord.Kind] = [

@@ -303,6 +303,15 @@ public final class WorkerProcess: @unchecked Sendable {
                 // worker ended (dlclose, exit), or a signal handler of its own.
                 fault.blameCodeOutsideCalls(on: plugin)
             }
+            if let note = box.faultNote, let culprit = fault.plugin {
+                fault.codeOffset =
+                    note.addresses.lazy.compactMap { address -> UInt64? in
+                        guard let image = self.blackBox.image(holding: address), image.plugin == culprit else {
+                            return nil
+                        }
+                        return address - image.start
+                    }.first
+            }
             outcome.fault = fault
         }
         return outcome
