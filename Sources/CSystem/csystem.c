@@ -47,6 +47,40 @@ void csystem_name_thread(const char *name) {
     pthread_setname_np(pthread_self(), shortened);
 }
 
+// Shared by the handlers below.
+
+/// The signals that end a process for a fault in its code.
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+#define FATAL_SIGNAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
+
+/// The signals that ask a process to end.
+static const int stop_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+#define STOP_SIGNAL_COUNT (sizeof stop_signals / sizeof stop_signals[0])
+
+/// Installs `handler` for `signal_number` (SA_SIGINFO | SA_RESETHAND and `extra_flags`, nothing else blocked while
+/// it runs), keeping the action before in `previous` when given.
+static void install_handler(int signal_number, void (*handler)(int, siginfo_t *, void *), int extra_flags,
+                            struct sigaction *previous) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = handler;
+    action.sa_flags = SA_SIGINFO | SA_RESETHAND | extra_flags;
+    sigemptyset(&action.sa_mask);
+    sigaction(signal_number, &action, previous);
+}
+
+/// Starts `body(argument)` on a detached thread (`stack_size` 0: the default stack); false when it could not.
+static bool start_detached(void *(*body)(void *), void *argument, size_t stack_size) {
+    pthread_t thread;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    if (stack_size > 0) pthread_attr_setstacksize(&attributes, stack_size);
+    bool started = pthread_create(&thread, &attributes, body, argument) == 0;
+    pthread_attr_destroy(&attributes);
+    return started;
+}
+
 // Fatal signals, and exit() off the main thread: where they happened, for a supervisor to name the plugin whose
 // code it was (see csystem.h).
 
@@ -100,15 +134,7 @@ void csystem_note_faults(uint64_t *record, int capacity) {
     backtrace(warm, 2);  // loads the unwinder now, not in the handler
     fault_capacity = capacity;
     fault_record = record;
-    static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
-    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
-        struct sigaction action;
-        memset(&action, 0, sizeof action);
-        action.sa_sigaction = note_fatal_signal;
-        action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
-        sigemptyset(&action.sa_mask);
-        sigaction(signals[i], &action, NULL);
-    }
+    for (size_t i = 0; i < FATAL_SIGNAL_COUNT; i++) install_handler(fatal_signals[i], note_fatal_signal, SA_ONSTACK, NULL);
     atexit(note_exit);
 }
 
@@ -116,9 +142,7 @@ void csystem_note_faults(uint64_t *record, int capacity) {
 // (see csystem.h). Everything the handler and the watchdog need is prepared before any plugin code runs: they
 // only patch one byte, restore the signal mask and call execve, all async-signal-safe.
 
-static const int restart_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
-#define RESTART_SIGNAL_COUNT (sizeof restart_signals / sizeof restart_signals[0])
-static struct sigaction restart_saved[RESTART_SIGNAL_COUNT];
+static struct sigaction restart_saved[FATAL_SIGNAL_COUNT];
 static sigset_t restart_mask;
 static const char *restart_path;
 static char *const *restart_argv;
@@ -199,26 +223,15 @@ bool csystem_restart_on_fault(const char *path, char *const argv[], char *const 
     __atomic_store_n(&restart_active, 1, __ATOMIC_RELEASE);
     static bool exit_handler_registered;
     if (!exit_handler_registered) exit_handler_registered = atexit(restart_after_exit) == 0;
-    for (size_t i = 0; i < RESTART_SIGNAL_COUNT; i++) {
-        struct sigaction action;
-        memset(&action, 0, sizeof action);
-        action.sa_sigaction = restart_after_signal;
-        action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
-        sigemptyset(&action.sa_mask);
-        sigaction(restart_signals[i], &action, &restart_saved[i]);
+    for (size_t i = 0; i < FATAL_SIGNAL_COUNT; i++) {
+        install_handler(fatal_signals[i], restart_after_signal, SA_ONSTACK, &restart_saved[i]);
     }
-    pthread_t thread;
-    pthread_attr_t attributes;
-    pthread_attr_init(&attributes);
-    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-    bool started = pthread_create(&thread, &attributes, restart_watchdog, NULL) == 0;
-    pthread_attr_destroy(&attributes);
-    return started;
+    return start_detached(restart_watchdog, NULL, 0);
 }
 
 void csystem_restart_on_fault_end(void) {
     __atomic_store_n(&restart_active, 0, __ATOMIC_RELEASE);
-    for (size_t i = 0; i < RESTART_SIGNAL_COUNT; i++) sigaction(restart_signals[i], &restart_saved[i], NULL);
+    for (size_t i = 0; i < FATAL_SIGNAL_COUNT; i++) sigaction(fatal_signals[i], &restart_saved[i], NULL);
 }
 
 // Signals that ask a process to end (SIGTERM, SIGINT, SIGHUP, SIGQUIT): who sent one, so a supervisor can tell a
@@ -275,31 +288,23 @@ static void note_stop_signal(int signal_number, siginfo_t *info, void *context) 
     raise(signal_number);  // SA_RESETHAND: the default action now ends the process
 }
 
-static const int stop_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
-
 void csystem_unblock_stop_signals(void) {
     // A launcher may start hubhost with these blocked (test runners do), and the mask is inherited: a worker or
     // probe that could not be stopped by them would outlive a user's kill.
     sigset_t stop_set;
     sigemptyset(&stop_set);
-    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) sigaddset(&stop_set, stop_signals[i]);
+    for (size_t i = 0; i < STOP_SIGNAL_COUNT; i++) sigaddset(&stop_set, stop_signals[i]);
     pthread_sigmask(SIG_UNBLOCK, &stop_set, NULL);
 }
 
 void csystem_note_stop_signals(uint64_t *record) {
     stop_record = record;
-    const int *signals = stop_signals;
     csystem_unblock_stop_signals();
-    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) {
+    for (size_t i = 0; i < STOP_SIGNAL_COUNT; i++) {
         struct sigaction current;
         // A signal the process ignores (a worker started with SIGINT ignored) stays ignored.
-        if (sigaction(signals[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN) continue;
-        struct sigaction action;
-        memset(&action, 0, sizeof action);
-        action.sa_sigaction = note_stop_signal;
-        action.sa_flags = SA_SIGINFO | SA_RESETHAND;
-        sigemptyset(&action.sa_mask);
-        sigaction(signals[i], &action, NULL);
+        if (sigaction(stop_signals[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+        install_handler(stop_signals[i], note_stop_signal, 0, NULL);
     }
 }
 
@@ -359,15 +364,7 @@ static void *exit_when_orphaned(void *parent) {
     return NULL;
 }
 
-void csystem_exit_when_orphaned(void) {
-    pthread_t thread;
-    pthread_attr_t attributes;
-    pthread_attr_init(&attributes);
-    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attributes, 64 * 1024);
-    pthread_create(&thread, &attributes, exit_when_orphaned, (void *)(intptr_t)getppid());
-    pthread_attr_destroy(&attributes);
-}
+void csystem_exit_when_orphaned(void) { start_detached(exit_when_orphaned, (void *)(intptr_t)getppid(), 64 * 1024); }
 
 bool csystem_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1) == 0; }
 

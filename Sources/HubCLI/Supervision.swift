@@ -169,10 +169,7 @@ struct OneShotSupervisor {
                     "hubhost: replay stopped (--keep-going runs it again without \(plugin.displayName))")
                 exit(ExitStatus.pluginFault.rawValue)
             }
-            let howLong =
-                fault.kind == .hang
-                ? " for this run only (a slow machine can cause a hang)"
-                : fault.isKilled ? " for this run only (the kernel's out-of-memory killer may have killed it)" : ""
+            let howLong = fault.forThisRunOnly.map { " for this run only (\($0))" } ?? ""
             Diagnostics.print("hubhost: \(plugin.displayName) quarantined\(howLong); running again without it")
             if faults.count == 1 {
                 Diagnostics.print(
@@ -185,11 +182,9 @@ struct OneShotSupervisor {
     /// Quarantines the culprit's file version: persisted with the probe cache when the file is still the one that
     /// faulted, and in any case for this run's next workers.
     private func quarantine(_ fault: PluginFault, plugin: BlackBox.PluginInfo) -> QuarantineRecord {
-        // A call that outlasted --call-timeout may have been the machine's (a loaded CI runner), not the plugin's:
-        // it is kept out of this run only. A crash or an exit is the plugin's, and is remembered.
-        // SIGKILL cannot be caught, so who sent it is unknown: the kernel's out-of-memory killer (which the plugin may
-        // or may not have caused) or a user; kept out of this run only too.
-        if fault.kind == .hang || fault.isKilled { return fault.quarantineRecord(checkingFile: false)! }
+        // A hang or a SIGKILL may not be the plugin's doing (`PluginFault.forThisRunOnly`): kept out of this run only.
+        // A crash or an exit is the plugin's, and is remembered.
+        if fault.forThisRunOnly != nil { return fault.quarantineRecord(checkingFile: false)! }
         if let record = fault.quarantineRecord() {
             let (cache, _) = CacheFolder.usable(plugins.cacheDirectory.map { URL(fileURLWithPath: $0) })
             ProbeGate.persist(record, cacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache))

@@ -267,10 +267,10 @@ public final class DevSupervisor: @unchecked Sendable {
             return
         }
         // Persisted only when the file is still the version that faulted (one digest of it, not two), and not for a
-        // hang: a call that outlasted --call-timeout may have been the machine's, so it is kept out of this session
-        // only, as every command does.
+        // fault that may not be the plugin's doing (a hang, SIGKILL), kept out of this session only as every command
+        // keeps it out of its run.
         let record: QuarantineRecord
-        if fault.kind != .hang, !fault.isKilled, let current = fault.quarantineRecord() {
+        if fault.forThisRunOnly == nil, let current = fault.quarantineRecord() {
             record = current
             options.persist(record)
         } else {
@@ -280,10 +280,7 @@ public final class DevSupervisor: @unchecked Sendable {
         quarantined.removeAll { $0.file == record.file && $0.hash == record.hash }
         quarantined.append(record)
         lock.unlock()
-        let howLong =
-            fault.kind == .hang
-            ? " for this session only (a slow machine can cause a hang)"
-            : fault.isKilled ? " for this session only (the out-of-memory killer may have killed it)" : ""
+        let howLong = fault.forThisRunOnly.map { " for this session only (\($0))" } ?? ""
         publishProblem("crash", fault.report + "\nquarantined\(howLong); a new worker starts without it")
     }
 

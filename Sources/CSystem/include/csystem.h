@@ -27,11 +27,10 @@ void csystem_note_faults(uint64_t *record, int capacity);
 /// Arms a restart for a process that runs plugin code in itself: when a fatal signal (those above) hits it,
 /// `*call_word` (the call recorder's word for the call in progress; 0 between calls) stays the same non-zero value
 /// for `timeout_ms`, or exit() is called during a call, the process writes why into `cause` ("11" for SIGSEGV,
-/// "hang", "exit"; it must hold 5 bytes and be
-/// the value of an entry of `envp`) and replaces itself with `execve(path, argv, envp)`, its standard output
-/// pointed back at the one it had when this was first called. Everything must stay valid
-/// until `csystem_restart_on_fault_end`. A watchdog thread polls the word every 50 ms; false when it could not be
-/// started (signals are still caught).
+/// "hang", "exit"; it must hold 5 bytes and be the value of an entry of `envp`) and replaces itself with
+/// `execve(path, argv, envp)`, its standard output pointed back at the one it had when this was first called.
+/// Everything must stay valid until `csystem_restart_on_fault_end`. A watchdog thread polls the word every 50 ms;
+/// false when it could not be started (signals are still caught).
 bool csystem_restart_on_fault(const char *path, char *const argv[], char *const envp[], char *cause,
                               const uint64_t *call_word, unsigned timeout_ms);
 

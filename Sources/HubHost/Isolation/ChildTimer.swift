@@ -51,17 +51,6 @@ struct ChildTimer {
         return elapsed
     }
 
-    /// Whether `pid` is stopped by a tracer (a debugger at a breakpoint), from the state field of /proc/PID/stat.
-    static func isHeldByDebugger(_ pid: pid_t) -> Bool {
-        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 512)
-        let count = read(fd, &buffer, buffer.count)
-        guard count > 0 else { return false }
-        // "pid (comm) S …": the name may hold ") ", so the state follows the last ')'.
-        guard let close = buffer[..<count].lastIndex(of: UInt8(ascii: ")")), close + 2 < count else { return false }
-        let state = buffer[close + 2]
-        return state == UInt8(ascii: "t")
-    }
+    /// Whether `pid` is stopped by a tracer (a debugger at a breakpoint): state "t" in /proc/PID/stat.
+    static func isHeldByDebugger(_ pid: pid_t) -> Bool { LeftoverProcesses.status(of: pid)?.state == "t" }
 }

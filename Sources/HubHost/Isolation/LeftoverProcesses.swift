@@ -22,7 +22,7 @@ enum LeftoverProcesses {
         var ended: [String] = []
         for name in names {
             guard let pid = pid_t(name), pid != me,
-                let (parent, command) = parentAndCommand(of: pid), parent == me
+                let (parent, _, command) = status(of: pid), parent == me
             else { continue }
             // hubhost's own probe server, or a process already on its way out (its command line is gone): the
             // probe server ends as its worker does, and may be exiting right now. A plugin's fork keeps its copy.
@@ -44,13 +44,13 @@ enum LeftoverProcesses {
     }
 
     /// From /proc/PID/stat: "pid (comm) state ppid …"; the command may hold spaces and parentheses.
-    private static func parentAndCommand(of pid: pid_t) -> (pid_t, String)? {
+    static func status(of pid: pid_t) -> (parent: pid_t, state: Substring, command: String)? {
         guard let bytes = try? readWholeFile("/proc/\(pid)/stat") else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
         guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
         let command = String(text[text.index(after: open)..<close])
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 1, let parent = pid_t(fields[1]) else { return nil }
-        return (parent, command)
+        return (parent, fields[0], command)
     }
 }

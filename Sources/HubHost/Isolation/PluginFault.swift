@@ -100,9 +100,14 @@ public struct PluginFault: Sendable, Error {
         componentIdentifier = model.componentIdentifier.description
     }
 
-    /// Ended by SIGKILL, which nobody in the worker can have sent without being able to say so: the kernel's
-    /// out-of-memory killer or another process. Kept out of its run only, as a hang is.
-    public var isKilled: Bool { kind == .crash && signal == SIGKILL }
+    /// Why the culprit is kept out of this run only (its quarantine is not remembered), or nil when it is kept out
+    /// until the file changes: a call that outlasted --call-timeout may have been the machine's, and SIGKILL may
+    /// have come from the kernel's out-of-memory killer or a user (nobody can say who sent it).
+    public var forThisRunOnly: String? {
+        if kind == .hang { return "a slow machine can cause a hang" }
+        if kind == .crash && signal == SIGKILL { return "the kernel's out-of-memory killer may have killed it" }
+        return nil
+    }
 
     /// "crashed with SIGSEGV", "hung (killed after 2 s)", "exited with status 3".
     public var what: String {

@@ -121,7 +121,8 @@ public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
     /// The probe was ended by a signal that asks a process to end (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGKILL):
     /// most likely from outside (a user's kill, a closed terminal, the out-of-memory killer), seldom plugin code.
     /// Kept out of its run, never remembered: the next run probes it again.
-    public var endedFromOutside: Bool {
-        kind == .crash && ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGKILL"].contains(signal ?? "")
-    }
+    public var endedFromOutside: Bool { kind == .crash && Self.stopSignalNames.contains(signal ?? "") }
+
+    /// The signals that ask a process to end, by name.
+    static let stopSignalNames: Set<String> = ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGKILL"]
 }

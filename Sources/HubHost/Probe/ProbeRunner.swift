@@ -127,14 +127,13 @@ public struct ProbeRunner: Sendable {
         if let signal = child.signal {
             // A Swift trap names its file, line and reason: that is the message.
             let fatal = CrashText.fatalError(in: child.stderrTail.split(separator: "\n").map(String.init))
-            var verdict = quarantine(.crash, phase: lastPhase, signal: Self.signalName(signal), message: fatal ?? "")
-            if case .quarantined(var record, let report) = verdict, record.endedFromOutside {
-                record.message =
-                    "the probe was ended by \(record.signal ?? "a signal"), most likely from outside hubhost; kept "
-                    + "out of this run only, and probed again next time"
-                verdict = .quarantined(record, report: report)
-            }
-            return verdict
+            let name = Self.signalName(signal)
+            let message =
+                QuarantineRecord.stopSignalNames.contains(name)
+                ? "the probe was ended by \(name), most likely from outside hubhost; kept out of this run only, and "
+                    + "probed again next time"
+                : fatal ?? ""
+            return quarantine(.crash, phase: lastPhase, signal: name, message: message)
         }
         guard let report else {
             return quarantine(
