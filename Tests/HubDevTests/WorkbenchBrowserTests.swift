@@ -218,7 +218,13 @@ struct WorkbenchBrowserTests {
                     && (try? browser.evaluate("document.querySelector('#boxes .box.tapped').dataset.section"))
                         == "header"
             }, "\(dev.log)")
-        #expect(try browser.evaluate("document.getElementById('log').textContent.includes('header [0]: [')") == "true")
+        // The highlight comes with the rendered frame on the event stream, the log line with /tap's reply: either
+        // may arrive first.
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.getElementById('log').textContent.includes('header [0]: [')"))
+                    == "true"
+            }, "\(dev.log)")
         #expect(!(try browser.evaluate("document.getElementById('log').textContent")).contains("has no child"))
 
         // An overlay taps too.
