@@ -82,7 +82,8 @@ struct CrossPluginTests {
     func hotSwapProvider() throws {
         let dir = try CPlugins()
         defer { dir.cleanUp() }
-        let providerFile = try dir.compile(providerSource, as: "liba_provider.so")
+        let bindsGreeting = ["BIND_KEY": CPlugins.quoted("greeting.text")]
+        let providerFile = try dir.compile(providerSource, as: "liba_provider.so", defines: bindsGreeting)
         try dir.compile(consumerSource, as: "libb_consumer.so")
         let host = PluginHost(cacheDirectory: dir.cache)
         let records = host.loadPlugins(in: [dir.plugins])
@@ -94,10 +95,15 @@ struct CrossPluginTests {
             .write(to: dir.plugins.appendingPathComponent("math.modules.json"), atomically: true, encoding: .utf8)
         #expect(host.services.loadModuleFiles(in: [dir.plugins]).isEmpty)
         #expect(try host.services.injector.get(key: ServiceKey(id: "sum")) as? UInt64 == 5)
-        try dir.compile(providerSource, as: "liba_provider.so", defines: ["GREETING": CPlugins.quoted("Hej")])
+        #expect(try host.services.injector.get(key: ServiceKey(id: "greeting.text")) as? String == "Hello")
+        try dir.compile(
+            providerSource, as: "liba_provider.so",
+            defines: bindsGreeting.merging(["GREETING": CPlugins.quoted("Hej")]) { $1 })
         let successor = HotSwap.loadBeside(old, file: providerFile, in: host)
         #expect(successor.record.isLoaded, "\(successor.record.reason ?? "")")
-        #expect(successor.held == ["service com.test.greeter"])
+        // The key its hub_host.bind asks for is the old version's: held as its service is (it was refused).
+        #expect(successor.held.sorted() == ["binding greeting.text", "service com.test.greeter"])
+        #expect(try host.services.injector.get(key: ServiceKey(id: "greeting.text")) as? String == "Hello")
         #expect(Self.render(host, title: "A") == "Hello, A")  // the old version keeps serving meanwhile
         let (report, failed) = HotSwap.commit(successor, in: host)
         #expect(report.outcome == .unloaded && failed.isEmpty, "\(failed)")
@@ -106,6 +112,7 @@ struct CrossPluginTests {
             host.services.injector.registrations.first { $0.key.id == "sum" }?.owner == successor.record.owner)
         #expect(try host.services.injector.get(key: ServiceKey(id: "sum"), arguments: [Int64(40)]) as? UInt64 == 43)
         #expect(Self.render(host, title: "A") == "Hej, A")
+        #expect(try host.services.injector.get(key: ServiceKey(id: "greeting.text")) as? String == "Hej")
         #expect(try Self.export(consumer, "consumer_last_available", as: IntFn.self)() == 1)
         #expect(host.services.registrations.first { $0.key.id == "com.test.greeter" }?.owner == successor.record.owner)
     }

@@ -97,10 +97,24 @@ let providerSource = #"""
     HUB_EXPORT int provider_retains(void) { return state.retains; }
     HUB_EXPORT int provider_releases(void) { return state.releases; }
 
+    #ifdef BIND_KEY
+    /* -DBIND_KEY='"k"': binds k with hub_host.bind to a provider answering GREETING. */
+    static bool provide_greeting(void *user_data, const char *arguments_json, struct hub_value *out, char *error,
+                                 size_t capacity) {
+        out->type = HUB_VALUE_STRING;
+        out->s = GREETING;
+        return true;
+    }
+    #endif
+
     static bool init(const hub_host *host, char *error, size_t capacity) {
         hub_service service = { sizeof(hub_service), "com.test.greeter", GREETER_VERSION, NULL, &table, &state,
                                 retain_context, release_context };
         bool registered = host->register_service(host, &service, error, capacity);
+    #ifdef BIND_KEY
+        if (registered && !host->bind(host, BIND_KEY, NULL, provide_greeting, NULL, false, error, capacity))
+            return false;
+    #endif
     #ifdef FAIL_AFTER_REGISTER
         snprintf(error, capacity, "init fails after registering (FAIL_AFTER_REGISTER)");
         return false;

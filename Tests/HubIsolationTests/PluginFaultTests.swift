@@ -154,6 +154,53 @@ import Testing
         #expect(listed.stdout.contains("fragile"))
     }
 
+    /// Tables and text an author in another language gets wrong (a struct_size too small, a layout_traits pointer
+    /// into a string already freed) are said, named, and fail validate; they used to draw nothing without a word.
+    @Test(arguments: [
+        (
+            "-DCLASS_SIZE=8",
+            "create_component(\"fragile:card\"): its hub_component_class has struct_size 8, smaller than the"
+        ),
+        ("-DBAD_TRAITS", "layout_traits returned text that is not a list of trait names (bytes 03 ff fe 66"),
+    ])
+    func malformedTablesAndTraitTextAreSaidAndFailValidate(flag: String, words: String) throws {
+        let setup = try Setup(flags: [flag])
+        let (result, body) = try setup.render()
+        let line = result.stderr.split(separator: "\n").first { $0.contains(words) }
+        #expect(line?.contains("libfragile.so") == true, "\(result.stderr)")
+        if flag.hasPrefix("-DCLASS_SIZE") {
+            // Every component of that class would draw nothing: the probe's check refuses the plugin, saying why.
+            #expect(result.status == 5, "\(result.stderr)")
+            #expect(body.prefix(3).allSatisfy { Self.source($0) == "fallback" }, "\(body)")
+        } else {
+            #expect(result.status == 1, "\(result.stderr)")
+        }
+        let validated = try ProcessRunner.hubhost([
+            "validate", setup.plugins.appendingPathComponent("libfragile.so").path, "--view", setup.view.path,
+        ])
+        #expect(validated.status == 1 && validated.stdout.contains(words), "\(validated.stdout)\(validated.stderr)")
+    }
+
+    /// The logger service's context is the host's, shared by every plugin: the call in progress names the plugin,
+    /// so its warning reaches stderr under its name (it went to the host's logger, shown only with --verbose).
+    @Test func aWarningThroughTheLoggerServiceIsThePlugins() throws {
+        let setup = try Setup(flags: ["-DLOG_THROUGH_SERVICE"])
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "text", "-o", "-"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = result.stderr.split(separator: "\n").first { $0.contains("fragile: through hub.logger") }
+        #expect(line?.contains("com.example.fragile") == true, "\(result.stderr)")
+    }
+
+    @Test func aFactoryWithAStructSizeTooSmallIsRefusedByName() throws {
+        let setup = try Setup(flags: ["-DFACTORY_SIZE=8"])
+        let result = try setup.hubhost(["list-namespaces"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                "register_component_factory fragile: its hub_component_factory has struct_size 8, smaller than the"),
+            "\(result.stderr)")
+    }
+
     @Test func valuesAPluginHandsTheHostAreCheckedNotTrappedOn() throws {
         let setup = try Setup(flags: ["-DBAD_VALUES"])
         for format in ["json", "svg", "html", "text"] {

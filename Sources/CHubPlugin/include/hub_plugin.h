@@ -942,8 +942,10 @@ typedef struct hub_host {
     /**
      * Binds the injector key `key` (`name` NULL: the default binding) to `provider`, owned by this plugin's load:
      * its unload revokes it. `singleton` true makes the value once (a pointer result then belongs to the plugin
-     * until it unloads). Refused, writing why, when the key is bound already (both are named). Other plugins,
-     * module files and host code resolve it with `inject`. [main-thread] (Added in 1.1.)
+     * until it unloads). Refused, writing why, when the key is bound already (both are named). When a new
+     * version of a plugin loads beside the old one (hot reload), a key the old version binds is held for the new
+     * one (true is returned) and bound when the old version unloads. Other plugins, module files and host code
+     * resolve it with `inject`. [main-thread] (Added in 1.1.)
      */
     bool (*bind)(const struct hub_host *host, const char *key, const char *name, hub_provider_fn provider,
                  void *user_data, bool singleton, char *out_error, size_t out_error_capacity);

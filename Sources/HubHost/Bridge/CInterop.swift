@@ -26,6 +26,17 @@ enum CInterop {
         return Int(structSize) >= offset + MemoryLayout<U>.size
     }
 
+    /// Why a plugin's table of one of the kinds whose every member ABI 1.0 already had (component and action
+    /// factories and classes, action handlers) is malformed: its `struct_size` is smaller than the type, so the
+    /// plugin set it wrong (a smaller size is never an older plugin). Nil when it is whole. When a later minor adds
+    /// members to such a type, this must compare with the 1.0 size instead.
+    static func shortTableProblem<T>(_ table: UnsafePointer<T>, _ typeName: StaticString) -> String? {
+        let declared = Int(UnsafeRawPointer(table).load(as: UInt32.self))
+        guard declared < MemoryLayout<T>.size else { return nil }
+        return "its \(typeName) has struct_size \(declared), smaller than the \(MemoryLayout<T>.size) bytes of "
+            + "\(typeName) (set struct_size to sizeof(\(typeName)))"
+    }
+
     /// A copy of a plugin's size-prefixed table (its first field is `struct_size`), with the members its size
     /// does not cover zeroed (NULL functions): read once, then called without per-call size checks.
     static func copyTable<T>(_ table: UnsafePointer<T>) -> T {

@@ -30,6 +30,10 @@ enum HostTable {
                     "register_component_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
+            if let problem = CInterop.shortTableProblem(factory, "hub_component_factory") {
+                return HostTable.refuse(
+                    "register_component_factory \(namespace): \(problem)", record, errorBuffer, capacity)
+            }
             // Hot reload: a new version loading beside the old one gets the old one's namespace after the swap.
             if HotSwap.hold(
                 record, "namespace \(namespace)", takenBy: pluginHost.registry.entry(forNamespace: namespace)?.owner,
@@ -58,13 +62,7 @@ enum HostTable {
         table.log = { host, level, message in
             guard let host, let message else { return }
             let record = Unmanaged<PluginRecord>.fromOpaque(host.pointee.host_data).takeUnretainedValue()
-            let level = HostTable.logLevel(level)
-            if let listener = record.host?.onPluginLog {
-                listener(record, level, TerminalText.escaped(String(cString: message), limit: 2000))
-            }
-            guard level >= record.logger.logLevel else { return }  // filtered out: no need to copy the message
-            record.logger.log(
-                level: level, "\(TerminalText.escaped(String(cString: message), limit: 2000))", source: "plugin")
+            HostTable.pluginLog(record, level, String(cString: message))
         }
 
         // Models and text measurement: the hot path, in ModelBridge.swift.
@@ -104,6 +102,10 @@ enum HostTable {
                     "register_action_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
+            if let problem = CInterop.shortTableProblem(factory, "hub_action_factory") {
+                return HostTable.refuse(
+                    "register_action_factory \(namespace): \(problem)", record, errorBuffer, capacity)
+            }
             if HotSwap.hold(
                 record, "action namespace \(namespace)",
                 takenBy: pluginHost.actionFactories.entry(forKey: namespace)?.owner,
@@ -141,6 +143,9 @@ enum HostTable {
                     "register_action_handler: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
+            if let problem = CInterop.shortTableProblem(handler, "hub_action_handler") {
+                return HostTable.refuse("register_action_handler: \(problem)", record, errorBuffer, capacity)
+            }
             pluginHost.addActionHandler(PluginActionHandler(handler, record: record), owner: record.owner)
             return true
         }
@@ -160,6 +165,26 @@ enum HostTable {
         let pointer = UnsafeMutablePointer<hub_host>.allocate(capacity: 1)
         pointer.initialize(to: table)
         return pointer
+    }
+
+    /// A plugin's log line (`hub_host.log`, or the logger service called from its code): to the dev loop's page
+    /// and to its logger, under its name.
+    static func pluginLog(_ record: PluginRecord, _ level: hub_log_level, _ message: String) {
+        let level = logLevel(level)
+        if let listener = record.host?.onPluginLog {
+            listener(record, level, TerminalText.escaped(message, limit: 2000))
+        }
+        guard level >= record.logger.logLevel else { return }
+        record.logger.log(level: level, "\(TerminalText.escaped(message, limit: 2000))", source: "plugin")
+    }
+
+    /// Refuses a registration: the reason becomes one of the plugin's warnings and its error text; returns false.
+    static func refuse(
+        _ reason: String, _ record: PluginRecord, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ capacity: Int
+    ) -> Bool {
+        record.warnings.append(reason)
+        CInterop.writeError(reason, errorBuffer, capacity)
+        return false
     }
 
     /// The calling plugin's record and host, when it is still allowed to call: loaded, and on the host's main

@@ -23,6 +23,11 @@ final class PluginActionFactory: ActionFactory {
             name.withCString { create(factory, $0, &action) }
         }
         guard created, let klass = action.klass else { return nil }
+        if let problem = CInterop.shortTableProblem(klass, "hub_action_class") {
+            BoundaryValues.refuse(
+                "create_action(\(TerminalText.quoted(name))): \(problem); not performed", record: record)
+            return nil
+        }
         return PluginAction(klass: klass, instance: action.instance, record: record)
     }
 

@@ -55,8 +55,29 @@ final class PluginComponent: Component {
         guard isAlive, let traits = methods.layout_traits,
             let list = CallRecorder.during(.layoutTraits, slot: slot, { traits(instance) })
         else { return [] }
-        return LayoutTrait.parseList(String(cString: list))
+        // Text that is not UTF-8 or holds control characters is not a list of names: most often a pointer into
+        // memory the plugin freed (a string dropped before the host read it).
+        guard let text = String(validatingCString: list), !text.unicodeScalars.contains(where: Self.isControl) else {
+            var bytes: [String] = []
+            var byte = UnsafeRawPointer(list).assumingMemoryBound(to: UInt8.self)
+            while byte.pointee != 0 && bytes.count < 17 {
+                bytes.append(
+                    byte.pointee < 16 ? "0" + String(byte.pointee, radix: 16) : String(byte.pointee, radix: 16))
+                byte += 1
+            }
+            let shown = bytes.prefix(16).joined(separator: " ") + (bytes.count > 16 ? " …" : "")
+            BoundaryValues.refuse(
+                "layout_traits returned text that is not a list of trait names (bytes \(shown)): invalid UTF-8 or "
+                    + "control characters, as a pointer to freed memory reads; used no traits",
+                record: record)
+            return []
+        }
+        return LayoutTrait.parseList(text)
     }()
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
 
     func loadView() {
         guard isAlive, let load = methods.load_view else { return }

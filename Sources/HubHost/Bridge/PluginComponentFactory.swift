@@ -38,6 +38,13 @@ final class PluginComponentFactory: ComponentFactory {
             name.withCString { create(factory, $0, &made) }
         }
         guard created, let klass = made.klass else { return nil }
+        if let problem = CInterop.shortTableProblem(klass, "hub_component_class") {
+            // Its calls cannot be trusted to be what the plugin meant: drawn as a fallback, and said (exit 1).
+            BoundaryValues.refuse(
+                "create_component(\(TerminalText.quoted(namespace + ":" + name))): \(problem); drawn as a fallback",
+                record: record)
+            return nil
+        }
         let component = PluginComponent(klass: klass, instance: made.instance, factory: self, record: record)
         record.track(component)
         return component

@@ -24,6 +24,11 @@ public enum BoundaryValues {
     /// a command ends with "done, with problems" (1) rather than 0.
     public static var replacedAny: Bool { !reported.isEmpty }
 
+    /// How many refusals were made so far (repeats included), and the last one's words without the plugin: for a
+    /// check to say why a call it made came to nothing.
+    nonisolated(unsafe) private(set) static var refusals = 0
+    nonisolated(unsafe) private(set) static var lastRefusal: String?
+
     /// What was replaced so far, one line each, sorted.
     static var replacedLines: [String] { reported.sorted() }
 
@@ -37,7 +42,10 @@ public enum BoundaryValues {
         } else {
             who = CallRecorder.currentCallDescription ?? "a plugin"
         }
-        let line = "hubhost: \(who): \(problem())"
+        let text = problem()
+        refusals += 1
+        lastRefusal = text
+        let line = "hubhost: \(who): \(text)"
         guard reported.count < 1000, reported.insert(line).inserted else { return }
         report(line)
     }

@@ -215,6 +215,13 @@ public enum CallRecorder {
         return UnsafePointer(local + 1)
     }
 
+    /// The slot of the plugin whose call is in progress (nil between calls or when its slot is unknown), read on
+    /// the main thread, where plugin calls are made.
+    static var currentSlot: UInt16? {
+        guard let word = words?[1], word & 0xFFFF != 0 else { return nil }
+        return UInt16(truncatingIfNeeded: word)
+    }
+
     /// The plugin and call in progress, "libx.so (com.x 1.0) in draw", for messages about values it handed over.
     static var currentCallDescription: String? {
         guard let word = words?[1] else { return nil }

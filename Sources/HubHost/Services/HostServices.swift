@@ -361,7 +361,15 @@ public final class HostServices {
 
     fileprivate func load(_ uri: String) -> Result<LoadedImage, Error> { Result { try hostImageLoader(uri) } }
 
+    /// The logger service: a plugin's message goes where its `hub_host.log` lines go, under its name, when the
+    /// call is made from inside one of its calls (the context is shared, so the call in progress names it).
     fileprivate func log(_ level: hub_log_level, _ message: String) {
+        if Threads.isMainThread, let slot = CallRecorder.currentSlot,
+            let record = pluginHost?.plugins.first(where: { $0.callSlot == slot && $0.codeCallable })
+        {
+            HostTable.pluginLog(record, level, message)
+            return
+        }
         logger.log(level: HostTable.logLevel(level), "\(TerminalText.escaped(message, limit: 2000))")
     }
 

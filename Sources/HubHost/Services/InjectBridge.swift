@@ -35,14 +35,32 @@ enum InjectBridge {
         }
         let serviceKey = ServiceKey(id: key, name: CInterop.string(name))
         let services = pluginHost.services
-        if let holder = services.injector.registrations.first(where: { $0.key == serviceKey }) {
+        let holder = services.injector.registrations.first(where: { $0.key == serviceKey })
+        let module = providerModule(serviceKey, provider, userData, singleton, for: record)
+        let install = { try services.injector.install(module) }
+        // A new version loading beside the old one (hot reload): held until the old one is unloaded, as its
+        // services and namespaces are (the old version's binding goes with it).
+        if HotSwap.hold(record, "binding \(serviceKey)", takenBy: holder?.owner, apply: install) { return true }
+        if let holder {
             CInterop.writeError(
                 "bind \(serviceKey): already bound by \(holder.owner.displayName); \(record.displayName) cannot bind it again",
                 errorBuffer, capacity)
             return false
         }
+        do { try install() } catch {
+            CInterop.writeError("bind \(serviceKey): \(error)", errorBuffer, capacity)
+            return false
+        }
+        return true
+    }
+
+    /// The module holding `provider` under `serviceKey`, owned by `record`'s load.
+    private static func providerModule(
+        _ serviceKey: ServiceKey, _ provider: @escaping hub_provider_fn, _ userData: UnsafeMutableRawPointer?,
+        _ singleton: Bool, for record: PluginRecord
+    ) -> Module {
         let data = userData
-        let module = Module(owner: record.owner) { binder in
+        return Module(owner: record.owner) { binder in
             binder.bindProvider(toKey: serviceKey, scope: singleton ? .singleton : .normal) { _, arguments in
                 guard record.codeCallable else { throw InjectionError.revoked(serviceKey, owner: record.displayName) }
                 var out = hub_value()
@@ -65,11 +83,6 @@ enum InjectBridge {
                 }
             }
         }
-        do { try services.injector.install(module) } catch {
-            CInterop.writeError("bind \(serviceKey): \(error)", errorBuffer, capacity)
-            return false
-        }
-        return true
     }
 
     /// A caller's argument as JSON for a plugin's provider.

@@ -9,6 +9,9 @@
  *                     6 a shell it starts sends its process SIGTERM (system("kill -TERM $PPID"))
  *   -DFAULT_WHEN_PROBED  faults in probe and validate children too (still only on "Trending" data)
  *   -DBAD_VALUES      hands the host NaN, infinite and absurd values (sizes, frames, font sizes, measure_text)
+ *   -DBAD_TRAITS      layout_traits returns bytes that are not UTF-8 (as a freed string reads)
+ *   -DLOG_THROUGH_SERVICE  configure of "Trending" logs a warning through the hub.logger service
+ *   -DCLASS_SIZE=N / -DFACTORY_SIZE=N  the component class's / factory's struct_size (a Rust or Go author's slip)
  *   -DPLUGIN_VERSION='"2"'
  *   -DSLOW_CONFIGURE=N  configure sleeps N microseconds (a render then spends its time inside plugin code)
  *   -DPLUGIN_NAME='"sluggish"'  the namespace, and the id's last part (default "fragile"): a second plugin
@@ -84,6 +87,9 @@ static void fault(int where, const hub_model *model) { fault_if(where, model && 
 static const char *traits(void *instance) {
     (void)instance;
     fault_if(10, seen_trending);
+#ifdef BAD_TRAITS
+    return "\x03\xff\xfe" "fullWidth";
+#endif
     return HUB_TRAIT_FULL_WIDTH;
 }
 
@@ -111,6 +117,14 @@ static void configure(void *instance, const hub_model *model, hub_size container
     }
 #ifdef SLOW_CONFIGURE
     usleep(SLOW_CONFIGURE);
+#endif
+#ifdef LOG_THROUGH_SERVICE
+    hub_service logger;
+    char error[256];
+    if (is_trending(model) && host->acquire_service(host, HUB_SERVICE_LOGGER, NULL, 1, &logger, error, sizeof error)) {
+        ((const hub_logger_service *)logger.table)->log(logger.context, HUB_LOG_WARNING, "fragile: through hub.logger");
+        host->release_service(host, &logger);
+    }
 #endif
     ((card *)instance)->model = model;
 }
@@ -178,8 +192,15 @@ static const void *get_extension(void *instance, const char *id) {
 
 static void destroy(void *instance) { free(instance); }
 
+#ifndef CLASS_SIZE
+#define CLASS_SIZE sizeof(hub_component_class)
+#endif
+#ifndef FACTORY_SIZE
+#define FACTORY_SIZE sizeof(hub_component_factory)
+#endif
+
 static const hub_component_class card_class = {
-    sizeof card_class, traits, load_view, preferred_size, prepare_for_reuse, configure, draw, get_extension, destroy,
+    CLASS_SIZE, traits, load_view, preferred_size, prepare_for_reuse, configure, draw, get_extension, destroy,
 };
 
 static bool create_component(const hub_component_factory *factory, const char *name, hub_component *out) {
@@ -200,7 +221,7 @@ static const char *const *component_names(const hub_component_factory *factory) 
     return names;
 }
 
-static const hub_component_factory factory = {sizeof factory, NULL, create_component, component_names, NULL};
+static const hub_component_factory factory = {FACTORY_SIZE, NULL, create_component, component_names, NULL};
 
 static bool handle_action(const hub_action_handler *handler, const hub_action_context *context) {
     (void)handler;
