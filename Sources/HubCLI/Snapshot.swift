@@ -559,6 +559,8 @@ struct Snapshot: ParsableCommand {
                 do { actual = try Snapshot.draw(picture, scale: options.scale) } catch {
                     Diagnostics.print("hubhost: \(picture.name): \(ErrorText.describe(error))")
                     drawn.hadUnusableInput = true
+                    // A failure of its own in JUnit and the report: a job that reads only them must not pass.
+                    drawn.failures.append((picture.name, "cannot be drawn: \(ErrorText.describe(error))"))
                     continue
                 }
                 let file = golden.appendingPathComponent(picture.name + ".png")

@@ -64,7 +64,9 @@ public struct PNGImage: Equatable, Sendable {
     private static func message(_ error: UnsafeMutablePointer<hub_gerror>?, _ cairo: hub_rsvg_api) -> String {
         guard let error else { return "unknown error" }
         defer { cairo.g_error_free(error) }
-        return error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+        // GLib's messages may end with a newline, which a one-line report would show escaped.
+        let text = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+        return String(text.reversed().drop { $0.isNewline || $0 == " " }.reversed())
     }
 
     /// Copies a cairo ARGB32 surface's pixels.

@@ -292,6 +292,7 @@ public func escape(_ s: String) -> String {
         case "<": out += "&lt;"
         case ">": out += "&gt;"
         case "\"": out += "&quot;"
+        case "\u{FFFE}", "\u{FFFF}": out += "\u{FFFD}"  // not XML 1.0 characters
         default:
             if c.value < 0x20 && c != "\n" && c != "\t" { out += " " } else { out.unicodeScalars.append(c) }
         }

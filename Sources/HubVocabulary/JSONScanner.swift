@@ -18,16 +18,29 @@ public struct JSONScanner {
     public private(set) var position = 0
     /// Set when a number beyond a double's range was read (1e999: infinity); a reader that reports it clears it.
     public var readNumberOutOfRange = false
+    /// Set when a string held `\u0000` or a lone surrogate (`\ud800`), read as U+FFFD: U+0000 would end the text
+    /// where a plugin reads it as a C string, and a lone surrogate is no character. A reader that reports it clears it.
+    public var readReplacedCharacter = false
     /// Nesting limit, so hostile input cannot overflow the stack.
     private var depth = 0
     public static let maxDepth = 512
 
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        position = Self.byteOrderMarkLength(bytes)
+    }
+
+    /// A UTF-8 byte order mark at the start (editors on Windows write one) is skipped, as RFC 8259 lets a parser
+    /// do; it used to be "unexpected byte 0xef".
+    private static func byteOrderMarkLength(_ bytes: [UInt8]) -> Int {
+        bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+    }
 
     /// A scanner that also numbers the keys a reader's schema knows: `nextKeySymbol` returns a key's index in
     /// `keySymbols`, so a schema reader switches on a number and no key string is made, retained or compared.
     public init(_ bytes: [UInt8], keySymbols: [String]) {
         self.bytes = bytes
+        position = Self.byteOrderMarkLength(bytes)
         for (index, key) in keySymbols.enumerated() { symbolTable[key] = index }
         // The initial entries stand for the empty key.
         let empty = RecentKey(symbol: symbolTable[""] ?? Self.otherKey)
@@ -346,7 +359,13 @@ public struct JSONScanner {
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         }
                     }
-                    out.append(contentsOf: Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8))
+                    if scalar == 0 || (0xD800..<0xE000).contains(scalar) {
+                        readReplacedCharacter = true
+                        out.append(contentsOf: [0xEF, 0xBF, 0xBD])  // U+FFFD
+                    } else {
+                        out.append(
+                            contentsOf: Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8))
+                    }
                 default: throw error("invalid escape '\\\(Character(Unicode.Scalar(e)))'", at: position - 2)
                 }
             default:

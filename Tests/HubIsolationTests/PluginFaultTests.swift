@@ -191,6 +191,27 @@ import Testing
         #expect(line?.contains("com.example.fragile") == true, "\(result.stderr)")
     }
 
+    /// A Rust plugin's panic aborts with the panic's place and message before dozens of backtrace frames and a
+    /// second panic: the report keeps the first (it showed the frames' tail only), at render and at validate.
+    @Test func aRustPanicIsReportedByItsPlaceAndMessage() throws {
+        let setup = try Setup(flags: ["-DFAULT_IN=4", "-DFAULT_HOW=2", "-DRUST_PANIC"])
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
+        #expect(result.status == 5, "\(result.stderr)")
+        let panic = "thread 'main' panicked at src/lib.rs:27:26: fragile: deliberate panic in the call"
+        // The plugin's stderr passes through as it is written; the report after it is cut to what helps.
+        let report = try #require(
+            result.stderr.range(of: "hubhost: libfragile.so").map { result.stderr[$0.lowerBound...] })
+        #expect(report.contains("crashed with SIGABRT in draw [fragile:card] for body[2] (id \"c\"): \(panic)"))
+        #expect(!report.contains("std::rt::frame_") && !report.contains("stack backtrace:"), "\(report)")
+
+        let probed = try Setup(flags: ["-DFAULT_IN=4", "-DFAULT_HOW=2", "-DRUST_PANIC", "-DFAULT_WHEN_PROBED"])
+        let validated = try ProcessRunner.hubhost([
+            "validate", probed.plugins.appendingPathComponent("libfragile.so").path, "--view", probed.view.path,
+        ])
+        #expect(validated.stdout.contains(panic), "\(validated.stdout)\(validated.stderr)")
+        #expect(!validated.stdout.contains("rt.rs:"), "\(validated.stdout)")
+    }
+
     @Test func aFactoryWithAStructSizeTooSmallIsRefusedByName() throws {
         let setup = try Setup(flags: ["-DFACTORY_SIZE=8"])
         let result = try setup.hubhost(["list-namespaces"])

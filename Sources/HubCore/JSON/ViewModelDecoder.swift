@@ -116,6 +116,15 @@ private final class DecodeContext {
 
     /// A number beyond a double's range (1e999) reads as infinity, which JSON cannot carry: plugins get null. Said,
     /// with where it is, as a clamped field is; nothing is allocated unless one is found.
+    /// Out of line: only text that held `\u0000` or a lone surrogate comes here.
+    @inline(never)
+    private func reportReplacedCharacters(_ s: inout JSONScanner) {
+        s.readReplacedCharacter = false
+        report(
+            "holds \\u0000 or a lone surrogate (\\ud800-\\udfff), which is no character a plugin can be given "
+                + "(U+0000 would end its text): read as U+FFFD")
+    }
+
     private func reportNumbersOutOfRange(in value: JSONValue, at subpath: @autoclosure () -> String) {
         switch value {
         case .number(let n) where !n.isFinite:
@@ -141,18 +150,24 @@ private final class DecodeContext {
     }
 
     func string(_ s: inout JSONScanner) throws -> String? {
-        if let text = try s.readStringIfString() { return text }
+        s.readReplacedCharacter = false  // a value skipped before (an unknown key's) is not this one
+        if let text = try s.readStringIfString() {
+            if s.readReplacedCharacter { reportReplacedCharacters(&s) }
+            return text
+        }
         try mismatch(&s, expected: "a string")
         return nil
     }
 
     func object(_ s: inout JSONScanner) throws -> JSONObject? {
+        s.readReplacedCharacter = false
         if try s.peekKind() == .object, case .object(let o) = try s.readValue() {
             // Walked only when the scanner met such a number: most custom data holds none.
             if s.readNumberOutOfRange {
                 s.readNumberOutOfRange = false
                 reportNumbersOutOfRange(in: .object(o), at: "")
             }
+            if s.readReplacedCharacter { reportReplacedCharacters(&s) }
             return o
         }
         try mismatch(&s, expected: "an object")

@@ -268,12 +268,23 @@ public struct ByteWriter {
     }
 
     /// `text` escaped for XML and HTML text and attributes: `&`, `<`, `>` and `"` as entities, control characters
-    /// other than newline and tab as spaces.
+    /// other than newline and tab as spaces, and U+FFFE and U+FFFF (which XML 1.0 does not allow either: one in a
+    /// title made the whole SVG unreadable) as U+FFFD.
     public mutating func writeXMLEscaped(_ text: String) {
         withUTF8(text) { utf8 in
             var start = 0
             for (i, b) in utf8.enumerated()
-            where b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 || (b < 0x20 && b != 0x0A && b != 0x09) {
+            where b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 || (b < 0x20 && b != 0x0A && b != 0x09)
+                || b == 0xEF
+            {
+                if b == 0xEF {
+                    // EF BF BE / EF BF BF: U+FFFE / U+FFFF. Any other character starting with EF is written as is.
+                    guard i + 2 < utf8.count, utf8[i + 1] == 0xBF, utf8[i + 2] & 0xFE == 0xBE else { continue }
+                    bytes(UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                    write("\u{FFFD}")
+                    start = i + 3
+                    continue
+                }
                 bytes(UnsafeBufferPointer(rebasing: utf8[start..<i]))
                 start = i + 1
                 switch b {

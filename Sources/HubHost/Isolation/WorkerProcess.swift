@@ -355,6 +355,15 @@ public final class WorkerProcess: @unchecked Sendable {
         // worker's own lines ("hubhost: …", what an earlier worker's fault left to say): the tail is the plugin's.
         guard !CrashText.isBacktrace(line), !line.hasPrefix("hubhost: ") else { return }
         tailLock.lock()
+        if let heading = tail.last, CrashText.isPanicHeading(heading) {
+            // A Rust panic's message follows its heading: one line, so the reason stays with the place.
+            tail.removeLast()
+            let joined = String((heading + " " + line).prefix(500))
+            if CrashText.isFatalError(joined) { fatalLine = joined }
+            tail.append(joined)
+            tailLock.unlock()
+            return
+        }
         if CrashText.isFatalError(line) { fatalLine = String(line.prefix(500)) }
         tail.append(String(line.prefix(500)))
         if tail.count > 12 { tail.removeFirst(tail.count - 12) }

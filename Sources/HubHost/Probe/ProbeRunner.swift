@@ -162,7 +162,7 @@ public struct ProbeRunner: Sendable {
                     ? nil
                     : record.reason
                         + (record.stderrTail.isEmpty || record.stderrTail == record.message
-                            ? "" : "\n  stderr: " + record.stderrTail.suffix(400))
+                            ? "" : "\n  stderr: " + CrashText.lastLines(of: record.stderrTail, limit: 400))
             )
         }
     }

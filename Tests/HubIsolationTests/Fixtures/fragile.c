@@ -10,6 +10,9 @@
  *   -DFAULT_WHEN_PROBED  faults in probe and validate children too (still only on "Trending" data)
  *   -DBAD_VALUES      hands the host NaN, infinite and absurd values (sizes, frames, font sizes, measure_text)
  *   -DBAD_TRAITS      layout_traits returns bytes that are not UTF-8 (as a freed string reads)
+ *   -DRUST_PANIC      before faulting, writes what a Rust panic in an extern "C" function writes (the panic, a
+ *                     backtrace of 40 frames, the second panic "in a function that cannot unwind"), as a Rust
+ *                     plugin would before its abort()
  *   -DLOG_THROUGH_SERVICE  configure of "Trending" logs a warning through the hub.logger service
  *   -DCLASS_SIZE=N / -DFACTORY_SIZE=N  the component class's / factory's struct_size (a Rust or Go author's slip)
  *   -DPLUGIN_VERSION='"2"'
@@ -63,6 +66,19 @@ static int is_trending(const hub_model *model) {
 static void fault_if(int where, int when) {
     if (where != FAULT_IN || probed || !when) return;
     fprintf(stderr, "fragile: about to fail in call %d\n", where);
+#ifdef RUST_PANIC
+    for (int panic = 0; panic < 2; panic++) {
+        fprintf(stderr, "\nthread 'main' panicked at %s:\n%s\nstack backtrace:\n",
+                panic ? "library/core/src/panicking.rs:221:5" : "src/lib.rs:27:26",
+                panic ? "panic in a function that cannot unwind" : "fragile: deliberate panic in the call");
+        for (int frame = 0; frame < 40; frame++)
+            fprintf(stderr, "  %2d:     0x55e3c65af%03x - std::rt::frame_%d\n"
+                            "                               at /rustc/0123/library/std/src/rt.rs:%d:5\n",
+                    frame, frame, frame, frame + 100);
+        fprintf(stderr, "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n");
+    }
+    fprintf(stderr, "thread caused non-unwinding panic. aborting.\n");
+#endif
     fflush(stderr);
     switch (FAULT_HOW) {
     case 2: abort();

@@ -1,0 +1,92 @@
+import Foundation
+import HubTestKit
+import Testing
+
+/// Text as servers send it, through the real executable: characters XML does not allow, `\u0000`, a byte order
+/// mark, and a picture that cannot be drawn in a snapshot run.
+@Suite("Text in view models (process)")
+struct TextInputCLITests {
+    final class Setup {
+        let folder: TemporaryFolder
+        var plugins: URL { folder.appending("plugins") }
+
+        init() throws {
+            folder = try TemporaryFolder("hubhost-text")
+            try FileManager.default.createDirectory(
+                at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try ProcessRunner.copyExecutable(
+                TestPaths.binDirectory.appendingPathComponent("libHubDemoC.so"),
+                to: plugins.appendingPathComponent("libHubDemoC.so"))
+        }
+
+        /// A view of one banner per title, written as `name`, with `prefix` bytes before the JSON.
+        func view(_ name: String, titles: [String], prefix: [UInt8] = []) throws -> URL {
+            let body = titles.enumerated().map { index, title in
+                #"{"id": "b\#(index)", "component": {"id": "cdemo:banner"}, "text": {"title": "\#(title)"}}"#
+            }
+            let url = folder.appending(name)
+            try Data(prefix + Array(#"{"id": "v", "body": [\#(body.joined(separator: ", "))]}"#.utf8)).write(to: url)
+            return url
+        }
+
+        func hubhost(_ arguments: [String]) throws -> ProcessResult {
+            try ProcessRunner.hubhost(
+                arguments + ["--plugins", plugins.path, "--plugin-cache", folder.appending("cache").path])
+        }
+    }
+
+    /// XML 1.0 has no U+FFFE or U+FFFF: one in a title made the SVG unreadable and every PNG fail (exit 2).
+    @Test func charactersXMLDoesNotAllowAreDrawnAsReplacements() throws {
+        let setup = try Setup()
+        let view = try setup.view("view.json", titles: [#"a\uFFFEb\uFFFFc <&>"#])
+        let svg = try setup.hubhost(["render", view.path, "--format", "svg", "-o", "-"])
+        #expect(svg.status == 0, "\(svg.stderr)")
+        #expect(svg.stdout.contains("a\u{FFFD}b\u{FFFD}c &lt;&amp;&gt;"), "\(svg.stdout)")
+        #expect(!svg.stdout.unicodeScalars.contains { $0.value == 0xFFFE || $0.value == 0xFFFF })
+        let png = setup.folder.appending("view.png")
+        let drawn = try setup.hubhost(["render", view.path, "--format", "png", "-o", png.path])
+        #expect(drawn.status == 0, "\(drawn.stderr)")
+        #expect(FileManager.default.fileExists(atPath: png.path))
+    }
+
+    /// A C plugin reads text as a C string: `\u0000` cut a title there, without a word. It is read as U+FFFD and said.
+    @Test func aNULInTextIsSaidAndReadAsAReplacement() throws {
+        let setup = try Setup()
+        let view = try setup.view("view.json", titles: [#"before\u0000after"#, #"lone \ud800 surrogate"#])
+        let result = try setup.hubhost(["render", view.path, "--format", "svg", "-o", "-"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.contains("before\u{FFFD}after"), "\(result.stdout)")
+        for index in 0..<2 {
+            let line = result.stderr.split(separator: "\n").first { $0.contains("body[\(index)].text.title") }
+            #expect(line?.contains("read as U+FFFD") == true, "\(result.stderr)")
+        }
+    }
+
+    /// Editors on Windows start files with a byte order mark; RFC 8259 lets a parser skip it.
+    @Test func aByteOrderMarkIsSkipped() throws {
+        let setup = try Setup()
+        let view = try setup.view("view.json", titles: ["Hello"], prefix: [0xEF, 0xBB, 0xBF])
+        let result = try setup.hubhost(["render", view.path, "--format", "text", "-o", "-"])
+        #expect(result.status == 0 && result.stdout.contains("cdemo:banner"), "\(result.stdout)\(result.stderr)")
+    }
+
+    /// A picture verify cannot draw (taller than a PNG can be) is a failing case in JUnit, not only a stderr line.
+    @Test func aPictureVerifyCannotDrawIsAFailureInJUnit() throws {
+        let setup = try Setup()
+        let views = setup.folder.appending("views")
+        try FileManager.default.createDirectory(at: views, withIntermediateDirectories: true)
+        let small = try setup.view("small.json", titles: ["Hello"])
+        try FileManager.default.moveItem(at: small, to: views.appendingPathComponent("small.json"))
+        let tall = try setup.view("tall.json", titles: Array(repeating: "Row", count: 600))
+        try FileManager.default.moveItem(at: tall, to: views.appendingPathComponent("tall.json"))
+        let goldens = setup.folder.appending("goldens").path
+        let recorded = try setup.hubhost(["snapshot", "record", views.path, "--out", goldens])
+        #expect(recorded.status == 2, "\(recorded.stderr)")
+        let junit = setup.folder.appending("junit.xml")
+        let verified = try setup.hubhost(["snapshot", "verify", views.path, "--out", goldens, "--junit", junit.path])
+        #expect(verified.status == 2, "\(verified.stderr)")
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.contains("failures=\"1\"") && xml.contains("tall"), "\(xml)")
+        #expect(xml.contains("cannot be drawn"), "\(xml)")
+    }
+}
