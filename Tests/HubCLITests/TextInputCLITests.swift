@@ -62,6 +62,31 @@ struct TextInputCLITests {
         }
     }
 
+    /// A relative image path is a URI reference: its escapes name the file ("my%20cover.png" is "my cover.png");
+    /// a raw space or é is refused with how to write it.
+    @Test func relativeImagePathsAreDecoded() throws {
+        let setup = try Setup()
+        let assets = setup.folder.appending("assets")
+        try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
+        let cover = TestPaths.examples.appendingPathComponent("assets/cover.png")
+        for name in ["my cover.png", "café.png"] {
+            try FileManager.default.copyItem(at: cover, to: assets.appendingPathComponent(name))
+        }
+        let view = setup.folder.appending("images.json")
+        let models = ["assets/my%20cover.png", "assets/caf%C3%A9.png", "assets/café.png"].enumerated().map {
+            #"{"id": "i\#($0)", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "\#($1)"}}}"#
+        }
+        try Data(#"{"id": "v", "body": [\#(models.joined(separator: ", "))]}"#.utf8).write(to: view)
+        let result = try setup.hubhost(["render", view.path, "--format", "svg", "-o", "-"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(!result.stderr.contains("does not exist"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                #""assets/café.png" is not a valid URI (spaces and characters outside ASCII are written percent-encoded"#
+            ), "\(result.stderr)")
+        #expect(result.stdout.components(separatedBy: "data:image/png;base64").count == 3, "two images inlined")
+    }
+
     /// Editors on Windows start files with a byte order mark; RFC 8259 lets a parser skip it.
     @Test func aByteOrderMarkIsSkipped() throws {
         let setup = try Setup()

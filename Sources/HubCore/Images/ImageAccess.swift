@@ -64,7 +64,9 @@ public struct ImageAccess: Sendable {
             }
             return checkFile(path, uri: uri)
         case let scheme?: return .success(.remote(scheme: scheme))
-        case nil: return checkFile(uri, uri: uri)
+        // A relative reference is a URI too: "assets/my%20cover.png" names "assets/my cover.png" (a raw space or
+        // é is no URI, so an escape is the only way to name such a file).
+        case nil: return checkFile(PercentDecoding.decode(uri) ?? uri, uri: uri)
         }
     }
 

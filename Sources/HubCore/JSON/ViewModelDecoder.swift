@@ -212,7 +212,11 @@ private final class DecodeContext {
     func uri(_ s: inout JSONScanner) throws -> String? {
         guard let text = try string(&s) else { return nil }
         guard Self.isValidURI(text) else {
-            report("\"\(text)\" is not a valid URI")
+            // Hub reads URIs with NSURL, which refuses these; say how to write them so it does not.
+            let hint =
+                text.utf8.contains { $0 == 0x20 || $0 >= 0x80 }
+                ? " (spaces and characters outside ASCII are written percent-encoded: %20, %C3%A9)" : ""
+            report("\(TerminalText.quoted(text)) is not a valid URI\(hint)")
             return nil
         }
         return text
