@@ -35,6 +35,33 @@ import Testing
         host.unloadAll()
     }
 
+    /// The model readers, called several times per component, check the thread too (a Rust author's thread read
+    /// models while the host changed them, unnoticed).
+    @Test func aModelReadFromAnotherThreadIsRefused() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let file = try fx.cPlugin("libmodels.so")
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let record = host.load(file: file)
+        try #require(record.isLoaded, "\(record.reason ?? "")")
+        nonisolated(unsafe) let table = try #require(record.hostTable)
+        let read = try #require(table.pointee.model_string)
+        let model = BridgeTests.model("fixture:label", title: "Hello")
+        nonisolated(unsafe) let handle = CInterop.handle(model)
+        nonisolated(unsafe) var offThread: UnsafePointer<CChar>? = UnsafePointer(bitPattern: 1)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            offThread = read(table, handle, HUB_MODEL_TITLE)
+            done.signal()
+        }.start()
+        done.wait()
+        #expect(offThread == nil, "the off-thread read must be refused")
+        #expect(record.offThreadCalls.withLock { $0 }, "the refusal is reported")
+        #expect(read(table, handle, HUB_MODEL_TITLE).map { String(cString: $0) } == "Hello")
+        withExtendedLifetime(model) {}
+        host.unloadAll()
+    }
+
     @Test func adoptingAThreadMovesTheRule() throws {
         let fx = try FixtureBuilder()
         defer { fx.cleanUp() }

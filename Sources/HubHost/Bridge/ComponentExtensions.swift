@@ -29,7 +29,9 @@ final class ChildrenAdapter: ExtensionAdapter<hub_children_ext>, ComponentWithCh
         didSet {
             guard !installed, let set = (component.isAlive ? methods.set_child_delegate : nil) else { return }
             installed = true
-            CallRecorder.during(.childDelegate, slot: component.slot) { set(component.instance, cDelegate) }
+            CallRecorder.during(.childDelegate, slot: component.slot, model: component.configuredModel) {
+                set(component.instance, cDelegate)
+            }
         }
     }
 
@@ -102,11 +104,13 @@ final class ImageHandlingAdapter: ExtensionAdapter<hub_image_handling_ext>, Comp
 final class UIStateAdapter: ExtensionAdapter<hub_ui_state_ext>, ComponentWithRestorableUIState {
     var currentUIState: String? {
         guard let current = (component.isAlive ? methods.current_ui_state : nil) else { return nil }
-        return CallRecorder.during(.saveUIState, slot: component.slot) { CInterop.string(current(component.instance)) }
+        return CallRecorder.during(.saveUIState, slot: component.slot, model: component.configuredModel) {
+            CInterop.string(current(component.instance))
+        }
     }
     func restoreUIState(_ state: String) {
         guard let restore = (component.isAlive ? methods.restore_ui_state : nil) else { return }
-        CallRecorder.during(.restoreUIState, slot: component.slot) {
+        CallRecorder.during(.restoreUIState, slot: component.slot, model: component.configuredModel) {
             state.withCString { restore(component.instance, $0) }
         }
     }
@@ -116,7 +120,7 @@ final class UIStateAdapter: ExtensionAdapter<hub_ui_state_ext>, ComponentWithRes
 final class SelectionStateAdapter: ExtensionAdapter<hub_selection_state_ext>, ComponentWithSelectionState {
     func updateViewForSelectionState(_ state: SelectionState) {
         guard let update = (component.isAlive ? methods.update_selection_state : nil) else { return }
-        CallRecorder.during(.selectionState, slot: component.slot) {
+        CallRecorder.during(.selectionState, slot: component.slot, model: component.configuredModel) {
             update(component.instance, hub_selection_state(rawValue: UInt32(state.rawValue)))
         }
     }
@@ -126,7 +130,7 @@ final class SelectionStateAdapter: ExtensionAdapter<hub_selection_state_ext>, Co
 final class ContentOffsetAdapter: ExtensionAdapter<hub_content_offset_observer_ext>, ComponentContentOffsetObserver {
     func updateViewForChangedContentOffset(_ offset: Point) {
         guard let changed = (component.isAlive ? methods.content_offset_changed : nil) else { return }
-        CallRecorder.during(.contentOffset, slot: component.slot) {
+        CallRecorder.during(.contentOffset, slot: component.slot, model: component.configuredModel) {
             changed(component.instance, hub_point(x: offset.x, y: offset.y))
         }
     }
@@ -136,11 +140,15 @@ final class ContentOffsetAdapter: ExtensionAdapter<hub_content_offset_observer_e
 final class ViewObserverAdapter: ExtensionAdapter<hub_view_observer_ext>, ComponentViewObserver {
     func viewDidResize(_ size: Size) {
         guard let resize = (component.isAlive ? methods.view_did_resize : nil) else { return }
-        CallRecorder.during(.viewResize, slot: component.slot) { resize(component.instance, CInterop.size(size)) }
+        CallRecorder.during(.viewResize, slot: component.slot, model: component.configuredModel) {
+            resize(component.instance, CInterop.size(size))
+        }
     }
     func viewWillAppear() {
         guard let appear = (component.isAlive ? methods.view_will_appear : nil) else { return }
-        CallRecorder.during(.viewWillAppear, slot: component.slot) { appear(component.instance) }
+        CallRecorder.during(.viewWillAppear, slot: component.slot, model: component.configuredModel) {
+            appear(component.instance)
+        }
     }
 }
 
@@ -153,7 +161,9 @@ final class ActionPerformerAdapter: ExtensionAdapter<hub_action_performer_ext>, 
         didSet {
             guard !installed, let set = (component.isAlive ? methods.set_action_performer : nil) else { return }
             installed = true
-            CallRecorder.during(.actionPerformer, slot: component.slot) { set(component.instance, cPerformer) }
+            CallRecorder.during(.actionPerformer, slot: component.slot, model: component.configuredModel) {
+                set(component.instance, cPerformer)
+            }
         }
     }
 

@@ -195,18 +195,48 @@ enum HostTable {
         let record = Unmanaged<PluginRecord>.fromOpaque(data).takeUnretainedValue()
         guard record.codeCallable, let pluginHost = record.host else { return nil }
         guard pthread_equal(pthread_self(), pluginHost.mainThread) != 0 else {
-            // On the plugin's thread: only the record's own locked flag and the (thread-safe) logger are touched.
-            if record.offThreadCalls.withLock({ told in
-                defer { told = true }
-                return !told
-            }) {
-                let name = record.file.lastPathComponent
-                record.logger.error(
-                    "\(name) called a [main-thread] host function from another thread; the call was refused")
-            }
+            refuseOffThread(record)
             return nil
         }
         return (record, pluginHost)
+    }
+
+    /// Says once per plugin that it called a [main-thread] function from another thread. On the plugin's thread:
+    /// only the record's own locked flag and the (thread-safe) logger are touched.
+    private static func refuseOffThread(_ record: PluginRecord) {
+        if record.offThreadCalls.withLock({ told in
+            defer { told = true }
+            return !told
+        }) {
+            let name = record.file.lastPathComponent
+            record.logger.error(
+                "\(name) called a [main-thread] host function from another thread; the call was refused")
+        }
+    }
+
+    /// A host thread seen last: the model readers' check costs one comparison on it. Only ever a host's main
+    /// thread, so a plugin's own thread never matches it.
+    nonisolated(unsafe) private static var knownHostThread = pthread_t()
+
+    /// Whether a model reader (`model_*`, [main-thread], called several times per component) is called on its
+    /// host's thread; when not, it is refused and said once, as `resolve` does (a model read while the host
+    /// changes it could crash the host).
+    @inline(__always)
+    static func onHostThread(_ host: UnsafePointer<hub_host>?) -> Bool {
+        let me = pthread_self()
+        if pthread_equal(me, knownHostThread) != 0 { return true }
+        return onHostThreadSlowly(host, me)
+    }
+
+    @inline(never)
+    private static func onHostThreadSlowly(_ host: UnsafePointer<hub_host>?, _ me: pthread_t) -> Bool {
+        guard let record = record(host), let pluginHost = record.host else { return true }
+        if pthread_equal(me, pluginHost.mainThread) != 0 {
+            knownHostThread = me
+            return true
+        }
+        refuseOffThread(record)
+        return false
     }
 
     static func record(_ host: UnsafePointer<hub_host>?) -> PluginRecord? {

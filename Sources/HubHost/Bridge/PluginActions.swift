@@ -62,7 +62,7 @@ final class PluginAction: Action {
         let finish = AsyncCompletion.make(completion)
         let result = ModelCStrings.borrowing {
             ActionContextBridge.withCContext(context) { c in
-                CallRecorder.during(.actionHandler, slot: record.callSlot, model: context.componentModel) {
+                CallRecorder.during(.actionPerform, slot: record.callSlot, model: context.componentModel) {
                     perform(instance, c, finish)
                 }
             }

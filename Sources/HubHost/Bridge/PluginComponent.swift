@@ -17,7 +17,7 @@ final class PluginComponent: Component {
     @exclusivity(unchecked) private(set) var isAlive = true
     /// The model last configured: the plugin may keep its handle until the next configure, reuse or destroy.
     /// It holds the model's bridge strings (`ModelCStrings.hold`) until then.
-    private var configuredModel: ComponentModel?
+    private(set) var configuredModel: ComponentModel?
 
     /// Makes `model` the configured model; returns the previous one, which the caller lets go
     /// (`ModelCStrings.unhold`) once the plugin call that replaces it has returned.

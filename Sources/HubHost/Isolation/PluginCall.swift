@@ -41,6 +41,8 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
     /// Not a call: its code ran on the main thread between calls (a destructor or atexit handler as the process
     /// ended, a signal handler); named by address.
     case outsideCalls = 35
+    /// An action's `perform` (a handler is `actionHandler`).
+    case actionPerform = 36
 
     /// The name reports use: "draw", "configure", "action handler".
     public var name: String {
@@ -71,6 +73,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
         case .actionObserver: return "action observer"
         case .createAction: return "create action"
         case .actionHandler: return "action handler"
+        case .actionPerform: return "action perform"
         case .layoutManager: return "layout manager"
         case .service: return "service retain or release"
         case .timer: return "timer"
