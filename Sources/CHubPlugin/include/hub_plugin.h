@@ -20,6 +20,8 @@
  *  - Threads. [main-thread] means the host's main thread: the host makes every call into a plugin from it, and a
  *    plugin must call host functions marked [main-thread] from it too (normally: from inside a host call).
  *    [any-thread] functions may be called from any thread at any time while the plugin is loaded.
+ *  - Enums are C enums: 4 bytes (a C `int`) in structs and as results on the Linux ABIs hubhost runs on (x86_64,
+ *    aarch64); another language declares them as 32-bit integers. Their values are small and non-negative.
  *  - Geometry is in points, as doubles; the origin is the top-left corner and y grows downwards. A component
  *    always works in its own coordinates; the host owns frames.
  *  - Colours are 0xRRGGBBAA.
@@ -507,7 +509,8 @@ typedef struct hub_story {
 
 /**
  * HUB_EXT_SHOWCASE (added in 1.1): the component's stories. The host creates an instance only to read them (it is
- * never configured or drawn) and destroys it after; strings and arrays must stay valid until then.
+ * never configured or drawn) and destroys it after. What a story points to (name, model, widths) must stay valid
+ * until the host's next call into the instance: the host copies it as soon as `story` returns.
  */
 typedef struct hub_showcase_ext {
     uint32_t struct_size;
@@ -725,11 +728,6 @@ typedef struct hub_logger_service {
  * The host table
  * ------------------------------------------------------------------------------------------------------------- */
 
-/**
- * What the host gives a plugin in `init`. Owned by the host; valid until `deinit` returns. Each plugin gets its
- * own table, so everything registered through it belongs to that plugin and is revoked when it unloads. Every
- * function takes the table itself as its first argument.
- */
 /** What `inject` resolved (added in 1.1). Exactly one member is meaningful, as `type` says. */
 typedef enum hub_value_type {
     HUB_VALUE_NONE = 0,    /* the binding produced nothing (void, or a NULL pointer) */
@@ -749,13 +747,20 @@ typedef struct hub_value {
 } hub_value;
 
 /**
- * A provider a plugin binds to an injector key (`hub_host.bind`, added in 1.1): fills `out` (its struct_size set)
- * from `arguments_json` (the caller's arguments, a JSON array, "[]" when none) and returns true, or writes why
- * into `out_error` and returns false. [main-thread]
+ * A provider a plugin binds to an injector key (`hub_host.bind`, added in 1.1): fills `out` (whose struct_size
+ * the host has set) from `arguments_json` (the caller's arguments, a JSON array, "[]" when none) and returns
+ * true, or writes why into `out_error` and returns false. A string result (`HUB_VALUE_STRING`, `s`) stays the
+ * plugin's: it must be valid until the provider returns, and the host copies it before it does anything else.
+ * [main-thread]
  */
 typedef bool (*hub_provider_fn)(void *user_data, const char *arguments_json, struct hub_value *out, char *out_error,
                                 size_t out_error_capacity);
 
+/**
+ * What the host gives a plugin in `init`. Owned by the host; valid until `deinit` returns. Each plugin gets its
+ * own table, so everything registered through it belongs to that plugin and is revoked when it unloads. Every
+ * function takes the table itself as its first argument.
+ */
 typedef struct hub_host {
     uint32_t struct_size;
     /** The ABI version the host speaks. */
