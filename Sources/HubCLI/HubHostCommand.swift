@@ -42,7 +42,7 @@ public struct HubHostCommand: ParsableCommand {
     /// the black box its supervisor reads, so every plugin call is noted there.
     public static func start() {
         // Before any plugin code can change them: the files the user names are found and made as the user would.
-        if let problem = ProcessStart.capture() {
+        if let problem = ProcessStart.capture() ?? argumentThatIsNotUTF8() {
             Diagnostics.print("hubhost: \(problem)")
             Self.exit(withError: ExitCode(.failed))
         }
@@ -63,6 +63,27 @@ public struct HubHostCommand: ParsableCommand {
         }
         let status = finishedStatus(ExitStatus.ok.rawValue)
         if status != ExitStatus.ok.rawValue { exit(withError: ExitCode(status)) }
+    }
+
+    /// Arguments reach Swift as text, with bytes that are not UTF-8 replaced: a file named so could then not be
+    /// found ("No such file or directory" for a file that is there). Said at once instead.
+    static func argumentThatIsNotUTF8() -> String? {
+        for index in 1..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
+            // Byte by byte, as the file system has it: what is not printable ASCII as \xNN.
+            var shown = ""
+            var byte = UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self)
+            while byte.pointee != 0 && shown.utf8.count < 200 {
+                let b = byte.pointee
+                shown +=
+                    b >= 0x20 && b < 0x7F && b != 0x22 && b != 0x5C
+                    ? String(UnicodeScalar(b)) : "\\x" + (b < 16 ? "0" : "") + String(b, radix: 16)
+                byte += 1
+            }
+            return "argument \(index), \"\(shown)\", is not valid UTF-8: hubhost names files in UTF-8 (rename it; "
+                + "`convmv -f latin1 -t utf8` renames a folder's files)"
+        }
+        return nil
     }
 
     /// The status of a command that finished with `status`: not done (2) when what it printed never arrived (as

@@ -87,6 +87,34 @@ struct TextInputCLITests {
         #expect(result.stdout.components(separatedBy: "data:image/png;base64").count == 3, "two images inlined")
     }
 
+    /// A name that is not UTF-8 reached hubhost with its bytes replaced: "No such file" for a file that is there.
+    @Test func aFileNameThatIsNotUTF8IsSaid() throws {
+        let setup = try Setup()
+        let view = try setup.view("view.json", titles: ["Hello"])
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c", #"cp "$2" "$(printf 'bad\377name.json')" && exec "$1" render "$(printf 'bad\377name.json')""#,
+                "sh", TestPaths.hubhost.path, view.path,
+            ], currentDirectory: setup.folder.url)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("argument 2, \"bad\\xffname.json\", is not valid UTF-8"), "\(result.stderr)")
+    }
+
+    /// Ids compare as Swift compares text: two spellings of "é" are one id, and the warning shows both.
+    @Test func idsInTwoNormalizationsAreShownByCodePoint() throws {
+        let setup = try Setup()
+        let view = setup.folder.appending("ids.json")
+        try Data(
+            #"{"body": [{"id": "\u00e9", "component": {"id": "cdemo:banner"}}, {"id": "e\u0301", "component": {"id": "cdemo:banner"}}]}"#
+                .utf8
+        ).write(to: view)
+        let result = try setup.hubhost(["render", view.path, "--format", "text", "-o", "-"])
+        #expect(
+            result.stderr.contains("(U+E9 there, U+65 U+301 here: the same text in another Unicode normalization)"),
+            "\(result.stderr)")
+    }
+
     /// Editors on Windows start files with a byte order mark; RFC 8259 lets a parser skip it.
     @Test func aByteOrderMarkIsSkipped() throws {
         let setup = try Setup()

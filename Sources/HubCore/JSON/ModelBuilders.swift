@@ -273,14 +273,15 @@ final class RootModelListBuilder {
     /// Adds the model `builder` holds, or merges it into the model already holding its id, and empties
     /// `builder` (as `reset` does) for the next entry. Returns the id when it merged, else nil.
     @discardableResult
-    func add(_ builder: ComponentModelBuilder) -> String? {
+    func add(_ builder: ComponentModelBuilder) -> (earlier: String, incoming: String)? {
         let hash = builder.id.hashValue
         if let position = positions.find(hash: hash, where: { models[$0].identifier == builder.id }) {
+            let incoming = builder.id
             let merged = ComponentModelBuilder(models[position])
             merged.merge(builder)
             models[position] = merged.build(type: type, index: position, defaults: defaults)
             builder.reset()
-            return models[position].identifier
+            return (models[position].identifier, incoming)
         }
         positions.insert(models.count, hash: hash)
         models.append(builder.takeModel(type: type, index: models.count, defaults: defaults))

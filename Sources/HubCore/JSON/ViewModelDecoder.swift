@@ -300,22 +300,36 @@ private final class DecodeContext {
         try forEachElement(&s) { s, _ in
             // `add` leaves the builder empty.
             if let builder = try decodeComponent(&s, defaultID: nil, into: rootEntry) {
-                if let id = list.add(builder) {
+                if let ids = list.add(builder) {
                     guard notes.count < maxIssues else {
                         suppressedNotes += 1
                         return
                     }
                     notes.append(
                         DecodeIssue(
-                            file: file, path: path.text(in: document),
-                            message:
-                                "id \(TerminalText.quoted(id)) is also an earlier entry's: the two are merged into "
-                                + "one model, as Hub's builders do"))
+                            file: file, path: path.text(in: document), message: Self.mergedIDs(ids)))
                 }
             } else {
                 rootEntry.reset()
             }
         }
+    }
+
+    /// Two entries with one id. Ids are compared as Swift compares text, by canonical equivalence, so two spellings
+    /// of one text (NFC "é", NFD "e" + U+0301) are one id: then both are shown, code point by code point.
+    static func mergedIDs(_ ids: (earlier: String, incoming: String)) -> String {
+        let spelling = { (id: String) in
+            id.unicodeScalars.prefix(12).map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(
+                separator: " ")
+        }
+        let other =
+            ids.earlier.unicodeScalars.elementsEqual(ids.incoming.unicodeScalars)
+            ? ""
+            : " (\(spelling(ids.earlier)) there, \(spelling(ids.incoming)) here: the same text in another Unicode "
+                + "normalization)"
+        return
+            "id \(TerminalText.quoted(ids.incoming)) is also an earlier entry's\(other): the two are merged into one "
+            + "model, as Hub's builders do"
     }
 
     func decodeList(_ s: inout JSONScanner, add: (ComponentModelBuilder) -> Void) throws {
