@@ -223,7 +223,7 @@ public struct SVGRenderer {
         for (i, line) in lines.enumerated() where !line.isEmpty {
             // Baseline: centred in the line box, about 0.8 em below the top of the glyphs.
             let baseline = r.y + Double(i) * lineHeight + (lineHeight - style.fontSize) / 2 + style.fontSize * 0.8
-            let width = Double(line.count) * advance
+            let width = Double(TextMetrics.cells(line)) * advance
             out.write("<text x=\"")
             n(x, &out)
             out.write("\" y=\"")

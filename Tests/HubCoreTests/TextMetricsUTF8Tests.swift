@@ -58,3 +58,33 @@ struct TextMetricsUTF8Tests {
         }
     }
 }
+
+/// Wide and invisible characters, measured as a terminal lays them out: CJK, Hangul and emoji take two advances,
+/// a zero-width space or soft hyphen none, so a CJK title is not measured half as wide as it is drawn.
+struct TextMetricsCellTests {
+    @Test func wideAndInvisibleCharacters() {
+        #expect(TextMetrics.cells("中文标题") == 8)
+        #expect(TextMetrics.cells("한국어") == 6)
+        #expect(TextMetrics.cells("👨‍👩‍👧‍👦🇯🇵") == 4)
+        #expect(TextMetrics.cells("❤️") == 2)
+        #expect(TextMetrics.cells("zero\u{200B}width\u{00AD}") == 9)
+        #expect(TextMetrics.cells("é\u{301}x") == 2)
+        #expect(TextMetrics.cells("cr\r\nlf") == 5)
+        let style = TextStyle(fontSize: 20)
+        #expect(
+            TextMetrics.measure("中中", style: style, maxWidth: 0).width
+                == TextMetrics.measure("xxxx", style: style, maxWidth: 0).width)
+    }
+
+    /// A word of wide characters is cut at the line's advances, never in the middle of a character, and a line of
+    /// one advance still takes one wide character (wrapping always moves on).
+    @Test func wideWordsAreCutByAdvances() {
+        let style = TextStyle(fontSize: 10)
+        let advance = TextMetrics.advance(for: style)
+        #expect(TextMetrics.lines("中文标题测试", style: style, maxWidth: advance * 5) == ["中文", "标题", "测试"])
+        #expect(TextMetrics.lines("中文", style: style, maxWidth: advance) == ["中", "文"])
+        #expect(
+            TextMetrics.lines("中文标题测试", style: TextStyle(fontSize: 10, lineLimit: 1), maxWidth: advance * 5)
+                == ["中文…"])
+    }
+}

@@ -839,7 +839,11 @@ typedef struct hub_host {
 
     /**
      * Measures `text` drawn with `style` and wrapped to `max_width` (<= 0: no wrapping), the way the host's
-     * renderers draw it. Deterministic: the same input gives the same size on every machine. [any-thread]
+     * renderers draw it. Deterministic: the same input gives the same size on every machine. The model is a
+     * fixed-advance font (0.55 × font size per character, 0.6 × from weight 600; lines 1.25 × font size), where
+     * a wide character (CJK, Hangul, fullwidth forms, emoji) takes two advances and a zero-width space, joiner or
+     * soft hyphen none; lines break at spaces, and a word wider than the line is cut between characters.
+     * [any-thread]
      */
     hub_size (*measure_text)(const struct hub_host *host, const char *text, const hub_text_style *style,
                              double max_width);

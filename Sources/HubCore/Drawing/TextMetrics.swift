@@ -3,7 +3,50 @@
 ///
 /// The model is a fixed-advance font: each character advances `0.55 × fontSize` (`0.6 ×` for weights ≥ 600),
 /// a line is `1.25 × fontSize` high, and lines break greedily at spaces (a word wider than the line is cut).
+/// As in a terminal, a wide character (CJK, Hangul, fullwidth forms, emoji) takes two advances and one that draws
+/// nothing (a zero-width space or joiner, a soft hyphen) none: `cells`.
 public enum TextMetrics {
+    /// How many advances `character` takes: 2 for East Asian wide and fullwidth characters and emoji, 0 for
+    /// characters that draw nothing, 1 for every other (a character with combining marks is one).
+    public static func cells(_ character: Character) -> Int {
+        let scalars = character.unicodeScalars
+        let first = scalars.first!.value
+        if first < 0x1100 { return first == 0xAD ? 0 : 1 }
+        switch first {
+        case 0x200B...0x200F, 0x2060...0x2064, 0xFEFF: return 0
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xA960...0xA97F, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE10...0xFE19, 0xFE30...0xFE6F, 0xFF00...0xFF60,
+            0xFFE0...0xFFE6, 0x1F000...0x1FAFF, 0x20000...0x3FFFD:
+            return 2
+        default:
+            // A symbol shown as an emoji (U+2764 U+FE0F) is as wide as one.
+            return scalars.contains { $0.value == 0xFE0F } ? 2 : 1
+        }
+    }
+
+    /// The advances `text` takes (see `cells(_:)`): its length for ASCII without carriage returns.
+    public static func cells<S: StringProtocol>(_ text: S) -> Int {
+        if text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) { return text.utf8.count }
+        var total = 0
+        for character in text { total += cells(character) }
+        return total
+    }
+
+    /// Where the first `limit` advances of `text` end, and how many it holds; at least one character, so a wide
+    /// one on a one-advance line still moves on.
+    static func prefixEnd(_ text: Substring, cells limit: Int) -> (end: Substring.Index, cells: Int) {
+        var end = text.startIndex
+        var taken = 0
+        while end < text.endIndex {
+            let width = cells(text[end])
+            if taken + width > limit && end > text.startIndex { break }
+            taken += width
+            end = text.index(after: end)
+            if taken >= limit { break }
+        }
+        return (end, taken)
+    }
+
     public static func advance(for style: TextStyle) -> Double { style.fontSize * (style.weight >= 600 ? 0.6 : 0.55) }
     public static func lineHeight(for style: TextStyle) -> Double { style.fontSize * 1.25 }
 
@@ -24,17 +67,18 @@ public enum TextMetrics {
             var currentCount = 0
             for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
                 var word = Substring(word)
-                var wordCount = word.count
+                var wordCount = cells(word)
                 while wordCount > perLine {  // a word longer than a line is cut
+                    let (cut, taken) = prefixEnd(word, cells: perLine)
+                    if cut == word.endIndex { break }  // one character wider than a line: a line of its own
                     if currentCount > 0 {
                         lines.append(current)
                         current = ""
                         currentCount = 0
                     }
-                    let cut = word.index(word.startIndex, offsetBy: perLine)
                     lines.append(String(word[..<cut]))
                     word = word[cut...]
-                    wordCount -= perLine
+                    wordCount -= taken
                     if lines.count >= enough { break wrapping }
                 }
                 if currentCount == 0 {
@@ -56,7 +100,10 @@ public enum TextMetrics {
         if style.lineLimit > 0, lines.count > style.lineLimit {
             lines = Array(lines.prefix(style.lineLimit))
             var last = lines[lines.count - 1]
-            if perLine != Int.max, last.count >= perLine { last = String(last.prefix(max(0, perLine - 1))) }
+            if perLine != Int.max, cells(last) >= perLine {
+                let kept = Substring(last)
+                last = perLine > 1 ? String(kept[..<prefixEnd(kept, cells: perLine - 1).end]) : ""
+            }
             lines[lines.count - 1] = last + "…"
         }
         return lines
@@ -88,7 +135,7 @@ public enum TextMetrics {
     /// `measure` computed from `lines` itself: the definition the faster paths must match.
     public static func measureByLines(_ text: String, style: TextStyle, maxWidth: Double) -> Size {
         let lines = lines(text, style: style, maxWidth: maxWidth)
-        let widest = lines.map(\.count).max() ?? 0
+        let widest = lines.map { cells($0) }.max() ?? 0
         let width = Double(widest) * advance(for: style)
         return Size(width: (width * 100).rounded(.up) / 100, height: Double(lines.count) * lineHeight(for: style))
     }
