@@ -109,7 +109,8 @@ struct Dev: ParsableCommand {
         // A folder named that does not exist would make every worker fail to watch it, and be restarted for ever.
         try plugins.requireNamedFolders()
         let viewFile = URL(fileURLWithPath: view ?? "gallery.json").standardizedFileURL
-        if let view, !FileManager.default.fileExists(atPath: viewFile.path) {
+        // Only when the session starts: a worker restarted while the file is away draws the last good view.
+        if let view, !CallRecorder.isWorker, !FileManager.default.fileExists(atPath: viewFile.path) {
             Diagnostics.print("hubhost dev: \(TerminalText.escaped(view)): no such file")
             throw ExitCode(.failed)
         }

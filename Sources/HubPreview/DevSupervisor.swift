@@ -218,7 +218,10 @@ public final class DevSupervisor: @unchecked Sendable {
         let number = envelope.sequence ?? 0
         lock.lock()
         if let states = envelope.uiStates { uiStates = states }
-        if let reported = envelope.workbench { workbench = reported }
+        if var reported = envelope.workbench {
+            if reported.fileView == nil { reported.fileView = workbench?.fileView }  // sent only when read
+            workbench = reported
+        }
         unattributed = 0
         sequence = max(sequence, number)
         lastFrameJSON = json

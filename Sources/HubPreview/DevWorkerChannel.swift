@@ -26,6 +26,9 @@ public enum DevWorkerChannel {
         public var editedView: String?
         /// Edits the previous worker ended before answering, to carry out after `editedView`.
         public var pendingEdits: [PreviewRequest]?
+        /// The view file's text when it last decoded (see `DevLoop.Options.lastGoodViewText`); sent only with
+        /// renders that read the file, and kept by the supervisor until a newer one comes.
+        public var fileView: String?
     }
 
     /// A page's request (tap, inspect, edit, widths) with the id its reply carries.
@@ -111,6 +114,10 @@ public final class DevWorker: @unchecked Sendable {
         var hello: DevWorkerChannel.ToWorker?
         Self.readFirstLine().map { hello = try? JSONDecoder().decode(DevWorkerChannel.ToWorker.self, from: $0) }
         options.initialUIStates = hello?.uiStates ?? [:]
+        options.lastGoodViewText = hello?.workbench?.fileView
+        // The page's widths are part of the first render, not a change of their own ("widths changed" at every
+        // restart read as if someone had changed them).
+        if let widths = hello?.workbench?.widths, !widths.isEmpty { options.extraWidths = widths }
         let firstSequence = hello?.lastSequence ?? 0
 
         // What plugin code prints goes to stderr, as in every other command (the worker's stdout is the terminal's).
@@ -124,9 +131,13 @@ public final class DevWorker: @unchecked Sendable {
             let lines = DevPreview.terminalLines(output, alreadySaid: &self.saidViewWarnings)
             var envelope = DevWorkerChannel.FromWorker(
                 frameFollows: true, sequence: frame.sequence, lines: lines, uiStates: output.uiStates)
-            // Only renders that change it carry it (an edited view can be large).
-            if [.edited, .widths, .viewUpdated].contains(output.reload.result) {
+            // Only renders that change it carry it (an edited view can be large); the file's text only with renders
+            // that read the file.
+            if [.edited, .widths, .viewUpdated, .initial].contains(output.reload.result) {
                 envelope.workbench = .init(widths: loop.options.extraWidths, editedView: loop.editedViewJSON)
+                if [.viewUpdated, .initial].contains(output.reload.result) {
+                    envelope.workbench?.fileView = loop.lastGoodViewText
+                }
             }
             guard var data = try? JSONEncoder().encode(envelope), let json = try? JSONEncoder().encode(frame) else {
                 return
@@ -158,7 +169,6 @@ public final class DevWorker: @unchecked Sendable {
         try loop.start()
         // What the page had set up before this worker replaced a crashed one.
         if let workbench = hello?.workbench {
-            if !workbench.widths.isEmpty { loop.setExtraWidths(workbench.widths) }
             if let view = workbench.editedView { loop.restoreEditedView(view) }
             for edit in workbench.pendingEdits ?? [] { _ = edit.answer(with: loop) }
         }

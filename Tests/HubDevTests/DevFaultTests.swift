@@ -170,6 +170,34 @@ struct DevFaultTests {
         #expect(rebound?.html.contains("One taps:1") == true, "the UI state went with the page")
     }
 
+    /// A worker that starts while the view file is half-written (or gone) draws the last good view, which the
+    /// supervisor kept (it drew nothing, and took no build until the file was fixed); the page's widths are part of
+    /// its first render, not a "widths changed" of their own; its first line names the builds serving.
+    @Test func aRestartWhileTheViewFileIsBrokenDrawsTheLastGoodView() throws {
+        try build(version: "1", crashing: false)
+        try writeView(["One", "Calm"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("Calm taps:0") } != nil, "\(dev.log)")
+        try dev.post("/widths", ["widths": [320]])
+        #expect(dev.waitForFrame { $0.extras?.map(\.width) == [320] } != nil, "\(dev.log)")
+        try Data(#"{"id": "dev", "body": [{"id": "m0", "#.utf8).write(to: view)
+        #expect(
+            dev.waitForFrame { $0.problems.contains { $0.message.contains("not valid JSON") } } != nil, "\(dev.log)")
+        // A changed module file replaces the worker (as a fault does): the new one reads the broken file.
+        try #"{"bindings": []}"#.write(
+            to: plugins.appendingPathComponent("swatch.modules.json"), atomically: true, encoding: .utf8)
+        let restarted = dev.waitForFrame { $0.cause.contains("restarted: module files changed") }
+        #expect(restarted?.html.contains("Calm taps:0") == true, "\(dev.log)")
+        #expect(restarted?.extras?.map(\.width) == [320], "\(dev.log)")
+        #expect(restarted?.problems.contains { $0.message.contains("not valid JSON") } == true, "\(dev.log)")
+        #expect(dev.log.contains("0 quarantined (libswatch.so 1)"), "\(dev.log)")
+        #expect(dev.log.components(separatedBy: "widths changed").count == 2, "said once: \(dev.log)")
+        // The file fixed: drawn as it is.
+        try writeView(["One", "Fixed"])
+        #expect(dev.waitForFrame { $0.html.contains("Fixed taps:0") } != nil, "\(dev.log)")
+    }
+
     /// A rebuild whose eager singleton (bound by a module file) crashes is quarantined by its probe, and the build
     /// that works keeps serving (the probe did not make eager singletons: the swap crashed the worker, and the
     /// plugin was gone until fixed).

@@ -124,9 +124,12 @@ import Testing
         // The report says where in the plugin's file: addr2line turns it into the function and line.
         let offset = try #require(
             first.stderr.firstMatch(of: #/at libfragile\.so\+(0x[0-9a-f]+)/#).map { String($0.1) }, "\(first.stderr)")
+        // It names the copy that ran (a rebuild of the file would make addr2line name another function).
+        let image = try #require(
+            first.stderr.firstMatch(of: #/addr2line -f -e (\S+) 0x/#).map { String($0.1) }, "\(first.stderr)")
+        #expect(image.hasPrefix(setup.cache.path) && image.hasSuffix(".so"), "\(image)")
         let located = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["addr2line", "-f", "-e", setup.plugins.appendingPathComponent("libfragile.so").path, offset])
+            URL(fileURLWithPath: "/usr/bin/env"), ["addr2line", "-f", "-e", image, offset])
         #expect(located.stdout.hasPrefix("fault_if") && located.stdout.contains("fragile.c:"), "\(located.stdout)")
         let debugged = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-", "--in-process"])
         #expect(debugged.status == SIGSEGV || debugged.status == 128 + SIGSEGV, "\(debugged.status) \(debugged.stderr)")

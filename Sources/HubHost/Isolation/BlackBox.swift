@@ -63,6 +63,9 @@ public enum BlackBox {
         public var id: String
         public var version: String
         public var digest: String
+        /// The private copy hubhost loaded (empty: the file itself): the build that ran, which a rebuild of the
+        /// file does not replace, so a fault report's `addr2line` reads it.
+        public var copy: String = ""
 
         /// "libfragile.so (com.example.fragile 1.0.0)".
         public var displayName: String {
@@ -70,19 +73,27 @@ public enum BlackBox {
             return id.isEmpty ? file : "\(file) (\(id) \(version))"
         }
 
-        var line: String { [path, id, version, digest].joined(separator: "\t") }
+        /// The slot's line; the copy only when the whole line fits (a slot line cut short would not parse).
+        var line: String {
+            let line = [path, id, version, digest].joined(separator: "\t")
+            let withCopy = line + "\t" + copy
+            return copy.isEmpty || withCopy.utf8.count >= BlackBox.lineCapacity ? line : withCopy
+        }
 
-        public init(path: String, id: String, version: String, digest: String) {
+        public init(path: String, id: String, version: String, digest: String, copy: String = "") {
             self.path = path
             self.id = id
             self.version = version
             self.digest = digest
+            self.copy = copy
         }
 
         init?(line: String) {
             let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 4 else { return nil }
-            self.init(path: parts[0], id: parts[1], version: parts[2], digest: parts[3])
+            guard parts.count == 4 || parts.count == 5 else { return nil }
+            self.init(
+                path: parts[0], id: parts[1], version: parts[2], digest: parts[3],
+                copy: parts.count == 5 ? parts[4] : "")
         }
     }
 

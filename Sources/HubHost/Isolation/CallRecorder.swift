@@ -184,10 +184,11 @@ public enum CallRecorder {
     /// table's end, after thousands of reloads in one worker).
     /// `image`: the plugin's dlopen handle, whose mapped range the slot records (nil: not loaded from a file).
     static func register(
-        path: String, id: String, version: String, digest: String, image: UnsafeMutableRawPointer? = nil
+        path: String, id: String, version: String, digest: String, copy: String? = nil,
+        image: UnsafeMutableRawPointer? = nil
     ) -> UInt16 {
         _ = callWord
-        let info = BlackBox.PluginInfo(path: path, id: id, version: version, digest: digest)
+        let info = BlackBox.PluginInfo(path: path, id: id, version: version, digest: digest, copy: copy ?? "")
         guard names.count <= BlackBox.slotCount else { return 0 }
         names.append(info)
         let slot = names.count - 1

@@ -154,9 +154,13 @@ public struct PluginFault: Sendable, Error {
         var lines = [summary]
         if let codeOffset, let plugin {
             let offset = "0x" + String(codeOffset, radix: 16)
+            // The copy that ran, when there is one: the file may be rebuilt before anyone reads the report.
+            let image =
+                plugin.copy.isEmpty || !FileManager.default.fileExists(atPath: plugin.copy) ? plugin.path : plugin.copy
             lines.append(
-                "  at \(PathText.fileName(plugin.path))+\(offset) (`addr2line -f -e \(TerminalText.line(plugin.path)) \(offset)` "
-                    + "names the function and line of a plugin built with -g)")
+                "  at \(PathText.fileName(plugin.path))+\(offset) (`addr2line -f -e \(TerminalText.line(image)) \(offset)` "
+                    + "names the function and line of a plugin built with -g"
+                    + (image == plugin.copy ? "; that is the copy of the build that ran, kept by hubhost)" : ")"))
         }
         return (lines + (tail.isEmpty ? [] : ["  last lines of its stderr:"] + tail)).joined(separator: "\n")
     }

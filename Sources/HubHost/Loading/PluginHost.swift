@@ -432,7 +432,7 @@ public final class PluginHost {
         var error = [CChar](repeating: 0, count: 1024)
         record.callSlot = CallRecorder.register(
             path: record.filePath, id: record.id!, version: record.version!, digest: record.contentHash ?? "",
-            image: record.handle)
+            copy: record.privateCopy?.path, image: record.handle)
         record.holdsRegistrations = true
         loadStep?("init")
         let initialised = CallRecorder.during(.initialize, slot: record.callSlot) {

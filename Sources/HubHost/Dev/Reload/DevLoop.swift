@@ -42,6 +42,9 @@ public final class DevLoop {
         public var watch = true
         /// UI states to restore at start, by model id (a worker taking over from one that faulted).
         public var initialUIStates: [String: String] = [:]
+        /// The view file's text as the worker before this one last read it whole: drawn when the file cannot be
+        /// read at start (saved half-written, moved away), so a restart keeps showing the last good view.
+        public var lastGoodViewText: String?
         /// Put every component's UI state in each `Output` (for a supervisor that keeps a copy).
         public var reportUIStates = false
         /// File versions quarantined earlier in this session (by a worker's supervisor).
@@ -86,7 +89,8 @@ public final class DevLoop {
             if let version { line += " " + (previousVersion.map { "\($0) → " } ?? "") + version }
             line += ": \(result.rawValue)"
             if let latency { line += String(printf: " in %.1f ms", latency * 1000) }
-            if let quiet { line += String(printf: " (+%.0f ms quiet)", quiet * 1000) }
+            // The wait for the file to settle, when there was one (a rename lands at once: nothing to say).
+            if let quiet, quiet >= 0.0005 { line += String(printf: " (+%.0f ms quiet)", quiet * 1000) }
             if let detail { line += " — \(detail)" }
             return line
         }
@@ -167,6 +171,10 @@ public final class DevLoop {
     var viewModel: ViewModel?
     /// The page edited the view in memory since the file was last read.
     var isEditedInMemory = false
+    /// The view file's text when it last decoded (nil over `lastGoodViewLimit`): what a next worker is handed.
+    public private(set) var lastGoodViewText: String?
+    /// Larger views are not carried to a next worker (the channel would copy them on every change).
+    static let lastGoodViewLimit = 16 << 20
     private var viewIssues: [String] = []
     /// The decoder's notes on the view (ids used twice), shown with the warnings.
     private var viewNotes: [String] = []
@@ -242,15 +250,25 @@ public final class DevLoop {
         host.adoptCurrentThread()  // a serial queue may run each block on another thread; the queue is the "thread"
         let loadedSummary = reloader.loadAll(in: options.pluginFolders)
         restore(options.initialUIStates)
-        if !options.gallery { loadView() }
+        if !options.gallery, !loadView(), let carried = options.lastGoodViewText {
+            // The file cannot be read now: the view the last worker drew, with the file's problem said.
+            if let decoded = try? ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
+                bytes: Array(carried.utf8))
+            {
+                viewModel = decoded.viewModel
+                lastGoodViewText = carried
+            }
+        }
         // A worker that replaces one a plugin fault ended says so: "initial" would read as a fresh start.
         let restarted =
             WorkerEnvironment.restartCause.map { "restarted: \($0); " }
             ?? (WorkerEnvironment.isRestart ? "restarted after the fault above; " : "")
+        // After a restart, builds may have landed meanwhile: say which are serving.
+        let serving = restarted.isEmpty || reloader.loaded.isEmpty ? "" : " (\(reloader.servingVersions()))"
         render(
             Reload(
                 file: options.gallery ? "gallery" : options.viewFile.lastPathComponent, result: .initial,
-                detail: restarted + loadedSummary))
+                detail: restarted + loadedSummary + serving))
 
         guard options.watch else { return }
         let queue = options.queue
@@ -398,9 +416,10 @@ public final class DevLoop {
     @discardableResult
     private func loadView() -> Bool {
         do {
-            let result = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
-                contentsOf: options.viewFile)
+            let bytes = try readWholeFile(options.viewFile.path)
+            let result = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(bytes: bytes)
             viewModel = result.viewModel
+            lastGoodViewText = bytes.count <= Self.lastGoodViewLimit ? String(decoding: bytes, as: UTF8.self) : nil
             let droppedEdits = isEditedInMemory
             isEditedInMemory = false
             viewIssues = result.issues.map(\.description)

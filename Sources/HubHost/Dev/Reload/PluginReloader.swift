@@ -45,6 +45,14 @@ final class PluginReloader {
         return "\(loaded.count) plugin(s) loaded, \(quarantines.count) quarantined"
     }
 
+    /// What is serving, by file and version ("libloop.so 1.802, libHubDemoC.so 1.0.0"), the first `limit`: after
+    /// a restart, the terminal's answer to "which build is this?".
+    func servingVersions(limit: Int = 8) -> String {
+        let serving = loaded.values.sorted { $0.file.lastPathComponent < $1.file.lastPathComponent }
+        let named = serving.prefix(limit).map { "\($0.file.lastPathComponent) \($0.version ?? "?")" }
+        return named.joined(separator: ", ") + (serving.count > limit ? ", … (\(serving.count - limit) more)" : "")
+    }
+
     /// Old names of served files renamed: their deletion, seen later, is the rename's, not an unload.
     private var renamedTo: [String: String] = [:]
 
