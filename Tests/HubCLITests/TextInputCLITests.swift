@@ -31,7 +31,8 @@ struct TextInputCLITests {
 
         func hubhost(_ arguments: [String]) throws -> ProcessResult {
             try ProcessRunner.hubhost(
-                arguments + ["--plugins", plugins.path, "--plugin-cache", folder.appending("cache").path])
+                arguments + ["--plugins", plugins.path, "--plugin-cache", folder.appending("cache").path],
+                currentDirectory: folder.url)  // what a command writes by default stays in the test's folder
         }
     }
 
@@ -136,7 +137,10 @@ struct TextInputCLITests {
         let recorded = try setup.hubhost(["snapshot", "record", views.path, "--out", goldens])
         #expect(recorded.status == 2, "\(recorded.stderr)")
         let junit = setup.folder.appending("junit.xml")
-        let verified = try setup.hubhost(["snapshot", "verify", views.path, "--out", goldens, "--junit", junit.path])
+        let verified = try setup.hubhost([
+            "snapshot", "verify", views.path, "--out", goldens, "--junit", junit.path, "--report",
+            setup.folder.appending("report").path,
+        ])
         #expect(verified.status == 2, "\(verified.stderr)")
         let xml = try String(contentsOf: junit, encoding: .utf8)
         #expect(xml.contains("failures=\"1\"") && xml.contains("tall"), "\(xml)")
