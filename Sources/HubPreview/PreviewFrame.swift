@@ -55,6 +55,8 @@ public struct PreviewFrame: Codable, Sendable {
     public var plugins: [DevLoop.PluginRow]?
     /// The view at more widths, drawn beside the interactive one.
     public var extras: [Extra]?
+    /// The widths asked for beside the interactive one (the gallery draws them in its sheet, with no extras).
+    public var extraWidths: [Double]?
 
     /// A static drawing of the view at another width.
     public struct Extra: Codable, Sendable {

@@ -22,26 +22,33 @@ enum PreviewPage {
         <meta charset="utf-8">
         <title>hubhost dev</title>
         <style>
+          :root { color-scheme: light dark; --header: 40px; }
           body { margin: 0; font: 13px/1.4 system-ui, sans-serif; background: #f2f2f2; color: #222; }
-          header { padding: 6px 12px; background: #1e1e1e; color: #eee; display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center; }
+          /* The toolbar and the side panels stay in reach however far a long view is scrolled. */
+          header { position: sticky; top: 0; z-index: 5; padding: 6px 12px; background: #1e1e1e; color: #eee; display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center; }
           header .state { color: #8fd18f; }
           header .state.down { color: #f08a8a; }
           header a { color: #9cc9ff; }
           #activity { color: #ffd24c; }
           #activity:not(:empty)::before { content: "⏳ "; }
           main { padding: 12px; display: flex; gap: 16px; align-items: flex-start; }
+          /* The drawings scroll sideways in their own column, so wide ones (more widths, the gallery, a zoom) never
+             push the panels out of the window. */
+          #canvas-area { flex: 1 1 auto; min-width: 0; overflow-x: auto; }
           #stage { position: relative; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.2); }
           #view { position: relative; }
           #boxes { position: absolute; inset: 0; }
           .box { position: absolute; box-sizing: border-box; cursor: pointer; }
           .box:hover { outline: 1px dashed #1e90ff; }
           .box.tapped { outline: 2px solid #ff8c00; background: rgba(255,140,0,.12); }
-          #overlay { display: none; position: fixed; left: 0; right: 0; top: 0; z-index: 10; max-height: 45vh; overflow: auto;
+          #overlay { display: none; position: fixed; left: 0; right: 0; top: var(--header); z-index: 10; max-height: 45vh; overflow: auto;
                      background: rgba(160,0,0,.92); color: #fff; padding: 8px 10px; white-space: pre-wrap;
                      font-family: ui-monospace, monospace; font-size: 12px; }
           #overlay.shown { display: block; }
           #overlay button { float: right; }
-          aside { min-width: 360px; max-width: 520px; }
+          aside { flex: 0 0 360px; max-width: 520px; position: sticky; top: calc(var(--header) + 12px);
+                  max-height: calc(100vh - var(--header) - 24px); overflow: auto; }
+          .box:focus-visible { outline: 2px solid #1e90ff; }
           #extras { display: flex; gap: 16px; align-items: flex-start; }
           #extras figure { margin: 0; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.2); }
           #extras figcaption { font-size: 11px; color: #555; padding: 2px 6px; }
@@ -59,23 +66,31 @@ enum PreviewPage {
           #log { font-family: ui-monospace, monospace; font-size: 12px; white-space: pre-wrap; background: #fff;
                  max-height: 320px; overflow: auto; padding: 4px; }
           #log .trace, #log .debug { color: #888; } #log .warning { color: #a05a00; } #log .error, #log .critical { color: #a00; }
+          /* The page's own panels follow the system's dark mode; the drawings keep their own colours. */
+          @media (prefers-color-scheme: dark) {
+            body { background: #181818; color: #ddd; }
+            #inspector, table, #log { background: #232323; color: #ddd; }
+            td, th { border-color: #3a3a3a; }
+            #inspector dt, #extras figcaption { color: #aaa; }
+            #log .warning { color: #e0a040; } #log .error, #log .critical, tr.quarantined td, tr.rejected td { color: #f08a8a; }
+          }
         </style>
         </head>
         <body data-sequence="0">
-        <header><b>hubhost dev</b><span id="state" class="state">connecting…</span><span id="activity"></span>
-          <span id="cause"></span><span id="windowed"></span><span style="flex:1"></span>
+        <header id="header-bar"><h1 style="font-size:inherit;margin:0">hubhost dev</h1><span id="state" class="state" role="status">connecting…</span><span id="activity" aria-live="polite"></span>
+          <span id="cause" aria-live="polite"></span><span id="windowed"></span><span style="flex:1"></span>
           <label><input type="checkbox" id="inspect-mode"> inspect</label>
           <select id="device" title="Add a device width"><option value="">+ device</option><option value="320">iPhone SE 320</option><option value="375">iPhone 375</option><option value="414">iPhone Plus 414</option><option value="768">iPad 768</option><option value="1024">Desktop 1024</option></select>
           <input id="widths" size="14" placeholder="more widths: 320,768" title="Widths drawn beside the view (comma-separated)">
           <select id="zoom" title="Zoom"><option value="0.5">50%</option><option value="0.75">75%</option><option value="1" selected>100%</option><option value="1.5">150%</option></select>
           <a id="export-svg" href="/export.svg" download="view.svg">SVG</a><a id="export-png" href="/export.png" download="view.png">PNG</a></header>
         <main>
-          <div id="canvas"><div id="stage">
+          <div id="canvas-area"><div id="canvas"><div id="stage">
         """
 
     private static let middle = """
-        <div id="boxes"></div></div>
-          <div id="extras"></div></div>
+        <div id="boxes" role="group" aria-label="Components: Enter taps, or inspects in inspect mode"></div></div>
+          <div id="extras"></div></div></div>
           <aside>
             <h2>Inspector</h2>
             <div id="inspector"><p id="inspector-hint">Tick "inspect", then click a component.</p>
@@ -89,11 +104,12 @@ enum PreviewPage {
             </div>
             <h2>Plugins</h2>
             <table id="plugins"><thead><tr><th>file</th><th>id</th><th>version</th><th>build</th><th>state</th><th>namespaces</th><th>loaded</th></tr></thead><tbody></tbody></table>
-            <h2>Log <select id="level"><option value="trace">all</option><option value="info" selected>info and up</option><option value="warning">warnings and errors</option></select></h2>
+            <h2 id="log-heading">Log</h2>
+            <label>show <select id="level" aria-label="Log level"><option value="trace">all</option><option value="info" selected>info and up</option><option value="warning">warnings and errors</option></select></label>
             <div id="log"></div>
           </aside>
         </main>
-        <div id="overlay"><button id="dismiss" title="Dismiss">✕</button><span id="problems"></span></div>
+        <div id="overlay" role="alert"><button id="dismiss" title="Dismiss (Escape)" aria-label="Dismiss the problems">✕</button><span id="problems"></span></div>
 
         """
 
@@ -120,6 +136,8 @@ enum PreviewPage {
         }
         function apply(frame, initial) {
           if (!frame) return;
+          // The event stream opens with the frame the page was served with: drawn and logged once.
+          if (!initial && current && frame.sequence === current.sequence && !frame.scrolled) return;
           if (!initial && frame.scrolled && frame.scrolledBy !== pageID && current && current.window && frame.window
               && !covers(frame.window, frame)) {
             current = Object.assign({}, current, { sequence: frame.sequence });
@@ -148,6 +166,10 @@ enum PreviewPage {
             d.dataset.section = b.section;
             d.dataset.componentId = b.id;
             d.title = b.component + ' · ' + b.id + ' · ' + b.section + ' [' + b.indexPath.join(', ') + ']';
+            // Reachable from the keyboard: Tab to it, Enter or Space taps it (or inspects it in inspect mode).
+            d.tabIndex = 0;
+            d.setAttribute('role', 'button');
+            d.setAttribute('aria-label', d.title);
             Object.assign(d.style, { left: b.x + 'px', top: b.y + 'px', width: b.width + 'px', height: b.height + 'px' });
             boxes.appendChild(d);
           }
@@ -195,7 +217,8 @@ enum PreviewPage {
             figure.appendChild(text('figcaption', extra.width + ' pt'));
             extras.appendChild(figure);
           }
-          if (document.activeElement !== $('widths')) $('widths').value = (frame.extras ?? []).map(e => e.width).join(',');
+          // The widths asked for (the gallery draws them in its sheet, with no extras of its own).
+          if (document.activeElement !== $('widths')) $('widths').value = (frame.extraWidths ?? (frame.extras ?? []).map(e => e.width)).join(',');
           const rows = $('plugins').tBodies[0];
           rows.replaceChildren();
           for (const p of frame.plugins ?? []) {
@@ -220,6 +243,9 @@ enum PreviewPage {
           for (const line of $('log').children) line.hidden = levels.indexOf(line.dataset.level) < levels.indexOf($('level').value);
         });
         $('dismiss').addEventListener('click', () => { dismissed = $('problems').textContent; $('overlay').className = ''; });
+        document.addEventListener('keydown', (event) => {
+          if (event.key === 'Escape' && $('overlay').className === 'shown') $('dismiss').click();
+        });
         let inspected = null;
         async function inspect(box) {
           const reply = await fetch('/inspect?section=' + box.dataset.section + '&path=' + box.dataset.indexPath);
@@ -289,7 +315,13 @@ enum PreviewPage {
           const zoom = Number($('zoom').value) || 1;
           $('canvas').style.transform = zoom === 1 ? '' : 'scale(' + zoom + ')';
           $('canvas').style.marginBottom = ((zoom - 1) * $('canvas').offsetHeight) + 'px';
+          // And as wide: the drawing's column scrolls sideways exactly as far as the zoomed drawing goes.
+          $('canvas').style.marginRight = ((zoom - 1) * $('canvas').offsetWidth) + 'px';
         }
+        // The sticky toolbar's height (it wraps in a narrow window): the panels and the problems sit below it.
+        function fitHeader() { document.documentElement.style.setProperty('--header', $('header-bar').offsetHeight + 'px'); }
+        fitHeader();
+        window.addEventListener('resize', fitHeader);
         // A new zoom keeps the point of the view at the window's top where it was.
         let zoomShown = Number($('zoom').value) || 1;
         $('zoom').addEventListener('change', () => {
@@ -299,6 +331,15 @@ enum PreviewPage {
           if (top > 0) window.scrollTo(0, $('stage').getBoundingClientRect().top + window.scrollY + top * zoomShown);
         });
         $('inspect-mode').addEventListener('change', () => document.body.classList.toggle('inspecting', $('inspect-mode').checked));
+        $('boxes').addEventListener('keydown', (event) => {
+          const box = event.target.closest('.box');
+          if (!box || (event.key !== 'Enter' && event.key !== ' ')) return;
+          event.preventDefault();
+          box.click();
+        });
+        // Enter in a field of the inspector applies the edit, as a form would.
+        for (const id of ['edit-title', 'edit-subtitle'])
+          $(id).addEventListener('keydown', (event) => { if (event.key === 'Enter') $('apply-edit').click(); });
         $('boxes').addEventListener('click', async (event) => {
           const box = event.target.closest('.box');
           if (!box) return;

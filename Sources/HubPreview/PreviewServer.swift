@@ -31,6 +31,9 @@ public final class PreviewServer: @unchecked Sendable {
     /// The port requests must name in their Host header; nil until listening.
     private var boundPort: UInt16?
 
+    /// What exported files are called ("home" for home.json: home.svg, home@2x.png); "view" by default.
+    public var exportName = "view"
+
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 0) {
         self.bindAddress = bindAddress
         self.requestedPort = port
@@ -54,34 +57,44 @@ public final class PreviewServer: @unchecked Sendable {
         // Browsers ask for it on every page load: an empty answer, not a 404 in the console.
         await route("GET /favicon.ico", on: server) { _ in HTTPResponse(statusCode: .noContent) }
         await route("GET /export.svg", on: server) { [weak self] _ in
-            guard let frame = self?.currentFrame, !frame.html.isEmpty else {
+            guard let self, let frame = self.currentFrame, !frame.html.isEmpty else {
                 return PreviewGuard.reply(.notFound, "no drawing yet")
             }
             if let refusal = Self.partialDrawing(frame) { return refusal }
             return HTTPResponse(
                 statusCode: .ok,
                 headers: [
-                    .contentType: "image/svg+xml", .init("Content-Disposition"): "attachment; filename=\"view.svg\"",
+                    .contentType: "image/svg+xml",
+                    .init("Content-Disposition"): "attachment; filename=\"\(self.exportName).svg\"",
                 ],
                 body: Data(frame.html.utf8))
         }
-        await route("GET /export.png", on: server) { [weak self] _ in
-            guard let frame = self?.currentFrame, !frame.html.isEmpty else {
+        await route("GET /export.png", on: server) { [weak self] request in
+            guard let self, let frame = self.currentFrame, !frame.html.isEmpty else {
                 return PreviewGuard.reply(.notFound, "no drawing yet")
             }
             if let refusal = Self.partialDrawing(frame) { return refusal }
+            // ?scale=2 draws at two pixels per point, as `render --scale` does.
+            let scale = request.query["scale"].map { Double($0) ?? .nan } ?? 1
+            guard scale > 0 && scale <= 8 else {
+                return PreviewGuard.reply(.badRequest, "scale: expected a number above 0 and at most 8")
+            }
             // Said before anything is drawn, with what draws it instead (the page's link would save this text).
-            if let problem = PNGImage.sizeProblem(width: frame.width, height: frame.height, scale: 1) {
+            if let problem = PNGImage.sizeProblem(width: frame.width, height: frame.height, scale: scale) {
                 return PreviewGuard.reply(
                     .payloadTooLarge, "the view is \(problem); the SVG link (or `hubhost render --format svg`) draws it"
                 )
             }
             do {
-                let png = try PNGImage.rasterize(svg: frame.html, width: frame.width, height: frame.height).pngData()
+                let png = try PNGImage.rasterize(
+                    svg: frame.html, width: frame.width, height: frame.height, scale: scale
+                ).pngData()
+                let suffix = scale == 1 ? "" : "@\(String(printf: "%g", scale))x"
                 return HTTPResponse(
                     statusCode: .ok,
                     headers: [
-                        .contentType: "image/png", .init("Content-Disposition"): "attachment; filename=\"view.png\"",
+                        .contentType: "image/png",
+                        .init("Content-Disposition"): "attachment; filename=\"\(self.exportName)\(suffix).png\"",
                     ],
                     body: png)
             } catch {

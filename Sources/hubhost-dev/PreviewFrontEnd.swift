@@ -17,6 +17,8 @@ enum PreviewFrontEnd {
                 started: { loop in launch.reportProblems(loop.host) })
         }
         let server = PreviewServer(bindAddress: launch.bindAddress, port: launch.port)
+        server.exportName =
+            launch.options.gallery ? "gallery" : launch.options.viewFile.deletingPathExtension().lastPathComponent
         if launch.supervises {
             // The supervisor: the preview server and what must survive a plugin fault; plugins run in a worker.
             var supervision = DevSupervisor.Options(

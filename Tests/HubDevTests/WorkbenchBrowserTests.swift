@@ -242,6 +242,72 @@ struct WorkbenchBrowserTests {
         #expect(try browser.evaluate("document.getElementById('export-png').getAttribute('href')") == "/export.png")
     }
 
+    /// The page as a designer uses it all day, from a session in Chromium: the panels stay beside the drawings at
+    /// any zoom and with wide extra widths, in reach however far the view is scrolled; components are reachable
+    /// from the keyboard; Escape dismisses problems; the first frame is applied once; exports are named and scale.
+    @Test(
+        .enabled(
+            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    func panelsStayInReachAndComponentsTakeTheKeyboard() throws {
+        let (dev, root) = try Self.start(["--widths", "375,768"])
+        defer {
+            dev.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let browser = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
+        defer { browser.quit() }
+        try browser.open("http://127.0.0.1:\(dev.port)/")
+        _ = try browser.send(
+            "Emulation.setDeviceMetricsOverride",
+            ["width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false], inPage: true)
+        #expect(
+            TestSupport.waitUntil { (try? browser.evaluate("document.getElementById('state').textContent")) == "live" })
+        // Applied once: the stream's first frame is the one the page came with.
+        let initialLines =
+            "[...document.querySelectorAll('#log div')].filter(d => d.textContent.includes('#1 ')).length"
+        #expect(try browser.evaluate(initialLines) == "1")
+
+        // The panel is beside the drawings, inside the window, at 150% and with a 768-pt drawing beside the view.
+        _ = try browser.evaluate(
+            "(() => { const z = document.getElementById('zoom'); z.value = '1.5'; z.dispatchEvent(new Event('change')); })()"
+        )
+        let aside = "document.querySelector('aside').getBoundingClientRect()"
+        #expect(try browser.evaluate("\(aside).right <= window.innerWidth") == "true")
+        let hit =
+            "(() => { const r = \(aside); const e = document.elementFromPoint(r.left + 20, r.top + 10); return e && e.closest('aside') !== null; })()"
+        #expect(try browser.evaluate(hit) == "true", "nothing drawn over the panel")
+
+        // Scrolled far down, the toolbar and the panel are still on screen.
+        _ = try browser.evaluate("window.scrollTo(0, 100000)")
+        #expect(try browser.evaluate("document.getElementById('zoom').getBoundingClientRect().top >= 0") == "true")
+        #expect(try browser.evaluate("\(aside).top >= 0 && \(aside).top < window.innerHeight") == "true")
+        _ = try browser.evaluate("window.scrollTo(0, 0)")
+
+        // Keyboard: a component takes focus and Enter taps it.
+        _ = try browser.evaluate(
+            "(() => { const z = document.getElementById('zoom'); z.value = '1'; z.dispatchEvent(new Event('change')); })()"
+        )
+        _ = try browser.evaluate("document.querySelector('#boxes .box[data-section=\"body\"]').focus()")
+        #expect(try browser.evaluate("document.activeElement.getAttribute('role')") == "button")
+        _ = try browser.send(
+            "Input.dispatchKeyEvent", ["type": "keyDown", "key": "Enter", "code": "Enter"], inPage: true)
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.querySelectorAll('#boxes .box.tapped').length")) == "1"
+            }, "\(dev.log)")
+
+        // Exports are named after the view, and scale.
+        let (status, png) = try HTTP.request(port: dev.port, "GET", "/export.png?scale=2")
+        let (_, plain) = try HTTP.request(port: dev.port, "GET", "/export.png")
+        #expect(status == 200 && png.count > plain.count)
+        let width = { (data: Data) -> Int in
+            data.count > 20 ? Int(data[16]) << 24 | Int(data[17]) << 16 | Int(data[18]) << 8 | Int(data[19]) : 0
+        }
+        #expect(width(png) == 2 * width(plain) && width(plain) > 0)
+        #expect(try HTTP.request(port: dev.port, "GET", "/export.png?scale=0").0 == 400)
+    }
+
     @Test(
         .enabled(
             if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",

@@ -58,7 +58,7 @@ extension DevLoop {
     public func setExtraWidths(_ widths: [Double]) {
         host.adoptCurrentThread()
         options.extraWidths = Array(widths.filter { InputLimits.containerWidths.contains($0) }.prefix(6))
-        render(Reload(file: options.viewFile.lastPathComponent, result: .widths, detail: "\(options.extraWidths)"))
+        render(Reload(file: viewName, result: .widths, detail: "\(options.extraWidths)"))
     }
 
     /// The live component at `indexPath` of `section` (as the page names it: the header's path starts with 0).

@@ -145,6 +145,8 @@ public final class DevLoop {
         public var window: ClosedRange<Double>? = nil
         /// The number of body components of the view.
         public var bodyCount = 0
+        /// The widths drawn beside the interactive one (in gallery mode, the sheet's other widths).
+        public var extraWidths: [Double] = []
         /// The page whose scroll this render answers (`scrolled` renders).
         public var scrolledBy: String? = nil
     }
@@ -267,7 +269,7 @@ public final class DevLoop {
         let serving = restarted.isEmpty || reloader.loaded.isEmpty ? "" : " (\(reloader.servingVersions()))"
         render(
             Reload(
-                file: options.gallery ? "gallery" : options.viewFile.lastPathComponent, result: .initial,
+                file: viewName, result: .initial,
                 detail: restarted + loadedSummary + serving))
 
         guard options.watch else { return }
@@ -372,7 +374,7 @@ public final class DevLoop {
         tapped = indexPath
         tappedSection = type.rawValue
         emit(
-            Reload(file: options.viewFile.lastPathComponent, result: .tapped, detail: result),
+            Reload(file: viewName, result: .tapped, detail: result),
             tree: currentTree(engine))
         return result
     }
@@ -411,6 +413,9 @@ public final class DevLoop {
     }
 
     // MARK: - Rendering
+
+    /// What reload lines call the view: its file's name, or "gallery" (whose file name is a placeholder).
+    var viewName: String { options.gallery ? "gallery" : options.viewFile.lastPathComponent }
 
     /// Reads the view file. On a fatal JSON error the last good view model stays and the error is shown.
     @discardableResult
@@ -517,6 +522,7 @@ public final class DevLoop {
             uiStates: options.reportUIStates ? currentUIStates() : [:],
             extras: tree == nil || windowed ? [] : extraDrawings(), gallery: gallery?.shots)
         output.bodyCount = viewModel?.body.count ?? 0
+        output.extraWidths = options.extraWidths
         if reload.result == .scrolled { output.scrolledBy = scrollingPage }
         if windowed, let engine { output.window = window(of: engine) }
         onRender(output)
