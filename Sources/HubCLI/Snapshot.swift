@@ -554,9 +554,11 @@ struct Snapshot: ParsableCommand {
             _ = Snapshot.drewSomething(&drawn, "verify")
             let golden = URL(fileURLWithPath: ProcessStart.absolute(options.out))
             var results: [SnapshotReport.Result] = []
+            var cannotDraw = 0
             for picture in drawn.pictures {
                 let actual: PNGImage
                 do { actual = try Snapshot.draw(picture, scale: options.scale) } catch {
+                    cannotDraw += 1
                     Diagnostics.print("hubhost: \(picture.name): \(ErrorText.describe(error))")
                     drawn.hadUnusableInput = true
                     // A failure of its own in JUnit and the report: a job that reads only them must not pass.
@@ -637,6 +639,7 @@ struct Snapshot: ParsableCommand {
                 "\(results.count) image(s): \(matched) match, \(changed.count) differ, \(missing) missing"
                     + (undrawn > 0 ? ", \(undrawn) gallery golden(s) no story drew" : "")
                     + (unchecked.isEmpty ? "" : ", \(unchecked.count) golden(s) not drawn")
+                    + (cannotDraw > 0 ? ", \(cannotDraw) that could not be drawn" : "")
                     + (matched == results.count && drawn.failures.isEmpty ? "" : "; report: \(self.report)/report.html")
             )
             // A plugin fault first: what it left undrawn or missing is its doing, and the plugin is what to fix. The

@@ -142,6 +142,7 @@ struct TextInputCLITests {
             setup.folder.appending("report").path,
         ])
         #expect(verified.status == 2, "\(verified.stderr)")
+        #expect(verified.stdout.contains(", 1 that could not be drawn"), "\(verified.stdout)")
         let xml = try String(contentsOf: junit, encoding: .utf8)
         #expect(xml.contains("failures=\"1\"") && xml.contains("tall"), "\(xml)")
         #expect(xml.contains("cannot be drawn"), "\(xml)")

@@ -113,6 +113,15 @@ struct CrossPluginTests {
         #expect(try host.services.injector.get(key: ServiceKey(id: "sum"), arguments: [Int64(40)]) as? UInt64 == 43)
         #expect(Self.render(host, title: "A") == "Hej, A")
         #expect(try host.services.injector.get(key: ServiceKey(id: "greeting.text")) as? String == "Hej")
+
+        // A build that binds the key twice is refused beside the old one, as it would be on a fresh load.
+        try dir.compile(
+            providerSource, as: "liba_provider.so",
+            defines: bindsGreeting.merging(["BIND_TWICE": "1", "GREETING": CPlugins.quoted("Twice")]) { $1 })
+        let twice = HotSwap.loadBeside(successor.record, file: providerFile, in: host)
+        #expect(!twice.record.isLoaded)
+        #expect(twice.record.reason?.contains("cannot bind it again") == true, "\(twice.record.reason ?? "")")
+        #expect(try host.services.injector.get(key: ServiceKey(id: "greeting.text")) as? String == "Hej")
         #expect(try Self.export(consumer, "consumer_last_available", as: IntFn.self)() == 1)
         #expect(host.services.registrations.first { $0.key.id == "com.test.greeter" }?.owner == successor.record.owner)
     }

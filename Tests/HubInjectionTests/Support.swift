@@ -114,6 +114,10 @@ let providerSource = #"""
     #ifdef BIND_KEY
         if (registered && !host->bind(host, BIND_KEY, NULL, provide_greeting, NULL, false, error, capacity))
             return false;
+    #ifdef BIND_TWICE
+        /* A slip: the same key again, whose refusal init passes on. */
+        if (!host->bind(host, BIND_KEY, NULL, provide_greeting, NULL, false, error, capacity)) return false;
+    #endif
     #endif
     #ifdef FAIL_AFTER_REGISTER
         snprintf(error, capacity, "init fails after registering (FAIL_AFTER_REGISTER)");

@@ -200,7 +200,7 @@ import Testing
         let setup = try Setup(flags: ["-DFAULT_IN=4", "-DFAULT_HOW=2", "-DRUST_PANIC"])
         let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
         #expect(result.status == 5, "\(result.stderr)")
-        let panic = "thread 'main' panicked at src/lib.rs:27:26: fragile: deliberate panic in the call"
+        let panic = "thread '<unnamed>' (5448) panicked at src/lib.rs:27:26: fragile: deliberate panic in the call"
         // The plugin's stderr passes through as it is written; the report after it is cut to what helps.
         let report = try #require(
             result.stderr.range(of: "hubhost: libfragile.so").map { result.stderr[$0.lowerBound...] })
@@ -213,6 +213,22 @@ import Testing
         ])
         #expect(validated.stdout.contains(panic), "\(validated.stdout)\(validated.stderr)")
         #expect(!validated.stdout.contains("rt.rs:"), "\(validated.stdout)")
+    }
+
+    /// A model read from a plugin's own thread is refused, named, and ends the command "with problems" (it was a
+    /// log line and exit 0), and validate fails it.
+    @Test func aModelReadFromAPluginsThreadIsAProblem() throws {
+        let setup = try Setup(flags: ["-DREAD_OFF_THREAD"])
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "text", "-o", "-"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "libfragile.so called model_string, a [main-thread] host function, from another thread"),
+            "\(result.stderr)")
+        let validated = try ProcessRunner.hubhost([
+            "validate", setup.plugins.appendingPathComponent("libfragile.so").path, "--view", setup.view.path,
+        ])
+        #expect(validated.status == 1 && validated.stdout.contains("called model_string"), "\(validated.stdout)")
     }
 
     @Test func aFactoryWithAStructSizeTooSmallIsRefusedByName() throws {

@@ -215,7 +215,8 @@ private final class DecodeContext {
             // Hub reads URIs with NSURL, which refuses these; say how to write them so it does not.
             let hint =
                 text.utf8.contains { $0 == 0x20 || $0 >= 0x80 }
-                ? " (spaces and characters outside ASCII are written percent-encoded: %20, %C3%A9)" : ""
+                ? " (spaces and characters outside ASCII are written percent-encoded: %20, %C3%A9)"
+                : PercentDecoding.decode(text) == nil ? " (a % that starts no escape is written %25)" : ""
             report("\(TerminalText.quoted(text)) is not a valid URI\(hint)")
             return nil
         }

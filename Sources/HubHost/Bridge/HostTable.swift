@@ -203,14 +203,16 @@ enum HostTable {
 
     /// Says once per plugin that it called a [main-thread] function from another thread. On the plugin's thread:
     /// only the record's own locked flag and the (thread-safe) logger are touched.
-    private static func refuseOffThread(_ record: PluginRecord) {
+    private static func refuseOffThread(_ record: PluginRecord, _ function: StaticString? = nil) {
         if record.offThreadCalls.withLock({ told in
             defer { told = true }
             return !told
         }) {
             let name = record.file.lastPathComponent
-            record.logger.error(
-                "\(name) called a [main-thread] host function from another thread; the call was refused")
+            let what = function.map { "\($0), a [main-thread] host function," } ?? "a [main-thread] host function"
+            let line = "\(name) called \(what) from another thread; the call was refused"
+            record.logger.error("\(line)")
+            BoundaryValues.offThreadCall.withLock { first in if first == nil { first = "hubhost: " + line } }
         }
     }
 
@@ -222,20 +224,22 @@ enum HostTable {
     /// host's thread; when not, it is refused and said once, as `resolve` does (a model read while the host
     /// changes it could crash the host).
     @inline(__always)
-    static func onHostThread(_ host: UnsafePointer<hub_host>?) -> Bool {
+    static func onHostThread(_ host: UnsafePointer<hub_host>?, _ function: StaticString) -> Bool {
         let me = pthread_self()
         if pthread_equal(me, knownHostThread) != 0 { return true }
-        return onHostThreadSlowly(host, me)
+        return onHostThreadSlowly(host, me, function)
     }
 
     @inline(never)
-    private static func onHostThreadSlowly(_ host: UnsafePointer<hub_host>?, _ me: pthread_t) -> Bool {
+    private static func onHostThreadSlowly(
+        _ host: UnsafePointer<hub_host>?, _ me: pthread_t, _ function: StaticString
+    ) -> Bool {
         guard let record = record(host), let pluginHost = record.host else { return true }
         if pthread_equal(me, pluginHost.mainThread) != 0 {
             knownHostThread = me
             return true
         }
-        refuseOffThread(record)
+        refuseOffThread(record, function)
         return false
     }
 

@@ -13,11 +13,11 @@ enum ModelBridge {
     static func install(into table: inout hub_host) {
         // Strings are cached on the model, so they live exactly as long as it does.
         table.model_string = { host, handle, field in
-            guard HostTable.onHostThread(host) else { return nil }
+            guard HostTable.onHostThread(host, "model_string") else { return nil }
             return CInterop.withModel(handle) { model in ModelCStrings.forReading(model).field(field, of: model) }
         }
         table.model_json = { host, handle, which in
-            guard HostTable.onHostThread(host) else { return nil }
+            guard HostTable.onHostThread(host, "model_json") else { return nil }
             guard let model = CInterop.model(handle) else { return nil }
             return ModelCStrings.forReading(model).json(which) {
                 let object: JSONObject?
@@ -32,14 +32,14 @@ enum ModelBridge {
             }
         }
         table.model_custom_string = { host, handle, key in
-            guard HostTable.onHostThread(host) else { return nil }
+            guard HostTable.onHostThread(host, "model_custom_string") else { return nil }
             guard let key else { return nil }
             return CInterop.withModel(handle) { model in
                 ModelCStrings.forReading(model).keyed(.custom, key) { model.custom?[$0]?.stringValue }
             }
         }
         table.model_custom_number = { host, handle, key, out in
-            guard HostTable.onHostThread(host) else { return false }
+            guard HostTable.onHostThread(host, "model_custom_number") else { return false }
             guard let model = CInterop.model(handle), let key = CInterop.string(key),
                 let value = model.custom?[key]?.numberValue, let out
             else { return false }
@@ -47,7 +47,7 @@ enum ModelBridge {
             return true
         }
         table.model_image_uri = { host, handle, kind, customID in
-            guard HostTable.onHostThread(host) else { return nil }
+            guard HostTable.onHostThread(host, "model_image_uri") else { return nil }
             guard let model = CInterop.model(handle), let kind = ImageData.Kind(rawValue: Int(kind.rawValue)) else {
                 return nil
             }
@@ -62,11 +62,11 @@ enum ModelBridge {
             }
         }
         table.model_child_count = { host, handle in
-            guard HostTable.onHostThread(host) else { return 0 }
+            guard HostTable.onHostThread(host, "model_child_count") else { return 0 }
             return CInterop.model(handle)?.children.count ?? 0
         }
         table.model_child = { host, handle, index in
-            guard HostTable.onHostThread(host) else { return nil }
+            guard HostTable.onHostThread(host, "model_child") else { return nil }
             guard let child = CInterop.model(handle)?.child(at: Int(index)) else { return nil }
             return CInterop.handle(child)
         }

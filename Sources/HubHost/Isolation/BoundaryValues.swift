@@ -20,9 +20,13 @@ public enum BoundaryValues {
     }
     nonisolated(unsafe) private static var reported: Set<String> = []
 
-    /// Whether a value a plugin handed over was replaced in this process: a plugin's bug, reported on stderr, so
-    /// a command ends with "done, with problems" (1) rather than 0.
-    public static var replacedAny: Bool { !reported.isEmpty }
+    /// Whether a value a plugin handed over was replaced in this process, or a call it made from a thread of its
+    /// own was refused: a plugin's bug, reported on stderr, so a command ends with "done, with problems" (1)
+    /// rather than 0.
+    public static var replacedAny: Bool { !reported.isEmpty || offThreadCall.withLock { $0 } != nil }
+
+    /// The first refused call from a plugin's own thread (any thread writes it, once).
+    static let offThreadCall = Locked<String?>(nil)
 
     /// How many refusals were made so far (repeats included), and the last one's words without the plugin: for a
     /// check to say why a call it made came to nothing.
@@ -30,7 +34,7 @@ public enum BoundaryValues {
     nonisolated(unsafe) private(set) static var lastRefusal: String?
 
     /// What was replaced so far, one line each, sorted.
-    static var replacedLines: [String] { reported.sorted() }
+    static var replacedLines: [String] { reported.sorted() + (offThreadCall.withLock { $0 }.map { [$0] } ?? []) }
 
     /// Reports `problem` once for the plugin and call in progress. Out of line, with the words made only here,
     /// so the checks that call it stay a few instructions where every value a plugin draws passes them.

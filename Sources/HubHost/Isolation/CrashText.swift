@@ -13,14 +13,45 @@ public enum CrashText {
         {
             return true
         }
-        return line.hasPrefix("thread '") && line.contains("' panicked at ") && !isPanicHeading(line)
+        return isRustPanic(line) && !isPanicHeading(line)
             && !line.contains("panic in a function that cannot unwind")
             && !line.contains("panic in a destructor during cleanup")
     }
 
+    /// A Rust panic's first line, in every form rustc has printed: "thread 'main' panicked at …", "thread
+    /// '<unnamed>' (5448) panicked at …" (a thread the host started has no name; newer releases add its id).
+    static func isRustPanic(_ line: some StringProtocol) -> Bool {
+        line.hasPrefix("thread '") && line.contains(" panicked at ")
+    }
+
     /// Rust's panic heading, whose message is on the next line: "thread 'main' panicked at src/lib.rs:27:26:".
     public static func isPanicHeading(_ line: some StringProtocol) -> Bool {
-        line.hasPrefix("thread '") && line.contains("' panicked at ") && line.hasSuffix(":")
+        isRustPanic(line) && line.hasSuffix(":")
+    }
+
+    /// Leaves out backtrace lines, including Rust's short form (`RUST_BACKTRACE=1`: "  24: symbol" and "at
+    /// FILE:LINE" lines with no address), which only the "stack backtrace:" heading before them tells apart.
+    public struct BacktraceFilter {
+        private var inRustBacktrace = false
+        public init() {}
+
+        public mutating func keeps(_ line: some StringProtocol) -> Bool {
+            let trimmed = line.trimmingWhitespace()
+            if trimmed == "stack backtrace:" {
+                inRustBacktrace = true
+                return false
+            }
+            if CrashText.isBacktrace(line) { return false }
+            if inRustBacktrace {
+                let words = trimmed.split(separator: " ", maxSplits: 1)
+                let frame =
+                    words.first.map { $0.hasSuffix(":") && $0.dropLast().allSatisfy(\.isNumber) && $0.count > 1 }
+                    ?? false
+                if frame || words.first == "at" { return false }
+                inRustBacktrace = false
+            }
+            return true
+        }
     }
 
     /// `lines` with each Rust panic heading and its message made one line.
@@ -66,8 +97,9 @@ public enum CrashText {
     /// The last lines of `text` within `limit` bytes, backtrace lines left out, with the last fatal-error line
     /// first when it would have been cut.
     public static func tail(of text: String, limit: Int = 2000) -> String {
+        var filter = BacktraceFilter()
         let lines = joiningPanicMessages(
-            text.split(separator: "\n", omittingEmptySubsequences: false).filter { !isBacktrace($0) })
+            text.split(separator: "\n", omittingEmptySubsequences: false).filter { filter.keeps($0) })
         var kept: [Substring] = []
         var size = 0
         for line in lines.reversed() {

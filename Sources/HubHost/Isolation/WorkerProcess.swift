@@ -84,6 +84,8 @@ public final class WorkerProcess: @unchecked Sendable {
     private var hang: BlackBox.Snapshot?
     /// The Swift runtime's last "Fatal error:" line (tailLock): kept even when later lines push it out of the tail.
     private var fatalLine: String?
+    /// Leaves backtrace frames out of the tail (tailLock); it follows Rust's "stack backtrace:" sections.
+    private var backtraceFilter = CrashText.BacktraceFilter()
     /// Where the worker was when its stderr closed, when that was inside a plugin call: the worker never closes
     /// its own, so that call closed it (tailLock).
     private var stderrClosedDuring: BlackBox.Snapshot?
@@ -353,8 +355,12 @@ public final class WorkerProcess: @unchecked Sendable {
     private func keep(_ line: String) {
         // Backtrace frames are echoed, not kept: they would push the trap's reason out of the tail. Nor are the
         // worker's own lines ("hubhost: …", what an earlier worker's fault left to say): the tail is the plugin's.
-        guard !CrashText.isBacktrace(line), !line.hasPrefix("hubhost: ") else { return }
+        guard !line.hasPrefix("hubhost: ") else { return }
         tailLock.lock()
+        guard backtraceFilter.keeps(line) else {
+            tailLock.unlock()
+            return
+        }
         if let heading = tail.last, CrashText.isPanicHeading(heading) {
             // A Rust panic's message follows its heading: one line, so the reason stays with the place.
             tail.removeLast()

@@ -39,7 +39,14 @@ enum InjectBridge {
         let module = providerModule(serviceKey, provider, userData, singleton, for: record)
         let install = { try services.injector.install(module) }
         // A new version loading beside the old one (hot reload): held until the old one is unloaded, as its
-        // services and namespaces are (the old version's binding goes with it).
+        // services and namespaces are (the old version's binding goes with it). Once: a second bind of the key in
+        // the same init is refused, as on a fresh load.
+        if HotSwap.holds(record, "binding \(serviceKey)") {
+            CInterop.writeError(
+                "bind \(serviceKey): already bound by \(record.displayName); \(record.displayName) cannot bind it again",
+                errorBuffer, capacity)
+            return false
+        }
         if HotSwap.hold(record, "binding \(serviceKey)", takenBy: holder?.owner, apply: install) { return true }
         if let holder {
             CInterop.writeError(

@@ -13,6 +13,7 @@
  *   -DRUST_PANIC      before faulting, writes what a Rust panic in an extern "C" function writes (the panic, a
  *                     backtrace of 40 frames, the second panic "in a function that cannot unwind"), as a Rust
  *                     plugin would before its abort()
+ *   -DREAD_OFF_THREAD configure reads its model's title on a thread of its own (and waits for it)
  *   -DLOG_THROUGH_SERVICE  configure of "Trending" logs a warning through the hub.logger service
  *   -DCLASS_SIZE=N / -DFACTORY_SIZE=N  the component class's / factory's struct_size (a Rust or Go author's slip)
  *   -DPLUGIN_VERSION='"2"'
@@ -67,14 +68,20 @@ static void fault_if(int where, int when) {
     if (where != FAULT_IN || probed || !when) return;
     fprintf(stderr, "fragile: about to fail in call %d\n", where);
 #ifdef RUST_PANIC
+    /* As rustc 1.95 writes it for a thread the host started, with RUST_BACKTRACE=1's short frames (no addresses)
+       for the first panic and full ones for the second. */
     for (int panic = 0; panic < 2; panic++) {
-        fprintf(stderr, "\nthread 'main' panicked at %s:\n%s\nstack backtrace:\n",
+        fprintf(stderr, "\nthread '<unnamed>' (5448) panicked at %s:\n%s\nstack backtrace:\n",
                 panic ? "library/core/src/panicking.rs:221:5" : "src/lib.rs:27:26",
                 panic ? "panic in a function that cannot unwind" : "fragile: deliberate panic in the call");
-        for (int frame = 0; frame < 40; frame++)
-            fprintf(stderr, "  %2d:     0x55e3c65af%03x - std::rt::frame_%d\n"
-                            "                               at /rustc/0123/library/std/src/rt.rs:%d:5\n",
-                    frame, frame, frame, frame + 100);
+        for (int frame = 0; frame < 40; frame++) {
+            if (panic)
+                fprintf(stderr, "  %2d:     0x55e3c65af%03x - std::rt::frame_%d\n"
+                                "                               at /rustc/0123/library/std/src/rt.rs:%d:5\n",
+                        frame, frame, frame, frame + 100);
+            else
+                fprintf(stderr, "  %2d: std::rt::frame_%d\n             at ./src/rt.rs:%d:5\n", frame, frame, frame + 100);
+        }
         fprintf(stderr, "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n");
     }
     fprintf(stderr, "thread caused non-unwinding panic. aborting.\n");
@@ -122,6 +129,10 @@ static hub_size preferred_size(void *instance, const hub_model *model, hub_size 
 
 static void prepare_for_reuse(void *instance) { ((card *)instance)->model = NULL; }
 
+#ifdef READ_OFF_THREAD
+static void *read_title(void *model) { return (void *)host->model_string(host, model, HUB_MODEL_TITLE); }
+#endif
+
 static void configure(void *instance, const hub_model *model, hub_size container) {
     (void)container;
     if (is_trending(model)) seen_trending = 1;
@@ -133,6 +144,10 @@ static void configure(void *instance, const hub_model *model, hub_size container
     }
 #ifdef SLOW_CONFIGURE
     usleep(SLOW_CONFIGURE);
+#endif
+#ifdef READ_OFF_THREAD
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, read_title, (void *)model) == 0) pthread_join(reader, NULL);
 #endif
 #ifdef LOG_THROUGH_SERVICE
     hub_service logger;

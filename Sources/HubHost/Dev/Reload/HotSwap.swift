@@ -37,6 +37,13 @@ public enum HotSwap {
         return true
     }
 
+    /// Whether `record`'s load beside its predecessor already holds `what` (a second registration of one key in
+    /// one init, refused as it would be on a fresh load).
+    static func holds(_ record: PluginRecord, _ what: String) -> Bool {
+        guard let staging = record.host?.staging, staging.file == record.file else { return false }
+        return staging.held.contains { $0.what == what }
+    }
+
     /// A new version loaded beside the old one, not yet swapped in.
     public struct Successor {
         public let record: PluginRecord
