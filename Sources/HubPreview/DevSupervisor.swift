@@ -152,12 +152,16 @@ public final class DevSupervisor: @unchecked Sendable {
             printProblem("hubhost dev: cannot start a worker process: \(error)")
             return nil
         }
+        // The hello is the first line the worker reads: a page's request (a scroll, a tap) that comes while it is
+        // written waits for it (interleaved, it cut the hello short, and each side then blocked writing to the
+        // other). And what the worker writes is read from the start: its first frame can be larger than a pipe
+        // holds while the hello (the last good view) is still being written.
+        tapLock.lock()
         lock.lock()
         self.worker = worker
         workersStarted += 1
         if stopped { worker.terminate() }  // stop() came while this one was starting
         lock.unlock()
-        if let input = worker.controlIn { DevWorkerChannel.send(hello, to: input, lock: NSLock()) }
 
         let readerDone = DispatchSemaphore(value: 0)
         if let output = worker.controlOut {
@@ -179,6 +183,8 @@ public final class DevSupervisor: @unchecked Sendable {
         } else {
             readerDone.signal()
         }
+        if let input = worker.controlIn { DevWorkerChannel.send(hello, to: input, lock: NSLock()) }
+        tapLock.unlock()
         let outcome = worker.wait()
         if let report = outcome.leftoverReport { printProblem("hubhost dev: " + report) }
         _ = readerDone.wait(timeout: .now() + 2)

@@ -115,6 +115,7 @@ public final class DevWorker: @unchecked Sendable {
         Self.readFirstLine().map { hello = try? JSONDecoder().decode(DevWorkerChannel.ToWorker.self, from: $0) }
         options.initialUIStates = hello?.uiStates ?? [:]
         options.lastGoodViewText = hello?.workbench?.fileView
+        options.editedViewText = hello?.workbench?.editedView
         // The page's widths are part of the first render, not a change of their own ("widths changed" at every
         // restart read as if someone had changed them).
         if let widths = hello?.workbench?.widths, !widths.isEmpty { options.extraWidths = widths }
@@ -169,7 +170,6 @@ public final class DevWorker: @unchecked Sendable {
         try loop.start()
         // What the page had set up before this worker replaced a crashed one.
         if let workbench = hello?.workbench {
-            if let view = workbench.editedView { loop.restoreEditedView(view) }
             for edit in workbench.pendingEdits ?? [] { _ = edit.answer(with: loop) }
         }
         started(loop)

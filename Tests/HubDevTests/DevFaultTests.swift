@@ -191,11 +191,38 @@ struct DevFaultTests {
         #expect(restarted?.html.contains("Calm taps:0") == true, "\(dev.log)")
         #expect(restarted?.extras?.map(\.width) == [320], "\(dev.log)")
         #expect(restarted?.problems.contains { $0.message.contains("not valid JSON") } == true, "\(dev.log)")
-        #expect(dev.log.contains("0 quarantined (libswatch.so 1)"), "\(dev.log)")
+        #expect(dev.log.contains("1 plugin(s) loaded (libswatch.so 1), 0 quarantined"), "\(dev.log)")
         #expect(dev.log.components(separatedBy: "widths changed").count == 2, "said once: \(dev.log)")
         // The file fixed: drawn as it is.
         try writeView(["One", "Fixed"])
         #expect(dev.waitForFrame { $0.html.contains("Fixed taps:0") } != nil, "\(dev.log)")
+    }
+
+    /// Requests that come while a worker restarts wait for its first line (a page scrolling a large view sends
+    /// them all the time): written in the middle of it, one cut the line short and each side then blocked writing
+    /// to the other, for good.
+    @Test func pageRequestsDuringARestartDoNotStopTheSession() throws {
+        try build(version: "1", crashing: false)
+        try writeView((0..<8_000).map { "Row \($0) with a title long enough to make the view file large" })
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame(timeout: 60) { $0.window != nil } != nil, "\(dev.log)")
+        try #"{"bindings": []}"#.write(
+            to: plugins.appendingPathComponent("swatch.modules.json"), atomically: true, encoding: .utf8)
+        let scrolls = DispatchGroup()
+        for step in 0..<20 {
+            DispatchQueue.global().async(group: scrolls) {
+                _ = try? dev.post("/scroll", ["y": 1000 * step, "height": 800])
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        // The page's own frames follow at once (the scrolls): the terminal says the new worker drew.
+        #expect(
+            TestSupport.waitUntil(timeout: 60) { dev.log.contains("initial — restarted: module files changed") },
+            "\(dev.log)")
+        #expect(scrolls.wait(timeout: .now() + 60) == .success, "every request was answered")
+        _ = try dev.post("/scroll", ["y": 50_000, "height": 800])
+        #expect(dev.waitForFrame(timeout: 30) { ($0.window?.top ?? 0) > 40_000 } != nil, "\(dev.log)")
     }
 
     /// A rebuild whose eager singleton (bound by a module file) crashes is quarantined by its probe, and the build
@@ -244,6 +271,14 @@ struct DevFaultTests {
         #expect(dev.waitForFrame { $0.html.contains("One taps:0 word:none") } != nil, "\(dev.log)")
         try provide("v3")
         #expect(dev.waitForFrame { $0.html.contains("One taps:0 word:v3") } != nil, "\(dev.log)")
+        // A build that provides nothing, then one that provides again: its key is registered in its init, before
+        // the swap, which once left the consumer with the "none" it had.
+        try TestSupport.installPlugin(
+            "swatch.c", at: provider,
+            defines: ["PLUGIN_VERSION=\"v4\"", "PLUGIN_ID=\"test.dev.provider\"", "NAMESPACE=\"provider\""])
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0 word:none") } != nil, "\(dev.log)")
+        try provide("v5")
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0 word:v5") } != nil, "\(dev.log)")
     }
 
     /// A standing view warning is said once on the terminal, not again with every reload.

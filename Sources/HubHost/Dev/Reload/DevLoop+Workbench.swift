@@ -41,19 +41,6 @@ extension DevLoop {
         return viewModel.hubJSON.jsonText
     }
 
-    /// Takes the page's edits of a worker that ended (`editedViewJSON`): the view in memory, drawn again.
-    public func restoreEditedView(_ json: String) {
-        host.adoptCurrentThread()
-        guard let decoded = try? ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(Data(json.utf8))
-        else { return }
-        viewModel = decoded.viewModel
-        isEditedInMemory = true
-        render(
-            Reload(
-                file: options.viewFile.lastPathComponent, result: .edited,
-                detail: "the page's edits, kept from before the restart (in memory; save the file to keep them)"))
-    }
-
     /// Draws the view at these widths beside the interactive one, from now on. Call on `queue`.
     public func setExtraWidths(_ widths: [Double]) {
         host.adoptCurrentThread()

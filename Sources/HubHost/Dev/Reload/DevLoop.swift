@@ -42,6 +42,9 @@ public final class DevLoop {
         public var watch = true
         /// UI states to restore at start, by model id (a worker taking over from one that faulted).
         public var initialUIStates: [String: String] = [:]
+        /// The view as the page's edits left it in the worker before this one (nil: the file's), drawn from the
+        /// first render.
+        public var editedViewText: String?
         /// The view file's text as the worker before this one last read it whole: drawn when the file cannot be
         /// read at start (saved half-written, moved away), so a restart keeps showing the last good view.
         public var lastGoodViewText: String?
@@ -163,6 +166,8 @@ public final class DevLoop {
     public var onModuleFilesChanged: ((URL) -> Void)?
 
     let reloader: PluginReloader
+    /// The providers (key and owner) after the last swap, or the start.
+    var providersAtLastSwap: Set<String> = []
     /// Per plugin path, the latest change whose probe is running (older ones are dropped when they finish).
     var probeGenerations: [String: Int] = [:]
     /// Batches of builds whose probes run now, and the builds already probed that wait for them to be loaded too.
@@ -251,26 +256,40 @@ public final class DevLoop {
     public func start() throws {
         host.adoptCurrentThread()  // a serial queue may run each block on another thread; the queue is the "thread"
         let loadedSummary = reloader.loadAll(in: options.pluginFolders)
+        providersAtLastSwap = Set(host.services.registrations.map { "\($0.key) \($0.owner.id)" })
         restore(options.initialUIStates)
-        if !options.gallery, !loadView(), let carried = options.lastGoodViewText {
+        if !options.gallery, !loadView() {
             // The file cannot be read now: the view the last worker drew, with the file's problem said.
-            if let decoded = try? ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
-                bytes: Array(carried.utf8))
+            if let carried = options.lastGoodViewText,
+                let decoded = try? ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
+                    bytes: Array(carried.utf8))
             {
                 viewModel = decoded.viewModel
                 lastGoodViewText = carried
+            } else if WorkerEnvironment.isRestart {
+                viewIssues.append(
+                    "no earlier view to draw meanwhile (none was read whole, or it was over "
+                        + "\(Self.lastGoodViewLimit >> 20) MiB, which is not kept across a worker restart); the view is "
+                        + "drawn once the file can be read")
             }
+        }
+        // The page's edits (in memory) are part of the first render, as its widths are.
+        var editsKept = ""
+        if !options.gallery, let edited = options.editedViewText,
+            let decoded = try? ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
+                bytes: Array(edited.utf8))
+        {
+            viewModel = decoded.viewModel
+            isEditedInMemory = true
+            editsKept = "; the page's edits kept (in memory; save the file to keep them)"
         }
         // A worker that replaces one a plugin fault ended says so: "initial" would read as a fresh start.
         let restarted =
             WorkerEnvironment.restartCause.map { "restarted: \($0); " }
             ?? (WorkerEnvironment.isRestart ? "restarted after the fault above; " : "")
         // After a restart, builds may have landed meanwhile: say which are serving.
-        let serving = restarted.isEmpty || reloader.loaded.isEmpty ? "" : " (\(reloader.servingVersions()))"
-        render(
-            Reload(
-                file: viewName, result: .initial,
-                detail: restarted + loadedSummary + serving))
+        let summary = restarted.isEmpty ? loadedSummary : reloader.summary(namingServing: true)
+        render(Reload(file: viewName, result: .initial, detail: restarted + summary + editsKept))
 
         guard options.watch else { return }
         let queue = options.queue
@@ -571,15 +590,18 @@ public final class DevLoop {
 
     /// Runs a swap or unload with the UI states of live components saved before and put back after it.
     func keepingUIStates(_ swap: () -> Void) {
-        let providers = Set(host.services.registrations.map(\.owner.id))
         var states = snapshotUIStates()
         swap()
         // A plugin that provides services or bindings came, went or changed: every component is made and configured
         // again, as configure is where consumers acquire what they use (they kept the old provider's results).
-        if Set(host.services.registrations.map(\.owner.id)) != providers {
+        // Compared with what was there at the last swap, not before this one: a new build's keys nobody held are
+        // registered during its init, before the swap.
+        let providers = Set(host.services.registrations.map { "\($0.key) \($0.owner.id)" })
+        if providers != providersAtLastSwap {
             states = pipeline.pool.uiStates.all.merging(states) { _, live in live }
             pipeline.tearDown()
         }
+        providersAtLastSwap = providers
         restore(states)
     }
 

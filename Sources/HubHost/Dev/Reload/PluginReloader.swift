@@ -42,15 +42,21 @@ final class PluginReloader {
                 quarantines[record.file.path] = q
             }
         }
-        return "\(loaded.count) plugin(s) loaded, \(quarantines.count) quarantined"
+        return summary(namingServing: false)
     }
 
-    /// What is serving, by file and version ("libloop.so 1.802, libHubDemoC.so 1.0.0"), the first `limit`: after
-    /// a restart, the terminal's answer to "which build is this?".
-    func servingVersions(limit: Int = 8) -> String {
-        let serving = loaded.values.sorted { $0.file.lastPathComponent < $1.file.lastPathComponent }
-        let named = serving.prefix(limit).map { "\($0.file.lastPathComponent) \($0.version ?? "?")" }
-        return named.joined(separator: ", ") + (serving.count > limit ? ", … (\(serving.count - limit) more)" : "")
+    /// "2 plugin(s) loaded, 1 quarantined"; naming what serves, by file and version, the first eight ("2 plugin(s)
+    /// loaded (libHubDemoC.so 1.0.0, libloop.so 1.802), 1 quarantined"): after a restart, the terminal's answer to
+    /// "which build is this?".
+    func summary(namingServing: Bool) -> String {
+        var loadedText = "\(loaded.count) plugin(s) loaded"
+        if namingServing && !loaded.isEmpty {
+            let serving = loaded.values.sorted { $0.file.lastPathComponent < $1.file.lastPathComponent }
+            let named = serving.prefix(8).map { "\($0.file.lastPathComponent) \($0.version ?? "?")" }
+            loadedText +=
+                " (" + named.joined(separator: ", ") + (serving.count > 8 ? ", … \(serving.count - 8) more" : "") + ")"
+        }
+        return loadedText + ", \(quarantines.count) quarantined"
     }
 
     /// Old names of served files renamed: their deletion, seen later, is the rename's, not an unload.
@@ -183,9 +189,12 @@ final class PluginReloader {
         var latest: [String: PluginRecord] = [:]
         for record in host.plugins { latest[record.file.path] = record }
         var reloads: [DevLoop.Reload] = []
-        for (path, record) in latest.sorted(by: { $0.key < $1.key }) where !record.isLoaded && loaded[path] == nil {
+        // A new build refused while an older one serves is retried too (a binding moved from one plugin to
+        // another, the taker's build landing first), and so is one refused for a key bound elsewhere.
+        for (path, record) in latest.sorted(by: { $0.key < $1.key }) where !record.isLoaded && loaded[path] !== record {
             guard let reason = record.reason,
-                reason.contains("is already registered by") || reason.contains("is already provided by"),
+                reason.contains("is already registered by") || reason.contains("is already provided by")
+                    || reason.contains("already bound by"),
                 quarantines[path] == nil, !refusedByTrust.contains(path)
             else { continue }
             let url = URL(fileURLWithPath: path)
@@ -195,7 +204,7 @@ final class PluginReloader {
                 FileChange(
                     url: url, kind: .changed, hash: hash, stamp: FileStamp.of(url), lastEventAt: now, settledAt: now),
                 aroundSwap: aroundSwap)
-            guard reload.result == .loaded else { continue }
+            guard reload.result == .loaded || reload.result == .swapped else { continue }
             reload.detail = "refused before because what it registers was taken; it is free now"
             reloads.append(reload)
         }

@@ -134,7 +134,8 @@ public final class FileWatcher: @unchecked Sendable {
         }
     }
 
-    /// Starts watching. Throws when inotify is unavailable or a folder cannot be watched.
+    /// Starts watching. Throws when inotify is unavailable or a folder cannot be watched; a folder that does not
+    /// exist (deleted by a `make clean` while a worker restarted) is watched once the check finds it made again.
     public func start() throws {
         lock.lock()
         defer { lock.unlock() }
@@ -143,6 +144,10 @@ public final class FileWatcher: @unchecked Sendable {
         guard fd >= 0 else { throw WatchError("inotify_init1 failed: \(String(cString: strerror(errno)))") }
         for directory in directories {
             let wd = inotify_add_watch(fd, directory.path, Self.mask)
+            if wd < 0 && errno == ENOENT {
+                folderWatches[directory.standardizedFileURL] = (nil, nil)
+                continue
+            }
             guard wd >= 0 else {
                 let reason = String(cString: strerror(errno))
                 close(fd)
