@@ -116,6 +116,21 @@ struct TextInputCLITests {
             "\(result.stderr)")
     }
 
+    /// One missing image named by every row is one warning (a large view printed thousands of lines).
+    @Test func aMissingImageNamedManyTimesIsSaidOnce() throws {
+        let setup = try Setup()
+        let view = setup.folder.appending("missing.json")
+        let models = (0..<3).map {
+            #"{"id": "i\#($0)", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "assets/gone.png"}}}"#
+        }
+        try Data(#"{"body": [\#(models.joined(separator: ", "))]}"#.utf8).write(to: view)
+        let result = try setup.hubhost(["render", view.path, "--format", "text", "-o", "-"])
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains("assets/gone.png") }
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(lines.first?.contains("$.body[0].images.main.uri") == true, "\(result.stderr)")
+        #expect(lines.first?.contains("(and 2 more place(s) naming it)") == true, "\(result.stderr)")
+    }
+
     /// Editors on Windows start files with a byte order mark; RFC 8259 lets a parser skip it.
     @Test func aByteOrderMarkIsSkipped() throws {
         let setup = try Setup()

@@ -142,8 +142,12 @@ public struct ImageAccess: Sendable {
 
     /// An issue at each image URI of `view` for which `verdict` says something (asked once per URI: a data: URI
     /// is decoded to read its header, and a view repeats its images).
+    /// One issue per URI, at its first place, saying how many more name it (a large view naming one missing image
+    /// in every row printed thousands of lines).
     private func issues(in view: ViewModel, file: String?, _ verdict: (String) -> String?) -> [DecodeIssue] {
         var issues: [DecodeIssue] = []
+        var firstIssue: [String: Int] = [:]
+        var repeats: [String: Int] = [:]
         var verdicts: [String: String?] = [:]
         func refusal(of uri: String) -> String? {
             if let known = verdicts[uri] { return known }
@@ -163,6 +167,11 @@ public struct ImageAccess: Sendable {
             }
             for (name, data) in images {
                 guard let uri = data.uri, let message = refusal(of: uri) else { continue }
+                if firstIssue[uri] != nil {
+                    repeats[uri, default: 0] += 1
+                    continue
+                }
+                firstIssue[uri] = issues.count
                 issues.append(DecodeIssue(file: file, path: "\(path).images.\(name).uri", message: message))
             }
             for (index, child) in model.children.enumerated() { visit(child, path: "\(path).children[\(index)]") }
@@ -170,6 +179,9 @@ public struct ImageAccess: Sendable {
         if let header = view.header { visit(header, path: "$.header") }
         for (index, model) in view.body.enumerated() { visit(model, path: "$.body[\(index)]") }
         for (index, model) in view.overlays.enumerated() { visit(model, path: "$.overlays[\(index)]") }
+        for (uri, count) in repeats {
+            issues[firstIssue[uri]!].message += " (and \(count) more place(s) naming it)"
+        }
         return issues
     }
 
