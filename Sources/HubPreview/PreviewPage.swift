@@ -24,6 +24,7 @@ enum PreviewPage {
         <style>
           :root { color-scheme: light dark; --header: 40px; }
           body { margin: 0; font: 13px/1.4 system-ui, sans-serif; background: #f2f2f2; color: #222; }
+          aside { background: #f2f2f2; }
           /* The toolbar and the side panels stay in reach however far a long view is scrolled. */
           header { position: sticky; top: 0; z-index: 5; padding: 6px 12px; background: #1e1e1e; color: #eee; display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center; }
           header .state { color: #8fd18f; }
@@ -31,10 +32,11 @@ enum PreviewPage {
           header a { color: #9cc9ff; }
           #activity { color: #ffd24c; }
           #activity:not(:empty)::before { content: "⏳ "; }
-          main { padding: 12px; display: flex; gap: 16px; align-items: flex-start; }
-          /* The drawings scroll sideways in their own column, so wide ones (more widths, the gallery, a zoom) never
-             push the panels out of the window. */
-          #canvas-area { flex: 1 1 auto; min-width: 0; overflow-x: auto; }
+          /* The side panel is pinned to the window's right edge, below the toolbar; the drawings take the rest and
+             the page scrolls both ways (its scrollbars stay at the window's edges), so wide drawings (more widths,
+             the gallery, a zoom) never push the panel out of the window or draw over it. */
+          main { padding: 12px; margin-right: 384px; }
+          #canvas-area { width: max-content; display: flow-root; }  /* the zoom's margins count inside it */
           #stage { position: relative; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.2); }
           #view { position: relative; }
           #boxes { position: absolute; inset: 0; }
@@ -46,13 +48,19 @@ enum PreviewPage {
                      font-family: ui-monospace, monospace; font-size: 12px; }
           #overlay.shown { display: block; }
           #overlay button { float: right; }
-          aside { flex: 0 0 360px; max-width: 520px; position: sticky; top: calc(var(--header) + 12px);
-                  max-height: calc(100vh - var(--header) - 24px); overflow: auto; }
+          aside { position: fixed; right: 0; top: var(--header); bottom: 0; width: 360px; box-sizing: border-box;
+                  padding: 0 12px 12px; overflow: auto; background: inherit; z-index: 4; }
+          aside input, aside textarea { box-sizing: border-box; max-width: 100%; }
+          /* A narrow window: the panel goes below the drawings, which keep the window's width. */
+          @media (max-width: 800px) {
+            main { margin-right: 0; }
+            aside { position: static; width: auto; padding: 12px; overflow: visible; }
+          }
           .box:focus-visible { outline: 2px solid #1e90ff; }
           #extras { display: flex; gap: 16px; align-items: flex-start; }
           #extras figure { margin: 0; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.2); }
           #extras figcaption { font-size: 11px; color: #555; padding: 2px 6px; }
-          #canvas { display: flex; gap: 16px; align-items: flex-start; transform-origin: top left; }
+          #canvas { display: flex; gap: 16px; align-items: flex-start; transform-origin: top left; width: max-content; }
           #inspector { background: #fff; padding: 6px; font-size: 12px; }
           #inspector dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 8px; margin: 0 0 6px; }
           #inspector dt { color: #666; } #inspector dd { margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
@@ -68,7 +76,7 @@ enum PreviewPage {
           #log .trace, #log .debug { color: #888; } #log .warning { color: #a05a00; } #log .error, #log .critical { color: #a00; }
           /* The page's own panels follow the system's dark mode; the drawings keep their own colours. */
           @media (prefers-color-scheme: dark) {
-            body { background: #181818; color: #ddd; }
+            body, aside { background: #181818; color: #ddd; }
             #inspector, table, #log { background: #232323; color: #ddd; }
             td, th { border-color: #3a3a3a; }
             #inspector dt, #extras figcaption { color: #aaa; }
@@ -137,7 +145,7 @@ enum PreviewPage {
         function apply(frame, initial) {
           if (!frame) return;
           // The event stream opens with the frame the page was served with: drawn and logged once.
-          if (!initial && current && frame.sequence === current.sequence && !frame.scrolled) return;
+          if (!initial && current && frame.sequence === current.sequence) return;
           if (!initial && frame.scrolled && frame.scrolledBy !== pageID && current && current.window && frame.window
               && !covers(frame.window, frame)) {
             current = Object.assign({}, current, { sequence: frame.sequence });
@@ -146,17 +154,12 @@ enum PreviewPage {
           current = frame;
           if (!initial) $('view').innerHTML = frame.html;
           $('stage').style.width = frame.width + 'px';
-          // A browser lays out at most 33,554,428 px (the stage's own height, whatever the zoom): a view taller than
-          // that is shown to there, drawn at its scale (squeezed to fit, a click landed on another component).
-          const tooTall = frame.height > layoutLimit;
-          $('stage').style.minHeight = Math.min(frame.height, layoutLimit) + 'px';
-          const svg = $('view').querySelector('svg');
-          if (tooTall && svg) {
-            svg.setAttribute('height', String(layoutLimit));
-            svg.setAttribute('viewBox', '0 0 ' + frame.width + ' ' + layoutLimit);
-          }
+          fitHeight(frame);
           fitZoom();
           const boxes = $('boxes');
+          // The box that has the keyboard's focus keeps it through the new frame (a tap, a scroll redraws them all).
+          const focused = document.activeElement?.closest?.('#boxes .box');
+          const refocus = focused ? { path: focused.dataset.indexPath, section: focused.dataset.section } : null;
           boxes.replaceChildren();
           for (const b of frame.boxes) {
             const d = document.createElement('div');
@@ -172,6 +175,8 @@ enum PreviewPage {
             d.setAttribute('aria-label', d.title);
             Object.assign(d.style, { left: b.x + 'px', top: b.y + 'px', width: b.width + 'px', height: b.height + 'px' });
             boxes.appendChild(d);
+            if (refocus && refocus.path === d.dataset.indexPath && refocus.section === d.dataset.section)
+              d.focus({ preventScroll: true });
           }
           // The inspector follows its component by id through every new frame (an edit, a file change): what it
           // shows and what Apply sends is never a stale model at an index that now holds another component.
@@ -201,10 +206,6 @@ enum PreviewPage {
           // So is a PNG taller or wider than a PNG can be (the SVG link draws it).
           $('export-svg').hidden = !!frame.window;
           $('export-png').hidden = !!frame.window || frame.width > 32768 || frame.height > 32768;
-          $('windowed').textContent = !frame.window ? ''
-            : frame.window.components + ' components: drawn near where you scroll'
-              + (tooTall ? '; a browser page shows only its first ' + layoutLimit + ' of ' + Math.round(frame.height)
-                 + ' pt (hubhost render draws it whole)' : '');
           if (scrollAsked && frame.sequence > scrollAsked) scrollAsked = 0;
           // Every frame is checked against this page's place: a first paint, a reload drawn where another page is.
           requestAnimationFrame(checkWindow);
@@ -231,6 +232,33 @@ enum PreviewPage {
               tr.appendChild(text('td', value));
             rows.appendChild(tr);
           }
+        }
+        // A browser lays out at most 33,554,428 px, the zoom's margin included: a view taller than that (divided by a
+        // zoom above 100%) is shown to there, drawn at its scale (squeezed to fit, a click landed on another
+        // component), and the header says so.
+        function fitHeight(frame) {
+          const limit = Math.floor(layoutLimit / Math.max(1, Number($('zoom').value) || 1));
+          const tooTall = frame.height > limit;
+          $('stage').style.minHeight = Math.min(frame.height, limit) + 'px';
+          const svg = $('view').querySelector('svg');
+          if (svg && tooTall) {
+            // Its own attributes are kept, to put back when a smaller zoom shows it whole again.
+            if (svg.dataset.height === undefined) {
+              svg.dataset.height = svg.getAttribute('height') ?? '';
+              svg.dataset.viewBox = svg.getAttribute('viewBox') ?? '';
+            }
+            svg.setAttribute('height', String(limit));
+            svg.setAttribute('viewBox', '0 0 ' + frame.width + ' ' + limit);
+          } else if (svg && svg.dataset.height !== undefined) {
+            svg.setAttribute('height', svg.dataset.height);
+            svg.setAttribute('viewBox', svg.dataset.viewBox);
+            delete svg.dataset.height;
+            delete svg.dataset.viewBox;
+          }
+          $('windowed').textContent = !frame.window ? ''
+            : frame.window.components + ' components: drawn near where you scroll'
+              + (tooTall ? '; at this zoom a browser page shows only its first ' + limit + ' of ' + Math.round(frame.height)
+                 + ' pt (hubhost render draws it whole)' : '');
         }
         function addLog(entry) {
           const line = text('div', entry.time.slice(11, 23) + ' ' + entry.level.padEnd(8) + (entry.source ? entry.source + ': ' : '') + entry.message, entry.level);
@@ -319,13 +347,15 @@ enum PreviewPage {
           $('canvas').style.marginRight = ((zoom - 1) * $('canvas').offsetWidth) + 'px';
         }
         // The sticky toolbar's height (it wraps in a narrow window): the panels and the problems sit below it.
+        // Measured whenever it changes size (a long tap result or note makes it wrap), not only on load.
         function fitHeader() { document.documentElement.style.setProperty('--header', $('header-bar').offsetHeight + 'px'); }
         fitHeader();
-        window.addEventListener('resize', fitHeader);
+        new ResizeObserver(fitHeader).observe($('header-bar'));
         // A new zoom keeps the point of the view at the window's top where it was.
         let zoomShown = Number($('zoom').value) || 1;
         $('zoom').addEventListener('change', () => {
           const top = Math.max(0, -$('stage').getBoundingClientRect().top / zoomShown);
+          if (current) fitHeight(current);
           fitZoom();
           zoomShown = Number($('zoom').value) || 1;
           if (top > 0) window.scrollTo(0, $('stage').getBoundingClientRect().top + window.scrollY + top * zoomShown);

@@ -75,9 +75,14 @@ public final class PreviewServer: @unchecked Sendable {
             }
             if let refusal = Self.partialDrawing(frame) { return refusal }
             // ?scale=2 draws at two pixels per point, as `render --scale` does.
-            let scale = request.query["scale"].map { Double($0) ?? .nan } ?? 1
-            guard scale > 0 && scale <= 8 else {
-                return PreviewGuard.reply(.badRequest, "scale: expected a number above 0 and at most 8")
+            // A plain decimal (Double() also reads "0x2" and "+2"), 0.25 to 8, at most two decimals.
+            let text = request.query["scale"] ?? "1"
+            let plain =
+                !text.isEmpty && text.count <= 6 && text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
+                && text.filter { $0 == "." }.count <= 1
+                && (text.split(separator: ".").dropFirst().first?.count ?? 0) <= 2
+            guard plain, let scale = Double(text), scale >= 0.25 && scale <= 8 else {
+                return PreviewGuard.reply(.badRequest, "scale: expected a number from 0.25 to 8, such as 2 or 1.5")
             }
             // Said before anything is drawn, with what draws it instead (the page's link would save this text).
             if let problem = PNGImage.sizeProblem(width: frame.width, height: frame.height, scale: scale) {

@@ -296,6 +296,8 @@ struct WorkbenchBrowserTests {
             TestSupport.waitUntil {
                 (try? browser.evaluate("document.querySelectorAll('#boxes .box.tapped').length")) == "1"
             }, "\(dev.log)")
+        // The tap's frame redrew every box: the focus stays on the one tapped, so Enter taps it again.
+        #expect(try browser.evaluate("document.activeElement.classList.contains('tapped')") == "true")
 
         // Exports are named after the view, and scale.
         let (status, png) = try HTTP.request(port: dev.port, "GET", "/export.png?scale=2")
