@@ -85,13 +85,12 @@ final class PrivateCopies {
 }
 
 extension PrivateCopies {
-    /// Deletes a copy nothing maps any more (a memory copy: closes its memfd).
+    /// Lets go of a copy this process no longer maps: a memory copy's memfd is closed. A copy in the cache folder
+    /// stays: it is named by its content and shared by every hubhost run on this cache, one of which may be
+    /// about to load it (a run that deleted the copy of a plugin it refused made concurrent renders fail to load
+    /// that plugin). The daily prune deletes copies no run has used for a week.
     static func discard(_ copy: URL) {
-        if let fd = memoryDescriptor(copy) {
-            close(fd)
-        } else {
-            try? FileManager.default.removeItem(at: copy)
-        }
+        if let fd = memoryDescriptor(copy) { close(fd) }
     }
 
     private typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
