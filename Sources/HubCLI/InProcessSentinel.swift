@@ -42,7 +42,10 @@ struct InProcessSentinel {
             else { return nil }
             // A process that still runs (another listing, now) has not ended.
             if pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { return nil }
-            return folder.appendingPathComponent(name)
+            // Gone now, but it may have finished between the listing of the folder and that check (a run removes
+            // its marker before it exits): only a marker still there is an unfinished run's.
+            let marker = folder.appendingPathComponent(name)
+            return access(marker.path, F_OK) == 0 ? marker : nil
         }
     }
 

@@ -257,11 +257,12 @@ struct ProbeTests {
         #expect(crash["state"] as? String == "quarantined")
         #expect((crash["reason"] as? String)?.contains("crashed with SIGSEGV in init") == true)
         #expect(good["state"] as? String == "active")
-        // Copies are made while the scanner runs; the quarantined file's is deleted, the loaded one's kept.
+        // Copies are made while the scanner runs; the loaded one's is there (a quarantined file's stays for the
+        // weekly prune too: copies are shared by every run on the cache).
         let images = try FileManager.default.contentsOfDirectory(
             atPath: folder.appendingPathComponent("cache").path
         ).filter { $0.hasSuffix(".so") }
-        #expect(images.count == 1 && images.first?.hasPrefix("libgood-") == true, "\(images)")
+        #expect(images.contains { $0.hasPrefix("libgood-") }, "\(images)")
         // The next run remembers the quarantine: still reported, as a problem (1), no longer as a new fault.
         let again = try TestSupport.run(
             TestSupport.hubhost.path,

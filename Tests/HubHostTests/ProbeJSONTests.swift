@@ -157,4 +157,34 @@ import Testing
         try bytes.prefix(bytes.count / 2).write(to: file)
         #expect(ProbeCache(file: file, hostIdentity: "host#1").quarantined.isEmpty)
     }
+
+    /// Runs sharing a cache keep each other's verdicts: each writes its own over the file as it is then (the last
+    /// writer's whole file used to win, and a quarantine one of several concurrent runs wrote was lost).
+    @Test func runsSharingTheCacheKeepEachOthersVerdicts() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("probe-merge-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("probe-cache.json")
+        let first = ProbeCache(file: file, hostIdentity: "host#1")
+        let second = ProbeCache(file: file, hostIdentity: "host#1")
+        var quarantined = ProbeCache.Entry(size: 11, mtimeNanos: 5, inode: 7, hash: "bb")
+        quarantined.quarantine = Self.quarantine(model: "body[0]")
+        var passed = ProbeCache.Entry(size: 10, mtimeNanos: 6, inode: 8, hash: "aa")
+        passed.report = Self.report(hostile: false)
+        first.store(URL(fileURLWithPath: "/p/libcrash.so"), quarantined)
+        second.store(URL(fileURLWithPath: "/p/libgood.so"), passed)
+        first.save()
+        second.save()
+        let reread = ProbeCache(file: file, hostIdentity: "host#1")
+        #expect(reread.quarantined.count == 1)
+        #expect(
+            reread.lookup(
+                URL(fileURLWithPath: "/p/libgood.so"), stamp: FileStamp(size: 10, mtimeNanos: 6, inode: 8),
+                hash: { nil }
+            )?.report != nil)
+        // A removal is this run's edit too.
+        second.remove(URL(fileURLWithPath: "/p/libcrash.so"))
+        second.save()
+        #expect(ProbeCache(file: file, hostIdentity: "host#1").quarantined.isEmpty)
+    }
 }

@@ -133,7 +133,9 @@ extension PrivateCopies {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
         var deleted: [String] = []
         for name in names {
-            let temporary = Self.temporaryCopyName(name)
+            // The cache check's file (`.hubhost-write-XXXXXX`) is the cache's own too: a run killed during the
+            // check leaves it.
+            let temporary = Self.temporaryCopyName(name) || Self.isWriteCheckName(name)
             let hashPrefix = Self.copyHashPrefix(name)
             guard temporary || hashPrefix != nil else { continue }
             let path = directory.appendingPathComponent(name).path
@@ -163,6 +165,11 @@ extension PrivateCopies {
 
     private static func isNumber(_ text: Substring) -> Bool {
         !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// True for `.hubhost-write-` and six characters of `mkstemp`: the file `CacheFolder` writes to check the folder.
+    static func isWriteCheckName(_ name: String) -> Bool {
+        name.hasPrefix(".hubhost-write-") && name.utf8.count == ".hubhost-write-".utf8.count + 6
     }
 
     /// True for `.<copy name>.<pid>.tmp`, what an interrupted write of a copy leaves.

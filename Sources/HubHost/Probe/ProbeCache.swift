@@ -1,6 +1,10 @@
 import FoundationEssentials
 import HubCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Probe verdicts on disk, keyed by path, size, mtime and content hash (GStreamer's registry idea, plus the
 /// reason it never kept). A hit means no child process, which keeps start-up fast with hundreds of plugins.
 /// An entry is valid only for the same file version and the same `hubhost` build (a new host may judge
@@ -11,7 +15,8 @@ import HubCore
 /// are written only when something changed.
 ///
 /// # Thread safety
-/// Lock-protected; several processes may share the file (it is replaced atomically, last writer wins).
+/// Lock-protected; several processes may share the file: each saves its own changes over the file as it is then,
+/// under an exclusive lock on `probe-cache.json.lock` (the file is replaced atomically).
 public final class ProbeCache: @unchecked Sendable {
     public struct Entry: Codable, Sendable {
         public var size: Int64
@@ -83,6 +88,10 @@ public final class ProbeCache: @unchecked Sendable {
     private var fullEntries: [String: Entry]?
     /// Whether anything changed since the files were read: an unchanged cache is not written again.
     private var changed = false
+    /// What this process stored (an entry) or removed (nil), by path: what it writes over the file as it is then,
+    /// so that runs sharing the cache keep each other's verdicts (the last writer's whole file used to win, and a
+    /// quarantine written by one of several concurrent runs was lost).
+    private var edits: [String: Entry?] = [:]
     private let lock = Lock()
 
     public init(file: URL, hostIdentity: String) {
@@ -94,13 +103,19 @@ public final class ProbeCache: @unchecked Sendable {
     /// The entries of the JSON file (lock held).
     private func loadedEntries() -> [String: Entry] {
         if let fullEntries { return fullEntries }
+        let entries = entriesOnDisk()
+        fullEntries = entries
+        return entries
+    }
+
+    /// The entries the JSON file holds now.
+    private func entriesOnDisk() -> [String: Entry] {
         var entries: [String: Entry] = [:]
         if case .success(let data) = RegularFile.read(file), let stored = ProbeJSON.decode([UInt8](data), Storage.init),
             stored.host == hostIdentity
         {
             entries = stored.entries
         }
-        fullEntries = entries
         return entries
     }
 
@@ -154,6 +169,7 @@ public final class ProbeCache: @unchecked Sendable {
         _ = loadedEntries()
         fullEntries?[url.path] = entry
         summaries[url.path] = Summary(entry)
+        edits[url.path] = .some(entry)
         changed = true
         lock.unlock()
     }
@@ -163,7 +179,10 @@ public final class ProbeCache: @unchecked Sendable {
         _ = loadedEntries()
         let hadEntry = fullEntries?.removeValue(forKey: url.path) != nil
         let hadSummary = summaries.removeValue(forKey: url.path) != nil
-        if hadEntry || hadSummary { changed = true }
+        if hadEntry || hadSummary {
+            changed = true
+            edits[url.path] = .some(nil)
+        }
         lock.unlock()
     }
 
@@ -182,12 +201,26 @@ public final class ProbeCache: @unchecked Sendable {
             lock.unlock()
             return
         }
-        let storage = Storage(host: hostIdentity, entries: loadedEntries())
+        let edits = self.edits
+        self.edits = [:]
         changed = false
         lock.unlock()
-        let data = Data(ProbeJSON.bytes(storage.writeJSON))
         try? FileManager.default.createDirectory(
             at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // One writer at a time across processes: the file as it is now, with this process's edits over it.
+        let lockFile = open(file.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if lockFile >= 0 { while flock(lockFile, LOCK_EX) != 0 && errno == EINTR {} }
+        defer { if lockFile >= 0 { close(lockFile) } }
+        var entries = entriesOnDisk()
+        for (path, edit) in edits {
+            if let entry = edit { entries[path] = entry } else { entries.removeValue(forKey: path) }
+        }
+        lock.lock()
+        fullEntries = entries
+        summaries = entries.mapValues(Summary.init)
+        lock.unlock()
+        let storage = Storage(host: hostIdentity, entries: entries)
+        let data = Data(ProbeJSON.bytes(storage.writeJSON))
         // Atomic like any output hubhost writes: a link or device at the path is written through, never replaced.
         guard let output = try? OutputFile(path: file.path) else { return }
         output.write(data)

@@ -50,11 +50,15 @@ public struct ProbeRunner: Sendable {
         for name in names where name.hasPrefix("probe-") || name.hasPrefix("scan-") {
             let parts = name.split(separator: "-")
             guard parts.count == 3, let pid = pid_t(parts[1]), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH {
+            // Ended, or a zombie its parent never reaped (a container whose first process reaps nothing).
+            if (kill(pid, 0) != 0 && errno == ESRCH) || Self.isZombie(pid) {
                 try? FileManager.default.removeItem(at: workDirectory.appendingPathComponent(name))
             }
         }
     }
+
+    /// Whether `pid` has ended and only waits to be reaped (state Z).
+    static func isZombie(_ pid: pid_t) -> Bool { LeftoverProcesses.status(of: pid)?.state == "Z" }
 
     /// - Parameter warm: probe through a long-lived fork server instead of starting `hubhost` for every probe
     ///   (what the dev loop wants: it saves the start-up of a process on every reload).
