@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import HubCore
 import HubHost
+import HubRender
 
 #if canImport(Glibc)
     import Glibc
@@ -99,7 +100,9 @@ public struct HubHostCommand: ParsableCommand {
             Diagnostics.print("hubhost: cannot write -: \(failure)")
             return ExitStatus.failed.rawValue
         }
-        if BoundaryValues.replacedAny && status == ExitStatus.ok.rawValue { return ExitStatus.problems.rawValue }
+        if (BoundaryValues.replacedAny || ImageResolver.overBudgetSeen) && status == ExitStatus.ok.rawValue {
+            return ExitStatus.problems.rawValue
+        }
         return status
     }
 

@@ -39,6 +39,15 @@ public final class ImageResolver {
     public let access: ImageAccess
     private var cache: [String: String?] = [:]
 
+    /// The pixels all the images one drawing inlines may decode to together (four images at the per-image limit):
+    /// each image under `ImageAccess.maxPixels` is no bomb, but twenty of them took 4 GB in a PNG render.
+    public static let maxTotalPixels = 4 * ImageAccess.maxPixels
+    private var inlinedPixels = 0.0
+    /// Whether a drawing in this process drew an image as its placeholder for that total: said on stderr, and the
+    /// command ends with problems (1).
+    nonisolated(unsafe) public private(set) static var overBudgetSeen = false
+    private var saidOverBudget = false
+
     public init(access: ImageAccess = ImageAccess(viewFile: nil)) { self.access = access }
 
     /// A URI to put in `href`, or nil to draw the placeholder.
@@ -64,6 +73,20 @@ public final class ImageResolver {
         case .success(.remote), .failure: return nil
         }
         guard !bytes.isEmpty, let type = ImageAccess.mediaType(head: Array(bytes.prefix(512))) else { return nil }
+        let size = ImageBytes(bytes: bytes).pixelSize
+        let pixels = max(0, size.width) * max(0, size.height)
+        guard inlinedPixels + pixels <= Double(Self.maxTotalPixels) else {
+            Self.overBudgetSeen = true
+            if !saidOverBudget {
+                saidOverBudget = true
+                StandardError.writeLine(
+                    "hubhost: the images of this drawing decode to more than \(Self.maxTotalPixels / 1_000_000) "
+                        + "megapixels together; \(TerminalText.quoted(uri)) and any that would pass that total are drawn "
+                        + "as their placeholders")
+            }
+            return nil
+        }
+        inlinedPixels += pixels
         return "data:\(type);base64,\(Data(bytes).base64EncodedString())"
     }
 }

@@ -131,6 +131,32 @@ struct TextInputCLITests {
         #expect(lines.first?.contains("(and 2 more place(s) naming it)") == true, "\(result.stderr)")
     }
 
+    /// Images each under the per-image limit may still add up to gigabytes decoded: a drawing inlines at most
+    /// 200 megapixels of them, draws the rest as placeholders, says so once and ends with problems.
+    @Test func theImagesOfOneDrawingHaveATotalLimit() throws {
+        let setup = try Setup()
+        let assets = setup.folder.appending("assets")
+        try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
+        // A PNG's signature and header only: 7000×7000 (49 megapixels), what the limits read.
+        func be32(_ v: UInt32) -> [UInt8] {
+            [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
+        let header: [UInt8] =
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + Array("IHDR".utf8) + be32(7000) + be32(7000)
+            + [8, 0, 0, 0, 0] + be32(0)
+        for index in 0..<5 { try Data(header).write(to: assets.appendingPathComponent("big\(index).png")) }
+        let models = (0..<5).map {
+            #"{"id": "i\#($0)", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "assets/big\#($0).png"}}}"#
+        }
+        let view = setup.folder.appending("big.json")
+        try Data(#"{"body": [\#(models.joined(separator: ", "))]}"#.utf8).write(to: view)
+        let result = try setup.hubhost(["render", view.path, "--format", "svg", "-o", "-"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.components(separatedBy: "data:image/png;base64").count == 5, "four inlined")
+        let said = result.stderr.split(separator: "\n").filter { $0.contains("more than 200 megapixels together") }
+        #expect(said.count == 1 && said[0].contains("assets/big4.png"), "\(result.stderr)")
+    }
+
     /// Editors on Windows start files with a byte order mark; RFC 8259 lets a parser skip it.
     @Test func aByteOrderMarkIsSkipped() throws {
         let setup = try Setup()
