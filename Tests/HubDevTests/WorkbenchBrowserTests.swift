@@ -244,7 +244,7 @@ struct WorkbenchBrowserTests {
 
     /// The page as a designer uses it all day, from a session in Chromium: the panels stay beside the drawings at
     /// any zoom and with wide extra widths, in reach however far the view is scrolled; components are reachable
-    /// from the keyboard; Escape dismisses problems; the first frame is applied once; exports are named and scale.
+    /// from the keyboard and keep the focus through a tap's frame; the first frame is applied once; exports scale.
     @Test(
         .enabled(
             if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",

@@ -43,11 +43,8 @@ public enum CrashText {
             }
             if CrashText.isBacktrace(line) { return false }
             if inRustBacktrace {
-                let words = trimmed.split(separator: " ", maxSplits: 1)
-                let frame =
-                    words.first.map { $0.hasSuffix(":") && $0.dropLast().allSatisfy(\.isNumber) && $0.count > 1 }
-                    ?? false
-                if frame || words.first == "at" { return false }
+                let first = trimmed.split(separator: " ", maxSplits: 1).first
+                if first.map(CrashText.isRustFrameNumber) == true || first == "at" { return false }
                 inRustBacktrace = false
             }
             return true
@@ -86,12 +83,13 @@ public enum CrashText {
         let words = trimmed.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
         if words.count >= 3 && words[0].allSatisfy(\.isNumber) && words[2].hasPrefix("0x") { return true }
         // Rust: "N:" then an address, or a frame's location, indented under it.
-        if words.count >= 2 && words[0].hasSuffix(":") && words[0].dropLast().allSatisfy(\.isNumber)
-            && !words[0].dropLast().isEmpty && words[1].hasPrefix("0x")
-        {
-            return true
-        }
+        if words.count >= 2 && isRustFrameNumber(words[0]) && words[1].hasPrefix("0x") { return true }
         return words.first == "at" && line.hasPrefix("          ")
+    }
+
+    /// A Rust backtrace frame's number: "24:".
+    static func isRustFrameNumber(_ word: Substring) -> Bool {
+        word.count > 1 && word.hasSuffix(":") && word.dropLast().allSatisfy(\.isNumber)
     }
 
     /// The last lines of `text` within `limit` bytes, backtrace lines left out, with the last fatal-error line

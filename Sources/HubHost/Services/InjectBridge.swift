@@ -41,19 +41,15 @@ enum InjectBridge {
         // A new version loading beside the old one (hot reload): held until the old one is unloaded, as its
         // services and namespaces are (the old version's binding goes with it). Once: a second bind of the key in
         // the same init is refused, as on a fresh load.
-        if HotSwap.holds(record, "binding \(serviceKey)") {
+        func refuse(boundBy holderName: String) -> Bool {
             CInterop.writeError(
-                "bind \(serviceKey): already bound by \(record.displayName); \(record.displayName) cannot bind it again",
+                "bind \(serviceKey): already bound by \(holderName); \(record.displayName) cannot bind it again",
                 errorBuffer, capacity)
             return false
         }
+        if HotSwap.holds(record, "binding \(serviceKey)") { return refuse(boundBy: record.displayName) }
         if HotSwap.hold(record, "binding \(serviceKey)", takenBy: holder?.owner, apply: install) { return true }
-        if let holder {
-            CInterop.writeError(
-                "bind \(serviceKey): already bound by \(holder.owner.displayName); \(record.displayName) cannot bind it again",
-                errorBuffer, capacity)
-            return false
-        }
+        if let holder { return refuse(boundBy: holder.owner.displayName) }
         do { try install() } catch {
             CInterop.writeError("bind \(serviceKey): \(error)", errorBuffer, capacity)
             return false

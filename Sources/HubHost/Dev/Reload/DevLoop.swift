@@ -168,6 +168,8 @@ public final class DevLoop {
     let reloader: PluginReloader
     /// The providers (key and owner) after the last swap, or the start.
     var providersAtLastSwap: Set<String> = []
+    /// Every service and binding, as key and owner.
+    private var currentProviders: Set<String> { Set(host.services.registrations.map { "\($0.key) \($0.owner.id)" }) }
     /// Per plugin path, the latest change whose probe is running (older ones are dropped when they finish).
     var probeGenerations: [String: Int] = [:]
     /// Batches of builds whose probes run now, and the builds already probed that wait for them to be loaded too.
@@ -256,15 +258,12 @@ public final class DevLoop {
     public func start() throws {
         host.adoptCurrentThread()  // a serial queue may run each block on another thread; the queue is the "thread"
         let loadedSummary = reloader.loadAll(in: options.pluginFolders)
-        providersAtLastSwap = Set(host.services.registrations.map { "\($0.key) \($0.owner.id)" })
+        providersAtLastSwap = currentProviders
         restore(options.initialUIStates)
         if !options.gallery, !loadView() {
             // The file cannot be read now: the view the last worker drew, with the file's problem said.
-            if let carried = options.lastGoodViewText,
-                let decoded = try? ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
-                    bytes: Array(carried.utf8))
-            {
-                viewModel = decoded.viewModel
+            if let carried = options.lastGoodViewText, let decoded = carriedView(carried) {
+                viewModel = decoded
                 lastGoodViewText = carried
             } else if WorkerEnvironment.isRestart {
                 viewIssues.append(
@@ -275,11 +274,8 @@ public final class DevLoop {
         }
         // The page's edits (in memory) are part of the first render, as its widths are.
         var editsKept = ""
-        if !options.gallery, let edited = options.editedViewText,
-            let decoded = try? ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
-                bytes: Array(edited.utf8))
-        {
-            viewModel = decoded.viewModel
+        if !options.gallery, let edited = options.editedViewText, let decoded = carriedView(edited) {
+            viewModel = decoded
             isEditedInMemory = true
             editsKept = "; the page's edits kept (in memory; save the file to keep them)"
         }
@@ -432,6 +428,11 @@ public final class DevLoop {
     }
 
     // MARK: - Rendering
+
+    /// A view a previous worker handed over (the file's last good text, or the page's edits), decoded.
+    private func carriedView(_ text: String) -> ViewModel? {
+        try? ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(bytes: Array(text.utf8)).viewModel
+    }
 
     /// What reload lines call the view: its file's name, or "gallery" (whose file name is a placeholder).
     var viewName: String { options.gallery ? "gallery" : options.viewFile.lastPathComponent }
@@ -596,7 +597,7 @@ public final class DevLoop {
         // again, as configure is where consumers acquire what they use (they kept the old provider's results).
         // Compared with what was there at the last swap, not before this one: a new build's keys nobody held are
         // registered during its init, before the swap.
-        let providers = Set(host.services.registrations.map { "\($0.key) \($0.owner.id)" })
+        let providers = currentProviders
         if providers != providersAtLastSwap {
             states = pipeline.pool.uiStates.all.merging(states) { _, live in live }
             pipeline.tearDown()
