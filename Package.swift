@@ -1,5 +1,5 @@
+// swift-tools-version:6.1
 import Foundation
-// swift-tools-version:6.0
 //
 // hubhost: a headless Hub Framework component host that loads plugins (.so) through a versioned C ABI.
 // Module map (one folder per concern, see README.md):
@@ -7,7 +7,7 @@ import Foundation
 //   CFFI         libffi (Debian's libffi-dev), for calls whose signature is only known at run time
 //   CCrypto      libcrypto, loaded on first use (Debian's libssl3), SHA-256 for --trusted-hashes
 //   CRsvg        librsvg and cairo, loaded on the first PNG (Debian's librsvg2-2), SVG to PNG
-//   CSystem      Linux calls Swift's Glibc module leaves out
+//   CHubSystem      Linux calls Swift's Glibc module leaves out
 //   HubVocabulary geometry, colour, text style, traits, selection state, action trigger, JSON value and parser:
 //                the vocabulary HubCore and HubPluginKit share (no host code)
 //   HubCore      models, view decoding, registry, layout, lifecycle, events, render tree (pure Swift, no dlopen)
@@ -58,7 +58,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        // The live preview's HTTP server. Its swift-configuration support is left out (not used, and a package
+        // less to build).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // Hummingbird's own foundation: the preview reads the bound port and a bind error's errno from it.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "CHubPlugin", path: "Sources/CHubPlugin"),
@@ -70,18 +74,18 @@ let package = Package(
         // Loaded with dlopen on the first PNG, not linked: see Sources/CRsvg/include/crsvg.h.
         .target(name: "CRsvg", path: "Sources/CRsvg"),
         // Linux calls Swift's Glibc module leaves out (gettid).
-        .target(name: "CSystem", path: "Sources/CSystem"),
+        .target(name: "CHubSystem", path: "Sources/CHubSystem"),
         // The vocabulary HubCore and the plugin SDK share, with no host code: geometry, colour, text style, layout
         // traits, selection state, action trigger, the JSON value and parser. Plugins link it statically.
         .target(name: "HubVocabulary", path: "Sources/HubVocabulary", swiftSettings: hotPathSettings),
         .target(
-            name: "HubCore", dependencies: ["HubVocabulary", "CSystem"], path: "Sources/HubCore",
+            name: "HubCore", dependencies: ["HubVocabulary", "CHubSystem"], path: "Sources/HubCore",
             swiftSettings: hotPathSettings),
         .target(name: "HubInjection", dependencies: ["HubCore"], path: "Sources/HubInjection"),
         .target(
             name: "HubHost",
             dependencies: [
-                "HubCore", "HubInjection", "CHubPlugin", "CFFI", "CCrypto", "CSystem",
+                "HubCore", "HubInjection", "CHubPlugin", "CFFI", "CCrypto", "CHubSystem",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/HubHost",
@@ -93,7 +97,8 @@ let package = Package(
         .target(
             name: "HubPreview",
             dependencies: [
-                "HubHost", "HubRender", .product(name: "FlyingFox", package: "FlyingFox"),
+                "HubHost", "HubRender", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/HubPreview"

@@ -148,6 +148,8 @@ struct Dev: ParsableCommand {
         let what = gallery ? "the gallery of every story" : "view \(viewFile.path)"
         let host = host
         let port = port
+        // An IPv6 address is bracketed in a URL ("http://[::1]:8080/"), or the browser reads its colons as a port.
+        let urlHost = host.contains(":") ? "[\(host)]" : host
         let launch = DevLaunch(
             options: options, bindAddress: host, port: port, supervises: isolation.supervises,
             callTimeout: isolation.callTimeout,
@@ -160,7 +162,7 @@ struct Dev: ParsableCommand {
             gallery: { GallerySheet(items: $0.map(\.galleryItem)).svg() },
             makeLogger: plugins.makeLogger,
             reportProblems: { plugins.reportProblems(of: $0) },
-            servingLine: { port in "hubhost dev: serving http://\(host):\(port)/ — \(what), plugins \(folders)" },
+            servingLine: { port in "hubhost dev: serving http://\(urlHost):\(port)/ — \(what), plugins \(folders)" },
             cannotServe: { error in
                 Diagnostics.print("hubhost dev: cannot serve on \(host):\(port): \(ErrorText.describe(error))")
                 Glibc.exit(ExitStatus.failed.rawValue)

@@ -32,10 +32,11 @@ public struct DevLaunch {
     public var cannotServe: @Sendable (Error) -> Never
 }
 
-/// The live preview's HTTP server is linked into `hubhost-dev` only: FlyingFox brings FoundationNetworking and
-/// libcurl's ~40 libraries, which cost every `hubhost` start about 11 ms (a third of `hubhost --help`). `hubhost
-/// dev` in the `hubhost` executable therefore replaces itself with `hubhost-dev` (same arguments; it sits beside
-/// `hubhost` in every build and install), where `serve` is set.
+/// The live preview's HTTP server is linked into `hubhost-dev` only: the server (Hummingbird, on SwiftNIO) is most
+/// of that executable's code, and the preview's page needs the whole of Foundation, whose libraries and ICU data
+/// would cost every `hubhost` start several milliseconds. `hubhost dev` in the `hubhost` executable therefore
+/// replaces itself with `hubhost-dev` (same arguments; it sits beside `hubhost` in every build and install), where
+/// `serve` is set.
 public enum DevFrontEnd {
     /// Set by `hubhost-dev` before it parses the command line: runs the preview until the process ends.
     nonisolated(unsafe) public static var serve: ((DevLaunch) throws -> Never)?

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CSystem
+import CHubSystem
 import FoundationEssentials
 import HubCore
 import HubHost

@@ -1,6 +1,6 @@
-import FlyingFox
 import Foundation
 import HubCore
+import Hummingbird
 
 /// The checks every preview request passes before a route sees it.
 ///
@@ -26,8 +26,9 @@ struct PreviewGuard: Sendable {
     }
 
     /// nil when `request` may go on; otherwise the response that refuses it.
-    func refusal(of request: HTTPRequest, port: UInt16) -> HTTPResponse? {
-        guard let host = request.headers[.host]?.lowercased() else {
+    func refusal(of request: Request, port: UInt16) -> Response? {
+        // HTTP/1's Host header is the request's authority here.
+        guard let host = request.head.authority?.lowercased() else {
             return Self.reply(.badRequest, "missing Host header")
         }
         let allowed = allowedHosts(port: port)
@@ -35,13 +36,15 @@ struct PreviewGuard: Sendable {
             return Self.reply(
                 .misdirectedRequest, "this preview answers only for \(allowed.sorted().joined(separator: ", "))")
         }
-        guard request.method == .POST else { return nil }
+        guard request.method == .post else { return nil }
         // Browsers send Origin on every cross-origin POST (and Sec-Fetch-Site on every request they make).
-        if let origin = request.headers[HTTPHeader("Origin")]?.lowercased() {
+        if let origin = request.headers[.origin]?.lowercased() {
             guard origin == "http://\(host)" else {
                 return Self.reply(.forbidden, "cross-origin request from \(origin)")
             }
-        } else if let site = request.headers[HTTPHeader("Sec-Fetch-Site")]?.lowercased() {
+        } else if let site = request.headers.first(where: { $0.name.canonicalName == "sec-fetch-site" })?.value
+            .lowercased()
+        {
             guard site == "same-origin" || site == "none" else {
                 return Self.reply(.forbidden, "cross-site request (\(site))")
             }
@@ -52,19 +55,27 @@ struct PreviewGuard: Sendable {
         guard type == "application/json" || type.hasPrefix("application/json;") else {
             return Self.reply(.unsupportedMediaType, "expected Content-Type: application/json")
         }
-        guard let length = request.bodySequence.count else {
-            return Self.reply(HTTPStatusCode(411, phrase: "Length Required"), "POST needs a Content-Length")
+        guard let length = request.headers[.contentLength].flatMap({ Int($0) }) else {
+            return Self.reply(.lengthRequired, "POST needs a Content-Length")
         }
         guard length <= Self.maxBodyBytes else {
-            return Self.reply(.payloadTooLarge, "body of \(length) bytes, over the limit of \(Self.maxBodyBytes)")
+            return Self.reply(.contentTooLarge, "body of \(length) bytes, over the limit of \(Self.maxBodyBytes)")
         }
         return nil
     }
 
-    static func reply(_ status: HTTPStatusCode, _ message: String) -> HTTPResponse {
-        HTTPResponse(
-            statusCode: status, headers: [.contentType: "text/plain; charset=utf-8"],
-            body: Data((message + "\n").utf8))
+    /// A refusal (or any short answer): `message` as plain text.
+    static func reply(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        answer(status, type: "text/plain; charset=utf-8", Data((message + "\n").utf8))
+    }
+
+    /// An answer of `type` with `body`, and any further `headers`.
+    static func answer(
+        _ status: HTTPResponse.Status = .ok, type: String, _ body: Data, headers: HTTPFields = [:]
+    ) -> Response {
+        var fields = headers
+        fields[.contentType] = type
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     /// A tap request's body, validated field by field.

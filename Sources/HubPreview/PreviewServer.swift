@@ -1,16 +1,20 @@
-import FlyingFox
-import FlyingSocks
 import Foundation
 import HubCore
 import HubHost
 import HubRender
+import Hummingbird
+import Logging
+import NIOCore
 
-/// The live preview's HTTP server (FlyingFox), loopback only unless told otherwise.
+/// The live preview's HTTP server (Hummingbird, on SwiftNIO), loopback only unless told otherwise.
 ///
 /// Routes: `GET /` the page; `GET /frame` the current frame as JSON; `GET /events` server-sent events, one
 /// `render` event per new frame (the current one first); `POST /tap` with `{"indexPath": [i, …]}` taps that
 /// component. Every route is behind `PreviewGuard`: loopback `Host` names only, same-origin JSON posts with
-/// bounded bodies, at most 32 event streams; a malformed tap gets a 400 naming the field.
+/// bounded bodies, at most 32 event streams; a malformed tap gets a 400 naming the field. Below the guard, the
+/// server library refuses a request line or headers over 16 KiB with a 400 and closes the connection, reads every
+/// byte once (an unread body is skipped, not parsed as the next request) and closes connections idle for a minute:
+/// any web page the developer visits can send such requests to a loopback port.
 ///
 /// # Thread safety
 /// `publish` may be called from any thread; taps are handed to `onTap` on the server's tasks.
@@ -22,7 +26,8 @@ public final class PreviewServer: @unchecked Sendable {
     /// Told about the workbench's requests (inspect, edit, widths); returns the answer (JSON text for inspect).
     public var onRequest: @Sendable (_ request: PreviewRequest) -> String = { _ in "no handler" }
 
-    private var server: HTTPServer?
+    private var serverTask: Task<Void, Never>?
+    private var running = false
     private let lock = NSLock()
     private var latestJSON: Data?
     private var currentJSON: Data? { lock.withLock { latestJSON } }
@@ -41,42 +46,34 @@ public final class PreviewServer: @unchecked Sendable {
 
     /// Starts listening and returns the port (useful with port 0, which picks a free one).
     public func start() async throws -> UInt16 {
-        // IPv4 loopback by default (FlyingFox's `.loopback` is IPv6 ::1, which "127.0.0.1" URLs do not reach).
+        // IPv4 loopback by default ("localhost" may resolve to ::1 first, which "127.0.0.1" URLs do not reach).
         let ip = bindAddress == "localhost" ? "127.0.0.1" : bindAddress
-        let address: any SocketAddress =
-            ip.contains(":")
-            ? try .inet6(ip6: ip, port: requestedPort)
-            : try .inet(ip4: ip, port: requestedPort)
-        let server = HTTPServer(address: address, timeout: 3600, logger: .disabled)
-        await route("GET /", on: server) { [weak self] _ in
+        let router = Router()
+        route(.get, "/", on: router) { [weak self] _ in
             // Server-rendered first paint: the current drawing is in the page; events only update it.
-            HTTPResponse(
-                statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                body: Data(PreviewPage.html(current: self?.currentJSON, drawing: self?.currentFrame?.html).utf8))
+            PreviewGuard.answer(
+                type: "text/html; charset=utf-8",
+                Data(PreviewPage.html(current: self?.currentJSON, drawing: self?.currentFrame?.html).utf8))
         }
         // Browsers ask for it on every page load: an empty answer, not a 404 in the console.
-        await route("GET /favicon.ico", on: server) { _ in HTTPResponse(statusCode: .noContent) }
-        await route("GET /export.svg", on: server) { [weak self] _ in
+        route(.get, "/favicon.ico", on: router) { _ in Response(status: .noContent) }
+        route(.get, "/export.svg", on: router) { [weak self] _ in
             guard let self, let frame = self.currentFrame, !frame.html.isEmpty else {
                 return PreviewGuard.reply(.notFound, "no drawing yet")
             }
             if let refusal = Self.partialDrawing(frame) { return refusal }
-            return HTTPResponse(
-                statusCode: .ok,
-                headers: [
-                    .contentType: "image/svg+xml",
-                    .init("Content-Disposition"): "attachment; filename=\"\(self.exportName).svg\"",
-                ],
-                body: Data(frame.html.utf8))
+            return PreviewGuard.answer(
+                type: "image/svg+xml", Data(frame.html.utf8),
+                headers: [.contentDisposition: "attachment; filename=\"\(self.exportName).svg\""])
         }
-        await route("GET /export.png", on: server) { [weak self] request in
+        route(.get, "/export.png", on: router) { [weak self] request in
             guard let self, let frame = self.currentFrame, !frame.html.isEmpty else {
                 return PreviewGuard.reply(.notFound, "no drawing yet")
             }
             if let refusal = Self.partialDrawing(frame) { return refusal }
             // ?scale=2 draws at two pixels per point, as `render --scale` does.
             // A plain decimal (Double() also reads "0x2" and "+2"), 0.25 to 8, at most two decimals.
-            let text = request.query["scale"] ?? "1"
+            let text = request.query("scale") ?? "1"
             let plain =
                 !text.isEmpty && text.count <= 6 && text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
                 && text.filter { $0 == "." }.count <= 1
@@ -87,7 +84,7 @@ public final class PreviewServer: @unchecked Sendable {
             // Said before anything is drawn, with what draws it instead (the page's link would save this text).
             if let problem = PNGImage.sizeProblem(width: frame.width, height: frame.height, scale: scale) {
                 return PreviewGuard.reply(
-                    .payloadTooLarge, "the view is \(problem); the SVG link (or `hubhost render --format svg`) draws it"
+                    .contentTooLarge, "the view is \(problem); the SVG link (or `hubhost render --format svg`) draws it"
                 )
             }
             do {
@@ -95,57 +92,57 @@ public final class PreviewServer: @unchecked Sendable {
                     svg: frame.html, width: frame.width, height: frame.height, scale: scale
                 ).pngData()
                 let suffix = scale == 1 ? "" : "@\(String(printf: "%g", scale))x"
-                return HTTPResponse(
-                    statusCode: .ok,
-                    headers: [
-                        .contentType: "image/png",
-                        .init("Content-Disposition"): "attachment; filename=\"\(self.exportName)\(suffix).png\"",
-                    ],
-                    body: png)
+                return PreviewGuard.answer(
+                    type: "image/png", png,
+                    headers: [.contentDisposition: "attachment; filename=\"\(self.exportName)\(suffix).png\""])
             } catch {
                 return PreviewGuard.reply(.internalServerError, "cannot draw the PNG: \(error)")
             }
         }
-        await route("GET /frame", on: server) { [weak self] _ in
+        route(.get, "/frame", on: router) { [weak self] _ in
             let data = self?.currentJSON ?? Data("null".utf8)
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
+            return PreviewGuard.answer(type: "application/json", data)
         }
-        await route("GET /events", on: server) { [weak self] _ in
-            guard let self else { return HTTPResponse(statusCode: .serviceUnavailable) }
+        route(.get, "/events", on: router) { [weak self] _ in
+            guard let self else { return Response(status: .serviceUnavailable) }
             guard let stream = self.subscribe() else {
                 return PreviewGuard.reply(
                     .serviceUnavailable,
                     "too many open event streams (at most \(PreviewGuard.maxEventStreams))")
             }
-            return HTTPResponse(
-                statusCode: .ok,
-                headers: [.contentType: "text/event-stream", .init("Cache-Control"): "no-cache"],
-                body: HTTPBodySequence(from: EventBytes(stream: stream)))
+            // Each event is written (and flushed) as it comes; a page that has gone fails the next write (the
+            // heartbeat's at the latest), which ends the stream and frees its place.
+            return Response(
+                status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                body: ResponseBody { writer in
+                    for await event in stream { try await writer.write(ByteBuffer(bytes: event)) }
+                    try await writer.finish(nil)
+                })
         }
-        await route("POST /tap", on: server) { [weak self] request in
+        route(.post, "/tap", on: router) { [weak self] request in
             let tap: PreviewGuard.Tap
-            switch PreviewGuard.Tap.parse(try await request.bodyData) {
+            switch PreviewGuard.Tap.parse(try await request.bodyData()) {
             case .success(let parsed): tap = parsed
             case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
             }
             let result = self?.onTap(tap.indexPath, tap.section) ?? "gone"
             let reply = try JSONSerialization.data(withJSONObject: ["indexPath": tap.indexPath, "result": result])
             // Nothing at that index path: not found, with the reason in the body as for any tap.
-            let status: HTTPStatusCode = result.hasPrefix(DevLoop.noSuchComponent) ? .notFound : .ok
-            return HTTPResponse(statusCode: status, headers: [.contentType: "application/json"], body: reply)
+            let status: HTTPResponse.Status = result.hasPrefix(DevLoop.noSuchComponent) ? .notFound : .ok
+            return PreviewGuard.answer(status, type: "application/json", reply)
         }
-        await route("GET /inspect", on: server) { [weak self] request in
+        route(.get, "/inspect", on: router) { [weak self] request in
             // ?section=body&path=1.2
-            let section = request.query["section"] ?? "body"
-            let path = (request.query["path"] ?? "").split(separator: ".").compactMap { Int($0) }
+            let section = request.query("section") ?? "body"
+            let path = (request.query("path") ?? "").split(separator: ".").compactMap { Int($0) }
             guard ["body", "header", "overlay"].contains(section), path.count <= InputLimits.indexPathDepth,
                 path.allSatisfy({ $0 >= 0 && $0 < InputLimits.index })
             else { return PreviewGuard.reply(.badRequest, "inspect: section and path (i.j.k) expected") }
             let answer = self?.onRequest(PreviewRequest(kind: .inspect, indexPath: path, section: section)) ?? "null"
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: Data(answer.utf8))
+            return PreviewGuard.answer(type: "application/json", Data(answer.utf8))
         }
-        await route("POST /edit", on: server) { [weak self] request in
-            let body = try await request.bodyData
+        route(.post, "/edit", on: router) { [weak self] request in
+            let body = try await request.bodyData()
             let tap: PreviewGuard.Tap
             switch PreviewGuard.Tap.parse(body) {
             case .success(let parsed): tap = parsed
@@ -160,21 +157,21 @@ public final class PreviewServer: @unchecked Sendable {
                 self?.onRequest(
                     PreviewRequest(kind: .edit, indexPath: tap.indexPath, section: tap.section, model: model)) ?? "gone"
             let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
+            return PreviewGuard.answer(type: "application/json", reply)
         }
-        await route("POST /widths", on: server) { [weak self] request in
+        route(.post, "/widths", on: router) { [weak self] request in
             let widths: [Double]
-            switch PreviewGuard.parseWidths(try await request.bodyData) {
+            switch PreviewGuard.parseWidths(try await request.bodyData()) {
             case .success(let parsed): widths = parsed
             case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
             }
             let answer = self?.onRequest(PreviewRequest(kind: .widths, widths: widths)) ?? "gone"
             let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
+            return PreviewGuard.answer(type: "application/json", reply)
         }
-        await route("POST /scroll", on: server) { [weak self] request in
+        route(.post, "/scroll", on: router) { [weak self] request in
             let scroll: (y: Double, height: Double, page: String?)
-            switch PreviewGuard.parseScroll(try await request.bodyData) {
+            switch PreviewGuard.parseScroll(try await request.bodyData()) {
             case .success(let parsed): scroll = parsed
             case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
             }
@@ -182,48 +179,63 @@ public final class PreviewServer: @unchecked Sendable {
                 self?.onRequest(PreviewRequest(kind: .scroll, y: scroll.y, height: scroll.height, page: scroll.page))
                 ?? "gone"
             let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: reply)
+            return PreviewGuard.answer(type: "application/json", reply)
         }
-        self.server = server
+        let listening = ListeningPort()
+        let app = Application(
+            router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [], idleTimeout: .seconds(60))),
+            configuration: .init(address: .hostname(ip, port: Int(requestedPort))),
+            onServerRunning: { channel in listening.set(port: channel.localAddress?.port, error: nil) },
+            // The server's own log lines (started, connection errors) are not the developer's business.
+            logger: Logger(label: "hubhost.preview", factory: { _ in SwiftLogNoOpLogHandler() }))
         // run() fails at once when the port cannot be bound (already in use, not permitted): that error is the
         // answer, rather than waiting out a timeout for a server that will never listen.
-        let failure = RunFailure()
-        Task {
-            do { try await server.run() } catch { failure.set(error) }
+        serverTask = Task {
+            do { try await app.run() } catch { listening.set(port: nil, error: error) }
         }
         let deadline = Date().addingTimeInterval(10)
-        while !(await server.isListening) {
-            if let error = failure.error { throw Self.describe(error, port: requestedPort) }
-            guard Date() < deadline else { throw PreviewServerError(message: "not listening after 10 s") }
-            try await Task.sleep(nanoseconds: 5_000_000)
+        var port: Int?
+        while port == nil {
+            let state = listening.state
+            if let error = state.error { throw Self.describe(error, port: requestedPort) }
+            port = state.port
+            guard port != nil else {
+                guard Date() < deadline else { throw PreviewServerError(message: "not listening after 10 s") }
+                try await Task.sleep(nanoseconds: 5_000_000)
+                continue
+            }
+        }
+        let bound = UInt16(port ?? 0)
+        lock.withLock {
+            boundPort = bound
+            running = true
         }
         Task { [weak self] in await self?.heartbeat() }
-        var port = requestedPort
-        if case .ip4(_, let listening)? = await server.listeningAddress { port = listening }
-        if case .ip6(_, let listening)? = await server.listeningAddress { port = listening }
-        lock.withLock { boundPort = port }
-        return port
+        return bound
     }
 
     /// Why the server could not start, in the user's words: a port in use is the common case (a second `dev`).
     private static func describe(_ error: Error, port: UInt16) -> PreviewServerError {
-        if let socketError = error as? SocketError, case .failed(_, let errno, _) = socketError {
-            if errno == EADDRINUSE {
+        if let ioError = error as? IOError {
+            if ioError.errnoCode == EADDRINUSE {
                 return PreviewServerError(
                     message: "port \(port) is in use (another hubhost dev?); pick another with --port, or --port 0")
             }
-            if errno == EACCES { return PreviewServerError(message: "not permitted to listen on port \(port)") }
+            if ioError.errnoCode == EACCES {
+                return PreviewServerError(message: "not permitted to listen on port \(port)")
+            }
         }
         return PreviewServerError(message: "\(error)")
     }
 
     /// Adds a route behind the guard, so no route can skip it.
     private func route(
-        _ path: HTTPRoute, on server: HTTPServer,
-        _ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
-    ) async {
+        _ method: HTTPRequest.Method, _ path: String, on router: Router<BasicRequestContext>,
+        _ handler: @escaping @Sendable (Request) async throws -> Response
+    ) {
         let guardian = PreviewGuard(bindAddress: bindAddress)
-        await server.appendRoute(path) { [weak self] request in
+        router.on(RouterPath(path), method: method) { [weak self] request, _ in
             let port = self?.lock.withLock { self?.boundPort } ?? nil
             guard let port else { return PreviewGuard.reply(.serviceUnavailable, "starting") }
             if let refusal = guardian.refusal(of: request, port: port) { return refusal }
@@ -232,12 +244,23 @@ public final class PreviewServer: @unchecked Sendable {
     }
 
     public func stop() async {
-        let all = lock.withLock {
-            defer { subscribers = [:] }
-            return Array(subscribers.values)
+        let (all, task) = lock.withLock {
+            defer {
+                subscribers = [:]
+                running = false
+            }
+            return (Array(subscribers.values), serverTask)
         }
         for continuation in all { continuation.finish() }
-        await server?.stop(timeout: 1)
+        // Cancelling the server's task shuts it down; a second is enough for open connections to close.
+        task?.cancel()
+        let ended = Task { await task?.value }
+        _ = await withTaskGroup(of: Void.self) { group in
+            group.addTask { await ended.value }
+            group.addTask { try? await Task.sleep(nanoseconds: 1_000_000_000) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     public var currentFrame: PreviewFrame? {
@@ -310,7 +333,7 @@ public final class PreviewServer: @unchecked Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(nanoseconds: 10_000_000_000)
             let targets = lock.withLock { Array(subscribers.values) }
-            if server == nil { return }
+            guard lock.withLock({ running }) else { return }
             for continuation in targets { continuation.yield(Array(": ping\n\n".utf8)) }
         }
     }
@@ -323,35 +346,9 @@ public final class PreviewServer: @unchecked Sendable {
     }
 }
 
-/// Server-sent event bytes as FlyingFox's body sequence wants them: each event one buffer, sent as one chunk.
-struct EventBytes: AsyncBufferedSequence, Sendable {
-    typealias Element = UInt8
-    let stream: AsyncStream<[UInt8]>
-
-    func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
-
-    struct Iterator: AsyncBufferedIteratorProtocol {
-        var base: AsyncStream<[UInt8]>.Iterator
-        var pending: [UInt8] = []
-
-        mutating func next() async throws -> UInt8? {
-            if pending.isEmpty { pending = await base.next() ?? [] }
-            return pending.isEmpty ? nil : pending.removeFirst()
-        }
-
-        mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
-            if !pending.isEmpty {
-                defer { pending = [] }
-                return pending
-            }
-            return await base.next()
-        }
-    }
-}
-
 extension PreviewServer {
     /// The answer to an export of a large view, which the page holds only part of: what to run instead.
-    static func partialDrawing(_ frame: PreviewFrame) -> HTTPResponse? {
+    static func partialDrawing(_ frame: PreviewFrame) -> Response? {
         guard let window = frame.window else { return nil }
         return PreviewGuard.reply(
             .conflict,
@@ -417,10 +414,20 @@ public struct PreviewServerError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// The error a server's `run()` ended with, read by the task waiting for it to listen.
-private final class RunFailure: @unchecked Sendable {
+/// The port the server listens on, or the error its `run()` ended with, read by the task waiting for it.
+private final class ListeningPort: @unchecked Sendable {
     private let lock = Lock()
-    private var stored: Error?
-    func set(_ error: Error) { lock.withLock { stored = error } }
-    var error: Error? { lock.withLock { stored } }
+    private var stored: (port: Int?, error: Error?) = (nil, nil)
+    func set(port: Int?, error: Error?) { lock.withLock { stored = (port ?? stored.port, error ?? stored.error) } }
+    var state: (port: Int?, error: Error?) { lock.withLock { stored } }
+}
+
+extension Request {
+    /// The body of a request the guard let through (so at most `PreviewGuard.maxBodyBytes`).
+    func bodyData() async throws -> Data {
+        Data(try await body.collect(upTo: PreviewGuard.maxBodyBytes).readableBytesView)
+    }
+
+    /// A query parameter, percent-decoded.
+    func query(_ name: String) -> String? { uri.queryParameters[Substring(name)].map(String.init) }
 }

@@ -5,7 +5,7 @@ import Testing
 /// `hubhost dev` continues in `hubhost-dev`, which carries the preview's HTTP server.
 @Suite("hubhost dev front end (process)")
 struct DevFrontEndCLITests {
-    @Test("hubhost maps no HTTP stack and no Foundation beyond FoundationEssentials; hubhost-dev does")
+    @Test("hubhost holds no HTTP server and maps no Foundation beyond FoundationEssentials; hubhost-dev holds it")
     func onlyTheDevFrontEndLinksTheServer() throws {
         let hubhostMaps = try ProcessRunner.tool("ldd", [TestPaths.hubhost.path]).stdout
         let devMaps = try ProcessRunner.tool(
@@ -14,7 +14,14 @@ struct DevFrontEndCLITests {
         #expect(!hubhostMaps.contains("libFoundationNetworking"))
         #expect(!hubhostMaps.contains("libcurl"))
         #expect(!hubhostMaps.contains("libcrypto"))  // loaded on the first --trusted-hashes digest
-        #expect(devMaps.contains("libFoundationNetworking"))
+        // The server (Hummingbird, on SwiftNIO) is in hubhost-dev alone, and needs no libcurl or FoundationNetworking.
+        let serverModule = Data("HummingbirdCore".utf8)
+        #expect(try Data(contentsOf: TestPaths.hubhost).range(of: serverModule) == nil)
+        #expect(
+            try Data(contentsOf: TestPaths.binDirectory.appendingPathComponent("hubhost-dev")).range(of: serverModule)
+                != nil)
+        #expect(!devMaps.contains("libFoundationNetworking"))
+        #expect(!devMaps.contains("libcurl"))
         // FoundationEssentials only: Foundation and ICU cost every start (and every worker and scanner) ~6 ms.
         #expect(!hubhostMaps.contains("libFoundation.so"), "\(hubhostMaps)")
         #expect(!hubhostMaps.contains("libFoundationInternationalization"))

@@ -138,6 +138,98 @@ struct PreviewGuardTests {
         #expect(preview.dev.process.isRunning)
     }
 
+    /// Requests any web page can make the developer's browser send to a loopback port (an `<img>` with a 300 KB
+    /// query string, a long header, a POST body the server refuses unread) are refused or skipped as they come. The
+    /// preview's first server spent about 40 s of both cores on two such requests and answered nothing meanwhile.
+    @Test func oversizedRequestsAndUnreadBodiesDoNotHoldTheServer() throws {
+        let preview = try Preview()
+        let port = preview.dev.port
+        let started = Date()
+        let long = String(repeating: "a", count: 300_000)
+        for request in [
+            "GET /?x=\(long) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n",
+            "GET /?x=\(long) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n",
+            "GET /frame HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Pad: \(long)\r\n\r\n",
+        ] {
+            let (status, _) = try HTTP.exchange(port: port, Data(request.utf8), path: "an oversized head")
+            #expect(status == 400)
+        }
+        // A body the guard refuses without reading, then a second request on the same connection: the body is
+        // skipped, not read as the next request's line.
+        let body = String(repeating: "b", count: 1_000_000)
+        let pipelined =
+            "POST /tap HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            + "GET /frame HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
+        let fd = try HTTP.connect(port: port)
+        defer { close(fd) }
+        HTTP.send(fd, Data(pipelined.utf8))
+        var replies = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            replies.append(contentsOf: buffer[0..<n])
+        }
+        let text = String(decoding: replies, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 413"), "\(text.prefix(300))")
+        #expect(text.contains("HTTP/1.1 200"), "\(text.prefix(300))")
+        #expect(text.contains("\"sequence\""), "the frame answered the second request")
+        // The server answers at once: no core is still busy with what came before.
+        #expect(try HTTP.request(port: port, "GET", "/frame").0 == 200)
+        #expect(Date().timeIntervalSince(started) < 10, "the server was held \(Date().timeIntervalSince(started)) s")
+        #expect(try preview.taps() == 0)
+    }
+
+    /// `--host ::1` serves on IPv6 loopback, says its URL as a browser takes it, and answers for that name.
+    @Test(.enabled(if: Self.hasIPv6Loopback, "this machine has no IPv6 loopback address"))
+    func anIPv6HostIsServedAndItsURLIsBracketed() throws {
+        let root = TestSupport.temporaryDirectory("guard-ipv6")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let view = root.appendingPathComponent("view.json")
+        try #"{"body": []}"#.write(to: view, atomically: true, encoding: .utf8)
+        let dev = try DevProcess(
+            view: view, plugins: root, cache: root.appendingPathComponent("cache"), extra: ["--host", "::1"])
+        defer { dev.stop() }
+        #expect(dev.log.contains("serving http://[::1]:\(dev.port)/"), "\(dev.log)")
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = dev.port.bigEndian
+        address.sin6_addr = in6addr_loopback
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
+            }
+        }
+        try #require(connected, "connect to [::1]:\(dev.port): errno \(errno)")
+        HTTP.send(fd, Data("GET /frame HTTP/1.1\r\nHost: [::1]:\(dev.port)\r\nConnection: close\r\n\r\n".utf8))
+        var reply = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            reply.append(contentsOf: buffer[0..<n])
+        }
+        #expect(String(decoding: reply, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+    }
+
+    /// Whether a socket can be bound to ::1 (containers often run without IPv6).
+    static var hasIPv6Loopback: Bool {
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
+            }
+        }
+    }
+
     @Test func eventStreamsAreCapped() throws {
         let preview = try Preview()
         var readers: [EventStreamReader] = []

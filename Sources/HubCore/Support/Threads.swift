@@ -1,4 +1,4 @@
-import CSystem
+import CHubSystem
 
 #if canImport(Glibc)
     import Glibc

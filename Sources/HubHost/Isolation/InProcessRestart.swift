@@ -1,4 +1,4 @@
-import CSystem
+import CHubSystem
 import FoundationEssentials
 
 #if canImport(Glibc)

@@ -30,9 +30,11 @@ final class DevProcess {
         process.standardError = handle
         try process.run()
         let served = TestSupport.waitUntil(timeout: 60) {
-            guard let line = self.lines.first(where: { $0.contains("serving http://127.0.0.1:") }),
-                let at = line.range(of: "127.0.0.1:"),
-                let port = UInt16(line[at.upperBound...].prefix(while: \.isNumber))
+            // "serving http://127.0.0.1:PORT/" (or "http://[::1]:PORT/" with --host ::1)
+            guard let line = self.lines.first(where: { $0.contains("serving http://") }),
+                let at = line.range(of: "serving http://"),
+                let url = line[at.upperBound...].split(separator: "/").first,
+                let port = UInt16(url.split(separator: ":").last ?? "")
             else { return !self.process.isRunning }
             self.port = port
             return true

@@ -40,6 +40,8 @@ bool csystem_is_main_thread(void) {
     return csystem_thread_id() == cached_process_id;
 }
 
+uint64_t csystem_load_word(const uint64_t *word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
+
 void csystem_name_thread(const char *name) {
     char shortened[16];
     strncpy(shortened, name, sizeof shortened - 1);

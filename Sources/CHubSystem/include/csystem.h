@@ -14,6 +14,10 @@ int csystem_thread_id(void);
 /// a thread's first.
 bool csystem_is_main_thread(void);
 
+/// Reads `*word` as it is in memory now (an acquire load the compiler cannot merge or move): for words another
+/// process writes, such as a worker's black box.
+uint64_t csystem_load_word(const uint64_t *word);
+
 /// Names the calling thread for debuggers and `top -H` (pthread_setname_np; at most 15 bytes are kept).
 void csystem_name_thread(const char *name);
 
