@@ -1,3 +1,4 @@
+import CHubSystem
 import FoundationEssentials
 import HubCore
 
@@ -151,11 +152,22 @@ public enum BlackBox {
 
         /// Reads the words (a racing write can only make the watchdog wait one more tick).
         public func read() -> Snapshot {
-            let callWord = words[1]
+            // The worker writes the call word and the location word one after the other as a call begins and
+            // ends: read them until the call word is the same on both sides of the location, or a snapshot taken
+            // as a call returns pairs that call with the location of the one around it (none: "in draw", not "in
+            // draw [ns:row] for body[0]").
+            var callWord = csystem_load_word(words + 1)
+            var location = csystem_load_word(words + 2)
+            for _ in 0..<1000 {
+                let again = csystem_load_word(words + 1)
+                if again == callWord { break }
+                callWord = again
+                location = csystem_load_word(words + 2)
+            }
             let slot = Int(callWord & 0xFFFF)
             return Snapshot(
                 call: PluginCall(rawValue: UInt8(truncatingIfNeeded: callWord >> 16)) ?? .none,
-                plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(words[2]),
+                plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(location),
                 step: Int(truncatingIfNeeded: words[3]), input: Int(truncatingIfNeeded: words[4]), callWord: callWord,
                 faultNote: readFaultNote(), lostStderr: words[5], drawing: readDrawing(),
                 stopWord: words[BlackBox.stopSignalWord])
