@@ -164,14 +164,7 @@ struct PreviewGuardTests {
         let fd = try HTTP.connect(port: port)
         defer { close(fd) }
         HTTP.send(fd, Data(pipelined.utf8))
-        var replies = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n <= 0 { break }
-            replies.append(contentsOf: buffer[0..<n])
-        }
-        let text = String(decoding: replies, as: UTF8.self)
+        let text = String(decoding: HTTP.readToEnd(fd), as: UTF8.self)
         #expect(text.hasPrefix("HTTP/1.1 413"), "\(text.prefix(300))")
         #expect(text.contains("HTTP/1.1 200"), "\(text.prefix(300))")
         #expect(text.contains("\"sequence\""), "the frame answered the second request")
@@ -205,14 +198,7 @@ struct PreviewGuardTests {
         }
         try #require(connected, "connect to [::1]:\(dev.port): errno \(errno)")
         HTTP.send(fd, Data("GET /frame HTTP/1.1\r\nHost: [::1]:\(dev.port)\r\nConnection: close\r\n\r\n".utf8))
-        var reply = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n <= 0 { break }
-            reply.append(contentsOf: buffer[0..<n])
-        }
-        #expect(String(decoding: reply, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        #expect(String(decoding: HTTP.readToEnd(fd), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
     }
 
     /// Whether a socket can be bound to ::1 (containers often run without IPv6).

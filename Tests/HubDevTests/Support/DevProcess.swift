@@ -204,6 +204,17 @@ enum HTTP {
         return try exchange(port: port, Data((head + "\r\n").utf8) + body, path: path)
     }
 
+    /// Everything the server sends until it closes the connection (or the read times out).
+    static func readToEnd(_ fd: Int32) -> Data {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { return received }
+            received.append(contentsOf: buffer[0..<n])
+        }
+    }
+
     /// Sends raw request bytes and reads the response.
     static func exchange(port: UInt16, _ bytes: Data, path: String) throws -> (Int, Data) {
         let fd = try connect(port: port)
