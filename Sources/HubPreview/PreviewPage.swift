@@ -275,7 +275,34 @@ enum PreviewPage {
           if (event.key === 'Escape' && $('overlay').className === 'shown') $('dismiss').click();
         });
         let inspected = null;
+        // What the page shows of its own (the zoom, the component inspected) is kept in the address's #fragment,
+        // so a reload, or the link sent to someone, shows the same: #zoom=1.5&inspect=body:0.2
+        let inspectedAt = null;
+        function saveState() {
+          const state = new URLSearchParams();
+          if ($('zoom').value !== '1') state.set('zoom', $('zoom').value);
+          if ($('inspect-mode').checked) state.set('inspect', inspectedAt ?? '');
+          const fragment = state.toString();
+          history.replaceState(null, '', fragment ? '#' + fragment : location.pathname + location.search);
+        }
+        function restoreState() {
+          const state = new URLSearchParams(location.hash.slice(1));
+          const zoom = state.get('zoom') ?? '1';
+          if ([...$('zoom').options].some(o => o.value === zoom) && zoom !== $('zoom').value) {
+            $('zoom').value = zoom;
+            $('zoom').dispatchEvent(new Event('change'));
+          }
+          const at = state.get('inspect');
+          if ((at !== null) !== $('inspect-mode').checked) $('inspect-mode').click();
+          if (!at || at === inspectedAt) return;
+          // section:index.path of a component drawn now (a large view draws only the part near where it is scrolled).
+          const [section, path] = at.split(':');
+          const box = document.querySelector('#boxes .box[data-section="' + CSS.escape(section ?? '') + '"][data-index-path="' + CSS.escape(path ?? '') + '"]');
+          if (box) inspect(box);
+        }
         async function inspect(box) {
+          inspectedAt = box.dataset.section + ':' + box.dataset.indexPath;
+          saveState();
           const reply = await fetch('/inspect?section=' + box.dataset.section + '&path=' + box.dataset.indexPath);
           const list = $('inspected');
           list.replaceChildren();
@@ -360,7 +387,12 @@ enum PreviewPage {
           zoomShown = Number($('zoom').value) || 1;
           if (top > 0) window.scrollTo(0, $('stage').getBoundingClientRect().top + window.scrollY + top * zoomShown);
         });
-        $('inspect-mode').addEventListener('change', () => document.body.classList.toggle('inspecting', $('inspect-mode').checked));
+        $('inspect-mode').addEventListener('change', () => {
+          document.body.classList.toggle('inspecting', $('inspect-mode').checked);
+          saveState();
+        });
+        $('zoom').addEventListener('change', saveState);
+        window.addEventListener('hashchange', restoreState);
         $('boxes').addEventListener('keydown', (event) => {
           const box = event.target.closest('.box');
           if (!box || (event.key !== 'Enter' && event.key !== ' ')) return;
@@ -405,6 +437,7 @@ enum PreviewPage {
         document.addEventListener('pointermove', () => requestAnimationFrame(checkWindow), { passive: true });
         $('zoom').addEventListener('change', () => requestAnimationFrame(checkWindow));
         apply(JSON.parse($('initial-frame').textContent), true);
+        restoreState();
         // The browser retries a dropped stream by itself, but gives up for good after an answer that is not a
         // stream (a 503 while the server is at its stream limit): then a new one is opened a little later.
         function connect() {

@@ -362,4 +362,47 @@ struct WorkbenchBrowserTests {
         let file = try String(contentsOf: Self.examples.appendingPathComponent("home.json"), encoding: .utf8)
         #expect(!file.contains("Edited in the page"))
     }
+
+    /// The zoom and the component inspected are in the page's address: a link (or a reload) shows them again.
+    @Test(
+        .enabled(
+            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    func theZoomAndTheInspectedComponentAreInTheLink() throws {
+        let (dev, root) = try Self.start()
+        defer {
+            dev.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let browser = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
+        defer { browser.quit() }
+        let inspectedText = "document.getElementById('inspected').textContent"
+        try browser.open("http://127.0.0.1:\(dev.port)/#zoom=1.5&inspect=body:0")
+        #expect(
+            TestSupport.waitUntil { (try? browser.evaluate("\(inspectedText).includes('cdemo:banner')")) == "true" },
+            "\((try? browser.evaluate(inspectedText)) ?? "")")
+        #expect(try browser.evaluate("document.getElementById('zoom').value") == "1.5")
+        #expect(try browser.evaluate("document.getElementById('inspect-mode').checked") == "true")
+        #expect(try browser.evaluate("document.getElementById('canvas').style.transform") == "scale(1.5)")
+
+        // Inspecting another component and zooming out are written into the address as they happen.
+        _ = try browser.evaluate(
+            "document.querySelector('#boxes .box[data-section=\"body\"][data-index-path=\"1\"]').click()")
+        #expect(TestSupport.waitUntil { (try? browser.evaluate("\(inspectedText).includes('demo:row')")) == "true" })
+        _ = try browser.evaluate(
+            "(() => { const z = document.getElementById('zoom'); z.value = '0.75'; z.dispatchEvent(new Event('change')); })()"
+        )
+        let address = try browser.evaluate("location.hash")
+        #expect(address == "#zoom=0.75&inspect=body%3A1", "\(address)")
+
+        // The same address in a new page shows the same.
+        try browser.open("http://127.0.0.1:\(dev.port)/\(address)")
+        #expect(TestSupport.waitUntil { (try? browser.evaluate("\(inspectedText).includes('demo:row')")) == "true" })
+        #expect(try browser.evaluate("document.getElementById('zoom').value") == "0.75")
+        // Leaving inspection and the zoom clears the address.
+        _ = try browser.evaluate(
+            "(() => { document.getElementById('inspect-mode').click(); const z = document.getElementById('zoom'); z.value = '1'; z.dispatchEvent(new Event('change')); })()"
+        )
+        #expect(try browser.evaluate("location.hash") == "")
+    }
 }
