@@ -22,6 +22,8 @@ public enum DevWorkerChannel {
     /// What the page set up that a worker started after a crash must not lose.
     public struct Workbench: Codable, Sendable, Equatable {
         public var widths: [Double] = []
+        /// The interactive view's width (the command line's, or the one the page chose).
+        public var width: Double?
         /// The view as the page's edits left it; nil when it is the file's.
         public var editedView: String?
         /// Edits the previous worker ended before answering, to carry out after `editedView`.
@@ -119,6 +121,7 @@ public final class DevWorker: @unchecked Sendable {
         // The page's widths are part of the first render, not a change of their own ("widths changed" at every
         // restart read as if someone had changed them).
         if let widths = hello?.workbench?.widths, !widths.isEmpty { options.extraWidths = widths }
+        if let width = hello?.workbench?.width { options.viewport.width = width }
         let firstSequence = hello?.lastSequence ?? 0
 
         // What plugin code prints goes to stderr, as in every other command (the worker's stdout is the terminal's).
@@ -135,7 +138,10 @@ public final class DevWorker: @unchecked Sendable {
             // Only renders that change it carry it (an edited view can be large); the file's text only with renders
             // that read the file.
             if [.edited, .widths, .viewUpdated, .initial].contains(output.reload.result) {
-                envelope.workbench = .init(widths: loop.options.extraWidths, editedView: loop.editedViewJSON)
+                envelope.workbench = .init(
+                    widths: loop.options.extraWidths,
+                    width: loop.options.viewport.width,
+                    editedView: loop.editedViewJSON)
                 if [.viewUpdated, .initial].contains(output.reload.result) {
                     envelope.workbench?.fileView = loop.lastGoodViewText
                 }

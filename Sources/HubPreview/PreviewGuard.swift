@@ -118,10 +118,29 @@ struct PreviewGuard: Sendable {
         }
     }
 
-    /// `{"widths": [320, 768]}`: up to 6 widths from 1 to 4096 points, as `--widths` takes.
-    static func parseWidths(_ body: Data) -> Result<[Double], TapError> {
-        guard let items = (try? JSONValue.parse(body))?.objectValue?["widths"]?.arrayValue else {
-            return .failure(TapError("widths: expected {\"widths\": [number, …]}"))
+    /// What `POST /widths` changes: the widths drawn beside the view, the interactive view's width, or both.
+    struct WidthsChange: Equatable {
+        var extra: [Double]?
+        var interactive: Double?
+    }
+
+    /// `{"widths": [320, 768]}`: up to 6 widths from 1 to 4096 points drawn beside the view, as `--widths` takes;
+    /// `{"width": 414}`: the interactive view's width, as `--width` takes. Either or both.
+    static func parseWidths(_ body: Data) -> Result<WidthsChange, TapError> {
+        let object = (try? JSONValue.parse(body))?.objectValue
+        guard let object, object["widths"] != nil || object["width"] != nil else {
+            return .failure(TapError("widths: expected {\"widths\": [number, …]} or {\"width\": number}"))
+        }
+        var change = WidthsChange()
+        if let value = object["width"] {
+            guard case .number(let n) = value, InputLimits.containerWidths.contains(n) else {
+                return .failure(TapError("width: expected a number from 1 to 4096, found \(value.typeDescription)"))
+            }
+            change.interactive = n
+        }
+        guard let value = object["widths"] else { return .success(change) }
+        guard let items = value.arrayValue else {
+            return .failure(TapError("widths: expected an array of numbers, found \(value.typeDescription)"))
         }
         guard items.count <= 6 else { return .failure(TapError("widths: at most 6")) }
         var widths: [Double] = []
@@ -132,7 +151,8 @@ struct PreviewGuard: Sendable {
             }
             widths.append(n)
         }
-        return .success(widths)
+        change.extra = widths
+        return .success(change)
     }
 
     /// `{"y": 1200, "height": 900, "page": "k3x9"}`: the content y at the top of the page's view and how much it

@@ -88,6 +88,7 @@ enum PreviewPage {
         <header id="header-bar"><h1 style="font-size:inherit;margin:0">hubhost dev</h1><span id="state" class="state" role="status">connecting…</span><span id="activity" aria-live="polite"></span>
           <span id="cause" aria-live="polite"></span><span id="windowed"></span><span style="flex:1"></span>
           <label><input type="checkbox" id="inspect-mode"> inspect</label>
+          <label>width <select id="width" title="The interactive view's width, in points"><option value="320">320</option><option value="375">375</option><option value="390">390</option><option value="414">414</option><option value="768">768</option><option value="1024">1024</option></select></label>
           <select id="device" title="Add a device width"><option value="">+ device</option><option value="320">iPhone SE 320</option><option value="375">iPhone 375</option><option value="414">iPhone Plus 414</option><option value="768">iPad 768</option><option value="1024">Desktop 1024</option></select>
           <input id="widths" size="14" placeholder="more widths: 320,768" title="Widths drawn beside the view (comma-separated)">
           <select id="zoom" title="Zoom"><option value="0.5">50%</option><option value="0.75">75%</option><option value="1" selected>100%</option><option value="1.5">150%</option></select>
@@ -154,6 +155,7 @@ enum PreviewPage {
           current = frame;
           if (!initial) $('view').innerHTML = frame.html;
           $('stage').style.width = frame.width + 'px';
+          showWidth(frame.width);
           fitHeight(frame);
           fitZoom();
           const boxes = $('boxes');
@@ -340,8 +342,16 @@ enum PreviewPage {
                                                body: JSON.stringify({ section: inspected.section, indexPath: inspected.indexPath, model }) });
           $('edit-result').textContent = reply.ok ? (await reply.json()).result : await reply.text();
         });
-        async function setWidths(widths) {
-          const reply = await fetch('/widths', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ widths }) });
+        // The interactive view's width: the choices, and the width the view is drawn at if it is none of them.
+        function showWidth(width) {
+          const select = $('width'), value = String(width);
+          if (![...select.options].some(o => o.value === value)) select.appendChild(Object.assign(document.createElement('option'), { value, textContent: value }));
+          if (document.activeElement !== select) select.value = value;
+        }
+        $('width').addEventListener('change', () => postWidths({ width: Number($('width').value) }));
+        const setWidths = (widths) => postWidths({ widths });
+        async function postWidths(change) {
+          const reply = await fetch('/widths', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(change) });
           if (!reply.ok) {
             // Refused (a width out of range, too many): said where the user looks, not dropped.
             const why = 'widths not changed: ' + (await reply.text());

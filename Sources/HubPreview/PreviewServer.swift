@@ -160,12 +160,14 @@ public final class PreviewServer: @unchecked Sendable {
             return PreviewGuard.answer(type: "application/json", reply)
         }
         route(.post, "/widths", on: router) { [weak self] request in
-            let widths: [Double]
+            let change: PreviewGuard.WidthsChange
             switch PreviewGuard.parseWidths(try await request.bodyData()) {
-            case .success(let parsed): widths = parsed
+            case .success(let parsed): change = parsed
             case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
             }
-            let answer = self?.onRequest(PreviewRequest(kind: .widths, widths: widths)) ?? "gone"
+            let answer =
+                self?.onRequest(PreviewRequest(kind: .widths, widths: change.extra, width: change.interactive))
+                ?? "gone"
             let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
             return PreviewGuard.answer(type: "application/json", reply)
         }
@@ -366,6 +368,8 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
     /// The new component model (edit), as JSON text.
     public var model: String?
     public var widths: [Double]?
+    /// Widths: the interactive view's width (nil: unchanged).
+    public var width: Double?
     /// Scroll: the content y at the top of the page's view, and how much of the view the page shows (points).
     public var y: Double?
     public var height: Double?
@@ -374,8 +378,9 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
 
     public init(
         kind: Kind, indexPath: [Int] = [], section: String = "body", model: String? = nil, widths: [Double]? = nil,
-        y: Double? = nil, height: Double? = nil, page: String? = nil
+        width: Double? = nil, y: Double? = nil, height: Double? = nil, page: String? = nil
     ) {
+        self.width = width
         self.page = page
         self.y = y
         self.height = height
@@ -397,12 +402,13 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
             return String(decoding: json, as: UTF8.self)
         case .edit: return loop.edit(indexPath: indexPath, section: section, modelJSON: model ?? "") ?? "edited"
         case .widths:
-            loop.setExtraWidths(widths ?? [])
-            if loop.isWindowed {
+            loop.setWidths(extra: widths, interactive: width)
+            if loop.isWindowed && !(widths ?? []).isEmpty {
                 return "not drawn at other widths: the view has more than \(DevLoop.windowedBodyCount) components "
                     + "(the preview draws the part near where it is scrolled); `hubhost render --width W` draws it whole"
             }
-            return "drawing at \(loop.options.extraWidths.map { Int($0) })"
+            return
+                "drawing at \(Int(loop.options.viewport.width)), and beside it at \(loop.options.extraWidths.map { Int($0) })"
         case .scroll: return loop.scroll(toY: y ?? 0, pageHeight: height ?? 0, page: page)
         }
     }

@@ -75,7 +75,7 @@ struct DevFaultTests {
         #expect(dev.process.isRunning)
     }
 
-    /// What the page set up (widths, a model edited in memory) outlives the worker a crash ended, even when the
+    /// What the page set up (its widths, the view's width, a model edited in memory) outlives the worker a crash ended, even when the
     /// edit is what crashed it: the new worker draws it without the culprit. On a fixed port, as people run it: a
     /// restarted worker once refused the port its own supervisor serves on, and no worker came back.
     @Test func thePagesWidthsAndEditsOutliveACrash() throws {
@@ -84,15 +84,15 @@ struct DevFaultTests {
         let dev = try DevProcess(view: view, plugins: plugins, cache: cache, fixedPort: true)
         defer { dev.stop() }
         #expect(dev.waitForFrame { $0.html.contains("Calm taps:0") } != nil, "\(dev.log)")
-        try dev.post("/widths", ["widths": [320]])
-        #expect(dev.waitForFrame { $0.extras?.map(\.width) == [320] } != nil, "\(dev.log)")
+        try dev.post("/widths", ["widths": [320], "width": 414])
+        #expect(dev.waitForFrame { $0.extras?.map(\.width) == [320] && $0.width == 414 } != nil, "\(dev.log)")
         let edited: [String: Any] = [
             "id": "m1", "component": ["id": "swatch:swatch"], "text": ["title": "Trending"],
         ]
         try dev.post("/edit", ["section": "body", "indexPath": [1], "model": edited])
         let after = dev.waitForFrame {
             $0.problems.contains { $0.kind == "quarantine" && $0.message.contains("libswatch.so") }
-                && $0.html.contains("Trending") && $0.extras?.map(\.width) == [320]
+                && $0.html.contains("Trending") && $0.extras?.map(\.width) == [320] && $0.width == 414
         }
         #expect(after != nil, "\(dev.log)")
     }

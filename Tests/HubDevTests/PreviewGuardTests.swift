@@ -103,7 +103,7 @@ struct PreviewGuardTests {
         #expect(try HTTP.request(port: preview.dev.port, "GET", "/frame").0 == 200)
     }
 
-    /// The page's widths take what `--widths` takes (1 to 4096), and the server names the one that is not a width
+    /// The page's widths take what `--widths` and `--width` take (1 to 4096), and the server names the one that is not a width
     /// (the page dropped widths under 100 and sent none); the favicon a browser asks for is answered, not a 404.
     @Test func widthsAreCheckedAsTheCommandLineChecksThemAndTheFaviconIsAnswered() throws {
         let preview = try Preview()
@@ -112,6 +112,15 @@ struct PreviewGuardTests {
         #expect(status == 400 && String(decoding: reply, as: UTF8.self).contains("widths[1]: expected a number from 1"))
         _ = try preview.dev.post("/widths", ["widths": [80]])
         #expect(preview.dev.waitForFrame { $0.extras?.map(\.width) == [80] } != nil, "\(preview.dev.log)")
+        // The interactive view's width, as `--width` takes it.
+        let (refused, why) = try HTTP.request(
+            port: preview.dev.port, "POST", "/widths", body: Data(#"{"width": 5000}"#.utf8))
+        #expect(
+            refused == 400 && String(decoding: why, as: UTF8.self).contains("width: expected a number from 1 to 4096"))
+        _ = try preview.dev.post("/widths", ["width": 414])
+        #expect(
+            preview.dev.waitForFrame { $0.width == 414 && $0.extras?.map(\.width) == [80] } != nil,
+            "\(preview.dev.log)")
         #expect(try HTTP.request(port: preview.dev.port, "GET", "/favicon.ico").0 == 204)
     }
 

@@ -332,6 +332,18 @@ struct WorkbenchBrowserTests {
             "(() => { const w = document.getElementById('widths'); w.value = '768,414'; w.dispatchEvent(new Event('change')); })()"
         )
         #expect(TestSupport.waitUntil { (try? browser.evaluate(extraWidths)) == "768,414" }, "\(dev.log)")
+        // And the interactive view's width: it is laid out again at 414 points, the extra widths stay.
+        #expect(try browser.evaluate("document.getElementById('width').value") == "375")
+        _ = try browser.evaluate(
+            "(() => { const w = document.getElementById('width'); w.value = '414'; w.dispatchEvent(new Event('change')); })()"
+        )
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.getElementById('stage').style.width")) == "414px"
+            },
+            "\(dev.log)")
+        #expect(try dev.frame().width == 414)
+        #expect(try browser.evaluate(extraWidths) == "768,414")
 
         // Inspect the banner (body[0]), then edit its title in the page: the view re-renders with it.
         _ = try browser.evaluate("document.getElementById('inspect-mode').click()")

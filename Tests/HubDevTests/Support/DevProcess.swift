@@ -118,6 +118,7 @@ final class DevProcess {
         var boxes: [Box]
         var settledAt: Double?
         var renderedAt: Double
+        var width: Double
         var height: Double
         struct Window: Decodable {
             var top: Double

@@ -42,10 +42,21 @@ extension DevLoop {
     }
 
     /// Draws the view at these widths beside the interactive one, from now on. Call on `queue`.
-    public func setExtraWidths(_ widths: [Double]) {
+    public func setExtraWidths(_ widths: [Double]) { setWidths(extra: widths, interactive: nil) }
+
+    /// From now on draws the interactive view `interactive` points wide (as `--width`) and the view at `extra`
+    /// widths beside it; nil leaves that one as it is. The interactive view is laid out again at its new width,
+    /// as a device turned on its side: instances and UI states carry over. Call on `queue`.
+    public func setWidths(extra: [Double]?, interactive: Double?) {
         host.adoptCurrentThread()
-        options.extraWidths = Array(widths.filter { InputLimits.containerWidths.contains($0) }.prefix(6))
-        render(Reload(file: viewName, result: .widths, detail: "\(options.extraWidths)"))
+        if let extra {
+            options.extraWidths = Array(extra.filter { InputLimits.containerWidths.contains($0) }.prefix(6))
+        }
+        if let interactive, InputLimits.containerWidths.contains(interactive) { options.viewport.width = interactive }
+        let detail =
+            "\(Int(options.viewport.width))"
+            + (options.extraWidths.isEmpty ? "" : " + \(options.extraWidths.map { Int($0) })")
+        render(Reload(file: viewName, result: .widths, detail: detail))
     }
 
     /// The live component at `indexPath` of `section` (as the page names it: the header's path starts with 0).
