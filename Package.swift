@@ -98,6 +98,7 @@ let package = Package(
             name: "HubPreview",
             dependencies: [
                 "HubHost", "HubRender", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

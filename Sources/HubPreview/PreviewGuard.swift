@@ -11,6 +11,14 @@ import Hummingbird
 struct PreviewGuard: Sendable {
     static let maxBodyBytes = 64 << 10
     static let maxEventStreams = 32
+    /// Connections open at once: past it the server accepts no more until one closes (the rest wait in the
+    /// kernel's queue), so connections alone never use up the descriptors the dev loop needs (plugins, the file
+    /// watcher, the worker's pipes). Half the descriptor limit, 64 to 512.
+    static var maxConnections: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 256 }
+        return Int(max(64, min(512, limit.rlim_cur / 2)))
+    }
 
     /// The address the server is bound to ("127.0.0.1", "::1", "0.0.0.0", a name…).
     let bindAddress: String
@@ -36,15 +44,24 @@ struct PreviewGuard: Sendable {
             return Self.reply(
                 .misdirectedRequest, "this preview answers only for \(allowed.sorted().joined(separator: ", "))")
         }
+        // A second Host: which one names the server would be ambiguous. (A target in absolute form, "GET
+        // http://other/…", is read as its path by the server library, with the Host header as its host.)
+        guard field("host", of: request) == nil else { return Self.reply(.badRequest, "more than one Host header") }
+        // Browsers say where each request comes from. Another site's page may link to the preview (a navigation
+        // to the page), but may not load anything from it: an <img> of /export.png?scale=8 costs a core, and
+        // event streams opened and dropped hold every place the page's own would take.
+        if let site = field("sec-fetch-site", of: request), site == "cross-site" || site == "same-site",
+            !(request.method == .get && request.uri.path == "/" && field("sec-fetch-mode", of: request) == "navigate")
+        {
+            return Self.reply(.forbidden, "cross-site request (\(site)) for \(request.uri.path)")
+        }
         guard request.method == .post else { return nil }
         // Browsers send Origin on every cross-origin POST (and Sec-Fetch-Site on every request they make).
         if let origin = request.headers[.origin]?.lowercased() {
             guard origin == "http://\(host)" else {
                 return Self.reply(.forbidden, "cross-origin request from \(origin)")
             }
-        } else if let site = request.headers.first(where: { $0.name.canonicalName == "sec-fetch-site" })?.value
-            .lowercased()
-        {
+        } else if let site = field("sec-fetch-site", of: request) {
             guard site == "same-origin" || site == "none" else {
                 return Self.reply(.forbidden, "cross-site request (\(site))")
             }
@@ -62,6 +79,11 @@ struct PreviewGuard: Sendable {
             return Self.reply(.contentTooLarge, "body of \(length) bytes, over the limit of \(Self.maxBodyBytes)")
         }
         return nil
+    }
+
+    /// The value of header `name` (lower case), in lower case.
+    private func field(_ name: String, of request: Request) -> String? {
+        request.headers.first(where: { $0.name.canonicalName == name })?.value.lowercased()
     }
 
     /// A refusal (or any short answer): `message` as plain text.

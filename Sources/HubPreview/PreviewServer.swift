@@ -3,6 +3,7 @@ import HubCore
 import HubHost
 import HubRender
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -48,7 +49,7 @@ public final class PreviewServer: @unchecked Sendable {
     public func start() async throws -> UInt16 {
         // IPv4 loopback by default ("localhost" may resolve to ::1 first, which "127.0.0.1" URLs do not reach).
         let ip = bindAddress == "localhost" ? "127.0.0.1" : bindAddress
-        let router = Router()
+        let router = Router(context: PreviewRequestContext.self)
         route(.get, "/", on: router) { [weak self] _ in
             // Server-rendered first paint: the current drawing is in the page; events only update it.
             PreviewGuard.answer(
@@ -105,13 +106,18 @@ public final class PreviewServer: @unchecked Sendable {
         }
         route(.get, "/events", on: router) { [weak self] _ in
             guard let self else { return Response(status: .serviceUnavailable) }
-            guard let stream = self.subscribe() else {
+            guard let (stream, continuation) = self.subscribe() else {
                 return PreviewGuard.reply(
                     .serviceUnavailable,
                     "too many open event streams (at most \(PreviewGuard.maxEventStreams))")
             }
-            // Each event is written (and flushed) as it comes; a page that has gone fails the next write (the
-            // heartbeat's at the latest), which ends the stream and frees its place.
+            // A page that has gone frees its place at once (its connection closes), not at the next write.
+            // (The server lets a peer half-close: a gone page's connection would stay open until a write failed.)
+            if let channel = Self.requestChannel {
+                channel.closeFuture.whenComplete { _ in continuation.finish() }
+                _ = channel.pipeline.addHandler(PeerClosedWatcher { continuation.finish() }, position: .first)
+            }
+            // Each event is written (and flushed) as it comes.
             return Response(
                 status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
                 body: ResponseBody { writer in
@@ -187,7 +193,9 @@ public final class PreviewServer: @unchecked Sendable {
         let app = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [], idleTimeout: .seconds(60))),
-            configuration: .init(address: .hostname(ip, port: Int(requestedPort))),
+            configuration: .init(
+                address: .hostname(ip, port: Int(requestedPort)),
+                availableConnectionsDelegate: MaximumAvailableConnections(PreviewGuard.maxConnections)),
             onServerRunning: { channel in listening.set(port: channel.localAddress?.port, error: nil) },
             // The server's own log lines (started, connection errors) are not the developer's business.
             logger: Logger(label: "hubhost.preview", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -233,17 +241,20 @@ public final class PreviewServer: @unchecked Sendable {
 
     /// Adds a route behind the guard, so no route can skip it.
     private func route(
-        _ method: HTTPRequest.Method, _ path: String, on router: Router<BasicRequestContext>,
+        _ method: HTTPRequest.Method, _ path: String, on router: Router<PreviewRequestContext>,
         _ handler: @escaping @Sendable (Request) async throws -> Response
     ) {
         let guardian = PreviewGuard(bindAddress: bindAddress)
-        router.on(RouterPath(path), method: method) { [weak self] request, _ in
+        router.on(RouterPath(path), method: method) { [weak self] request, context in
             let port = self?.lock.withLock { self?.boundPort } ?? nil
             guard let port else { return PreviewGuard.reply(.serviceUnavailable, "starting") }
             if let refusal = guardian.refusal(of: request, port: port) { return refusal }
-            return try await handler(request)
+            return try await Self.$requestChannel.withValue(context.channel) { try await handler(request) }
         }
     }
+
+    /// The connection of the request a route is answering.
+    @TaskLocal static var requestChannel: (any Channel)?
 
     public func stop() async {
         let (all, task) = lock.withLock {
@@ -307,9 +318,15 @@ public final class PreviewServer: @unchecked Sendable {
     private var recentLogs: [[UInt8]] = []
 
     /// A stream for one page: the current frame first, then every new one; nil when too many are open.
-    private func subscribe() -> AsyncStream<[UInt8]>? {
+    private func subscribe() -> (AsyncStream<[UInt8]>, AsyncStream<[UInt8]>.Continuation)? {
         let id = UUID()
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            self.lock.lock()
+            self.subscribers[id] = nil
+            self.lock.unlock()
+        }
         lock.lock()
         guard subscribers.count < PreviewGuard.maxEventStreams else {
             lock.unlock()
@@ -321,13 +338,7 @@ public final class PreviewServer: @unchecked Sendable {
         if !latestEvent.isEmpty { continuation.yield(latestEvent) }
         if !recentLogs.isEmpty { continuation.yield(Array(recentLogs.joined())) }
         lock.unlock()
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            self.lock.lock()
-            self.subscribers[id] = nil
-            self.lock.unlock()
-        }
-        return stream
+        return (stream, continuation)
     }
 
     /// A comment line every 10 s keeps idle connections (and proxies) from timing out.
@@ -418,6 +429,31 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
 public struct PreviewServerError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+}
+
+/// Says when the peer has closed its side of a connection.
+final class PeerClosedWatcher: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = NIOAny
+    private let closed: @Sendable () -> Void
+
+    init(_ closed: @escaping @Sendable () -> Void) { self.closed = closed }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { closed() }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// What a route knows of its request beyond the request: the connection it came on (an event stream ends as the
+/// page's connection closes).
+struct PreviewRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
 }
 
 /// The port the server listens on, or the error its `run()` ended with, read by the task waiting for it.

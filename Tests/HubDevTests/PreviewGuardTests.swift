@@ -183,6 +183,82 @@ struct PreviewGuardTests {
         #expect(try preview.taps() == 0)
     }
 
+    /// Another site's page may link to the preview, but not load from it: an <img> of /export.png?scale=8 or
+    /// event streams opened and dropped in a loop (both from any page the developer visits) cost a core or the
+    /// page's own streams. Browsers name where each request comes from; tools that do not (curl) are served.
+    @Test func anotherSitesPageCanLinkToThePreviewButNotLoadFromIt() throws {
+        let preview = try Preview()
+        let port = preview.dev.port
+        for site in ["cross-site", "same-site"] {
+            for path in ["/events", "/export.png?scale=8", "/frame", "/export.svg", "/inspect?path=0"] {
+                let (status, body) = try HTTP.request(
+                    port: port, "GET", path, headers: ["Sec-Fetch-Site": site, "Sec-Fetch-Mode": "no-cors"])
+                #expect(status == 403, "\(site) \(path)")
+                #expect(String(decoding: body, as: UTF8.self).contains("cross-site request (\(site))"))
+            }
+            // A link followed to the page is a navigation: it opens.
+            let headers = ["Sec-Fetch-Site": site, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"]
+            #expect(try HTTP.request(port: port, "GET", "/", headers: headers).0 == 200)
+            #expect(try HTTP.request(port: port, "GET", "/frame", headers: headers).0 == 403)
+        }
+        for site in ["same-origin", "none"] {
+            #expect(try HTTP.request(port: port, "GET", "/frame", headers: ["Sec-Fetch-Site": site]).0 == 200)
+        }
+        // Which host a request names must be plain: one Host header.
+        let twoHosts =
+            "GET /frame HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nHost: evil.example\r\nConnection: close\r\n\r\n"
+        #expect(try HTTP.exchange(port: port, Data(twoHosts.utf8), path: "two hosts").0 == 400)
+    }
+
+    /// Connections are capped below the descriptor limit: past the cap the server accepts no more until some close
+    /// (they wait in the kernel's queue). At the limit itself the server's accept loop spun a core, and the dev loop
+    /// had no descriptor left for anything else.
+    @Test func connectionsStopShortOfTheDescriptorLimit() throws {
+        let root = TestSupport.temporaryDirectory("guard-descriptors")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let view = root.appendingPathComponent("view.json")
+        try #"{"body": []}"#.write(to: view, atomically: true, encoding: .utf8)
+        let port = try DevProcess.freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // 256 descriptors: a cap of 128 connections.
+        process.arguments = [
+            "-c", "ulimit -n 256 && exec \"$0\" \"$@\"", TestSupport.hubhost.path, "dev", view.path, "--plugins",
+            root.path, "--port", "\(port)", "--plugin-cache", root.appendingPathComponent("cache").path,
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        #expect(TestSupport.waitUntil { (try? HTTP.request(port: port, "GET", "/frame").0) == 200 })
+        // Each connection is two descriptors here; the test keeps its own well under the limit it may have.
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        for _ in 0..<300 { if let fd = try? HTTP.connect(port: port) { held.append(fd) } }
+        let pid = process.processIdentifier
+        let cpuBefore = try Self.cpuSeconds(of: pid)
+        Thread.sleep(forTimeInterval: 2)
+        let spent = try Self.cpuSeconds(of: pid) - cpuBefore
+        #expect(spent < 0.5, "the server spent \(spent) s of CPU in 2 s holding idle connections")
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+        #expect(open < 250, "\(open) descriptors open")
+        for fd in held { close(fd) }
+        held = []
+        #expect(TestSupport.waitUntil(timeout: 10) { (try? HTTP.request(port: port, "GET", "/frame").0) == 200 })
+        #expect(process.isRunning)
+    }
+
+    /// User and system CPU of process `pid`, in seconds.
+    static func cpuSeconds(of pid: Int32) throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // After the command name's closing parenthesis: fields 3 onward; utime and stime are the 14th and 15th.
+        let fields = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")
+        return (Double(fields[11]) ?? 0 + 0) / 100 + (Double(fields[12]) ?? 0) / 100
+    }
+
     /// `--host ::1` serves on IPv6 loopback, says its URL as a browser takes it, and answers for that name.
     @Test(.enabled(if: Self.hasIPv6Loopback, "this machine has no IPv6 loopback address"))
     func anIPv6HostIsServedAndItsURLIsBracketed() throws {
@@ -235,8 +311,9 @@ struct PreviewGuardTests {
         #expect(status == 503)
         #expect(String(decoding: body, as: UTF8.self).contains("too many open event streams"))
         readers.removeLast().close()
+        // A closed page frees its place as its connection closes, not at the next heartbeat (10 s).
         #expect(
-            TestSupport.waitUntil {
+            TestSupport.waitUntil(timeout: 3) {
                 let reader = try? EventStreamReader(port: preview.dev.port)
                 defer { reader?.close() }
                 return reader.map { r in TestSupport.waitUntil(timeout: 2) { !r.renderEvents.isEmpty } } ?? false
