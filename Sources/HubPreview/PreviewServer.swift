@@ -205,18 +205,17 @@ public final class PreviewServer: @unchecked Sendable {
             do { try await app.run() } catch { listening.set(port: nil, error: error) }
         }
         let deadline = Date().addingTimeInterval(10)
-        var port: Int?
-        while port == nil {
+        var bound: UInt16
+        while true {
             let state = listening.state
             if let error = state.error { throw Self.describe(error, port: requestedPort) }
-            port = state.port
-            guard port != nil else {
-                guard Date() < deadline else { throw PreviewServerError(message: "not listening after 10 s") }
-                try await Task.sleep(nanoseconds: 5_000_000)
-                continue
+            if let port = state.port {
+                bound = UInt16(port)
+                break
             }
+            guard Date() < deadline else { throw PreviewServerError(message: "not listening after 10 s") }
+            try await Task.sleep(nanoseconds: 5_000_000)
         }
-        let bound = UInt16(port ?? 0)
         lock.withLock {
             boundPort = bound
             running = true
