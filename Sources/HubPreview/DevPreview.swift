@@ -133,6 +133,7 @@ public final class DevPreview: @unchecked Sendable {
         // Each drawing on the page has ids of its own: every SVG numbers its clip paths from 1, and in one document
         // `url(#clip1)` is the first element with that id, the main view's (a 768-pt drawing was cut at 375).
         frame.extraWidths = output.extraWidths.isEmpty ? nil : output.extraWidths
+        frame.viewWidth = output.viewWidth
         frame.extras = output.extras.enumerated().map { index, extra in
             PreviewFrame.Extra(
                 width: extra.width, height: extra.tree.canvasSize.height, html: html(extra.tree, "w\(index)-"))

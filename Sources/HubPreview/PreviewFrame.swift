@@ -55,6 +55,8 @@ public struct PreviewFrame: Codable, Sendable {
     public var plugins: [DevLoop.PluginRow]?
     /// The view at more widths, drawn beside the interactive one.
     public var extras: [Extra]?
+    /// The interactive view's width, as `--width` or the page's menu set it (the gallery's sheet is wider).
+    public var viewWidth: Double?
     /// The widths asked for beside the interactive one (the gallery draws them in its sheet, with no extras).
     public var extraWidths: [Double]?
 

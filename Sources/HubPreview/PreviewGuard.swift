@@ -48,10 +48,12 @@ struct PreviewGuard: Sendable {
         // http://other/…", is read as its path by the server library, with the Host header as its host.)
         guard field("host", of: request) == nil else { return Self.reply(.badRequest, "more than one Host header") }
         // Browsers say where each request comes from. Another site's page may link to the preview (a navigation
-        // to the page), but may not load anything from it: an <img> of /export.png?scale=8 costs a core, and
-        // event streams opened and dropped hold every place the page's own would take.
+        // of the whole tab to the page), but may not load anything from it: an <img> of /export.png?scale=8 costs
+        // a core, event streams opened and dropped hold every place the page's own would take, and the page in
+        // its frame would take that site's clicks as taps.
         if let site = field("sec-fetch-site", of: request), site == "cross-site" || site == "same-site",
-            !(request.method == .get && request.uri.path == "/" && field("sec-fetch-mode", of: request) == "navigate")
+            !(request.method == .get && request.uri.path == "/" && field("sec-fetch-mode", of: request) == "navigate"
+                && field("sec-fetch-dest", of: request) == "document")
         {
             return Self.reply(.forbidden, "cross-site request (\(site)) for \(request.uri.path)")
         }

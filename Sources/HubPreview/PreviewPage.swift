@@ -155,7 +155,7 @@ enum PreviewPage {
           current = frame;
           if (!initial) $('view').innerHTML = frame.html;
           $('stage').style.width = frame.width + 'px';
-          showWidth(frame.width);
+          showWidth(frame.viewWidth ?? frame.width);
           fitHeight(frame);
           fitZoom();
           const boxes = $('boxes');
@@ -297,15 +297,15 @@ enum PreviewPage {
           const at = state.get('inspect');
           if ((at !== null) !== $('inspect-mode').checked) $('inspect-mode').click();
           if (!at || at === inspectedAt) return;
-          // section:index.path of a component drawn now (a large view draws only the part near where it is scrolled).
+          // section:index.path; the server finds it even where a large view is not drawn now, and the page goes there.
           const [section, path] = at.split(':');
-          const box = document.querySelector('#boxes .box[data-section="' + CSS.escape(section ?? '') + '"][data-index-path="' + CSS.escape(path ?? '') + '"]');
-          if (box) inspect(box);
+          if (['body', 'header', 'overlay'].includes(section) && /^(\\d{1,9}(\\.\\d{1,9}){0,63})?$/.test(path ?? '')) inspectAt(section, path ?? '', true);
         }
-        async function inspect(box) {
-          inspectedAt = box.dataset.section + ':' + box.dataset.indexPath;
+        const inspect = (box) => inspectAt(box.dataset.section, box.dataset.indexPath, false);
+        async function inspectAt(section, path, reveal) {
+          inspectedAt = section + ':' + path;
           saveState();
-          const reply = await fetch('/inspect?section=' + box.dataset.section + '&path=' + box.dataset.indexPath);
+          const reply = await fetch('/inspect?section=' + section + '&path=' + path);
           const list = $('inspected');
           list.replaceChildren();
           // Not JSON when there is nothing to ask (no worker while one restarts): said in the panel.
@@ -325,6 +325,11 @@ enum PreviewPage {
           $('edit-custom').value = JSON.stringify(model.custom ?? {}, null, 1);
           $('editor').hidden = false;
           $('inspector-hint').hidden = true;
+          // Opened from a link: the component is brought into the window if it is not in it.
+          const zoom = Number($('zoom').value) || 1;
+          const top = inspected.frame && $('stage').getBoundingClientRect().top + window.scrollY + inspected.frame.y * zoom;
+          if (reveal && inspected.frame && (top < window.scrollY || top > window.scrollY + window.innerHeight - 40))
+            window.scrollTo(0, Math.max(0, top - 80));
         }
         $('apply-edit').addEventListener('click', async () => {
           if (!inspected) return;

@@ -52,9 +52,11 @@ public final class PreviewServer: @unchecked Sendable {
         let router = Router(context: PreviewRequestContext.self)
         route(.get, "/", on: router) { [weak self] _ in
             // Server-rendered first paint: the current drawing is in the page; events only update it.
+            // Never inside another site's frame: there a click on that site would tap the view (clickjacking).
             PreviewGuard.answer(
                 type: "text/html; charset=utf-8",
-                Data(PreviewPage.html(current: self?.currentJSON, drawing: self?.currentFrame?.html).utf8))
+                Data(PreviewPage.html(current: self?.currentJSON, drawing: self?.currentFrame?.html).utf8),
+                headers: [.contentSecurityPolicy: "frame-ancestors 'none'"])
         }
         // Browsers ask for it on every page load: an empty answer, not a 404 in the console.
         route(.get, "/favicon.ico", on: router) { _ in Response(status: .noContent) }
@@ -417,8 +419,8 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
                 return "not drawn at other widths: the view has more than \(DevLoop.windowedBodyCount) components "
                     + "(the preview draws the part near where it is scrolled); `hubhost render --width W` draws it whole"
             }
-            return
-                "drawing at \(Int(loop.options.viewport.width)), and beside it at \(loop.options.extraWidths.map { Int($0) })"
+            let widths = ([loop.options.viewport.width] + loop.options.extraWidths).map { String(printf: "%g", $0) }
+            return "drawing at \(widths[0]), and beside it at [\(widths.dropFirst().joined(separator: ", "))]"
         case .scroll: return loop.scroll(toY: y ?? 0, pageHeight: height ?? 0, page: page)
         }
     }

@@ -58,6 +58,8 @@ struct DevLoopResponsivenessTests {
         #expect(first?.html.contains("swatch:label — empty (host sample) @ 375") == true)
         #expect(first?.html.contains("#ff0000") == true)
         #expect(first?.boxes.isEmpty == true)
+        // The page's width menu shows the first width, not the sheet's.
+        #expect(first?.viewWidth == 320 && (first?.width ?? 0) > 320, "\(String(describing: first?.width))")
         try TestSupport.installPlugin(
             "swatch.c", at: swatch, defines: ["SWATCH_COLOR=0x00FF00FFu", "PLUGIN_VERSION=\"2\""])
         let rebuilt = dev.waitForFrame { $0.html.contains("#00ff00") }

@@ -200,7 +200,16 @@ struct PreviewGuardTests {
             let headers = ["Sec-Fetch-Site": site, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"]
             #expect(try HTTP.request(port: port, "GET", "/", headers: headers).0 == 200)
             #expect(try HTTP.request(port: port, "GET", "/frame", headers: headers).0 == 403)
+            // Not into a frame of that site's page, where its clicks would tap the view.
+            let framed = ["Sec-Fetch-Site": site, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"]
+            #expect(try HTTP.request(port: port, "GET", "/", headers: framed).0 == 403)
         }
+        // And the page tells the browser never to show it in another page's frame.
+        let fd = try HTTP.connect(port: port)
+        defer { close(fd) }
+        HTTP.send(fd, Data("GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
+        let page = String(decoding: HTTP.readToEnd(fd), as: UTF8.self).lowercased()
+        #expect(page.contains("content-security-policy: frame-ancestors 'none'"), "\(page.prefix(400))")
         for site in ["same-origin", "none"] {
             #expect(try HTTP.request(port: port, "GET", "/frame", headers: ["Sec-Fetch-Site": site]).0 == 200)
         }

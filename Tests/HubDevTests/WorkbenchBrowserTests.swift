@@ -151,6 +151,21 @@ struct WorkbenchBrowserTests {
                 (try? second.evaluate("document.querySelector('#boxes .box[data-index-path=\"0\"]') ? 'yes' : 'no'"))
                     == "yes"
             }, "\(dev.log)")
+        // A link to a component far from where the view is drawn inspects it and takes the page there.
+        let third = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
+        defer { third.quit() }
+        try third.open("http://127.0.0.1:\(dev.port)/#inspect=body%3A15000")
+        #expect(
+            TestSupport.waitUntil {
+                (try? third.evaluate("document.getElementById('inspected').textContent.includes('item-15000')"))
+                    == "true"
+            }, "\((try? third.evaluate("document.getElementById('inspected').textContent")) ?? "")")
+        #expect(try third.evaluate("location.hash") == "#inspect=body%3A15000")
+        #expect(
+            TestSupport.waitUntil {
+                (try? third.evaluate("document.querySelector('#boxes .box[data-index-path=\"15000\"]') ? 'yes' : 'no'"))
+                    == "yes"
+            }, "\(dev.log)")
         // Scrolling never printed a line in the terminal, and exporting a part is refused with what to run.
         #expect(!dev.log.contains("scrolled"), "\(dev.log)")
         #expect(try browser.evaluate("document.getElementById('export-svg').hidden") == "true")

@@ -119,6 +119,8 @@ final class DevProcess {
         var settledAt: Double?
         var renderedAt: Double
         var width: Double
+        /// The interactive view's width (the gallery's sheet is wider).
+        var viewWidth: Double?
         var height: Double
         struct Window: Decodable {
             var top: Double

@@ -148,6 +148,8 @@ public final class DevLoop {
         public var window: ClosedRange<Double>? = nil
         /// The number of body components of the view.
         public var bodyCount = 0
+        /// The interactive view's width (in gallery mode, the sheet's first width).
+        public var viewWidth: Double = 0
         /// The widths drawn beside the interactive one (in gallery mode, the sheet's other widths).
         public var extraWidths: [Double] = []
         /// The page whose scroll this render answers (`scrolled` renders).
@@ -543,6 +545,7 @@ public final class DevLoop {
             extras: tree == nil || windowed ? [] : extraDrawings(), gallery: gallery?.shots)
         output.bodyCount = viewModel?.body.count ?? 0
         output.extraWidths = options.extraWidths
+        output.viewWidth = options.viewport.width
         if reload.result == .scrolled { output.scrolledBy = scrollingPage }
         if windowed, let engine { output.window = window(of: engine) }
         onRender(output)
