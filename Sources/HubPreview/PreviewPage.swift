@@ -354,7 +354,6 @@ enum PreviewPage {
           if (document.activeElement !== select) select.value = value;
         }
         $('width').addEventListener('change', () => postWidths({ width: Number($('width').value) }));
-        const setWidths = (widths) => postWidths({ widths });
         async function postWidths(change) {
           const reply = await fetch('/widths', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(change) });
           if (!reply.ok) {
@@ -373,10 +372,10 @@ enum PreviewPage {
         }
         // Every entry goes to the server, which says which one is not a width (1 to 4096); none is dropped here.
         const typedWidths = () => $('widths').value.split(',').map(s => s.trim()).filter(s => s !== '').map(Number);
-        $('widths').addEventListener('change', () => setWidths(typedWidths()));
+        $('widths').addEventListener('change', () => postWidths({ widths: typedWidths() }));
         $('device').addEventListener('change', () => {
           const current = typedWidths();
-          if ($('device').value) setWidths([...current, Number($('device').value)]);
+          if ($('device').value) postWidths({ widths: [...current, Number($('device').value)] });
           $('device').value = '';
         });
         // The scale transform leaves the layout as tall as at 100%: the margin takes the difference, so the page

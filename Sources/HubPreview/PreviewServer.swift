@@ -419,8 +419,8 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
                 return "not drawn at other widths: the view has more than \(DevLoop.windowedBodyCount) components "
                     + "(the preview draws the part near where it is scrolled); `hubhost render --width W` draws it whole"
             }
-            let widths = ([loop.options.viewport.width] + loop.options.extraWidths).map { String(printf: "%g", $0) }
-            return "drawing at \(widths[0]), and beside it at [\(widths.dropFirst().joined(separator: ", "))]"
+            let extra = loop.options.extraWidths.map(DevLoop.widthText).joined(separator: ", ")
+            return "drawing at \(DevLoop.widthText(loop.options.viewport.width)), and beside it at [\(extra)]"
         case .scroll: return loop.scroll(toY: y ?? 0, pageHeight: height ?? 0, page: page)
         }
     }

@@ -5,10 +5,7 @@ import Testing
 /// and a plugin reload updates the page through server-sent events without reloading it.
 @Suite("Preview in headless Chromium", .serialized)
 struct BrowserTests {
-    @Test(
-        .enabled(
-            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
-            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    @Test(HeadlessChromium.enabled)
     func thePageShowsTheComponentsAndUpdatesAfterAReloadWithoutARefresh() throws {
         let root = TestSupport.temporaryDirectory("browser")
         let plugins = root.appendingPathComponent("plugins")

@@ -31,10 +31,7 @@ struct WorkbenchBrowserTests {
     /// A view's text cannot break the page: an id holding "<!--" and "<script" once stopped the page's script from
     /// running (no boxes, no live updates). And every drawing at another width is clipped by its own clip paths,
     /// not the main view's (a carousel drawn at 768 was cut at 375).
-    @Test(
-        .enabled(
-            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
-            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    @Test(HeadlessChromium.enabled)
     func viewTextCannotBreakThePageAndEachWidthHasItsOwnClips() throws {
         let root = TestSupport.temporaryDirectory("workbench-hostile")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -70,10 +67,7 @@ struct WorkbenchBrowserTests {
     /// A view of 20,000 components: the page holds the part near where it is scrolled (it used to hold every
     /// component: 87 MB at 100k), is as tall as the whole view, and scrolling it to the end draws the end. Exports
     /// say what to run instead of giving a part.
-    @Test(
-        .enabled(
-            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
-            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    @Test(HeadlessChromium.enabled)
     func aLargeViewIsDrawnNearWhereThePageIsScrolled() throws {
         let root = TestSupport.temporaryDirectory("workbench-large")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -135,9 +129,7 @@ struct WorkbenchBrowserTests {
         // At 50% the page is half as tall (the second half of its scrollbar was empty), and the same point of the
         // view stays at the window's top.
         let before = Double(try browser.evaluate("viewed().y")) ?? -1
-        _ = try browser.evaluate(
-            "(() => { const z = document.getElementById('zoom'); z.value = '0.5'; z.dispatchEvent(new Event('change')); })()"
-        )
+        try browser.choose("zoom", "0.5")
         let halfHeight = Double(try browser.evaluate("document.documentElement.scrollHeight")) ?? 0
         #expect(halfHeight < first.height * 0.6 && halfHeight > first.height * 0.4, "\(halfHeight) of \(first.height)")
         let after = Double(try browser.evaluate("viewed().y")) ?? -1
@@ -181,10 +173,7 @@ struct WorkbenchBrowserTests {
         #expect(try HTTP.request(port: dev.port, "GET", "/export.svg").0 == 200)
     }
 
-    @Test(
-        .enabled(
-            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
-            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    @Test(HeadlessChromium.enabled)
     func firstPaintPluginsImagesTapsAndExport() throws {
         let (dev, root) = try Self.start()
         defer {
@@ -260,10 +249,7 @@ struct WorkbenchBrowserTests {
     /// The page as a designer uses it all day, from a session in Chromium: the panels stay beside the drawings at
     /// any zoom and with wide extra widths, in reach however far the view is scrolled; components are reachable
     /// from the keyboard and keep the focus through a tap's frame; the first frame is applied once; exports scale.
-    @Test(
-        .enabled(
-            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
-            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    @Test(HeadlessChromium.enabled)
     func panelsStayInReachAndComponentsTakeTheKeyboard() throws {
         let (dev, root) = try Self.start(["--widths", "375,768"])
         defer {
@@ -284,9 +270,7 @@ struct WorkbenchBrowserTests {
         #expect(try browser.evaluate(initialLines) == "1")
 
         // The panel is beside the drawings, inside the window, at 150% and with a 768-pt drawing beside the view.
-        _ = try browser.evaluate(
-            "(() => { const z = document.getElementById('zoom'); z.value = '1.5'; z.dispatchEvent(new Event('change')); })()"
-        )
+        try browser.choose("zoom", "1.5")
         let aside = "document.querySelector('aside').getBoundingClientRect()"
         #expect(try browser.evaluate("\(aside).right <= window.innerWidth") == "true")
         let hit =
@@ -300,9 +284,7 @@ struct WorkbenchBrowserTests {
         _ = try browser.evaluate("window.scrollTo(0, 0)")
 
         // Keyboard: a component takes focus and Enter taps it.
-        _ = try browser.evaluate(
-            "(() => { const z = document.getElementById('zoom'); z.value = '1'; z.dispatchEvent(new Event('change')); })()"
-        )
+        try browser.choose("zoom", "1")
         _ = try browser.evaluate("document.querySelector('#boxes .box[data-section=\"body\"]').focus()")
         #expect(try browser.evaluate("document.activeElement.getAttribute('role')") == "button")
         _ = try browser.send(
@@ -325,10 +307,7 @@ struct WorkbenchBrowserTests {
         #expect(try HTTP.request(port: dev.port, "GET", "/export.png?scale=0").0 == 400)
     }
 
-    @Test(
-        .enabled(
-            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
-            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    @Test(HeadlessChromium.enabled)
     func severalWidthsAndInspectorEdits() throws {
         let (dev, root) = try Self.start(["--widths", "375,320"])
         defer {
@@ -343,15 +322,11 @@ struct WorkbenchBrowserTests {
         #expect(try browser.evaluate("document.querySelector('#extras figure svg') !== null") == "true")
 
         // The page's control changes the widths.
-        _ = try browser.evaluate(
-            "(() => { const w = document.getElementById('widths'); w.value = '768,414'; w.dispatchEvent(new Event('change')); })()"
-        )
+        try browser.choose("widths", "768,414")
         #expect(TestSupport.waitUntil { (try? browser.evaluate(extraWidths)) == "768,414" }, "\(dev.log)")
         // And the interactive view's width: it is laid out again at 414 points, the extra widths stay.
         #expect(try browser.evaluate("document.getElementById('width').value") == "375")
-        _ = try browser.evaluate(
-            "(() => { const w = document.getElementById('width'); w.value = '414'; w.dispatchEvent(new Event('change')); })()"
-        )
+        try browser.choose("width", "414")
         #expect(
             TestSupport.waitUntil {
                 (try? browser.evaluate("document.getElementById('stage').style.width")) == "414px"
@@ -391,10 +366,7 @@ struct WorkbenchBrowserTests {
     }
 
     /// The zoom and the component inspected are in the page's address: a link (or a reload) shows them again.
-    @Test(
-        .enabled(
-            if: HeadlessChromium.executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
-            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test"))
+    @Test(HeadlessChromium.enabled)
     func theZoomAndTheInspectedComponentAreInTheLink() throws {
         let (dev, root) = try Self.start()
         defer {
@@ -416,9 +388,7 @@ struct WorkbenchBrowserTests {
         _ = try browser.evaluate(
             "document.querySelector('#boxes .box[data-section=\"body\"][data-index-path=\"1\"]').click()")
         #expect(TestSupport.waitUntil { (try? browser.evaluate("\(inspectedText).includes('demo:row')")) == "true" })
-        _ = try browser.evaluate(
-            "(() => { const z = document.getElementById('zoom'); z.value = '0.75'; z.dispatchEvent(new Event('change')); })()"
-        )
+        try browser.choose("zoom", "0.75")
         let address = try browser.evaluate("location.hash")
         #expect(address == "#zoom=0.75&inspect=body%3A1", "\(address)")
 
@@ -427,9 +397,8 @@ struct WorkbenchBrowserTests {
         #expect(TestSupport.waitUntil { (try? browser.evaluate("\(inspectedText).includes('demo:row')")) == "true" })
         #expect(try browser.evaluate("document.getElementById('zoom').value") == "0.75")
         // Leaving inspection and the zoom clears the address.
-        _ = try browser.evaluate(
-            "(() => { document.getElementById('inspect-mode').click(); const z = document.getElementById('zoom'); z.value = '1'; z.dispatchEvent(new Event('change')); })()"
-        )
+        _ = try browser.evaluate("document.getElementById('inspect-mode').click()")
+        try browser.choose("zoom", "1")
         #expect(try browser.evaluate("location.hash") == "")
     }
 }

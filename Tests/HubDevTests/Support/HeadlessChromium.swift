@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -7,6 +8,13 @@ import Foundation
 /// Debian's Chromium, headless, driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`: the
 /// browser reads NUL-terminated JSON commands on fd 3 and writes responses and events on fd 4).
 final class HeadlessChromium: @unchecked Sendable {
+    /// Browser tests run where chromium is installed, and always on CI (where a missing one is a failure).
+    static var enabled: ConditionTrait {
+        .enabled(
+            if: executable != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+            "chromium is not installed: `apt-get install chromium` (.ci/run installs it) to run this test")
+    }
+
     static var executable: String? {
         for name in ["chromium", "chromium-browser", "google-chrome"] {
             for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
@@ -88,6 +96,13 @@ final class HeadlessChromium: @unchecked Sendable {
             "Runtime.evaluate", ["expression": "String(\(expression))", "returnByValue": true], inPage: true)
         let value = (result["result"] as? [String: Any])?["value"]
         return value.map { "\($0)" } ?? ""
+    }
+
+    /// Sets the page's control `id` (a menu or a field) to `value` as a user would: the page hears a change.
+    func choose(_ id: String, _ value: String) throws {
+        _ = try evaluate(
+            "(() => { const e = document.getElementById('\(id)'); e.value = '\(value)'; e.dispatchEvent(new Event('change')); })()"
+        )
     }
 
     func send(_ method: String, _ params: [String: Any], inPage: Bool = false, timeout: Double = 20) throws -> [String:

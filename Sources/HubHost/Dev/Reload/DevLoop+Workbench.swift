@@ -53,11 +53,15 @@ extension DevLoop {
             options.extraWidths = Array(extra.filter { InputLimits.containerWidths.contains($0) }.prefix(6))
         }
         if let interactive, InputLimits.containerWidths.contains(interactive) { options.viewport.width = interactive }
-        let detail =
-            "\(Int(options.viewport.width))"
-            + (options.extraWidths.isEmpty ? "" : " + \(options.extraWidths.map { Int($0) })")
-        render(Reload(file: viewName, result: .widths, detail: detail))
+        let extra = options.extraWidths.map(Self.widthText).joined(separator: ", ")
+        render(
+            Reload(
+                file: viewName, result: .widths,
+                detail: Self.widthText(options.viewport.width) + (extra.isEmpty ? "" : " + [\(extra)]")))
     }
+
+    /// A width as the terminal and the page say it: 414, 414.5.
+    public static func widthText(_ width: Double) -> String { String(printf: "%g", width) }
 
     /// The live component at `indexPath` of `section` (as the page names it: the header's path starts with 0).
     public func inspect(indexPath: [Int], section: String) -> Inspection? {
