@@ -18,14 +18,30 @@ struct WorkbenchBrowserTests {
         return plugins
     }
 
-    /// `hubhost dev examples/home.json` on a copy of the shipped plugins.
-    static func start(_ extra: [String] = []) throws -> (DevProcess, URL) {
+    /// `hubhost dev examples/home.json` on a copy of the shipped plugins, and a browser (on no page yet); `end`
+    /// quits the browser, stops `dev` and removes its folder.
+    static func start(_ extra: [String] = []) throws -> (dev: DevProcess, browser: HeadlessChromium, end: () -> Void) {
         let root = TestSupport.temporaryDirectory("workbench")
         let plugins = try Self.shippedPlugins(in: root)
         let dev = try DevProcess(
             view: examples.appendingPathComponent("home.json"), plugins: plugins,
             cache: root.appendingPathComponent("cache"), extra: extra)
-        return (dev, root)
+        let browser: HeadlessChromium
+        do {
+            browser = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
+        } catch {
+            dev.stop()
+            try? FileManager.default.removeItem(at: root)
+            throw error
+        }
+        return (
+            dev, browser,
+            {
+                browser.quit()
+                dev.stop()
+                try? FileManager.default.removeItem(at: root)
+            }
+        )
     }
 
     /// A view's text cannot break the page: an id holding "<!--" and "<script" once stopped the page's script from
@@ -175,11 +191,8 @@ struct WorkbenchBrowserTests {
 
     @Test(HeadlessChromium.enabled)
     func firstPaintPluginsImagesTapsAndExport() throws {
-        let (dev, root) = try Self.start()
-        defer {
-            dev.stop()
-            try? FileManager.default.removeItem(at: root)
-        }
+        let (dev, browser, end) = try Self.start()
+        defer { end() }
         // The page itself carries the drawing: no event is needed for a first paint.
         let (status, page) = try HTTP.request(port: dev.port, "GET", "/")
         let html = String(decoding: page, as: UTF8.self)
@@ -187,8 +200,6 @@ struct WorkbenchBrowserTests {
         #expect(html.contains("<div id=\"view\"><svg") && html.contains("Good evening"))
         #expect(html.contains("data:image/png;base64"), "images are inlined as render --format html does")
 
-        let browser = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
-        defer { browser.quit() }
         try browser.open("http://127.0.0.1:\(dev.port)/", blocking: ["*/events"])
         #expect(
             TestSupport.waitUntil {
@@ -251,13 +262,8 @@ struct WorkbenchBrowserTests {
     /// from the keyboard and keep the focus through a tap's frame; the first frame is applied once; exports scale.
     @Test(HeadlessChromium.enabled)
     func panelsStayInReachAndComponentsTakeTheKeyboard() throws {
-        let (dev, root) = try Self.start(["--widths", "375,768"])
-        defer {
-            dev.stop()
-            try? FileManager.default.removeItem(at: root)
-        }
-        let browser = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
-        defer { browser.quit() }
+        let (dev, browser, end) = try Self.start(["--widths", "375,768"])
+        defer { end() }
         try browser.open("http://127.0.0.1:\(dev.port)/")
         _ = try browser.send(
             "Emulation.setDeviceMetricsOverride",
@@ -309,13 +315,8 @@ struct WorkbenchBrowserTests {
 
     @Test(HeadlessChromium.enabled)
     func severalWidthsAndInspectorEdits() throws {
-        let (dev, root) = try Self.start(["--widths", "375,320"])
-        defer {
-            dev.stop()
-            try? FileManager.default.removeItem(at: root)
-        }
-        let browser = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
-        defer { browser.quit() }
+        let (dev, browser, end) = try Self.start(["--widths", "375,320"])
+        defer { end() }
         try browser.open("http://127.0.0.1:\(dev.port)/")
         let extraWidths = "[...document.querySelectorAll('#extras figure')].map(f => f.dataset.width).join()"
         #expect(TestSupport.waitUntil { (try? browser.evaluate(extraWidths)) == "320" }, "\(dev.log)")
@@ -368,13 +369,8 @@ struct WorkbenchBrowserTests {
     /// The zoom and the component inspected are in the page's address: a link (or a reload) shows them again.
     @Test(HeadlessChromium.enabled)
     func theZoomAndTheInspectedComponentAreInTheLink() throws {
-        let (dev, root) = try Self.start()
-        defer {
-            dev.stop()
-            try? FileManager.default.removeItem(at: root)
-        }
-        let browser = try HeadlessChromium(executable: try #require(HeadlessChromium.executable))
-        defer { browser.quit() }
+        let (dev, browser, end) = try Self.start()
+        defer { end() }
         let inspectedText = "document.getElementById('inspected').textContent"
         try browser.open("http://127.0.0.1:\(dev.port)/#zoom=1.5&inspect=body:0")
         #expect(
