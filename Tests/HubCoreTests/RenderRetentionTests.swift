@@ -45,6 +45,39 @@ import Testing
         #expect(pipeline.pool.idleHintCount == 0)
     }
 
+    /// A one-shot render hands each drawn instance to the next model of its component, through the pool once
+    /// more components are in play than it holds in hand: either way one instance per component draws every model
+    /// of it, in order, and all are idle in the pool afterwards (so the next one-shot render makes none).
+    @Test func aOneShotRenderDrawsWithOneInstancePerComponentAndLeavesThemIdle() throws {
+        let names = (0..<12).map { "k\($0)" }
+        let log = self.log
+        try registry.register(
+            TestFactory(Dictionary(uniqueKeysWithValues: names.map { ($0, { RecordingComponent(log: log) }) })),
+            forNamespace: "many", owner: Owner(id: "test.many"))
+        // Three components taking turns (each finds its instance in hand), then all twelve (more than the hand).
+        let kinds = (0..<30).map { names[$0 % 3] } + (0..<48).map { names[$0 % 12] }
+        let body = kinds.enumerated().map { model("m\($0.offset)", "many:\($0.element)", index: $0.offset) }
+        let pipeline = RenderPipeline(registry: registry)
+        pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: false)
+        for round in 0..<2 {
+            _ = log.take()
+            pipeline.render(view(body), viewport: viewport)
+            let configured = log.take().filter { $0.hasPrefix("configure#") }.map {
+                (instance: $0.dropFirst(10).prefix { $0 != ":" }, model: $0.split(separator: ":").last!)
+            }
+            #expect(configured.map { String($0.model) } == body.map(\.identifier), "round \(round)")
+            var instanceByKind: [String: Substring] = [:]
+            for (entry, kind) in zip(configured, kinds) {
+                #expect(instanceByKind[kind, default: entry.instance] == entry.instance, "\(kind) in round \(round)")
+                instanceByKind[kind] = entry.instance
+            }
+            #expect(Set(instanceByKind.values).count == 12)
+            #expect(pipeline.pool.wrapperCount == 12)
+            #expect(pipeline.pool.idleCount == 12)
+            #expect(pipeline.pool.idleEntryCount == 12)
+        }
+    }
+
     @Test func idleListsHoldExactlyTheIdleWrappers() {
         let pipeline = RenderPipeline(registry: registry)
         pipeline.render(freshView(30), viewport: viewport)

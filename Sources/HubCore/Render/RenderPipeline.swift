@@ -144,6 +144,10 @@ public final class RenderPipeline {
             pool.reservedModelIDs = reserved
         }
         defer { pool.reservedModelIDs = [] }
+        // A one-shot render hands each instance it drew straight to the next model of its component (untraced:
+        // a trace shows every trip through the pool).
+        var inHand = WrappersInHand(enabled: !options.retainBodyInstances && pool.trace == nil)
+        defer { inHand.giveBack(to: pool) }
         for (index, model) in viewModel.body.enumerated() {
             let frame = layout.frames[index]
             if let visibleRect, !frame.intersects(visibleRect) {
@@ -152,7 +156,7 @@ public final class RenderPipeline {
                 if keepsBody { body.append(laidOut) }
                 continue
             }
-            let wrapper = pool.wrapper(for: model, parent: nil)
+            let wrapper = inHand.take(for: model) ?? pool.wrapper(for: model, parent: nil)
             if let delegate { wrapper.delegate = delegate }
             wrapper.loadView()
             wrapper.setFrame(frame)  // before configure: children take the parent's frame size as container
@@ -164,7 +168,7 @@ public final class RenderPipeline {
             }
             if keepsBody { body.append(drawn) }
             // The pool's own reference: the wrapper's is unowned, and reading it retains the pool (per component).
-            if options.retainBodyInstances { bodyWrappers[index] = wrapper } else { pool.enqueue(wrapper) }
+            if options.retainBodyInstances { bodyWrappers[index] = wrapper } else { inHand.keep(wrapper, pool: pool) }
         }
 
         let tree = RenderTree(
@@ -281,5 +285,46 @@ public final class RenderPipeline {
         return RenderNode(
             model: model, kind: kind, frame: frame, displayList: options.keepDisplayLists ? displayList : [],
             children: children, wrapperID: wrapper.id)
+    }
+}
+
+/// The instances a one-shot render drew last, at most one per component identifier and a few in all, held
+/// between two models instead of going through the pool: the next model of the same component takes its
+/// instance back, as it would take it from the pool's idle list, where it would be the last one in. A 100k
+/// render enqueued and dequeued every model (idle-list bookkeeping: a twentieth of the pipeline).
+struct WrappersInHand {
+    private static var limit: Int { 8 }
+    private var wrappers: [ComponentWrapper] = []
+    let enabled: Bool
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    /// The instance in hand for `model`'s component identifier, out of the hand.
+    mutating func take(for model: ComponentModel) -> ComponentWrapper? {
+        guard enabled else { return nil }
+        let wanted = model.componentIdentifier
+        var i = 0
+        while i < wrappers.count {
+            let identifier = wrappers[i].componentIdentifier
+            if identifier.name == wanted.name, identifier.namespace == wanted.namespace, !wrappers[i].isDestroyed {
+                return wrappers.remove(at: i)
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Keeps `wrapper` for the next model of its component; the oldest in hand goes to the pool when the hand is
+    /// full. Disabled, `wrapper` goes to the pool at once.
+    mutating func keep(_ wrapper: ComponentWrapper, pool: ReusePool) {
+        guard enabled else { return pool.enqueue(wrapper) }
+        if wrappers.count == Self.limit { pool.enqueue(wrappers.removeFirst()) }
+        wrappers.append(wrapper)
+    }
+
+    /// Every instance in hand goes to the pool, oldest first (the render is over).
+    mutating func giveBack(to pool: ReusePool) {
+        for wrapper in wrappers { pool.enqueue(wrapper) }
+        wrappers.removeAll()
     }
 }
