@@ -17,8 +17,8 @@ struct Snapshot: ParsableCommand {
             INPUTS are view files (X.json), folders of views (every *.json in them, not recursive), event scripts \
             (X.jsonl, replayed against the view X.json beside it; each {"event": "snapshot", "name": "N"} line is \
             a picture), and --gallery (every story of every loaded plugin). Each is drawn at every --widths width \
-            (a story's own widths win) as DIR/NAME@WIDTH.png: views as X@375.png, script steps as \
-            X.N@375.png, stories as gallery/NS-NAME.STORY@375.png. record --gallery removes the gallery goldens \
+            (a story's own widths win) as DIR/NAME@WIDTH.png: views as X@375.png (the whole content), script \
+            steps as X.N@375.png (the screen at that step: WIDTH x --height at the scroll offset), stories as gallery/NS-NAME.STORY@375.png. record --gallery removes the gallery goldens \
             no story has any more (each named).
 
             verify draws them again and compares pixel by pixel: an image differs when more than --tolerance \
@@ -46,7 +46,9 @@ struct Snapshot: ParsableCommand {
             help: ArgumentHelp("Container widths, comma-separated, each 1 to 4096.", valueName: "320,375,768"))
         var widths = WidthList([375])
 
-        @Option(parsing: .unconditional, help: "Viewport height in points, for views and scripts.")
+        @Option(
+            parsing: .unconditional,
+            help: "Viewport height in points: a view is drawn whole, a script step as the screen of this height.")
         var height: Double = 667
 
         @Option(parsing: .unconditional, help: "Pixels per point.")
@@ -296,7 +298,7 @@ struct Snapshot: ParsableCommand {
                     }
                     pictures.append(
                         Picture(
-                            name: "\(baseName(file)).\(safe)@\(Int(width))", tree: engine.renderTree(),
+                            name: "\(baseName(file)).\(safe)@\(Int(width))", tree: engine.screenTree(),
                             access: loaded.access, source: "\(file):\(number)"))
                 }
             }

@@ -261,6 +261,48 @@ import Testing
         #expect(image.color(x: 10, y: image.height - 2)?.description == "#ffffffff")
     }
 
+    /// A scripted step is drawn as the screen at that step: the viewport's size at the scroll offset, with the
+    /// components there drawn. (The whole content was drawn, blank outside the live components, and a long view's
+    /// was too tall to draw at all: 20,000 banners are about 1.2 million points.)
+    @Test func aScriptStepIsTheScreenAtItsScrollOffset() throws {
+        let sandbox = try Sandbox()
+        let banners = (0..<20_000).map { index in
+            let color = index < 10_000 ? "#FF2D55" : "#007AFF"
+            return #"{"id": "b\#(index)", "component": {"id": "cdemo:banner"}, "custom": {"color": "\#(color)"}}"#
+        }
+        try Data(#"{"body": [\#(banners.joined(separator: ","))]}"#.utf8)
+            .write(to: sandbox.views.appendingPathComponent("long.json"))
+        let script = """
+            {"event": "snapshot", "name": "top"}
+            {"event": "scroll", "y": 900000}
+            {"event": "snapshot", "name": "far"}
+            """
+        try Data(script.utf8).write(to: sandbox.views.appendingPathComponent("long.jsonl"))
+        let record = try sandbox.hubhost([
+            "snapshot", "record", sandbox.views.appendingPathComponent("long.jsonl").path, "--out",
+            sandbox.folder.appending("golden").path, "--widths", "375", "--height", "400",
+        ])
+        #expect(record.status == 0, "\(record.stderr)")
+        func picture(_ step: String) throws -> PNGImage {
+            try #require(PNGImage(png: try Data(contentsOf: sandbox.folder.appending("golden/long.\(step)@375.png"))))
+        }
+        /// How many pixels of each colour the column at x = 10 has.
+        func column(_ image: PNGImage) -> [String: Int] {
+            var counts: [String: Int] = [:]
+            for y in 0..<image.height { counts[image.color(x: 10, y: y)?.description ?? "none", default: 0] += 1 }
+            return counts
+        }
+        let top = try picture("top")
+        #expect(top.width == 375 && top.height == 400)
+        #expect(top.color(x: 10, y: 5)?.description == "#ffffffff")  // the top margin
+        #expect(top.color(x: 10, y: 60)?.description == "#ff2d55ff")
+        let far = try picture("far")
+        #expect(far.width == 375 && far.height == 400)
+        let farColumn = column(far)
+        #expect(farColumn["#007affff", default: 0] > 200, "\(farColumn)")
+        #expect(farColumn["#ff2d55ff"] == nil, "\(farColumn)")
+    }
+
     /// Without the font the drawings name, PNGs come out in another font: said, as goldens would not match.
     @Test func aMissingFontIsSaid() throws {
         let sandbox = try Sandbox()

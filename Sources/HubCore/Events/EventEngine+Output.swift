@@ -36,6 +36,24 @@ extension EventEngine {
             body: body, overlays: pipeline.overlayWrappers.compactMap(node))
     }
 
+    /// The screen as it is now, what a snapshot of a scripted step shows: the viewport at the content offset. The
+    /// body components it shows are moved up by the offset, the header stays pinned over them at the top (Hub's
+    /// header is not in the scrolling content), the overlays are where they are, and the content size is the
+    /// viewport's, so a drawing of it has the viewport's size however long the view is (the whole content of a
+    /// long view, most of it without live instances, drew blank: a 100k view was too tall to draw at all).
+    public func screenTree() -> RenderTree {
+        let shown = visibleRect
+        var tree = renderTree(bodyWithin: shown.minY...shown.maxY)
+        tree.body = tree.body.compactMap { node in
+            guard node.frame.intersects(shown) else { return nil }
+            var moved = node
+            moved.frame = node.frame.offsetBy(dx: 0, dy: -shown.minY)
+            return moved
+        }
+        tree.contentSize = viewport
+        return tree
+    }
+
     // MARK: Trace helpers
 
     /// Something worth saying that is not a problem.

@@ -165,7 +165,7 @@ public final class EventEngine: ComponentWrapperDelegate {
             performAction(at: target, identifier: identifier, customData: custom)
         case .image(let uri, let ok):
             if images.complete(uri: uri, ok: ok) == nil { note("no component is waiting for \(uri)") }
-        case .snapshot: break  // the caller (hubhost snapshot) draws `renderTree()` after this step
+        case .snapshot: break  // the caller (hubhost snapshot) draws `screenTree()` after this step
         }
         images.flush()
     }
