@@ -240,17 +240,28 @@ public final class PreviewServer: @unchecked Sendable {
         return PreviewServerError(message: "\(error)")
     }
 
-    /// Adds a route behind the guard, so no route can skip it.
+    /// Adds a route behind the guard, so no route can skip it. A GET route also answers HEAD (`curl -I`, link
+    /// checkers) with the status and headers a GET gets and no body; but the event stream, which would hold one
+    /// of its places for a request that reads nothing.
     private func route(
         _ method: HTTPRequest.Method, _ path: String, on router: Router<PreviewRequestContext>,
         _ handler: @escaping @Sendable (Request) async throws -> Response
     ) {
         let guardian = PreviewGuard(bindAddress: bindAddress)
-        router.on(RouterPath(path), method: method) { [weak self] request, context in
+        let guarded: @Sendable (Request, PreviewRequestContext) async throws -> Response = {
+            [weak self] request, context in
             let port = self?.lock.withLock { self?.boundPort } ?? nil
             guard let port else { return PreviewGuard.reply(.serviceUnavailable, "starting") }
             if let refusal = guardian.refusal(of: request, port: port) { return refusal }
             return try await Self.$requestChannel.withValue(context.channel) { try await handler(request) }
+        }
+        router.on(RouterPath(path), method: method, use: guarded)
+        guard method == .get, path != "/events" else { return }
+        router.on(RouterPath(path), method: .head) { request, context in
+            let response = try await guarded(request, context)
+            var head = response.createHeadResponse()
+            if let length = response.body.contentLength { head.headers[.contentLength] = String(length) }
+            return head
         }
     }
 

@@ -219,6 +219,36 @@ struct PreviewGuardTests {
         #expect(try HTTP.exchange(port: port, Data(twoHosts.utf8), path: "two hosts").0 == 400)
     }
 
+    /// HEAD (`curl -I`, link checkers) gets what GET gets but the body: the status, the headers and the body's
+    /// length; the guard applies to it as to GET. The event stream does not answer HEAD (it would hold a place).
+    @Test func headGetsTheStatusAndHeadersOfAGet() throws {
+        let preview = try Preview()
+        let port = preview.dev.port
+        func exchange(_ request: String) throws -> String {
+            let fd = try HTTP.connect(port: port)
+            defer { close(fd) }
+            HTTP.send(fd, Data(request.utf8))
+            return String(decoding: HTTP.readToEnd(fd), as: UTF8.self)
+        }
+        for path in ["/", "/frame", "/export.svg"] {
+            let get = try exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+            let getBody = get.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+            let head = try exchange("HEAD \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+            #expect(head.hasPrefix("HTTP/1.1 200"), "\(path): \(head.prefix(200))")
+            #expect(head.hasSuffix("\r\n\r\n"), "\(path): a body came with the head: \(head.suffix(100))")
+            #expect(
+                head.lowercased().contains("content-length: \(getBody.utf8.count)\r\n"),
+                "\(path): \(head.prefix(400)) against a GET body of \(getBody.utf8.count) bytes")
+            #expect(!getBody.isEmpty)
+        }
+        let crossSite = try exchange(
+            "HEAD /frame HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nSec-Fetch-Site: cross-site\r\nConnection: close\r\n\r\n"
+        )
+        #expect(crossSite.hasPrefix("HTTP/1.1 403"), "\(crossSite.prefix(200))")
+        let events = try exchange("HEAD /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+        #expect(!events.hasPrefix("HTTP/1.1 200"), "\(events.prefix(200))")
+    }
+
     /// Connections are capped below the descriptor limit: past the cap the server accepts no more until some close
     /// (they wait in the kernel's queue). At the limit itself the server's accept loop spun a core, and the dev loop
     /// had no descriptor left for anything else.
