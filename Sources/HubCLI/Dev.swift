@@ -159,7 +159,7 @@ struct Dev: ParsableCommand {
                 svg.idPrefix = idPrefix
                 return svg.render(tree)
             },
-            gallery: { GallerySheet(items: $0.map(\.galleryItem)).svg() },
+            gallery: { GallerySheet(items: $0.map(\.galleryItem)).placedSVG() },
             makeLogger: plugins.makeLogger,
             reportProblems: { plugins.reportProblems(of: $0) },
             servingLine: { port in "hubhost dev: serving http://\(urlHost):\(port)/ — \(what), plugins \(folders)" },

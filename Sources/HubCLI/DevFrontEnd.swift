@@ -21,8 +21,8 @@ public struct DevLaunch {
     public var probeCacheDirectory: URL
     /// The page's drawing of a frame.
     public var html: ViewDrawing
-    /// Gallery mode's sheet of every shot: the SVG and its size.
-    public var gallery: ([Showcase.Shot]) -> (svg: String, size: Size)
+    /// Gallery mode's sheet of every shot: the SVG, its size and where each shot is on it.
+    public var gallery: ([Showcase.Shot]) -> (svg: String, size: Size, places: [Rect])
     public var makeLogger: () -> Logger
     /// Writes the loaded host's problems to stderr, as every command does.
     public var reportProblems: (PluginHost) -> Void

@@ -123,13 +123,19 @@ public final class DevPreview: @unchecked Sendable {
             frame.scrolledBy = output.scrolledBy
         }
         if let shots = output.gallery {
-            // Gallery mode: every story on one sheet (no boxes: stories are pictures, not a view to tap).
-            let (svg, size) = gallery(shots)
+            // Gallery mode: every story on one sheet (no boxes: stories are pictures, not a view to tap; a click on
+            // one opens it on the canvas, where it is).
+            let (svg, size, places) = gallery(shots)
             frame.html = svg
             frame.width = size.width
             frame.height = size.height
             frame.boxes = []
+            frame.stories = zip(shots, places).map { shot, place in
+                PreviewFrame.StoryPlace(
+                    component: shot.entry.component, story: shot.story.name, width: shot.width, place: place)
+            }
         }
+        frame.story = output.openStory
         // Each drawing on the page has ids of its own: every SVG numbers its clip paths from 1, and in one document
         // `url(#clip1)` is the first element with that id, the main view's (a 768-pt drawing was cut at 375).
         frame.extraWidths = output.extraWidths.isEmpty ? nil : output.extraWidths
@@ -152,5 +158,5 @@ extension DevPreview {
     }
 }
 
-/// Draws shots on one gallery sheet: the SVG and its size.
-public typealias GallerySheetDrawing = ([Showcase.Shot]) -> (svg: String, size: Size)
+/// Draws shots on one gallery sheet: the SVG, its size and where each shot is on it.
+public typealias GallerySheetDrawing = ([Showcase.Shot]) -> (svg: String, size: Size, places: [Rect])

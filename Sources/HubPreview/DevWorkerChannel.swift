@@ -28,6 +28,8 @@ public enum DevWorkerChannel {
         public var editedView: String?
         /// Edits the previous worker ended before answering, to carry out after `editedView`.
         public var pendingEdits: [PreviewRequest]?
+        /// Gallery mode: the story open on its canvas.
+        public var story: StoryKey?
         /// The view file's text when it last decoded (see `DevLoop.Options.lastGoodViewText`); sent only with
         /// renders that read the file, and kept by the supervisor until a newer one comes.
         public var fileView: String?
@@ -102,6 +104,8 @@ public final class DevWorker: @unchecked Sendable {
     private var loop: DevLoop?
     /// The view's warnings the terminal shows now (each is said once while it stands).
     private var saidViewWarnings: Set<String> = []
+    /// The story open as the supervisor last heard it (a plugin rebuilt can close it).
+    private var reportedStory: StoryKey?
 
     public init() {}
 
@@ -122,6 +126,8 @@ public final class DevWorker: @unchecked Sendable {
         // restart read as if someone had changed them).
         if let widths = hello?.workbench?.widths, !widths.isEmpty { options.extraWidths = widths }
         if let width = hello?.workbench?.width { options.viewport.width = width }
+        options.openStory = hello?.workbench?.story
+        reportedStory = options.openStory
         let firstSequence = hello?.lastSequence ?? 0
 
         // What plugin code prints goes to stderr, as in every other command (the worker's stdout is the terminal's).
@@ -137,11 +143,14 @@ public final class DevWorker: @unchecked Sendable {
                 frameFollows: true, sequence: frame.sequence, lines: lines, uiStates: output.uiStates)
             // Only renders that change it carry it (an edited view can be large); the file's text only with renders
             // that read the file.
-            if [.edited, .widths, .viewUpdated, .initial].contains(output.reload.result) {
+            if [.edited, .widths, .viewUpdated, .initial, .story].contains(output.reload.result)
+                || output.openStory != self.reportedStory
+            {
+                self.reportedStory = output.openStory
                 envelope.workbench = .init(
                     widths: loop.options.extraWidths,
                     width: loop.options.viewport.width,
-                    editedView: loop.editedViewJSON)
+                    editedView: loop.editedViewJSON, story: loop.options.openStory)
                 if [.viewUpdated, .initial].contains(output.reload.result) {
                     envelope.workbench?.fileView = loop.lastGoodViewText
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import HubCore
 import HubHost
 
 /// One render of the view as the preview page shows it: the view's HTML, a clickable box per component, and an
@@ -86,6 +87,24 @@ public struct PreviewFrame: Codable, Sendable {
     }
     /// nil: the whole view is drawn.
     public var window: Window?
+
+    /// Gallery mode: where each story is drawn on the sheet (a click there opens it on the canvas).
+    public struct StoryPlace: Codable, Sendable {
+        public var component: String
+        public var story: String
+        public var width: Double
+        public var x: Double, y: Double, w: Double, h: Double
+        public init(component: String, story: String, width: Double, place: Rect) {
+            self.component = component
+            self.story = story
+            self.width = width
+            (x, y, w, h) = (place.x, place.y, place.width, place.height)
+        }
+    }
+    /// Gallery mode, no story open: every drawing on the sheet.
+    public var stories: [StoryPlace]?
+    /// Gallery mode: the story open on the canvas (the frame is then that story as a live view, with its boxes).
+    public var story: StoryKey?
     /// The frame answers a scroll of the page: nothing changed but what is drawn (the page logs nothing).
     public var scrolled: Bool?
     /// The page whose scroll it answers (the id the page sent): other pages draw it only where it covers them.

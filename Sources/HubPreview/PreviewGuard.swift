@@ -1,5 +1,6 @@
 import Foundation
 import HubCore
+import HubHost
 import Hummingbird
 
 /// The checks every preview request passes before a route sees it.
@@ -203,6 +204,26 @@ struct PreviewGuard: Sendable {
             page = text
         }
         return .success((values[0], values[1], page))
+    }
+
+    /// `{"component": "ns:name", "story": "long title"}` opens that story on the canvas; `{}` (or a null
+    /// component) goes back to the gallery. Names come from plugins, so they are bounded, not checked further.
+    static func parseStory(_ body: Data) -> Result<StoryKey?, TapError> {
+        guard let object = (try? JSONValue.parse(body))?.objectValue else {
+            return .failure(TapError("body: expected {\"component\": \"ns:name\", \"story\": \"name\"} or {}"))
+        }
+        if object["component"] == nil || object["component"] == .null { return .success(nil) }
+        var texts: [String] = []
+        for key in ["component", "story"] {
+            guard let text = object[key]?.stringValue, !text.isEmpty, text.utf8.count <= 1024 else {
+                return .failure(
+                    TapError(
+                        "\(key): expected a name (text of 1 to 1024 bytes), found "
+                            + (object[key]?.typeDescription ?? "nothing")))
+            }
+            texts.append(text)
+        }
+        return .success(StoryKey(component: texts[0], story: texts[1]))
     }
 
     /// An edit's model: the "model" member, a JSON object (as text or as an object).

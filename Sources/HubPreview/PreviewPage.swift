@@ -43,6 +43,7 @@ enum PreviewPage {
           .box { position: absolute; box-sizing: border-box; cursor: pointer; }
           .box:hover { outline: 1px dashed #1e90ff; }
           .box.tapped { outline: 2px solid #ff8c00; background: rgba(255,140,0,.12); }
+          .box.story:hover { outline: 2px solid #1db954; }
           #overlay { display: none; position: fixed; left: 0; right: 0; top: var(--header); z-index: 10; max-height: 45vh; overflow: auto;
                      background: rgba(160,0,0,.92); color: #fff; padding: 8px 10px; white-space: pre-wrap;
                      font-family: ui-monospace, monospace; font-size: 12px; }
@@ -85,7 +86,7 @@ enum PreviewPage {
         </style>
         </head>
         <body data-sequence="0">
-        <header id="header-bar"><h1 style="font-size:inherit;margin:0">hubhost dev</h1><span id="state" class="state" role="status">connecting…</span><span id="activity" aria-live="polite"></span>
+        <header id="header-bar"><h1 style="font-size:inherit;margin:0">hubhost dev</h1><span id="story-bar" hidden><button id="back-to-gallery" title="Back to the sheet of every story">← gallery</button> <strong id="story-name"></strong></span><span id="state" class="state" role="status">connecting…</span><span id="activity" aria-live="polite"></span>
           <span id="cause" aria-live="polite"></span><span id="windowed"></span><span style="flex:1"></span>
           <label><input type="checkbox" id="inspect-mode"> inspect</label>
           <label>width <select id="width" title="The interactive view's width, in points"><option value="320">320</option><option value="375">375</option><option value="390">390</option><option value="414">414</option><option value="768">768</option><option value="1024">1024</option></select></label>
@@ -180,6 +181,22 @@ enum PreviewPage {
             if (refocus && refocus.path === d.dataset.indexPath && refocus.section === d.dataset.section)
               d.focus({ preventScroll: true });
           }
+          // The gallery's sheet: a click (or Enter) on a story opens it alone on the canvas, live.
+          for (const p of frame.stories ?? []) {
+            const d = document.createElement('div');
+            d.className = 'box story';
+            d.dataset.component = p.component;
+            d.dataset.story = p.story;
+            d.title = 'Open ' + p.component + ' — ' + p.story + ' on its own canvas';
+            d.tabIndex = 0;
+            d.setAttribute('role', 'button');
+            d.setAttribute('aria-label', d.title);
+            Object.assign(d.style, { left: p.x + 'px', top: p.y + 'px', width: p.w + 'px', height: p.h + 'px' });
+            boxes.appendChild(d);
+          }
+          $('story-bar').hidden = !frame.story;
+          $('story-name').textContent = frame.story ? frame.story.component + ' — ' + frame.story.story : '';
+          if (!initial) saveState();
           // The inspector follows its component by id through every new frame (an edit, a file change): what it
           // shows and what Apply sends is never a stale model at an index that now holds another component.
           if (inspected && !initial) {
@@ -284,6 +301,7 @@ enum PreviewPage {
           const state = new URLSearchParams();
           if ($('zoom').value !== '1') state.set('zoom', $('zoom').value);
           if ($('inspect-mode').checked) state.set('inspect', inspectedAt ?? '');
+          if (current && current.story) state.set('story', current.story.component + '/' + current.story.story);
           const fragment = state.toString();
           history.replaceState(null, '', fragment ? '#' + fragment : location.pathname + location.search);
         }
@@ -293,6 +311,13 @@ enum PreviewPage {
           if ([...$('zoom').options].some(o => o.value === zoom) && zoom !== $('zoom').value) {
             $('zoom').value = zoom;
             $('zoom').dispatchEvent(new Event('change'));
+          }
+          // A link to a story of the gallery opens it (component/story: the component's id has no slash).
+          const story = state.get('story');
+          const shown = current && current.story ? current.story.component + '/' + current.story.story : null;
+          if (story && story !== shown && current && (current.stories || current.story)) {
+            const slash = story.indexOf('/');
+            if (slash > 0) openStory({ component: story.slice(0, slash), story: story.slice(slash + 1) });
           }
           const at = state.get('inspect');
           if ((at !== null) !== $('inspect-mode').checked) $('inspect-mode').click();
@@ -416,9 +441,17 @@ enum PreviewPage {
         // Enter in a field of the inspector applies the edit, as a form would.
         for (const id of ['edit-title', 'edit-subtitle'])
           $(id).addEventListener('keydown', (event) => { if (event.key === 'Enter') $('apply-edit').click(); });
+        async function openStory(key) {
+          const reply = await fetch('/story', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+                                                body: JSON.stringify(key ?? {}) });
+          const result = await reply.json().catch(() => ({ result: reply.statusText }));
+          addLog({ level: reply.ok ? 'info' : 'warning', time: new Date().toISOString(), message: 'story: ' + result.result, source: 'story' });
+        }
+        $('back-to-gallery').addEventListener('click', () => openStory(null));
         $('boxes').addEventListener('click', async (event) => {
           const box = event.target.closest('.box');
           if (!box) return;
+          if (box.classList.contains('story')) { openStory({ component: box.dataset.component, story: box.dataset.story }); return; }
           if ($('inspect-mode').checked) { inspect(box); return; }
           const indexPath = box.dataset.indexPath.split('.').map(Number);
           const reply = await fetch('/tap', { method: 'POST', headers: { 'Content-Type': 'application/json' },

@@ -179,6 +179,18 @@ public final class PreviewServer: @unchecked Sendable {
             let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
             return PreviewGuard.answer(type: "application/json", reply)
         }
+        route(.post, "/story", on: router) { [weak self] request in
+            let story: StoryKey?
+            switch PreviewGuard.parseStory(try await request.bodyData()) {
+            case .success(let parsed): story = parsed
+            case .failure(let error): return PreviewGuard.reply(.badRequest, error.message)
+            }
+            var open = PreviewRequest(kind: .story)
+            open.story = story
+            let answer = self?.onRequest(open) ?? "gone"
+            let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
+            return PreviewGuard.answer(type: "application/json", reply)
+        }
         route(.post, "/scroll", on: router) { [weak self] request in
             let scroll: (y: Double, height: Double, page: String?)
             switch PreviewGuard.parseScroll(try await request.bodyData()) {
@@ -384,7 +396,7 @@ extension PreviewServer {
 
 /// A workbench request from the page, as the dev loop (or its worker) answers it.
 public struct PreviewRequest: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable { case tap, inspect, edit, widths, scroll }
+    public enum Kind: String, Codable, Sendable { case tap, inspect, edit, widths, scroll, story }
     public var kind: Kind
     public var indexPath: [Int] = []
     public var section: String = "body"
@@ -398,6 +410,8 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
     public var height: Double?
     /// Scroll: the page's id, echoed in the frame that answers it.
     public var page: String?
+    /// Story: the story to open on the gallery's canvas (nil: back to the gallery).
+    public var story: StoryKey?
 
     public init(
         kind: Kind, indexPath: [Int] = [], section: String = "body", model: String? = nil, widths: [Double]? = nil,
@@ -433,6 +447,7 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
             let extra = loop.options.extraWidths.map(DevLoop.widthText).joined(separator: ", ")
             return "drawing at \(DevLoop.widthText(loop.options.viewport.width)), and beside it at [\(extra)]"
         case .scroll: return loop.scroll(toY: y ?? 0, pageHeight: height ?? 0, page: page)
+        case .story: return loop.open(story: story)
         }
     }
 }

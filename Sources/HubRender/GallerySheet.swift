@@ -99,6 +99,13 @@ public struct GallerySheet {
 
     /// All drawings on one SVG sheet, one component per row (its stories left to right), with captions.
     public func svg() -> (svg: String, size: Size) {
+        let sheet = placedSVG()
+        return (sheet.svg, sheet.size)
+    }
+
+    /// `svg()`, with where each item's drawing is on the sheet (in the order of `items`), so a page can tell which
+    /// story a click is on.
+    public func placedSVG() -> (svg: String, size: Size, places: [Rect]) {
         let gap = 16.0
         let caption = 18.0
         var rows: [[(Int, Item)]] = []
@@ -110,6 +117,7 @@ public struct GallerySheet {
             }
         }
         var body = ""
+        var places = [Rect](repeating: .zero, count: items.count)
         var y = gap
         var width = 0.0
         for row in rows {
@@ -121,6 +129,7 @@ public struct GallerySheet {
                 body += "\(escape(item.caption))</text>\n"
                 let drawing = drawing(item, index: index)
                 body += drawing.replacingFirst("<svg ", with: "<svg x=\"\(n(x))\" y=\"\(n(y + caption))\" ")
+                places[index] = Rect(x: x, y: y + caption, width: canvas.width, height: canvas.height)
                 x += max(canvas.width, 120) + gap
                 rowHeight = max(rowHeight, canvas.height + caption)
             }
@@ -132,7 +141,7 @@ public struct GallerySheet {
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(size.width))\" height=\"\(n(size.height))\" "
             + "viewBox=\"0 0 \(n(size.width)) \(n(size.height))\" font-family=\"DejaVu Sans Mono, Menlo, monospace\">\n"
             + "<rect width=\"100%\" height=\"100%\" fill=\"#f2f2f2\"/>\n" + body + "</svg>\n"
-        return (svg, size)
+        return (svg, size, places)
     }
 
     private func n(_ value: Double) -> String { value.compact }

@@ -44,6 +44,60 @@ struct WorkbenchBrowserTests {
         )
     }
 
+    /// The gallery's sheet in a browser: a click on a story opens it alone, live, named in the toolbar and in the
+    /// page's address (a link opens it again); a tap on it goes through the event pipeline; "← gallery" goes back.
+    @Test(HeadlessChromium.enabled)
+    func aStoryClickedOnTheSheetOpensOnItsOwnCanvas() throws {
+        let root = TestSupport.temporaryDirectory("workbench-story")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dev = try DevProcess(
+            view: nil, plugins: try Self.shippedPlugins(in: root), cache: root.appendingPathComponent("cache"))
+        defer { dev.stop() }
+        let browser = try HeadlessChromium(
+            executable: try #require(HeadlessChromium.executable, "chromium is required on CI"))
+        defer { browser.quit() }
+        try browser.open("http://127.0.0.1:\(dev.port)/")
+        let storyBox = "#boxes .box.story[data-component=\"cdemo:banner\"]"
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.querySelectorAll('\(storyBox)').length")) ?? "0" != "0"
+            },
+            "\(dev.log)")
+        #expect(try browser.evaluate("document.getElementById('story-bar').hidden") == "true")
+        let story = try browser.evaluate("document.querySelector('\(storyBox)').dataset.story")
+        _ = try browser.evaluate("document.querySelector('\(storyBox)').click()")
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.getElementById('story-name').textContent"))
+                    == "cdemo:banner — \(story)"
+            }, "\(dev.log)")
+        #expect(try browser.evaluate("document.getElementById('story-bar').hidden") == "false")
+        #expect(try browser.evaluate("document.querySelectorAll('#boxes .box.story').length") == "0")
+        #expect(try browser.evaluate("decodeURIComponent(location.hash)").contains("story=cdemo:banner/\(story)"))
+        // The story is live: a click taps it.
+        _ = try browser.evaluate("document.querySelector('#boxes .box[data-index-path=\"0\"]').click()")
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.querySelectorAll('#boxes .box.tapped').length")) == "1"
+            })
+        // A new page on that address opens the same story; back to the sheet from there.
+        let address = try browser.evaluate("location.href")
+        try browser.open("about:blank")
+        try browser.open(address)
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.getElementById('story-name').textContent"))
+                    == "cdemo:banner — \(story)"
+            })
+        _ = try browser.evaluate("document.getElementById('back-to-gallery').click()")
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.getElementById('story-bar').hidden")) == "true"
+                    && (try? browser.evaluate("document.querySelectorAll('\(storyBox)').length")) ?? "0" != "0"
+            }, "\(dev.log)")
+        #expect(try !browser.evaluate("location.hash").contains("story="))
+    }
+
     /// A view's text cannot break the page: an id holding "<!--" and "<script" once stopped the page's script from
     /// running (no boxes, no live updates). And every drawing at another width is clipped by its own clip paths,
     /// not the main view's (a carousel drawn at 768 was cut at 375).

@@ -2,6 +2,17 @@ import CHubPlugin
 import FoundationEssentials
 import HubCore
 
+/// One story of one component, as the preview's page names it to open it.
+public struct StoryKey: Codable, Sendable, Hashable {
+    /// "namespace:name".
+    public var component: String
+    public var story: String
+    public init(component: String, story: String) {
+        self.component = component
+        self.story = story
+    }
+}
+
 /// Every component the loaded plugins offer, with its stories (HUB_EXT_SHOWCASE, ABI 1.1): what `hubhost gallery`
 /// draws and `hubhost snapshot --gallery` records. A component whose plugin declares no stories gets the host's
 /// sample models, marked `source: "host"` (Hub's showcase manager shows only what plugins declare; hubhost shows

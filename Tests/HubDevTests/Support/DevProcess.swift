@@ -139,6 +139,19 @@ final class DevProcess {
         }
         /// The plugins panel.
         var plugins: [PluginRow]?
+        struct StoryKey: Decodable, Equatable {
+            var component: String
+            var story: String
+        }
+        struct StoryPlace: Decodable {
+            var component: String
+            var story: String
+            var width: Double
+            var x: Double, y: Double, w: Double, h: Double
+        }
+        /// Gallery mode: where each story is on the sheet, and the story open on its canvas.
+        var stories: [StoryPlace]?
+        var story: StoryKey?
     }
 
     /// POSTs `object` as JSON to `path` and returns the reply's text.

@@ -38,6 +38,8 @@ public final class DevLoop {
         public var extraWidths: [Double] = []
         /// Show every story of every loaded plugin instead of a view (`hubhost dev --gallery`).
         public var gallery = false
+        /// Gallery mode: the story open on its own canvas (nil: the sheet of every story).
+        public var openStory: StoryKey?
         /// Start the file watchers (off when a caller feeds `handle(_:)` itself, as the benchmark does).
         public var watch = true
         /// UI states to restore at start, by model id (a worker taking over from one that faulted).
@@ -72,6 +74,8 @@ public final class DevLoop {
             case widths = "widths changed"
             /// The page scrolled a large view: the part near its viewport is drawn (no terminal line).
             case scrolled
+            /// Gallery mode: a story was opened on its canvas, or the sheet shown again.
+            case story
         }
         public var file: String
         public var version: String?
@@ -154,6 +158,8 @@ public final class DevLoop {
         public var extraWidths: [Double] = []
         /// The page whose scroll this render answers (`scrolled` renders).
         public var scrolledBy: String? = nil
+        /// Gallery mode: the story open on its canvas (`tree` is it); nil with the sheet (`gallery`).
+        public var openStory: StoryKey? = nil
     }
 
     public internal(set) var options: Options
@@ -274,9 +280,15 @@ public final class DevLoop {
                         + "drawn once the file can be read")
             }
         }
+        // A story the page had open (the worker before this one) is open again, as the plugins declare it now.
+        if options.gallery, let key = options.openStory {
+            viewModel = storyView(key)
+            if viewModel == nil { options.openStory = nil }
+        }
         // The page's edits (in memory) are part of the first render, as its widths are.
         var editsKept = ""
-        if !options.gallery, let edited = options.editedViewText, let decoded = carriedView(edited) {
+        if !options.gallery || viewModel != nil, let edited = options.editedViewText, let decoded = carriedView(edited)
+        {
             viewModel = decoded
             isEditedInMemory = true
             editsKept = "; the page's edits kept (in memory; save the file to keep them)"
@@ -489,6 +501,10 @@ public final class DevLoop {
     /// pool and UI states carry over), every body component live, and reports it (`earlier`: reloads of the same
     /// batch, drawn in this render too).
     func render(_ reload: Reload, earlier: [Reload] = []) {
+        var reload = reload
+        if ![.tapped, .scrolled, .edited, .widths, .story].contains(reload.result), let gone = refreshOpenStory() {
+            reload.detail = [reload.detail, gone].compactMap { $0 }.joined(separator: "; ")
+        }
         var tree: RenderTree?
         if let viewModel {
             let engine = host.makeEventEngine(
@@ -529,8 +545,10 @@ public final class DevLoop {
         logger.debug("\(reload)")
         // A tap or a change of widths changes neither the view nor the plugins: the warnings stand as they were.
         if ![.tapped, .widths, .scrolled].contains(reload.result) { viewWarnings = currentViewWarnings() }
+        // The sheet is drawn while no story is open on its canvas.
         let gallery =
-            options.gallery ? Showcase.shots(of: host, widths: [options.viewport.width] + options.extraWidths) : nil
+            options.gallery && options.openStory == nil
+            ? Showcase.shots(of: host, widths: [options.viewport.width] + options.extraWidths) : nil
         // Gallery mode has no view: what is wrong with the stories is the page's warnings.
         if let gallery { viewWarnings = gallery.problems }
         // A windowed view is not drawn at other widths: each would be the whole view again, at every scroll.
@@ -547,6 +565,7 @@ public final class DevLoop {
         output.extraWidths = options.extraWidths
         output.viewWidth = options.viewport.width
         if reload.result == .scrolled { output.scrolledBy = scrollingPage }
+        output.openStory = options.gallery ? options.openStory : nil
         if windowed, let engine { output.window = window(of: engine) }
         onRender(output)
     }

@@ -1,0 +1,56 @@
+import FoundationEssentials
+import HubCore
+
+/// A story of the gallery (`hubhost dev --gallery`) on a canvas of its own, as Storybook opens one: the story's
+/// model alone in a live view, which the page taps, inspects and edits as it does a view file's. A plugin rebuilt
+/// meanwhile draws the story as its new build declares it, unless the page edited it (the edit stays, as controls
+/// do in Storybook). The story open is part of the workbench a restarted worker carries on with.
+extension DevLoop {
+    /// Opens `key` on the canvas, or with nil goes back to the gallery's sheet. Returns what the page shows the
+    /// user. Call on `queue`.
+    public func open(story key: StoryKey?) -> String {
+        host.adoptCurrentThread()
+        guard options.gallery else { return "stories are opened in the gallery (hubhost dev --gallery)" }
+        guard let key else {
+            guard options.openStory != nil else { return "the gallery is shown" }
+            closeStory()
+            render(Reload(file: viewName, result: .story, detail: "closed; the sheet again"))
+            return "the gallery is shown"
+        }
+        guard let view = storyView(key) else {
+            return "no story \(TerminalText.quoted(key.story)) of \(key.component) in the loaded plugins"
+        }
+        options.openStory = key
+        viewModel = view
+        isEditedInMemory = false
+        render(Reload(file: viewName, result: .story, detail: "opened \(key.component) — \(key.story)"))
+        return "opened \(key.component) — \(key.story)"
+    }
+
+    /// The story's view from the plugins loaded now: its model alone in the body; nil when no loaded plugin
+    /// declares it (or it is not a component model).
+    func storyView(_ key: StoryKey) -> ViewModel? {
+        let entry = Showcase.entries(of: host).first { $0.component == key.component }
+        guard let story = entry?.stories.first(where: { $0.name == key.story }) else { return nil }
+        return Showcase.decodedView(of: story)?.viewModel
+    }
+
+    /// Before a render that plugins changed: the open story as its plugin declares it now, unless the page edited
+    /// it. Returns what the terminal and page say when the story went away (and the sheet is shown again).
+    func refreshOpenStory() -> String? {
+        guard options.gallery, let key = options.openStory, !isEditedInMemory else { return nil }
+        if let view = storyView(key) {
+            viewModel = view
+            return nil
+        }
+        closeStory()
+        return "story \(TerminalText.quoted(key.story)) of \(key.component) is gone; back to the sheet"
+    }
+
+    private func closeStory() {
+        options.openStory = nil
+        viewModel = nil
+        isEditedInMemory = false
+        engine = nil
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `hubhost dev --gallery`: a story of the sheet opens alone on a canvas of its own, live (taps, inspection, edits
+/// as a view file's), follows its plugin's rebuilds, survives a worker restart, and goes back to the sheet.
+@Suite("A story on its own canvas", .serialized)
+struct GalleryStoryCanvasTests {
+    let root = TestSupport.temporaryDirectory("story-canvas")
+    var plugins: URL { root.appendingPathComponent("plugins") }
+    var swatch: URL { plugins.appendingPathComponent("libswatch.so") }
+
+    init() throws {
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+    }
+
+    @Test func aStoryOpensLiveFollowsRebuildsAndRestartsAndGoesBack() throws {
+        try TestSupport.installPlugin(
+            "swatch.c", at: swatch, defines: ["SWATCH_COLOR=0xFF0000FFu", "PLUGIN_VERSION=\"1\""])
+        let dev = try DevProcess(view: nil, plugins: plugins, cache: root.appendingPathComponent("cache"))
+        defer { dev.stop() }
+        // The sheet says where each story is, so a click on one can open it.
+        let sheet = dev.waitForFrame { !($0.stories ?? []).isEmpty }
+        let place = try #require(sheet?.stories?.first { $0.component == "swatch:swatch" && $0.story == "full" })
+        #expect(place.w == 375 && place.h > 0 && place.x >= 0 && place.y > 0)
+        #expect(sheet?.story == nil && sheet?.boxes.isEmpty == true)
+
+        let opened = try dev.post("/story", ["component": "swatch:swatch", "story": "full"])
+        #expect(opened.contains("opened swatch:swatch"), "\(opened)")
+        let key = DevProcess.Frame.StoryKey(component: "swatch:swatch", story: "full")
+        let canvas = dev.waitForFrame { $0.story == key }
+        #expect(canvas?.stories == nil, "the sheet is not drawn while a story is open")
+        #expect(canvas?.boxes.map(\.component) == ["swatch:swatch"], "\(String(describing: canvas?.boxes))")
+        #expect(canvas?.html.contains("#ff0000") == true)
+        // Live: a tap goes through the event pipeline; the inspector reads the story's model.
+        #expect(try dev.tap([0]).contains("selected"))
+        let (status, inspected) = try HTTP.request(port: dev.port, "GET", "/inspect?section=body&path=0")
+        #expect(status == 200 && String(decoding: inspected, as: UTF8.self).contains("swatch:swatch"))
+
+        // A rebuild of its plugin draws the story as the new build has it, still open.
+        try TestSupport.installPlugin(
+            "swatch.c", at: swatch, defines: ["SWATCH_COLOR=0x00FF00FFu", "PLUGIN_VERSION=\"2\""])
+        let rebuilt = dev.waitForFrame { $0.html.contains("#00ff00") }
+        #expect(rebuilt?.story == key, "\(dev.log)")
+
+        // A worker that ends (killed here) is replaced, with the story still open.
+        let worker = try #require(Self.children(of: dev.process.processIdentifier).first, "no worker")
+        kill(worker, SIGKILL)
+        let restarted = dev.waitForFrame { $0.cause.contains("restarted") }
+        #expect(restarted?.story == key, "\(dev.log)")
+        #expect(restarted?.boxes.count == 1)
+
+        // What cannot be opened is said; an empty body goes back to the sheet.
+        #expect(try dev.post("/story", ["component": "swatch:swatch", "story": "nope"]).contains("no story"))
+        let (badStatus, _) = try HTTP.request(
+            port: dev.port, "POST", "/story", body: Data(#"{"component": 7}"#.utf8))
+        #expect(badStatus == 400)
+        #expect(try dev.post("/story", [String: String]()).contains("gallery"))
+        let back = dev.waitForFrame { $0.story == nil && !($0.stories ?? []).isEmpty }
+        #expect(back != nil && back?.boxes.isEmpty == true, "\(dev.log)")
+    }
+
+    /// The processes `pid` started (its worker), from /proc: each thread lists the children it started.
+    static func children(of pid: Int32) -> [Int32] {
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return threads.flatMap { thread in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { Int32($0) }
+        }
+    }
+}
