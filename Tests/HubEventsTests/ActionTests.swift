@@ -137,6 +137,16 @@ import Testing
             trigger: .component, identifier: ComponentIdentifier(namespace: "b", name: "zzz"), customData: nil,
             model: model)
         #expect(noName == .failed(.unknownName(ComponentIdentifier(namespace: "b", name: "zzz"))))
+        // An action the factory has but the host refused says why on every attempt, not only the first (it said
+        // "has no action" after that).
+        for _ in 0..<2 {
+            let refused = engine.perform(
+                trigger: .component, identifier: ComponentIdentifier(namespace: "b", name: "short"), customData: nil,
+                model: model)
+            #expect(
+                refused.description.contains("action 'b:short' refused: ")
+                    && refused.description.contains("struct_size 4"), "\(refused)")
+        }
         #expect(
             engine.perform(
                 trigger: .component, identifier: ComponentIdentifier(namespace: "b", name: "no"), customData: nil,

@@ -21,6 +21,13 @@ extension Action { public func destroy() {} }
 /// Creates actions for names in one action namespace (Hub's HUBActionFactory).
 public protocol ActionFactory: AnyObject {
     func createAction(forName name: String) -> Action?
+    /// Why the factory made no action for `name` although it has one by that name (the host refused what it
+    /// returned); nil when it simply has none. Said with every lookup that fails, not only the first.
+    func refusal(forName name: String) -> String?
+}
+
+extension ActionFactory {
+    public func refusal(forName name: String) -> String? { nil }
 }
 
 /// Sees every action before it runs (Hub's HUBActionHandler); returning true means handled.

@@ -22,10 +22,13 @@ public final class ActionRegistry {
     public enum LookupFailure: Error, Equatable, CustomStringConvertible {
         case unknownNamespace(String)
         case unknownName(ComponentIdentifier)
+        /// The factory has the action, but what it returned was refused (the reason).
+        case refused(ComponentIdentifier, String)
         public var description: String {
             switch self {
             case .unknownNamespace(let ns): return "no action factory for namespace '\(ns)'"
             case .unknownName(let id): return "the factory of '\(id.namespace)' has no action '\(id.name)'"
+            case .refused(let id, let reason): return "action '\(id)' refused: \(reason)"
             }
         }
     }
@@ -36,6 +39,7 @@ public final class ActionRegistry {
             return .failure(.unknownNamespace(identifier.namespace))
         }
         guard let action = factory.createAction(forName: identifier.name) else {
+            if let reason = factory.refusal(forName: identifier.name) { return .failure(.refused(identifier, reason)) }
             return .failure(.unknownName(identifier))
         }
         return .success(action)

@@ -7,6 +7,8 @@ final class PluginActionFactory: ActionFactory {
     let factory: UnsafePointer<hub_action_factory>
     weak var record: PluginRecord?
     private var isRetired = false
+    /// Why the last action made for each name was refused (what the plugin returned cannot be called).
+    private var refusals: [String: String] = [:]
     /// The factory's table, read once (it is static until `destroy`).
     private let methods: hub_action_factory
 
@@ -26,10 +28,14 @@ final class PluginActionFactory: ActionFactory {
         if let problem = CInterop.shortTableProblem(klass, "hub_action_class") {
             BoundaryValues.refuse(
                 "create_action(\(TerminalText.quoted(name))): \(problem); not performed", record: record)
+            if refusals.count < 1000 { refusals[name] = "\(record.displayName): create_action returned \(problem)" }
             return nil
         }
+        refusals[name] = nil
         return PluginAction(klass: klass, instance: action.instance, record: record)
     }
+
+    func refusal(forName name: String) -> String? { refusals[name] }
 
     /// Unregistered: tell the plugin once (`destroy`), then create nothing more.
     func retire() {

@@ -248,8 +248,16 @@ static void destroy_action(void *instance) { logf_("action %s:%s destroyed", EV_
 
 static const hub_action_class action_class = {sizeof action_class, perform_action, destroy_action};
 
+/* A class declared shorter than the header's: the host refuses it, and says why every time it is asked for. */
+static const hub_action_class short_action_class = {4, perform_action, destroy_action};
+
 static bool create_action(const hub_action_factory *factory, const char *name, hub_action *out) {
     (void)factory;
+    if (strcmp(name, "short") == 0) {
+        out->klass = &short_action_class;
+        out->instance = (void *)"short";
+        return true;
+    }
     static const char *known[] = {"ok", "no", "async"};
     for (size_t i = 0; i < 3; i++) {
         if (strcmp(name, known[i]) == 0) {
