@@ -63,6 +63,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // Hummingbird's own foundation: the preview reads the bound port and a bind error's errno from it.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Hummingbird's HTTP parts (already built for it): the preview answers `Expect: 100-continue` with them.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         .target(name: "CHubPlugin", path: "Sources/CHubPlugin"),
@@ -100,6 +102,7 @@ let package = Package(
                 "HubHost", "HubRender", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/HubPreview"

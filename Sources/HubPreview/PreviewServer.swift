@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTPTypes
 
 /// The live preview's HTTP server (Hummingbird, on SwiftNIO), loopback only unless told otherwise.
 ///
@@ -206,7 +207,9 @@ public final class PreviewServer: @unchecked Sendable {
         let listening = ListeningPort()
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [], idleTimeout: .seconds(60))),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [ContinueAnswerer()], idleTimeout: .seconds(60))),
             configuration: .init(
                 address: .hostname(ip, port: Int(requestedPort)),
                 availableConnectionsDelegate: MaximumAvailableConnections(PreviewGuard.maxConnections)),
@@ -456,6 +459,25 @@ public struct PreviewRequest: Codable, Sendable, Equatable {
 public struct PreviewServerError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+}
+
+/// Answers `Expect: 100-continue` with `100 Continue` as the request's head arrives, so a client that waits for it
+/// sends its body at once: curl asks so for a large body and otherwise waited a second on every such POST. (Which
+/// route takes the body, and whether the guard refuses it, is decided as for any request; a body refused unread is
+/// skipped.)
+final class ContinueAnswerer: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundOut = HTTPResponsePart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let request) = unwrapInboundIn(data),
+            request.headerFields[.expect]?.lowercased() == "100-continue"
+        {
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+        }
+        context.fireChannelRead(data)
+    }
 }
 
 /// Says when the peer has closed its side of a connection.

@@ -249,6 +249,32 @@ struct PreviewGuardTests {
         #expect(!events.hasPrefix("HTTP/1.1 200"), "\(events.prefix(200))")
     }
 
+    /// `Expect: 100-continue` (curl sends it with a large body, then waits a second for the answer) gets `100
+    /// Continue` at once; the body sent after it is read as the request's.
+    @Test func aClientThatWaitsToSendItsBodyIsToldToGoOn() throws {
+        let preview = try Preview()
+        let port = preview.dev.port
+        let body = #"{"width": 414}"#
+        let fd = try HTTP.connect(port: port)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 3, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        HTTP.send(
+            fd,
+            Data(
+                ("POST /widths HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+                    + "Expect: 100-continue\r\nConnection: close\r\n\r\n").utf8))
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = read(fd, &buffer, buffer.count)
+        let interim = count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : "nothing (\(errno))"
+        #expect(interim.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(interim)")
+        HTTP.send(fd, Data(body.utf8))
+        let reply = String(decoding: HTTP.readToEnd(fd), as: UTF8.self)
+        #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply.prefix(300))")
+        #expect(reply.contains("drawing at 414"), "\(reply.prefix(300))")
+    }
+
     /// Connections are capped below the descriptor limit: past the cap the server accepts no more until some close
     /// (they wait in the kernel's queue). At the limit itself the server's accept loop spun a core, and the dev loop
     /// had no descriptor left for anything else.
