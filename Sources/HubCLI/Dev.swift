@@ -138,12 +138,14 @@ struct Dev: ParsableCommand {
             options.viewport.width = first
             options.extraWidths = Array(widths.dropFirst())
         }
-        options.imageAccess = images.access(viewFile: viewFile)
+        // A story has no folder (the gallery's view file is a placeholder in the working directory): it draws data:
+        // URIs only, on the sheet and on its own canvas alike, as `hubhost gallery` draws it.
+        let imageAccess = gallery ? ImageAccess(viewFile: nil) : images.access(viewFile: viewFile)
+        options.imageAccess = imageAccess
 
         // The page shows the view as the SVG drawing HubRender's HTML output embeds; frames are drawn by the page.
         // Images drawn as `render --format html` draws them: data: URIs, and files the view may use, inlined.
         // A resolver per drawing: an image file replaced while the page is open is read again on the next frame.
-        let imageAccess = images.access(viewFile: viewFile)
         let folders = options.pluginFolders.map(\.path).joined(separator: ", ")
         let what = gallery ? "the gallery of every story" : "view \(viewFile.path)"
         let host = host

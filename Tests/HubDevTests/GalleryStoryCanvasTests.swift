@@ -63,6 +63,25 @@ struct GalleryStoryCanvasTests {
         #expect(back != nil && back?.boxes.isEmpty == true, "\(dev.log)")
     }
 
+    /// A story has no folder: an image it names by file is not read on its canvas (from the working directory
+    /// `dev` runs in, where the gallery's placeholder view file would be), as it is not on the sheet.
+    @Test func aStoryCanvasReadsNoFileTheStoryNames() throws {
+        try TestSupport.installPlugin("swatch.c", at: swatch, defines: ["STORY_IMAGE=\"probe.png\""])
+        // A real PNG in the folder `dev` runs in.
+        let png = Data(
+            base64Encoded:
+                "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")!
+        try png.write(to: root.appendingPathComponent("probe.png"))
+        let dev = try DevProcess(
+            view: nil, plugins: plugins, cache: root.appendingPathComponent("cache"), directory: root)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { !($0.stories ?? []).isEmpty } != nil, "\(dev.log)")
+        #expect(try dev.post("/story", ["component": "swatch:swatch", "story": "file image"]).contains("opened"))
+        let canvas = dev.waitForFrame { $0.story?.story == "file image" }
+        #expect(canvas?.html.contains("Pic taps:0") == true, "\(canvas?.html.prefix(300) ?? "")")
+        #expect(canvas?.html.contains("data:image/png") == false, "the story's file was read and drawn")
+    }
+
     /// The processes `pid` started (its worker), from /proc: each thread lists the children it started.
     static func children(of pid: Int32) -> [Int32] {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []

@@ -111,6 +111,10 @@ static void draw(void *instance, const hub_view_builder *view, hub_size size) {
         view->rect(view, (hub_rect){0, 0, size.width, size.height}, &fill);
     }
     view->text(view, (hub_rect){8, 8, size.width - 16, size.height - 16}, text, &style);
+#ifdef STORY_IMAGE
+    const char *uri = s->model ? host->model_image_uri(host, s->model, HUB_IMAGE_MAIN, NULL) : NULL;
+    if (uri) view->image(view, (hub_rect){0, 0, 20, 20}, uri, HUB_CONTENT_SCALE_TO_FILL, 0x808080FFu);
+#endif
 }
 
 static const char *current_state(void *instance) {
@@ -143,7 +147,23 @@ static const hub_ui_state_ext ui_state = {
 };
 static const hub_selection_state_ext selection = {sizeof selection, update_selection};
 
+#ifdef STORY_IMAGE
+/* One story whose main image is a file name: a story has no folder, so the host must draw its placeholder. */
+static size_t story_count(void *instance) { (void)instance; return 1; }
+static bool story(void *instance, size_t index, hub_story *out) {
+    (void)instance;
+    if (index != 0) return false;
+    out->name = "file image";
+    out->model_json = "{\"id\":\"s\",\"text\":{\"title\":\"Pic\"},\"images\":{\"main\":{\"uri\":\"" STORY_IMAGE "\"}}}";
+    return true;
+}
+static const hub_showcase_ext showcase = {sizeof showcase, story_count, story};
+#endif
+
 static const void *get_extension(void *instance, const char *id) {
+#ifdef STORY_IMAGE
+    if (strcmp(id, HUB_EXT_SHOWCASE) == 0) return &showcase;
+#endif
     if (((swatch *)instance)->is_label) return NULL;
     if (strcmp(id, HUB_EXT_UI_STATE) == 0) return &ui_state;
     if (strcmp(id, HUB_EXT_SELECTION_STATE) == 0) return &selection;

@@ -13,11 +13,15 @@ final class DevProcess {
     /// Starts `hubhost dev VIEW --plugins PLUGINS --port 0 …` and waits until it serves.
     /// `view` nil: `hubhost dev --gallery`. `fixedPort`: a free port chosen here instead of `--port 0`, as people
     /// run it (the default port is fixed).
-    init(view: URL?, plugins: URL, cache: URL, extra: [String] = [], fixedPort: Bool = false) throws {
+    /// `directory`: where it runs (nil: this process's working directory).
+    init(
+        view: URL?, plugins: URL, cache: URL, extra: [String] = [], fixedPort: Bool = false, directory: URL? = nil
+    ) throws {
         output = cache.appendingPathComponent("dev-\(UUID().uuidString.prefix(6)).log")
         try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = TestSupport.hubhost
+        if let directory { process.currentDirectoryURL = directory }
         process.arguments =
             [
                 "dev", view?.path ?? "--gallery", "--plugins", plugins.path, "--port",
