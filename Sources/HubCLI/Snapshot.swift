@@ -207,7 +207,9 @@ struct Snapshot: ParsableCommand {
 
     /// The first of `lines` (what was said of an input), and how many more stderr has.
     static func firstOf<Lines: Collection<String>>(_ lines: Lines) -> String {
-        guard let first = lines.first else { return "the reason is on stderr" }
+        guard var first = lines.first else { return "the reason is on stderr" }
+        // The command's name leads every stderr line; in a JUnit message or the report it says nothing.
+        if first.hasPrefix("hubhost: ") { first.removeFirst("hubhost: ".count) }
         return first + (lines.count > 1 ? " (and \(lines.count - 1) more line(s) on stderr)" : "")
     }
 
@@ -270,12 +272,17 @@ struct Snapshot: ParsableCommand {
         }
         let lines = EventScript.lines(of: bytes)
         var pictures: [Picture] = []
+        // An event that could not apply (a tap on nothing, a target off screen) makes the pictures after it show
+        // another state than the script meant: a problem, as `events` exits 1 for it.
+        var eventsFailed = false
         for width in options.widths.values {
             let engine = host.makeEventEngine(
                 viewModel: loaded.viewModel, viewport: Size(width: width, height: options.height),
                 viewFile: loaded.url, imageAccess: loaded.access)
             engine.load()
             var names = Set<String>()
+            // The events that could not apply, by script line (the engine keeps steps only when it traces).
+            var failures: [(line: Int, message: String)] = []
             for (number, line, invalidUTF8At) in lines {
                 let event: ViewEvent
                 do {
@@ -289,7 +296,9 @@ struct Snapshot: ParsableCommand {
                     throw ExitCode(.failed)
                 }
                 CallRecorder.noteStep(number)
+                let known = engine.problems.count
                 engine.apply(event, step: number)
+                failures += engine.problems.dropFirst(known).map { (number, $0.message) }
                 if case .snapshot(let name) = event {
                     let safe = Showcase.Shot.safe(name)
                     guard names.insert(safe).inserted else {
@@ -303,9 +312,17 @@ struct Snapshot: ParsableCommand {
                 }
             }
             CallRecorder.noteStep(0)
+            // As `events` says them: file:line: what (for the first width that met any).
+            if !eventsFailed {
+                for failure in failures {
+                    Diagnostics.print(
+                        "hubhost: \(file):\(failure.line): \(failure.message) (at width \(DevLoop.widthText(width)))")
+                }
+            }
+            if !failures.isEmpty { eventsFailed = true }
             engine.pipeline.tearDown()
         }
-        return (pictures, !loaded.problems.isEmpty || !unresolved.isEmpty)
+        return (pictures, !loaded.problems.isEmpty || !unresolved.isEmpty || eventsFailed)
     }
 
     /// A picture as a PNG image.

@@ -143,11 +143,17 @@ public final class PreviewServer: @unchecked Sendable {
         route(.get, "/inspect", on: router) { [weak self] request in
             // ?section=body&path=1.2
             let section = request.query("section") ?? "body"
-            let path = (request.query("path") ?? "").split(separator: ".").compactMap { Int($0) }
-            guard ["body", "header", "overlay"].contains(section), path.count <= InputLimits.indexPathDepth,
-                path.allSatisfy({ $0 >= 0 && $0 < InputLimits.index })
+            // Every part a number ("abc" or "1..2" is no path: it was read as the first component's).
+            let parts = (request.query("path") ?? "").split(separator: ".", omittingEmptySubsequences: false)
+            let path = parts.compactMap { Int($0) }
+            guard ["body", "header", "overlay"].contains(section), !path.isEmpty, path.count == parts.count,
+                path.count <= InputLimits.indexPathDepth, path.allSatisfy({ $0 >= 0 && $0 < InputLimits.index })
             else { return PreviewGuard.reply(.badRequest, "inspect: section and path (i.j.k) expected") }
             let answer = self?.onRequest(PreviewRequest(kind: .inspect, indexPath: path, section: section)) ?? "null"
+            guard answer != "null" else {
+                let at = path.map(String.init).joined(separator: ".")
+                return PreviewGuard.reply(.notFound, "nothing at \(section) \(at) (not in the view, or not drawn now)")
+            }
             return PreviewGuard.answer(type: "application/json", Data(answer.utf8))
         }
         route(.post, "/edit", on: router) { [weak self] request in
@@ -271,7 +277,15 @@ public final class PreviewServer: @unchecked Sendable {
             return try await Self.$requestChannel.withValue(context.channel) { try await handler(request) }
         }
         router.on(RouterPath(path), method: method, use: guarded)
-        guard method == .get, path != "/events" else { return }
+        guard method == .get else { return }
+        guard path != "/events" else {
+            router.on(RouterPath(path), method: .head) { _, _ in
+                var refused = PreviewGuard.reply(.methodNotAllowed, "the event stream answers GET only")
+                refused.headers[.allow] = "GET"
+                return refused
+            }
+            return
+        }
         router.on(RouterPath(path), method: .head) { request, context in
             let response = try await guarded(request, context)
             var head = response.createHeadResponse()

@@ -58,7 +58,23 @@ public struct PNGImage: Equatable, Sendable {
             throw Failure(description: "librsvg cannot draw: \(message(error, cairo))")
         }
         cairo.surface_flush(surface)
-        return PNGImage(surface: surface!, cairo)
+        var image = PNGImage(surface: surface!, cairo)
+        // A size that is not whole pixels (375 points at 1.5) leaves the last column or row partly covered: it is
+        // drawn over white, as the drawing's own background is, not left semi-transparent.
+        let partialColumn = (width * scale).rounded(.up) != width * scale
+        let partialRow = (height * scale).rounded(.up) != height * scale
+        if partialColumn { for y in 0..<image.height { image.makeOpaqueOverWhite(x: image.width - 1, y: y) } }
+        if partialRow { for x in 0..<image.width { image.makeOpaqueOverWhite(x: x, y: image.height - 1) } }
+        return image
+    }
+
+    /// The pixel at (x, y) composited over white (premultiplied: each channel gains what alpha lacks).
+    private mutating func makeOpaqueOverWhite(x: Int, y: Int) {
+        let argb = pixels[y * width + x]
+        let missing = 255 - (argb >> 24)
+        guard missing > 0 else { return }
+        func channel(_ shift: UInt32) -> UInt32 { min(255, ((argb >> shift) & 0xFF) + missing) << shift }
+        pixels[y * width + x] = 0xFF00_0000 | channel(16) | channel(8) | channel(0)
     }
 
     private static func message(_ error: UnsafeMutablePointer<hub_gerror>?, _ cairo: hub_rsvg_api) -> String {

@@ -246,7 +246,22 @@ struct PreviewGuardTests {
         )
         #expect(crossSite.hasPrefix("HTTP/1.1 403"), "\(crossSite.prefix(200))")
         let events = try exchange("HEAD /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
-        #expect(!events.hasPrefix("HTTP/1.1 200"), "\(events.prefix(200))")
+        #expect(events.hasPrefix("HTTP/1.1 405"), "\(events.prefix(200))")
+        #expect(events.lowercased().contains("allow: get\r\n"), "\(events.prefix(300))")
+    }
+
+    /// `/inspect` names a component by section and index path: a path that is not one is a bad request (it was read
+    /// as the first component's, or as nothing with 200), and a path to nothing is not found.
+    @Test func inspectTellsABadPathFromAPathToNothing() throws {
+        let preview = try Preview()
+        let port = preview.dev.port
+        #expect(try HTTP.request(port: port, "GET", "/inspect?section=body&path=0").0 == 200)
+        for bad in ["/inspect", "/inspect?path=abc", "/inspect?path=0.x", "/inspect?path=0..1", "/inspect?path=-1"] {
+            #expect(try HTTP.request(port: port, "GET", bad).0 == 400, "\(bad)")
+        }
+        let (status, body) = try HTTP.request(port: port, "GET", "/inspect?section=body&path=99")
+        #expect(status == 404)
+        #expect(String(decoding: body, as: UTF8.self).contains("nothing at body 99"))
     }
 
     /// `Expect: 100-continue` (curl sends it with a large body, then waits a second for the answer) gets `100

@@ -303,6 +303,47 @@ import Testing
         #expect(farColumn["#ff2d55ff"] == nil, "\(farColumn)")
     }
 
+    /// A step's picture is exactly the screen: a header taller than it is cut (the picture grew to the header),
+    /// and at a scale that does not give whole pixels the last column and row are opaque (they were half
+    /// transparent). A step whose events could not apply fails the run, named by its line, in JUnit too (it
+    /// recorded a golden of another state than the script meant, and exited 0).
+    @Test func aStepIsExactlyTheScreenAndAFailedEventFailsTheRun() throws {
+        let sandbox = try Sandbox()
+        try Data(
+            ##"{"header": {"id": "h", "component": {"id": "cdemo:banner"}, "text": {"title": "Tall"}, "custom": {"color": "#007AFF"}}, "body": [{"id": "b", "component": {"id": "cdemo:badge"}, "text": {"title": "B"}}]}"##
+                .utf8
+        ).write(to: sandbox.views.appendingPathComponent("screen.json"))
+        let script = """
+            {"event": "snapshot", "name": "short"}
+            {"event": "tap", "point": {"x": 10, "y": 90000}}
+            {"event": "snapshot", "name": "after miss"}
+            """
+        try Data(script.utf8).write(to: sandbox.views.appendingPathComponent("screen.jsonl"))
+        let golden = sandbox.folder.appending("golden").path
+        let arguments = [
+            "snapshot", "record", sandbox.views.appendingPathComponent("screen.jsonl").path, "--out", golden,
+            "--widths", "375", "--height", "40", "--scale", "1.5",
+        ]
+        let record = try sandbox.hubhost(arguments)
+        #expect(record.status == 1, "\(record.stderr)")
+        #expect(record.stderr.contains("screen.jsonl:2: tap at (10, 90000): no component there"), "\(record.stderr)")
+        let image = try #require(
+            PNGImage(png: try Data(contentsOf: URL(fileURLWithPath: golden + "/screen.short@375.png"))))
+        #expect(image.width == 563 && image.height == 60, "\(image.width)×\(image.height)")
+        #expect(
+            image.color(x: 562, y: 30)?.description.hasSuffix("ff") == true,
+            "\(String(describing: image.color(x: 562, y: 30)))")
+        #expect(image.color(x: 300, y: 59)?.description.hasSuffix("ff") == true)
+        var verify = arguments
+        verify[1] = "verify"
+        let junit = sandbox.folder.appending("junit.xml")
+        let verified = try sandbox.hubhost(verify + ["--junit", junit.path])
+        #expect(verified.status == 1)
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.contains("has problems: ") && xml.contains("screen.jsonl:2: tap at"), "\(xml)")
+        #expect(!xml.contains("message=\"has problems: hubhost: "), "\(xml)")
+    }
+
     /// Without the font the drawings name, PNGs come out in another font: said, as goldens would not match.
     @Test func aMissingFontIsSaid() throws {
         let sandbox = try Sandbox()

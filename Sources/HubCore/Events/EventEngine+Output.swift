@@ -38,9 +38,9 @@ extension EventEngine {
 
     /// The screen as it is now, what a snapshot of a scripted step shows: the viewport at the content offset. The
     /// body components it shows are moved up by the offset, the header stays pinned over them at the top (Hub's
-    /// header is not in the scrolling content), the overlays are where they are, and the content size is the
-    /// viewport's, so a drawing of it has the viewport's size however long the view is (the whole content of a
-    /// long view, most of it without live instances, drew blank: a 100k view was too tall to draw at all).
+    /// header is not in the scrolling content), the overlays are where they are, and the drawing is exactly the
+    /// viewport's size however long the view or tall its header (the whole content of a long view, most of it
+    /// without live instances, drew blank: a 100k view was too tall to draw at all).
     public func screenTree() -> RenderTree {
         let shown = visibleRect
         var tree = renderTree(bodyWithin: shown.minY...shown.maxY)
@@ -51,6 +51,7 @@ extension EventEngine {
             return moved
         }
         tree.contentSize = viewport
+        tree.screen = viewport  // a header taller than the screen is cut by it, as on a device
         return tree
     }
 

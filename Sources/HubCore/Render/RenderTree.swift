@@ -71,6 +71,9 @@ public struct RenderTree {
     public var header: RenderNode?
     public var body: [RenderNode]
     public var overlays: [RenderNode]
+    /// A drawing of exactly this size whatever the content and the header reach (a screen: see
+    /// `EventEngine.screenTree`); nil: `canvasSize` is worked out from them.
+    public var screen: Size?
 
     public init(
         viewID: String? = nil, title: String? = nil, viewport: Size, contentSize: Size, header: RenderNode? = nil,
@@ -92,7 +95,8 @@ public struct RenderTree {
 
     /// The size a drawing of the whole view needs: the content, at least the viewport, and the header.
     public var canvasSize: Size {
-        Size(
+        if let screen { return screen }
+        return Size(
             width: max(viewport.width, contentSize.width),
             height: max(viewport.height, contentSize.height, header?.frame.maxY ?? 0))
     }
