@@ -212,13 +212,15 @@ struct PreviewGuard: Sendable {
         guard let object = (try? JSONValue.parse(body))?.objectValue else {
             return .failure(TapError("body: expected {\"component\": \"ns:name\", \"story\": \"name\"} or {}"))
         }
-        if object["component"] == nil || object["component"] == .null { return .success(nil) }
+        let absent = { (key: String) in object[key] == nil || object[key] == .null }
+        if absent("component") && absent("story") { return .success(nil) }
         var texts: [String] = []
-        for key in ["component", "story"] {
-            guard let text = object[key]?.stringValue, !text.isEmpty, text.utf8.count <= 1024 else {
+        // A story may be named "" (a plugin may declare one so); a component may not.
+        for (key, least) in [("component", 1), ("story", 0)] {
+            guard let text = object[key]?.stringValue, text.utf8.count >= least, text.utf8.count <= 1024 else {
                 return .failure(
                     TapError(
-                        "\(key): expected a name (text of 1 to 1024 bytes), found "
+                        "\(key): expected a name (text of \(least) to 1024 bytes), found "
                             + (object[key]?.typeDescription ?? "nothing")))
             }
             texts.append(text)

@@ -36,7 +36,9 @@ enum PreviewPage {
              the page scrolls both ways (its scrollbars stay at the window's edges), so wide drawings (more widths,
              the gallery, a zoom) never push the panel out of the window or draw over it. */
           main { padding: 12px; margin-right: 384px; }
-          #canvas-area { width: max-content; display: flow-root; }  /* the zoom's margins count inside it */
+          /* The zoom's margins count inside it; its right padding lets the page scroll the drawings' right edge out
+             from under the pinned panel. */
+          #canvas-area { width: max-content; display: flow-root; padding-right: 372px; }
           #stage { position: relative; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.2); }
           #view { position: relative; }
           #boxes { position: absolute; inset: 0; }
@@ -44,17 +46,19 @@ enum PreviewPage {
           .box:hover { outline: 1px dashed #1e90ff; }
           .box.tapped { outline: 2px solid #ff8c00; background: rgba(255,140,0,.12); }
           .box.story:hover { outline: 2px solid #1db954; }
+          #story-name { display: inline-block; max-width: 36ch; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: bottom; }
           #overlay { display: none; position: fixed; left: 0; right: 0; top: var(--header); z-index: 10; max-height: 45vh; overflow: auto;
                      background: rgba(160,0,0,.92); color: #fff; padding: 8px 10px; white-space: pre-wrap;
                      font-family: ui-monospace, monospace; font-size: 12px; }
           #overlay.shown { display: block; }
           #overlay button { float: right; }
           aside { position: fixed; right: 0; top: var(--header); bottom: 0; width: 360px; box-sizing: border-box;
-                  padding: 0 12px 12px; overflow: auto; background: inherit; z-index: 4; }
+                  padding: 0 12px 12px; overflow: auto; background: #f2f2f2; z-index: 4; }
           aside input, aside textarea { box-sizing: border-box; max-width: 100%; }
           /* A narrow window: the panel goes below the drawings, which keep the window's width. */
           @media (max-width: 800px) {
             main { margin-right: 0; }
+            #canvas-area { padding-right: 0; }
             aside { position: static; width: auto; padding: 12px; overflow: visible; }
           }
           .box:focus-visible { outline: 2px solid #1e90ff; }
@@ -196,7 +200,14 @@ enum PreviewPage {
           }
           $('story-bar').hidden = !frame.story;
           $('story-name').textContent = frame.story ? frame.story.component + ' — ' + frame.story.story : '';
+          $('story-name').title = $('story-name').textContent;
           if (!initial) saveState();
+          // Opened or closed from the keyboard: the focus goes to "← gallery", and back to the story's drawing.
+          if (pendingFocus === 'back' && frame.story) { $('back-to-gallery').focus(); pendingFocus = null; }
+          if (pendingFocus === 'story' && frame.stories) {
+            [...boxes.children].find(d => d.dataset.component === lastStory?.component && d.dataset.story === lastStory?.story)?.focus();
+            pendingFocus = null;
+          }
           // The inspector follows its component by id through every new frame (an edit, a file change): what it
           // shows and what Apply sends is never a stale model at an index that now holds another component.
           if (inspected && !initial) {
@@ -305,19 +316,24 @@ enum PreviewPage {
           const fragment = state.toString();
           history.replaceState(null, '', fragment ? '#' + fragment : location.pathname + location.search);
         }
-        function restoreState() {
+        // `navigated`: the address changed under the page (Back, forward, an address edited), which it follows;
+        // else the page just opened, and its address takes what is shown (a story another tab opened).
+        function restoreState(navigated) {
           const state = new URLSearchParams(location.hash.slice(1));
           const zoom = state.get('zoom') ?? '1';
           if ([...$('zoom').options].some(o => o.value === zoom) && zoom !== $('zoom').value) {
             $('zoom').value = zoom;
             $('zoom').dispatchEvent(new Event('change'));
           }
-          // A link to a story of the gallery opens it (component/story: the component's id has no slash).
+          // A link to a story of the gallery opens it (component/story: the component's id has no slash); an
+          // address without one, reached by Back, shows the sheet again.
           const story = state.get('story');
           const shown = current && current.story ? current.story.component + '/' + current.story.story : null;
-          if (story && story !== shown && current && (current.stories || current.story)) {
-            const slash = story.indexOf('/');
+          const slash = story ? story.indexOf('/') : -1;
+          if (current && (current.stories || current.story) && story !== shown) {
             if (slash > 0) openStory({ component: story.slice(0, slash), story: story.slice(slash + 1) });
+            else if (navigated && shown) openStory(null);
+            else saveState();
           }
           const at = state.get('inspect');
           if ((at !== null) !== $('inspect-mode').checked) $('inspect-mode').click();
@@ -431,7 +447,8 @@ enum PreviewPage {
           saveState();
         });
         $('zoom').addEventListener('change', saveState);
-        window.addEventListener('hashchange', restoreState);
+        window.addEventListener('hashchange', () => restoreState(true));
+        window.addEventListener('popstate', () => restoreState(true));
         $('boxes').addEventListener('keydown', (event) => {
           const box = event.target.closest('.box');
           if (!box || (event.key !== 'Enter' && event.key !== ' ')) return;
@@ -441,17 +458,40 @@ enum PreviewPage {
         // Enter in a field of the inspector applies the edit, as a form would.
         for (const id of ['edit-title', 'edit-subtitle'])
           $(id).addEventListener('keydown', (event) => { if (event.key === 'Enter') $('apply-edit').click(); });
+        let pendingFocus = null;
+        let lastStory = null;
         async function openStory(key) {
           const reply = await fetch('/story', { method: 'POST', headers: { 'Content-Type': 'application/json' },
                                                 body: JSON.stringify(key ?? {}) });
           const result = await reply.json().catch(() => ({ result: reply.statusText }));
-          addLog({ level: reply.ok ? 'info' : 'warning', time: new Date().toISOString(), message: 'story: ' + result.result, source: 'story' });
+          addLog({ level: reply.ok ? 'info' : 'warning', time: new Date().toISOString(), message: result.result, source: 'story' });
+          // Not opened (a story no plugin has now): the address says again what is shown, and why shows up.
+          if (!reply.ok) {
+            saveState();
+            $('problems').textContent = result.result;
+            $('overlay').className = 'shown';
+          }
         }
-        $('back-to-gallery').addEventListener('click', () => openStory(null));
+        // Opening a story or going back to the sheet is a step in the page's history: Back undoes it.
+        function goToStory(key) {
+          const state = new URLSearchParams(location.hash.slice(1));
+          if (key) state.set('story', key.component + '/' + key.story); else state.delete('story');
+          history.pushState(null, '', '#' + state.toString());
+          openStory(key);
+        }
+        $('back-to-gallery').addEventListener('click', (event) => {
+          pendingFocus = event.detail === 0 ? 'story' : null;
+          goToStory(null);
+        });
         $('boxes').addEventListener('click', async (event) => {
           const box = event.target.closest('.box');
           if (!box) return;
-          if (box.classList.contains('story')) { openStory({ component: box.dataset.component, story: box.dataset.story }); return; }
+          if (box.classList.contains('story')) {
+            lastStory = { component: box.dataset.component, story: box.dataset.story };
+            pendingFocus = event.detail === 0 ? 'back' : null;  // a click the keyboard made (Enter) has no detail
+            goToStory(lastStory);
+            return;
+          }
           if ($('inspect-mode').checked) { inspect(box); return; }
           const indexPath = box.dataset.indexPath.split('.').map(Number);
           const reply = await fetch('/tap', { method: 'POST', headers: { 'Content-Type': 'application/json' },
@@ -484,7 +524,7 @@ enum PreviewPage {
         document.addEventListener('pointermove', () => requestAnimationFrame(checkWindow), { passive: true });
         $('zoom').addEventListener('change', () => requestAnimationFrame(checkWindow));
         apply(JSON.parse($('initial-frame').textContent), true);
-        restoreState();
+        restoreState(false);
         // The browser retries a dropped stream by itself, but gives up for good after an answer that is not a
         // stream (a 503 while the server is at its stream limit): then a new one is opened a little later.
         function connect() {

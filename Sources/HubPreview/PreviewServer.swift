@@ -196,7 +196,12 @@ public final class PreviewServer: @unchecked Sendable {
             open.story = story
             let answer = self?.onRequest(open) ?? "gone"
             let reply = try JSONSerialization.data(withJSONObject: ["result": answer])
-            return PreviewGuard.answer(type: "application/json", reply)
+            // A story no loaded plugin has is not found; stories in a loop that shows a view file, a conflict.
+            let status: HTTPResponse.Status =
+                answer.hasPrefix(DevLoop.noSuchStory)
+                ? .notFound
+                : answer.hasPrefix(DevLoop.notTheGallery) ? .conflict : .ok
+            return PreviewGuard.answer(status, type: "application/json", reply)
         }
         route(.post, "/scroll", on: router) { [weak self] request in
             let scroll: (y: Double, height: Double, page: String?)

@@ -126,7 +126,7 @@ public struct GallerySheet {
             for (index, item) in row {
                 let canvas = item.tree.canvasSize
                 body += "<text x=\"\(n(x))\" y=\"\(n(y + 12))\" font-size=\"11\" fill=\"#555555\">"
-                body += "\(escape(item.caption))</text>\n"
+                body += "\(escape(Self.fitted(item.caption, width: max(canvas.width, 120))))</text>\n"
                 let drawing = drawing(item, index: index)
                 body += drawing.replacingFirst("<svg ", with: "<svg x=\"\(n(x))\" y=\"\(n(y + caption))\" ")
                 places[index] = Rect(x: x, y: y + caption, width: canvas.width, height: canvas.height)
@@ -145,6 +145,13 @@ public struct GallerySheet {
     }
 
     private func n(_ value: Double) -> String { value.compact }
+
+    /// `caption` cut to what fits `width` points at the sheet's 11-point monospace (about 6.6 points a character),
+    /// with "…", so a long story name does not run over the next drawing's caption.
+    static func fitted(_ caption: String, width: Double) -> String {
+        let fits = max(4, Int(width / 6.7))
+        return caption.count <= fits ? caption : String(caption.prefix(fits - 1)) + "…"
+    }
 }
 
 extension String {

@@ -53,8 +53,12 @@ struct GalleryStoryCanvasTests {
         #expect(restarted?.story == key, "\(dev.log)")
         #expect(restarted?.boxes.count == 1)
 
-        // What cannot be opened is said; an empty body goes back to the sheet.
-        #expect(try dev.post("/story", ["component": "swatch:swatch", "story": "nope"]).contains("no story"))
+        // What cannot be opened is said (not found); an empty body goes back to the sheet.
+        let (missingStatus, missing) = try HTTP.request(
+            port: dev.port, "POST", "/story", body: Data(#"{"component": "swatch:swatch", "story": "nope"}"#.utf8))
+        #expect(missingStatus == 404 && String(decoding: missing, as: UTF8.self).contains("no story"))
+        let (storyOnly, _) = try HTTP.request(port: dev.port, "POST", "/story", body: Data(#"{"story": "x"}"#.utf8))
+        #expect(storyOnly == 400, "a story without its component is not the sheet")
         let (badStatus, _) = try HTTP.request(
             port: dev.port, "POST", "/story", body: Data(#"{"component": 7}"#.utf8))
         #expect(badStatus == 400)

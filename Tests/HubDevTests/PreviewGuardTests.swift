@@ -250,6 +250,15 @@ struct PreviewGuardTests {
         #expect(events.lowercased().contains("allow: get\r\n"), "\(events.prefix(300))")
     }
 
+    /// Stories open in the gallery only: a view file's preview answers that it is not the gallery (409).
+    @Test func storiesOpenInTheGalleryOnly() throws {
+        let preview = try Preview()
+        let (status, body) = try HTTP.request(
+            port: preview.dev.port, "POST", "/story",
+            body: Data(#"{"component": "swatch:swatch", "story": "full"}"#.utf8))
+        #expect(status == 409 && String(decoding: body, as: UTF8.self).contains("--gallery"))
+    }
+
     /// `/inspect` names a component by section and index path: a path that is not one is a bad request (it was read
     /// as the first component's, or as nothing with 200), and a path to nothing is not found.
     @Test func inspectTellsABadPathFromAPathToNothing() throws {

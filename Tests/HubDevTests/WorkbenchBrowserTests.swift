@@ -80,6 +80,13 @@ struct WorkbenchBrowserTests {
             TestSupport.waitUntil {
                 (try? browser.evaluate("document.querySelectorAll('#boxes .box.tapped').length")) == "1"
             })
+        // Opening it was a step in the page's history: Back shows the sheet again, forward the story.
+        func storyShown() -> String? { try? browser.evaluate("document.getElementById('story-name').textContent") }
+        _ = try browser.evaluate("history.back()")
+        #expect(TestSupport.waitUntil { storyShown() == "" }, "\(dev.log)")
+        #expect(try dev.frame().story == nil)
+        _ = try browser.evaluate("history.forward()")
+        #expect(TestSupport.waitUntil { storyShown() == "cdemo:banner — \(story)" }, "\(dev.log)")
         // A new page on that address opens the same story; back to the sheet from there.
         let address = try browser.evaluate("location.href")
         try browser.open("about:blank")
@@ -96,6 +103,13 @@ struct WorkbenchBrowserTests {
                     && (try? browser.evaluate("document.querySelectorAll('\(storyBox)').length")) ?? "0" != "0"
             }, "\(dev.log)")
         #expect(try !browser.evaluate("location.hash").contains("story="))
+        // A link to a story no plugin has says so, and the address goes back to what is shown.
+        try browser.open(address.replacing("story=", with: "story=nope%3Anothing%2F"))
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.getElementById('problems').textContent"))?.contains("no story") == true
+            })
+        #expect(TestSupport.waitUntil { (try? browser.evaluate("location.hash"))?.contains("story=") == false })
     }
 
     /// A view's text cannot break the page: an id holding "<!--" and "<script" once stopped the page's script from

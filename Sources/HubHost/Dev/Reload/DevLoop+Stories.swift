@@ -10,15 +10,17 @@ extension DevLoop {
     /// user. Call on `queue`.
     public func open(story key: StoryKey?) -> String {
         host.adoptCurrentThread()
-        guard options.gallery else { return "stories are opened in the gallery (hubhost dev --gallery)" }
+        guard options.gallery else { return Self.notTheGallery + "stories are opened in hubhost dev --gallery" }
         guard let key else {
             guard options.openStory != nil else { return "the gallery is shown" }
             closeStory()
             render(Reload(file: viewName, result: .story, detail: "closed; the sheet again"))
             return "the gallery is shown"
         }
+        // Asked again (a second tab's link, the page's Back and forward): kept as it is, edits included.
+        if key == options.openStory, viewModel != nil { return "opened \(key.component) — \(key.story)" }
         guard let view = storyView(key) else {
-            return "no story \(TerminalText.quoted(key.story)) of \(key.component) in the loaded plugins"
+            return Self.noSuchStory + "\(TerminalText.quoted(key.story)) of \(key.component) in the loaded plugins"
         }
         options.openStory = key
         viewModel = view
@@ -27,12 +29,22 @@ extension DevLoop {
         return "opened \(key.component) — \(key.story)"
     }
 
+    /// How `open(story:)` answers a story no loaded plugin has, and a loop that shows a view file (the preview
+    /// server answers 404 and 409 for them).
+    public static let noSuchStory = "no story "
+    public static let notTheGallery = "not the gallery: "
+
     /// The story's view from the plugins loaded now: its model alone in the body; nil when no loaded plugin
     /// declares it (or it is not a component model).
+    /// What is wrong with it that still lets it draw is kept for the page, as the sheet says it.
     func storyView(_ key: StoryKey) -> ViewModel? {
         let entry = Showcase.entries(of: host).first { $0.component == key.component }
-        guard let story = entry?.stories.first(where: { $0.name == key.story }) else { return nil }
-        return Showcase.decodedView(of: story)?.viewModel
+        guard let story = entry?.stories.first(where: { $0.name == key.story }),
+            let decoded = Showcase.decodedView(of: story)
+        else { return nil }
+        let label = "\(key.component) story \(TerminalText.quoted(key.story)): "
+        openStoryWarnings = Showcase.warnings(of: story, decoded: decoded, registry: host.registry).map { label + $0 }
+        return decoded.viewModel
     }
 
     /// Before a render that plugins changed: the open story as its plugin declares it now, unless the page edited
@@ -49,6 +61,7 @@ extension DevLoop {
 
     private func closeStory() {
         options.openStory = nil
+        openStoryWarnings = []
         viewModel = nil
         isEditedInMemory = false
         engine = nil

@@ -129,14 +129,14 @@ extension DevLoop {
             view[key] = .array(list)
         }
         do {
-            let decoded = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(
-                Data(JSONValue.object(view).jsonText.utf8))
+            let decoded = try ViewModelDecoder(file: options.gallery ? nil : options.viewFile.lastPathComponent)
+                .decode(Data(JSONValue.object(view).jsonText.utf8))
             self.viewModel = decoded.viewModel
             isEditedInMemory = true
-            render(
-                Reload(
-                    file: options.viewFile.lastPathComponent, result: .edited,
-                    detail: "\(type.rawValue) \(indexPath) (in memory; save the file to keep it)"))
+            // A story has no file: its edit lasts until the page goes back to the sheet.
+            let kept =
+                options.gallery ? "in memory, until the sheet is shown again" : "in memory; save the file to keep it"
+            render(Reload(file: viewName, result: .edited, detail: "\(type.rawValue) \(indexPath) (\(kept))"))
             return decoded.issues.first.map(\.description)
         } catch {
             return "\(error)"

@@ -188,6 +188,8 @@ public final class DevLoop {
     var viewModel: ViewModel?
     /// The page edited the view in memory since the file was last read.
     var isEditedInMemory = false
+    /// Gallery mode: what is wrong with the open story that still lets it draw (the page's warnings).
+    var openStoryWarnings: [String] = []
     /// The view file's text when it last decoded (nil over `lastGoodViewLimit`): what a next worker is handed.
     public private(set) var lastGoodViewText: String?
     /// Larger views are not carried to a next worker (the channel would copy them on every change).
@@ -281,9 +283,14 @@ public final class DevLoop {
             }
         }
         // A story the page had open (the worker before this one) is open again, as the plugins declare it now.
+        var storyGone = ""
         if options.gallery, let key = options.openStory {
             viewModel = storyView(key)
-            if viewModel == nil { options.openStory = nil }
+            if viewModel == nil {
+                options.openStory = nil
+                storyGone =
+                    "; story \(TerminalText.quoted(key.story)) of \(key.component) is not served now, back to the sheet"
+            }
         }
         // The page's edits (in memory) are part of the first render, as its widths are.
         var editsKept = ""
@@ -299,7 +306,7 @@ public final class DevLoop {
             ?? (WorkerEnvironment.isRestart ? "restarted after the fault above; " : "")
         // After a restart, builds may have landed meanwhile: say which are serving.
         let summary = restarted.isEmpty ? loadedSummary : reloader.summary(namingServing: true)
-        render(Reload(file: viewName, result: .initial, detail: restarted + summary + editsKept))
+        render(Reload(file: viewName, result: .initial, detail: restarted + summary + editsKept + storyGone))
 
         guard options.watch else { return }
         let queue = options.queue
@@ -544,7 +551,9 @@ public final class DevLoop {
         }
         logger.debug("\(reload)")
         // A tap or a change of widths changes neither the view nor the plugins: the warnings stand as they were.
-        if ![.tapped, .widths, .scrolled].contains(reload.result) { viewWarnings = currentViewWarnings() }
+        if ![.tapped, .widths, .scrolled].contains(reload.result) {
+            viewWarnings = options.gallery ? openStoryWarnings : currentViewWarnings()
+        }
         // The sheet is drawn while no story is open on its canvas.
         let gallery =
             options.gallery && options.openStory == nil
