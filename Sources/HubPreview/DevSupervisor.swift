@@ -265,7 +265,16 @@ public final class DevSupervisor: @unchecked Sendable {
             backOff()
             return
         }
-        fault.locate(inViewFile: options.viewFile.path)
+        // The view the worker drew: the page's edits or a story (held in memory), else the file. The gallery has no
+        // file (its name is a placeholder): nothing is read for it.
+        lock.lock()
+        let shown = workbench?.storyView ?? workbench?.editedView
+        lock.unlock()
+        if let shown {
+            fault.locate(in: try? ViewModelDecoder(file: nil, maxIssues: 1).decode(Data(shown.utf8)).viewModel)
+        } else if !options.arguments.contains("--gallery") {
+            fault.locate(inViewFile: options.viewFile.path)
+        }
         for line in fault.report.split(separator: "\n") { printProblem("hubhost dev: \(line)") }
         lock.lock()
         faults.append(fault)

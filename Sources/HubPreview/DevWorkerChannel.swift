@@ -30,6 +30,8 @@ public enum DevWorkerChannel {
         public var pendingEdits: [PreviewRequest]?
         /// Gallery mode: the story open on its canvas.
         public var story: StoryKey?
+        /// Gallery mode: the open story's view (Hub JSON text), which has no file: a fault in it is named from this.
+        public var storyView: String?
         /// The view file's text when it last decoded (see `DevLoop.Options.lastGoodViewText`); sent only with
         /// renders that read the file, and kept by the supervisor until a newer one comes.
         public var fileView: String?
@@ -150,7 +152,8 @@ public final class DevWorker: @unchecked Sendable {
                 envelope.workbench = .init(
                     widths: loop.options.extraWidths,
                     width: loop.options.viewport.width,
-                    editedView: loop.editedViewJSON, story: loop.options.openStory)
+                    editedView: loop.editedViewJSON, story: loop.options.openStory,
+                    storyView: loop.options.openStory == nil ? nil : loop.shownViewJSON)
                 if [.viewUpdated, .initial].contains(output.reload.result) {
                     envelope.workbench?.fileView = loop.lastGoodViewText
                 }

@@ -86,6 +86,27 @@ struct GalleryStoryCanvasTests {
         #expect(canvas?.html.contains("data:image/png") == false, "the story's file was read and drawn")
     }
 
+    /// A fault in a story open on its canvas is named by component and id, as one in a view file is: the story
+    /// has no file, so the supervisor reads the worker's copy of it (it named neither, and would have read a
+    /// `gallery.json` in the folder `dev` runs in).
+    @Test func aFaultInAnOpenStoryNamesItsComponentAndID() throws {
+        try TestSupport.installPlugin(
+            "swatch.c", at: swatch, defines: ["STORY_IMAGE=\"x.png\"", "CRASH_WHEN_SELECTED"])
+        try #"{"body": [{"id": "decoy", "component": {"id": "nothing:here"}}]}"#.write(
+            to: root.appendingPathComponent("gallery.json"), atomically: true, encoding: .utf8)
+        let dev = try DevProcess(
+            view: nil, plugins: plugins, cache: root.appendingPathComponent("cache"), directory: root)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { !($0.stories ?? []).isEmpty } != nil, "\(dev.log)")
+        #expect(try dev.post("/story", ["component": "swatch:swatch", "story": "file image"]).contains("opened"))
+        #expect(dev.waitForFrame { $0.story != nil } != nil)
+        _ = try? dev.tap([0])
+        #expect(TestSupport.waitUntil { dev.log.contains("crashed with SIGSEGV") }, "\(dev.log)")
+        let line = dev.lines.first { $0.contains("crashed with SIGSEGV") } ?? ""
+        #expect(line.contains("[swatch:swatch] for body[0] (id \"s\")"), "\(line)")
+        #expect(!line.contains("decoy") && !line.contains("gallery.json"), "\(line)")
+    }
+
     /// The processes `pid` started (its worker), from /proc: each thread lists the children it started.
     static func children(of pid: Int32) -> [Int32] {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []

@@ -134,6 +134,9 @@ static void restore_state(void *instance, const char *state) {
 }
 
 static void update_selection(void *instance, hub_selection_state state) {
+#ifdef CRASH_WHEN_SELECTED
+    if (state == HUB_SELECTION_SELECTED && !getenv("HUBHOST_PROBE_CHILD")) *(volatile int *)0 = 1;
+#endif
     if (state == HUB_SELECTION_SELECTED) ((swatch *)instance)->taps += 1;
 }
 

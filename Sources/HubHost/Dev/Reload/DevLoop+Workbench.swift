@@ -41,6 +41,9 @@ extension DevLoop {
         return viewModel.hubJSON.jsonText
     }
 
+    /// The view drawn now (Hub JSON text), whatever it came from.
+    public var shownViewJSON: String? { viewModel?.hubJSON.jsonText }
+
     /// Draws the view at these widths beside the interactive one, from now on. Call on `queue`.
     public func setExtraWidths(_ widths: [Double]) { setWidths(extra: widths, interactive: nil) }
 
