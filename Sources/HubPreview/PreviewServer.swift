@@ -41,6 +41,12 @@ public final class PreviewServer: @unchecked Sendable {
     /// What exported files are called ("home" for home.json: home.svg, home@2x.png); "view" by default.
     public var exportName = "view"
 
+    /// What an export of `frame` is named: the open story's (as `snapshot` names its golden) or the view's.
+    func exportName(of frame: PreviewFrame) -> String {
+        guard let story = frame.story else { return exportName }
+        return Showcase.Shot.safe(story.component.replacing(":", with: "-")) + "." + Showcase.Shot.safe(story.story)
+    }
+
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 0) {
         self.bindAddress = bindAddress
         self.requestedPort = port
@@ -68,7 +74,7 @@ public final class PreviewServer: @unchecked Sendable {
             if let refusal = Self.partialDrawing(frame) { return refusal }
             return PreviewGuard.answer(
                 type: "image/svg+xml", Data(frame.html.utf8),
-                headers: [.contentDisposition: "attachment; filename=\"\(self.exportName).svg\""])
+                headers: [.contentDisposition: "attachment; filename=\"\(self.exportName(of: frame)).svg\""])
         }
         route(.get, "/export.png", on: router) { [weak self] request in
             guard let self, let frame = self.currentFrame, !frame.html.isEmpty else {
@@ -98,7 +104,9 @@ public final class PreviewServer: @unchecked Sendable {
                 let suffix = scale == 1 ? "" : "@\(String(printf: "%g", scale))x"
                 return PreviewGuard.answer(
                     type: "image/png", png,
-                    headers: [.contentDisposition: "attachment; filename=\"\(self.exportName)\(suffix).png\""])
+                    headers: [
+                        .contentDisposition: "attachment; filename=\"\(self.exportName(of: frame))\(suffix).png\""
+                    ])
             } catch {
                 return PreviewGuard.reply(.internalServerError, "cannot draw the PNG: \(error)")
             }
