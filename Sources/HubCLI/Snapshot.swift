@@ -18,8 +18,9 @@ struct Snapshot: ParsableCommand {
             (X.jsonl, replayed against the view X.json beside it; each {"event": "snapshot", "name": "N"} line is \
             a picture), and --gallery (every story of every loaded plugin). Each is drawn at every --widths width \
             (a story's own widths win) as DIR/NAME@WIDTH.png: views as X@375.png (the whole content), script \
-            steps as X.N@375.png (the screen at that step: WIDTH x --height at the scroll offset), stories as gallery/NS-NAME.STORY@375.png. record --gallery removes the gallery goldens \
-            no story has any more (each named).
+            steps as X.N@375.png (the screen at that step: WIDTH x --height at the scroll offset), stories as \
+            gallery/NS-NAME.STORY@375.png. record --gallery removes the gallery goldens no story has any more \
+            (each named).
 
             verify draws them again and compares pixel by pixel: an image differs when more than --tolerance \
             percent of its pixels differ (sizes must match). For each difference it writes NAME.expected.png, \

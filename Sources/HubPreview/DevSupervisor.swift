@@ -12,7 +12,8 @@ public final class DevSupervisor: @unchecked Sendable {
     public struct Options: Sendable {
         /// The worker's command line (`dev VIEW …`, as this process got it).
         public var arguments: [String]
-        public var viewFile: URL
+        /// nil: the gallery, which has no view file.
+        public var viewFile: URL?
         public var callTimeout: Double = 2
         /// The `hubhost` executable the worker runs; nil: this process's own.
         public var executable: String?
@@ -21,7 +22,7 @@ public final class DevSupervisor: @unchecked Sendable {
         public var endsLeftoverProcesses = false
         /// Persists a quarantine with the probe cache.
         public var persist: @Sendable (QuarantineRecord) -> Void = { _ in }
-        public init(arguments: [String], viewFile: URL) {
+        public init(arguments: [String], viewFile: URL?) {
             self.arguments = arguments
             self.viewFile = viewFile
         }
@@ -265,15 +266,15 @@ public final class DevSupervisor: @unchecked Sendable {
             backOff()
             return
         }
-        // The view the worker drew: the page's edits or a story (held in memory), else the file. The gallery has no
-        // file (its name is a placeholder): nothing is read for it.
+        // The view the worker drew: the page's edits or a story (held in memory), else the file (the gallery has
+        // none: nothing is read for it).
         lock.lock()
         let shown = workbench?.storyView ?? workbench?.editedView
         lock.unlock()
         if let shown {
             fault.locate(in: try? ViewModelDecoder(file: nil, maxIssues: 1).decode(Data(shown.utf8)).viewModel)
-        } else if !options.arguments.contains("--gallery") {
-            fault.locate(inViewFile: options.viewFile.path)
+        } else if let file = options.viewFile {
+            fault.locate(inViewFile: file.path)
         }
         for line in fault.report.split(separator: "\n") { printProblem("hubhost dev: \(line)") }
         lock.lock()

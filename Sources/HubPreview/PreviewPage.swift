@@ -308,11 +308,13 @@ enum PreviewPage {
         // What the page shows of its own (the zoom, the component inspected) is kept in the address's #fragment,
         // so a reload, or the link sent to someone, shows the same: #zoom=1.5&inspect=body:0.2
         let inspectedAt = null;
+        // A story in the address: component/story (a component's id has no slash).
+        const storyParam = (key) => key ? key.component + '/' + key.story : null;
         function saveState() {
           const state = new URLSearchParams();
           if ($('zoom').value !== '1') state.set('zoom', $('zoom').value);
           if ($('inspect-mode').checked) state.set('inspect', inspectedAt ?? '');
-          if (current && current.story) state.set('story', current.story.component + '/' + current.story.story);
+          if (current && current.story) state.set('story', storyParam(current.story));
           const fragment = state.toString();
           history.replaceState(null, '', fragment ? '#' + fragment : location.pathname + location.search);
         }
@@ -328,7 +330,7 @@ enum PreviewPage {
           // A link to a story of the gallery opens it (component/story: the component's id has no slash); an
           // address without one, reached by Back, shows the sheet again.
           const story = state.get('story');
-          const shown = current && current.story ? current.story.component + '/' + current.story.story : null;
+          const shown = storyParam(current && current.story);
           const slash = story ? story.indexOf('/') : -1;
           if (current && (current.stories || current.story) && story !== shown) {
             if (slash > 0) openStory({ component: story.slice(0, slash), story: story.slice(slash + 1) });
@@ -475,7 +477,7 @@ enum PreviewPage {
         // Opening a story or going back to the sheet is a step in the page's history: Back undoes it.
         function goToStory(key) {
           const state = new URLSearchParams(location.hash.slice(1));
-          if (key) state.set('story', key.component + '/' + key.story); else state.delete('story');
+          if (key) state.set('story', storyParam(key)); else state.delete('story');
           history.pushState(null, '', '#' + state.toString());
           openStory(key);
         }

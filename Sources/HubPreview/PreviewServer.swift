@@ -44,7 +44,7 @@ public final class PreviewServer: @unchecked Sendable {
     /// What an export of `frame` is named: the open story's (as `snapshot` names its golden) or the view's.
     func exportName(of frame: PreviewFrame) -> String {
         guard let story = frame.story else { return exportName }
-        return Showcase.Shot.safe(story.component.replacing(":", with: "-")) + "." + Showcase.Shot.safe(story.story)
+        return Showcase.Shot.name(component: story.component, story: story.story)
     }
 
     public init(bindAddress: String = "127.0.0.1", port: UInt16 = 0) {

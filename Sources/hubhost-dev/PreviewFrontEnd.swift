@@ -22,7 +22,8 @@ enum PreviewFrontEnd {
         if launch.supervises {
             // The supervisor: the preview server and what must survive a plugin fault; plugins run in a worker.
             var supervision = DevSupervisor.Options(
-                arguments: Array(CommandLine.arguments.dropFirst()), viewFile: options.viewFile)
+                arguments: Array(CommandLine.arguments.dropFirst()),
+                viewFile: options.gallery ? nil : options.viewFile)
             supervision.callTimeout = launch.callTimeout
             supervision.endsLeftoverProcesses = true  // this process starts nothing but its workers
             let probeCache = launch.probeCacheDirectory

@@ -40,7 +40,9 @@ struct GalleryStoryCanvasTests {
         let (status, inspected) = try HTTP.request(port: dev.port, "GET", "/inspect?section=body&path=0")
         #expect(status == 200 && String(decoding: inspected, as: UTF8.self).contains("swatch:swatch"))
         // Its export is named after it, as its golden would be.
-        let export = try exchangeHead(dev.port, "/export.svg")
+        let export = try HTTP.raw(
+            port: dev.port, "GET /export.svg HTTP/1.1\r\nHost: 127.0.0.1:\(dev.port)\r\nConnection: close\r\n\r\n"
+        ).prefix { $0 != "<" }
         #expect(export.contains("filename=\"swatch-swatch.full.svg\""), "\(export)")
 
         // A rebuild of its plugin draws the story as the new build has it, still open.
@@ -108,14 +110,6 @@ struct GalleryStoryCanvasTests {
         let line = dev.lines.first { $0.contains("crashed with SIGSEGV") } ?? ""
         #expect(line.contains("[swatch:swatch] for body[0] (id \"s\")"), "\(line)")
         #expect(!line.contains("decoy") && !line.contains("gallery.json"), "\(line)")
-    }
-
-    /// The head of a GET's answer.
-    func exchangeHead(_ port: UInt16, _ path: String) throws -> String {
-        let fd = try HTTP.connect(port: port)
-        defer { close(fd) }
-        HTTP.send(fd, Data("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
-        return String(String(decoding: HTTP.readToEnd(fd), as: UTF8.self).prefix { $0 != "<" })
     }
 
     /// The processes `pid` started (its worker), from /proc: each thread lists the children it started.

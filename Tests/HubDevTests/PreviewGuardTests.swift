@@ -205,10 +205,8 @@ struct PreviewGuardTests {
             #expect(try HTTP.request(port: port, "GET", "/", headers: framed).0 == 403)
         }
         // And the page tells the browser never to show it in another page's frame.
-        let fd = try HTTP.connect(port: port)
-        defer { close(fd) }
-        HTTP.send(fd, Data("GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
-        let page = String(decoding: HTTP.readToEnd(fd), as: UTF8.self).lowercased()
+        let page = try HTTP.raw(port: port, "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+            .lowercased()
         #expect(page.contains("content-security-policy: frame-ancestors 'none'"), "\(page.prefix(400))")
         for site in ["same-origin", "none"] {
             #expect(try HTTP.request(port: port, "GET", "/frame", headers: ["Sec-Fetch-Site": site]).0 == 200)
@@ -224,12 +222,7 @@ struct PreviewGuardTests {
     @Test func headGetsTheStatusAndHeadersOfAGet() throws {
         let preview = try Preview()
         let port = preview.dev.port
-        func exchange(_ request: String) throws -> String {
-            let fd = try HTTP.connect(port: port)
-            defer { close(fd) }
-            HTTP.send(fd, Data(request.utf8))
-            return String(decoding: HTTP.readToEnd(fd), as: UTF8.self)
-        }
+        func exchange(_ request: String) throws -> String { try HTTP.raw(port: port, request) }
         for path in ["/", "/frame", "/export.svg"] {
             let get = try exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
             let getBody = get.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")

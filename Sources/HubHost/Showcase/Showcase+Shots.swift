@@ -14,7 +14,12 @@ extension Showcase {
 
         /// The id of the shot of `story` of `component` ("ns:name") at `width`.
         public static func id(component: String, story: String, width: Double) -> String {
-            safe(component.replacing(":", with: "-")) + "." + safe(story) + "@\(Int(width))"
+            name(component: component, story: story) + "@\(Int(width))"
+        }
+
+        /// `id` without the width: "demo-row.long-title" (what an export of the story is called).
+        public static func name(component: String, story: String) -> String {
+            safe(component.replacing(":", with: "-")) + "." + safe(story)
         }
 
         /// Letters, digits, "-", "_" and "." kept; anything else becomes "-"; never empty, never a dot file,

@@ -54,8 +54,7 @@ public enum Showcase {
             for (namespace, names) in record.namespaces {
                 for name in names {
                     let identifier = ComponentIdentifier(namespace: namespace, name: name)
-                    var stories = pluginStories(identifier, host: host)
-                    if stories.isEmpty { stories = hostStories(identifier) }
+                    let stories = declaredOrSampleStories(identifier, host: host)
                     entries.append(
                         Entry(
                             plugin: record.id ?? record.file.lastPathComponent, pluginVersion: record.version ?? "",
@@ -65,6 +64,23 @@ public enum Showcase {
             }
         }
         return entries
+    }
+
+    /// The stories of one component, or nil when no loaded plugin serves it: what the preview's canvas opens, without
+    /// reading every other component's stories (each read makes an instance).
+    public static func stories(of identifier: ComponentIdentifier, host: PluginHost) -> [Story]? {
+        let served = host.loadedPlugins.contains { record in
+            record.namespaces.contains {
+                $0.namespace == identifier.namespace && $0.components.contains(identifier.name)
+            }
+        }
+        return served ? declaredOrSampleStories(identifier, host: host) : nil
+    }
+
+    /// The plugin's stories, or the host's sample models when it declares none.
+    private static func declaredOrSampleStories(_ identifier: ComponentIdentifier, host: PluginHost) -> [Story] {
+        let stories = pluginStories(identifier, host: host)
+        return stories.isEmpty ? hostStories(identifier) : stories
     }
 
     /// The view a story is drawn as: its model alone in the body.

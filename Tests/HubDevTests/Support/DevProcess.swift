@@ -235,6 +235,15 @@ enum HTTP {
         }
     }
 
+    /// Sends `request` as it is and returns the whole response as text, head included (for what `request` does not
+    /// show: headers, a body after HEAD).
+    static func raw(port: UInt16, _ request: String) throws -> String {
+        let fd = try connect(port: port)
+        defer { close(fd) }
+        send(fd, Data(request.utf8))
+        return String(decoding: readToEnd(fd), as: UTF8.self)
+    }
+
     /// Sends raw request bytes and reads the response.
     static func exchange(port: UInt16, _ bytes: Data, path: String) throws -> (Int, Data) {
         let fd = try connect(port: port)

@@ -35,11 +35,11 @@ extension DevLoop {
     public static let notTheGallery = "not the gallery: "
 
     /// The story's view from the plugins loaded now: its model alone in the body; nil when no loaded plugin
-    /// declares it (or it is not a component model).
-    /// What is wrong with it that still lets it draw is kept for the page, as the sheet says it.
+    /// declares it (or it is not a component model). What is wrong with it that still lets it draw is kept for the
+    /// page, as the sheet says it.
     func storyView(_ key: StoryKey) -> ViewModel? {
-        let entry = Showcase.entries(of: host).first { $0.component == key.component }
-        guard let story = entry?.stories.first(where: { $0.name == key.story }),
+        guard let identifier = ComponentIdentifier(strict: key.component),
+            let story = Showcase.stories(of: identifier, host: host)?.first(where: { $0.name == key.story }),
             let decoded = Showcase.decodedView(of: story)
         else { return nil }
         let label = "\(key.component) story \(TerminalText.quoted(key.story)): "

@@ -509,7 +509,10 @@ public final class DevLoop {
     /// batch, drawn in this render too).
     func render(_ reload: Reload, earlier: [Reload] = []) {
         var reload = reload
-        if ![.tapped, .scrolled, .edited, .widths, .story].contains(reload.result), let gone = refreshOpenStory() {
+        // Plugins may have changed the story (not on the first render: `start` has just looked it up).
+        if ![.initial, .tapped, .scrolled, .edited, .widths, .story].contains(reload.result),
+            let gone = refreshOpenStory()
+        {
             reload.detail = [reload.detail, gone].compactMap { $0 }.joined(separator: "; ")
         }
         var tree: RenderTree?
