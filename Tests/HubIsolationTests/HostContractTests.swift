@@ -237,6 +237,26 @@ import Testing
             "\(narrow.stdout)")
     }
 
+    /// A story naming a component of a plugin that was quarantined says so, as a view's model does (the gallery
+    /// said "no loaded plugin serves namespace", which reads as a typo).
+    @Test func aStoryNamingAQuarantinedPluginSaysItIsQuarantined() throws {
+        let setup = try Setup(flags: ["-DODD_STORIES", #"-DODD_CHILD="fragile:card""#])
+        try FixtureCompiler.compile(
+            PluginFaultTests.fragile, to: setup.plugins.appendingPathComponent("libfragile.so"), flags: ["-DFAULT_IN=4"]
+        )
+        let trending = setup.folder.appending("trending.json")
+        try Data(
+            #"{"body": [{"id": "t", "component": {"id": "fragile:card"}, "text": {"title": "Trending"}}]}"#.utf8
+        ).write(to: trending)
+        let crashed = try setup.hubhost(["render", trending.path, "--format", "svg", "-o", "-"])
+        #expect(crashed.status == 5, "\(crashed.stderr)")
+        let gallery = try setup.hubhost(["gallery", "-o", setup.folder.appending("g.html").path])
+        let expected =
+            #"unruly:row story "broken parts": $.children[0].component.id: "fragile:card": namespace "fragile" is "#
+            + "served by libfragile.so, which is quarantined"
+        #expect(gallery.stderr.contains(expected), "\(gallery.stderr)")
+    }
+
     @Test func anInitErrorWithoutItsNULIsReadWithinTheBufferAndEscaped() throws {
         let setup = try Setup(flags: ["-DBAD_INIT_ERROR"])
         let result = try setup.hubhost(["list-namespaces"])

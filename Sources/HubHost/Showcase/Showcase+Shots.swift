@@ -54,7 +54,8 @@ extension Showcase {
                     continue
                 }
                 let view = decoded.viewModel
-                story.warnings = warnings(of: story, decoded: decoded, registry: host.registry)
+                story.warnings = warnings(
+                    of: story, decoded: decoded, registry: host.registry, unavailable: host.unavailableNamespaces)
                 entries[e].stories[s] = story
                 let entry = entries[e]
                 problems += story.warnings.map { label + $0 }

@@ -99,16 +99,20 @@ public enum Showcase {
     /// fields decoding left out, images that cannot be drawn, component ids no loaded plugin provides (a child
     /// of another namespace, or a namespace renamed since). A story drawn with fallbacks makes a wrong golden.
     /// `servedNamespacesOnly`: component ids of namespaces no loaded plugin has are not reported (a plugin checked
-    /// alone, as `validate` checks it, whose stories may name other plugins' components).
+    /// alone, as `validate` checks it, whose stories may name other plugins' components). `unavailable`: the host's
+    /// namespaces whose plugin did not load, and why (a quarantine), so a story says so rather than "no loaded
+    /// plugin serves".
     static func warnings(
-        of story: Story, decoded: DecodeResult, registry: ComponentRegistry, servedNamespacesOnly: Bool = false
+        of story: Story, decoded: DecodeResult, registry: ComponentRegistry, servedNamespacesOnly: Bool = false,
+        unavailable: [String: String] = [:]
     ) -> [String] {
         let view = decoded.viewModel
         let images = ImageAccess(viewFile: nil)
         let issues =
             decoded.issues + images.problems(in: view, file: nil) + images.placeholderWarnings(in: view, file: nil)
             + UnresolvedComponents.problems(
-                in: view, registry: registry, file: nil, servedNamespacesOnly: servedNamespacesOnly)
+                in: view, registry: registry, file: nil, unavailable: unavailable,
+                servedNamespacesOnly: servedNamespacesOnly)
         // "$.body[0]" is the story's model itself: its own paths read better from "$".
         return story.warnings
             + issues.map { issue in

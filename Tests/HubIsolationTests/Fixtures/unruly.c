@@ -7,6 +7,7 @@
  *   -DHUGE_STORIES     its showcase extension says (size_t)-1 stories; each story has the same name
  *   -DODD_STORIES      three stories that can be drawn, each wrong: a width of 50000, a model of another
  *                      component, a child of a namespace nobody serves and an image that is not a valid URI
+ *   -DODD_CHILD='"x:y"'  with ODD_STORIES: the component id of that child (default "gone:card")
  *   -DBAD_INIT_ERROR   init fails, filling the whole error buffer with an escape sequence and no NUL
  *   -DCRASH_IN_DRAW    draw dereferences NULL, except in a probe child (so it loads, then faults while drawing)
  *   -DCRASH_IN_DRAW_WHEN_PROBED  draw dereferences NULL in probe children too
@@ -141,6 +142,10 @@ static bool story(void *instance, size_t index, hub_story *out) {
     return true;
 }
 
+#ifndef ODD_CHILD
+#define ODD_CHILD "gone:card"
+#endif
+
 static size_t odd_story_count(void *instance) {
     (void)instance;
     return 3;
@@ -165,7 +170,7 @@ static bool odd_story(void *instance, size_t index, hub_story *out) {
     default:
         out->name = "broken parts";
         out->model_json = "{\"images\":{\"main\":{\"uri\":\"data:image/svg+xml;utf8,<svg>\"}},"
-                          "\"children\":[{\"component\":{\"id\":\"gone:card\"}}]}";
+                          "\"children\":[{\"component\":{\"id\":\"" ODD_CHILD "\"}}]}";
         return true;
     }
 }

@@ -43,7 +43,9 @@ extension DevLoop {
             let decoded = Showcase.decodedView(of: story)
         else { return nil }
         let label = "\(key.component) story \(TerminalText.quoted(key.story)): "
-        openStoryWarnings = Showcase.warnings(of: story, decoded: decoded, registry: host.registry).map { label + $0 }
+        openStoryWarnings = Showcase.warnings(
+            of: story, decoded: decoded, registry: host.registry, unavailable: host.unavailableNamespaces
+        ).map { label + $0 }
         return decoded.viewModel
     }
 
