@@ -1,4 +1,5 @@
 import ArgumentParser
+import CHubSystem
 import FoundationEssentials
 import HubCore
 import HubHost
@@ -42,6 +43,9 @@ public struct HubHostCommand: ParsableCommand {
     /// Parses the command line and runs the command. A worker (started by a supervising hubhost) first attaches
     /// the black box its supervisor reads, so every plugin call is noted there.
     public static func start() {
+        // A launcher may have blocked them (test runners do), and the mask is inherited: hubhost ends when asked
+        // to, as its workers and probes do.
+        csystem_unblock_stop_signals()
         // Before any plugin code can change them: the files the user names are found and made as the user would.
         if let problem = ProcessStart.capture() ?? argumentThatIsNotUTF8() {
             Diagnostics.print("hubhost: \(problem)")

@@ -105,8 +105,12 @@ import Testing
     }
 
     /// Plugin code that stops its own process is a hang (the wait for a stopped job is not counted, but this is no
-    /// job stopped from outside), and a process the plugin started that ends the worker is the plugin's doing.
-    @Test(arguments: [("5", "hung in configure"), ("6", "crashed with SIGTERM in configure")])
+    /// job stopped from outside), and a process the plugin started that ends the worker is the plugin's doing. A
+    /// plugin that signals its whole process group ends its worker alone (hubhost ended with it, saying nothing).
+    @Test(arguments: [
+        ("5", "hung in configure"), ("6", "crashed with SIGTERM in configure"),
+        ("7", "crashed with SIGTERM in configure"),
+    ])
     func aPluginThatStopsOrSignalsItsOwnProcessIsNamed(how: String, words: String) throws {
         let setup = try Setup(flags: ["-DFAULT_IN=3", "-DFAULT_HOW=\(how)"])
         let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])

@@ -139,7 +139,7 @@ public final class WorkerProcess: @unchecked Sendable {
         defer { for entry in envp { free(entry) } }
 
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let spawned = OwnProcessGroup.spawn(&pid, executable, &actions, argv, envp)
         close(errPipe[1])
         if options.controlChannel {
             close(inPipe[0])

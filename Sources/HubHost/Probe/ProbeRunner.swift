@@ -267,7 +267,7 @@ public struct ProbeRunner: Sendable {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for entry in envp { free(entry) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+        let spawned = OwnProcessGroup.spawn(&pid, executable.path, &actions, argv, envp)
         return spawned == 0 ? .success(pid) : .failure(POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOEXEC))
     }
 

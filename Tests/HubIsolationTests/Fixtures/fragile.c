@@ -6,7 +6,8 @@
  *                     6 selection state, 7 save UI state, 8 deinit, 9 children (set delegate), 10 layout traits,
  *                     11 a thread of its own (started by configure, it faults 50 ms later, whatever the host is doing)
  *   -DFAULT_HOW=N     1 SIGSEGV (default), 2 abort(), 3 exit(3), 4 hang (sleeps forever), 5 raise(SIGSTOP),
- *                     6 a shell it starts sends its process SIGTERM (system("kill -TERM $PPID; sleep 2"))
+ *                     6 a shell it starts sends its process SIGTERM (system("kill -TERM $PPID; sleep 2")),
+ *                     7 it sends its whole process group SIGTERM (kill(0, SIGTERM))
  *   -DFAULT_WHEN_PROBED  faults in probe and validate children too (still only on "Trending" data)
  *   -DBAD_VALUES      hands the host NaN, infinite and absurd values (sizes, frames, font sizes, measure_text)
  *   -DBAD_TRAITS      layout_traits returns bytes that are not UTF-8 (as a freed string reads)
@@ -94,6 +95,7 @@ static void fault_if(int where, int when) {
     case 5: raise(SIGSTOP); break;
     /* The shell outlives the signal: once it has exited and been reaped, nothing says it was this process's. */
     case 6: system("kill -TERM $PPID; sleep 2"); for (;;) pause();
+    case 7: kill(0, SIGTERM); for (;;) pause();
     default: *(volatile int *)0 = 1;
     }
 }

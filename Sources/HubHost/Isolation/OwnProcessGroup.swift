@@ -1,0 +1,23 @@
+import Glibc
+
+/// Children that run plugin code (a worker, a probe, the scanner, the probe server) start in a process group of
+/// their own. Plugin code that signals its process group (`kill(0, SIGTERM)`, a script's `kill -TERM 0`,
+/// `killpg`) then ends that child, which is reported as the plugin's fault, instead of hubhost with it: in
+/// `hubhost dev` that was the supervisor and the page's edits.
+///
+/// The terminal's Ctrl-C and hang-up reach hubhost alone, and the children end with it: a worker through
+/// `csystem_die_with_parent`, a probe through `csystem_exit_when_orphaned`.
+enum OwnProcessGroup {
+    /// `posix_spawn` with the attribute that puts the child in a new process group (its pid is the group's id).
+    static func spawn(
+        _ pid: inout pid_t, _ path: String, _ actions: inout posix_spawn_file_actions_t,
+        _ argv: [UnsafeMutablePointer<CChar>?], _ envp: [UnsafeMutablePointer<CChar>?]
+    ) -> Int32 {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        return posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    }
+}
