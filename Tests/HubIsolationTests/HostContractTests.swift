@@ -257,6 +257,41 @@ import Testing
         #expect(gallery.stderr.contains(expected), "\(gallery.stderr)")
     }
 
+    /// A process plugin code forks in a probe, and leaves running, is ended with the probe, in its group or out of
+    /// it (`setsid`): it held the scanner's pipe, so the listing waited out the plugin's budget and quarantined it
+    /// as "hung in unload", and the process outlived hubhost. `validate` fails the plugin for it.
+    @Test(arguments: [1, 2]) func processesAPluginLeavesRunningInAProbeAreEnded(how: Int) throws {
+        let setup = try Setup(flags: ["-DFORK_IN_PROBE=\(how)"])
+        let started = Date()
+        let listing = try setup.hubhost(["list-namespaces"])
+        #expect(Date().timeIntervalSince(started) < 4, "it waited for the forked process")
+        #expect(listing.status == 0 && listing.stdout.contains("unruly "), "\(listing.stdout)\n\(listing.stderr)")
+        #expect(!listing.stdout.contains("quarantined"), "\(listing.stdout)")
+        #expect(try processesNaming(setup.cache.path).isEmpty, "a probe's fork outlived the listing")
+
+        let validated = try ProcessRunner.hubhost([
+            "validate", setup.plugins.appendingPathComponent("libunruly.so").path,
+        ])
+        #expect(validated.status == 1, "\(validated.stdout)")
+        let said = try #require(
+            validated.stdout.split(separator: "\n").first { $0.contains("fail processes left running") },
+            "\(validated.stdout)")
+        #expect(said.contains("plugin code left 1 process(es) running when its probe ended: pid "), "\(said)")
+        let pid = try #require(
+            said.firstRange(of: "pid ").flatMap { Int32(said[$0.upperBound...].prefix { $0.isNumber }) })
+        #expect(kill(pid, 0) != 0, "the process is gone")
+    }
+
+    /// The pids of processes whose command line holds `text`.
+    private func processesNaming(_ text: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { name in
+            guard Int32(name) != nil, let bytes = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else {
+                return false
+            }
+            return String(decoding: bytes.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).contains(text)
+        }
+    }
+
     @Test func anInitErrorWithoutItsNULIsReadWithinTheBufferAndEscaped() throws {
         let setup = try Setup(flags: ["-DBAD_INIT_ERROR"])
         let result = try setup.hubhost(["list-namespaces"])

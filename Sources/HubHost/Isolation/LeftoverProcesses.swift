@@ -22,7 +22,7 @@ enum LeftoverProcesses {
         var ended: [String] = []
         for name in names {
             guard let pid = pid_t(name), pid != me,
-                let (parent, _, command) = status(of: pid), parent == me
+                let (parent, _, command, _) = status(of: pid), parent == me
             else { continue }
             // hubhost's own probe server, or a process already on its way out (its command line is gone): the
             // probe server ends as its worker does, and may be exiting right now. A plugin's fork keeps its copy.
@@ -43,14 +43,45 @@ enum LeftoverProcesses {
         return arguments.count > 1 && Array(arguments[1]) == Array("probe".utf8)
     }
 
-    /// From /proc/PID/stat: "pid (comm) state ppid …"; the command may hold spaces and parentheses.
-    static func status(of pid: pid_t) -> (parent: pid_t, state: Substring, command: String)? {
+    /// In a probe child hubhost started (`HUBHOST_PROBE_CHILD`, a process group of its own: `OwnProcessGroup`):
+    /// makes it the parent of what its plugin's processes leave behind, as a supervisor is of a worker's. Nothing
+    /// in any other process (`hubhost probe` run from a shell shares its job's group with a pipe's other end).
+    static func adoptInProbe() {
+        if isProbeChild { _ = csystem_become_subreaper() }
+    }
+
+    /// In a probe child (see `adoptInProbe`): ends what plugin code started and left running, the processes of its
+    /// group and its children (a process that left the group with `setsid`, or an orphan it adopted). They held a
+    /// scanner's pipe open after the scanner ended: the folder's listing waited out its budget and blamed the
+    /// plugin's "unload", and `validate` passed a plugin that left one behind. Returns one description per process
+    /// ("pid 123 (sleep)").
+    static func endInProbe() -> [String] {
+        let me = getpid()
+        guard isProbeChild, getpgrp() == me, let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc")
+        else { return [] }
+        var ended: [(pid: pid_t, command: String)] = []
+        for name in names {
+            guard let pid = pid_t(name), pid != me, let (parent, state, command, group) = status(of: pid),
+                group == me || parent == me
+            else { continue }
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            if parent == me { while waitpid(pid, &status, 0) < 0 && errno == EINTR {} }
+            if state != "Z" { ended.append((pid, command)) }
+        }
+        return ended.sorted { $0.pid < $1.pid }.map { "pid \($0.pid) (\(TerminalText.escaped($0.command, limit: 40)))" }
+    }
+
+    private static var isProbeChild: Bool { HostEnvironment.variable(HostEnvironment.probeChild) == "1" }
+
+    /// From /proc/PID/stat: "pid (comm) state ppid pgrp …"; the command may hold spaces and parentheses.
+    static func status(of pid: pid_t) -> (parent: pid_t, state: Substring, command: String, group: pid_t)? {
         guard let bytes = try? readWholeFile("/proc/\(pid)/stat") else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
         guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
         let command = String(text[text.index(after: open)..<close])
         let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 1, let parent = pid_t(fields[1]) else { return nil }
-        return (parent, fields[0], command)
+        guard fields.count > 2, let parent = pid_t(fields[1]), let group = pid_t(fields[2]) else { return nil }
+        return (parent, fields[0], command, group)
     }
 }

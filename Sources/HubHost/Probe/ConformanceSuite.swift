@@ -36,6 +36,7 @@ public struct ConformanceSuite {
 
     /// `runPrinting`, with the phases stored in a scanner's `PhaseBox` instead of printed when there is one.
     static func runPrinting(file: URL, cacheDirectory: URL, view: ViewModel?, phases: PhaseBox.Writer?) -> Bool {
+        LeftoverProcesses.adoptInProbe()
         var suite = ConformanceSuite(file: file, cacheDirectory: cacheDirectory)
         suite.view = view
         func toStandardOutput(_ bytes: UnsafeRawBufferPointer) { _ = write(1, bytes.baseAddress, bytes.count) }
@@ -49,7 +50,17 @@ public struct ConformanceSuite {
                 }
             }
         }
-        let report = suite.run()
+        var report = suite.run()
+        // What plugin code forked and left running ends with the probe (it held a scanner's pipe open), and fails
+        // `validate`: a worker ends such processes too, and says so on every run.
+        let leftovers = LeftoverProcesses.endInProbe()
+        if !leftovers.isEmpty {
+            report.checks.append(
+                .init(
+                    name: "processes left running", component: nil, passed: false, fatal: false,
+                    message: "plugin code left \(leftovers.count) process(es) running when its probe ended: "
+                        + leftovers.joined(separator: ", ") + "; hubhost ended them"))
+        }
         ByteWriter.stream(capacity: 16 << 10, to: toStandardOutput) { ProbeJSON.writeReportLine(report, to: &$0) }
         return report.loadable
     }

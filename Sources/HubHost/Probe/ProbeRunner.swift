@@ -228,6 +228,7 @@ public struct ProbeRunner: Sendable {
             if done == pid { break }
             if done < 0 && errno != EINTR { break }
             if timer.look() > timeout {
+                kill(-pid, SIGKILL)  // its group: what its plugin forked too (`OwnProcessGroup`)
                 kill(pid, SIGKILL)
                 waitpid(pid, &status, 0)
                 result.timedOut = true

@@ -1,3 +1,4 @@
+import CHubSystem
 import FoundationEssentials
 import HubCore
 
@@ -146,6 +147,12 @@ extension ProbeRunner {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var timer = ChildTimer(pid: pid)
         var timedOut = false
+        // Readable once the scanner has ended: a process its plugin code forked may hold the pipe open after it
+        // (one that left the scanner's process group, which the scanner itself does not end), so the end of the
+        // pipe alone would wait out the budget and blame the last plugin.
+        let exitDescriptor = csystem_pidfd_open(pid)
+        defer { if exitDescriptor >= 0 { close(exitDescriptor) } }
+        var scannerEnded = false
 
         /// The end of stderr between `offset` and `end` (the end of the file when nil), as `CrashText.tail` cuts it
         /// (read from 16 KiB back: a Swift trap's reason comes before a backtrace of some 3 KiB).
@@ -192,14 +199,25 @@ extension ProbeRunner {
             }
             let left = timeout - timer.look()
             if left <= 0 {
+                kill(-pid, SIGKILL)  // its group: what its plugins forked too (`OwnProcessGroup`)
                 kill(pid, SIGKILL)
                 timedOut = true
                 break
             }
-            var fds = [pollfd(fd: output[0], events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 1, Int32(min(left * 1000, 1000).rounded(.up)))
+            var fds = [
+                pollfd(fd: output[0], events: Int16(POLLIN), revents: 0),
+                pollfd(fd: scannerEnded ? -1 : exitDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            // Once the scanner has ended, what is left in the pipe is already there.
+            let wait = scannerEnded ? 100 : Int32(min(left * 1000, 1000).rounded(.up))
+            let ready = poll(&fds, 2, wait)
             if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { continue }
+            if fds[1].revents != 0 {
+                scannerEnded = true
+                kill(-pid, SIGKILL)  // still its group's id: the scanner is not reaped yet
+            }
+            if scannerEnded && fds[0].revents == 0 { break reading }
+            guard fds[0].revents != 0 else { continue }
             let n = read(output[0], &buffer, buffer.count)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break reading }

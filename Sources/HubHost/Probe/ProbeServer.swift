@@ -26,6 +26,8 @@ public enum ProbeServer {
             }
             let pid = fork()
             if pid == 0 {
+                // A group of its own, as every probe has (`OwnProcessGroup`): what its plugin forks is ended with it.
+                setpgid(0, 0)
                 csystem_exit_when_orphaned()  // threads do not survive fork: the child needs its own
                 let scratch = URL(fileURLWithPath: parts[1])
                 let out = open(scratch.appendingPathComponent("stdout").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
@@ -46,6 +48,11 @@ public enum ProbeServer {
                 continue
             }
             reply("\(pid)")
+            // Ended, not yet reaped (so its id still names its group): what its plugin forked goes with it, when
+            // the child crashed before it could end that itself.
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            kill(-pid, SIGKILL)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             reply("\(pid) \(status)")
@@ -94,6 +101,7 @@ final class ProbeServerClient: @unchecked Sendable {
         var result = ProbeRunner.ChildResult()
         var answer = readLine(timeout: timeout, child: child)
         if answer == nil {
+            kill(-child, SIGKILL)  // its group (`ProbeServer.serve`), and the child, had it not made it yet
             kill(child, SIGKILL)
             result.timedOut = true
             answer = readLine(timeout: 10)

@@ -19,6 +19,8 @@
  *   -DNULL_IN_DRAW=N   draw points descriptors 0 to N-1 at /dev/null, except in a probe child
  *   -DCLOSE_FROM_3_IN_DRAW=N  draw closes descriptors 3 to N-1 (the usual "close inherited descriptors" loop)
  *   -DFORK_IN_DRAW     the first draw forks a child that sleeps 30 s holding the worker's descriptors
+ *   -DFORK_IN_PROBE=N  init, in a probe child only, forks a child that sleeps 30 s holding the probe's
+ *                      descriptors; with N=2 it first leaves the process group (setsid)
  *   -DABORT_AT_EXIT    draw registers an atexit handler that aborts (outside a probe child)
  *   -DCHANGE_PROCESS="dir"  init chdir()s to dir, sets umask 0, a SIGSEGV handler and an alarm; draw chdir()s
  *                      to dir and sets umask 0 again (outside a probe child)
@@ -217,6 +219,13 @@ static const hub_component_factory factory = {sizeof factory, NULL, create, comp
 
 static bool init(const hub_host *h, char *error, size_t capacity) {
     host = h;
+#ifdef FORK_IN_PROBE
+    if (getenv("HUBHOST_PROBE_CHILD") && fork() == 0) {
+        if (FORK_IN_PROBE == 2) setsid();
+        sleep(30);
+        _exit(0);
+    }
+#endif
 #ifdef CHANGE_PROCESS
     if (!getenv("HUBHOST_PROBE_CHILD")) {
         if (chdir(CHANGE_PROCESS) != 0) abort();
