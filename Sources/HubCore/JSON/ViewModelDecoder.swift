@@ -255,7 +255,7 @@ private final class DecodeContext {
             let body = RootModelListBuilder(type: .body, defaults: defaults)
             // A root array is the body; its paths read `$[i]`, as in the file.
             try decodeRootList(&s, into: body)
-            return ViewModel(body: body.models)
+            return ViewModel(body: body.finish())
         default:
             let value = try s.readValue()
             throw DecodeFailure(
@@ -290,7 +290,7 @@ private final class DecodeContext {
         return ViewModel(
             identifier: id, title: title,
             header: header?.build(type: .header, index: 0, defaults: defaults),
-            body: body.models, overlays: overlays.models, custom: custom)
+            body: body.finish(), overlays: overlays.finish(), custom: custom)
     }
 
     /// The builder every body and overlay entry is read into: a root list builds each entry's model at once and
