@@ -28,6 +28,7 @@ struct Validate: ParsableCommand {
             \(ExitStatus.help([
                 (.ok, "every plugin passes every check"), (.problems, "a check of a plugin failed"),
                 (.notFound, "an argument names no file or folder"),
+                (.failed, "the --view file cannot be read or is not a view"),
             ]))
             """
     )
@@ -72,7 +73,7 @@ struct Validate: ParsableCommand {
         // A view that cannot be used is the view's problem, not every plugin's (each probe would fail on it).
         if let view {
             let bytes: [UInt8]
-            do { bytes = try readWholeFile(view) } catch {
+            do { bytes = try readWholeFile(view, limit: ViewModelDecoder.maxViewBytes) } catch {
                 Diagnostics.print("hubhost validate: --view \(view): cannot read: \(ErrorText.describe(error))")
                 throw ExitCode(.failed)
             }

@@ -23,7 +23,7 @@ struct LoadedView {
     static func load(_ path: String, images: ImageOptions, maxErrors: Int = 100) throws -> LoadedView {
         let url = URL(fileURLWithPath: ProcessStart.absolute(path))
         let bytes: [UInt8]
-        do { bytes = try readWholeFile(path) } catch {
+        do { bytes = try readWholeFile(path, limit: ViewModelDecoder.maxViewBytes) } catch {
             Diagnostics.print("\(path): cannot read: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }

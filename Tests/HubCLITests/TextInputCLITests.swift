@@ -165,6 +165,25 @@ struct TextInputCLITests {
         #expect(result.status == 0 && result.stdout.contains("cdemo:banner"), "\(result.stdout)\(result.stderr)")
     }
 
+    /// A view file too large to be one is refused before it is read (a sparse file: no disk is used), and so is an
+    /// endless stream: `/dev/zero` grew the worker to 5.7 GB in four seconds.
+    @Test func aViewOverTheLimitIsRefusedBeforeItIsRead() throws {
+        let setup = try Setup()
+        let huge = setup.folder.appending("huge.json")
+        #expect(FileManager.default.createFile(atPath: huge.path, contents: nil))
+        #expect(truncate(huge.path, off_t(256 << 20) + 1) == 0)
+        for view in [huge.path, "/dev/zero"] {
+            let result = try setup.hubhost(["render", view, "--format", "json", "-o", "-"])
+            #expect(
+                result.status == 2
+                    && result.stderr.contains("\(view): cannot read: is 256 MiB or more, over the limit"),
+                "\(result.stderr)")
+        }
+        let validated = try ProcessRunner.hubhost(
+            ["validate", setup.plugins.appendingPathComponent("libHubDemoC.so").path, "--view", huge.path])
+        #expect(validated.status == 2 && validated.stderr.contains("over the limit of 256 MiB"), "\(validated.stderr)")
+    }
+
     /// A picture verify cannot draw (taller than a PNG can be) is a failing case in JUnit, not only a stderr line.
     @Test func aPictureVerifyCannotDrawIsAFailureInJUnit() throws {
         let setup = try Setup()

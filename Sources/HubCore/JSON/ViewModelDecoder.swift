@@ -9,6 +9,11 @@ import FoundationEssentials
 /// n counts such entries in document order (Hub uses a random UUID; a counter keeps output deterministic).
 /// `null` counts as absent and is not reported.
 public struct ViewModelDecoder {
+    /// The most bytes a view file may have (about three million components): a view is read whole, and decoding
+    /// takes some thirteen times its size in memory, so a stream such as `/dev/zero` or a server's endless reply
+    /// grew without bound (5.7 GB in four seconds).
+    public static let maxViewBytes = 256 << 20
+
     /// Named in every issue.
     public var file: String?
     public var maxIssues: Int
@@ -32,7 +37,7 @@ public struct ViewModelDecoder {
     public func decode(contentsOf url: URL) throws -> DecodeResult {
         var decoder = self
         if decoder.file == nil { decoder.file = url.lastPathComponent }
-        return try decoder.decode(bytes: readWholeFile(url.path))
+        return try decoder.decode(bytes: readWholeFile(url.path, limit: Self.maxViewBytes))
     }
 
     public func decode(bytes: [UInt8]) throws -> DecodeResult {

@@ -462,7 +462,7 @@ public final class DevLoop {
     @discardableResult
     private func loadView() -> Bool {
         do {
-            let bytes = try readWholeFile(options.viewFile.path)
+            let bytes = try readWholeFile(options.viewFile.path, limit: ViewModelDecoder.maxViewBytes)
             let result = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(bytes: bytes)
             viewModel = result.viewModel
             lastGoodViewText = bytes.count <= Self.lastGoodViewLimit ? String(decoding: bytes, as: UTF8.self) : nil
