@@ -165,6 +165,28 @@ struct TextInputCLITests {
         #expect(result.status == 0 && result.stdout.contains("cdemo:banner"), "\(result.stdout)\(result.stderr)")
     }
 
+    /// A grapheme cluster of more than 32 scalars is drawn with its first 32: shaping is quadratic in a cluster's
+    /// length, and 10,000 emoji joined by ZWJ in one title took 54 s to draw as a PNG. Shorter ones are whole.
+    @Test func anAbsurdlyLongGraphemeClusterIsDrawnCut() throws {
+        let setup = try Setup()
+        let accents = "a" + String(repeating: "\u{301}", count: 2_000)
+        let family = String(repeating: "\u{1F468}\u{200D}", count: 500)
+        let short = "e" + String(repeating: "\u{301}", count: 20) + " Caf\u{E9} au lait, a title of several words"
+        let view = try setup.view("view.json", titles: [accents, family, short])
+        let svg = try setup.hubhost(["render", view.path, "--format", "svg", "-o", "-"])
+        #expect(svg.status == 0, "\(svg.stderr)")
+        let drawn = svg.stdout.split(separator: "\n").filter { $0.hasPrefix("<text") }.map {
+            String($0[$0.index(after: $0.firstIndex(of: ">")!)...].dropLast("</text>".count))
+        }
+        #expect(drawn.contains("a" + String(repeating: "\u{301}", count: 31)), "\(drawn.map(\.unicodeScalars.count))")
+        let familyScalars = Array("\u{1F468}\u{200D}".unicodeScalars)
+        #expect(drawn.contains { $0.unicodeScalars.count == 32 && $0.unicodeScalars.starts(with: familyScalars) })
+        let whole = Array(("e" + String(repeating: "\u{301}", count: 20) + " ").unicodeScalars)
+        #expect(drawn.contains { $0.unicodeScalars.starts(with: whole) }, "\(drawn)")
+        let png = try setup.hubhost(["render", view.path, "--format", "png", "-o", "view.png"])
+        #expect(png.status == 0, "\(png.stderr)")
+    }
+
     /// A view file too large to be one is refused before it is read (a sparse file: no disk is used), and so is an
     /// endless stream: `/dev/zero` grew the worker to 5.7 GB in four seconds.
     @Test func aViewOverTheLimitIsRefusedBeforeItIsRead() throws {
