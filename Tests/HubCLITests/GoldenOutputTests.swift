@@ -54,6 +54,46 @@ struct GoldenOutputTests {
         }
     }
 
+    /// The shipped carousel takes numbers from a server's custom data: out of their ranges they are its defaults
+    /// (an itemHeight of 1e308 made every PNG of the view impossible), and thousands of children cost it time in
+    /// proportion (5,000 summed 12.5 million widths per update: over 2 s, a hang to --call-timeout, exit 5).
+    @Test func theCarouselTakesAnyNumberAndThousandsOfChildren() throws {
+        let folder = try TemporaryFolder("hubhost-carousel")
+        let plugins = folder.appending("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: TestPaths.binDirectory.appendingPathComponent("libHubDemoSwift.so"),
+            to: plugins.appendingPathComponent("libHubDemoSwift.so"))
+        let children = (0..<5_000).map {
+            #"{"id": "k\#($0)", "component": {"id": "demo:card"}, "text": {"title": "\#($0)"}}"#
+        }
+        func render(custom: String, format: String) throws -> ProcessResult {
+            let view = folder.appending("view.json")
+            try Data(
+                #"{"body": [{"id": "c", "component": {"id": "demo:carousel"}, "custom": {\#(custom)}, "children": [\#(children.joined(separator: ","))]}]}"#
+                    .utf8
+            ).write(to: view)
+            return try ProcessRunner.hubhost(
+                [
+                    "render", view.path, "--format", format, "-o", folder.appending("out.\(format)").path, "--plugins",
+                    plugins.path, "--plugin-cache", folder.appending("cache").path,
+                ], currentDirectory: folder.url)
+        }
+        func carouselHeight() throws -> Double? {
+            let tree = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appending("out.json")))
+            let body = (tree as? [String: Any])?["body"] as? [[String: Any]]
+            return (body?.first?["frame"] as? [String: Any])?["height"] as? Double
+        }
+        let odd = try render(custom: #""itemHeight": 1e308, "parallax": -1e300, "scrollOffset": -5"#, format: "json")
+        #expect(odd.status == 0, "\(odd.stderr)")
+        let oddHeight = try carouselHeight()
+        #expect(try render(custom: "", format: "json").status == 0)
+        let defaultHeight = try carouselHeight()
+        #expect(oddHeight != nil && oddHeight == defaultHeight, "the default height")
+        let png = try render(custom: #""itemHeight": 1e308"#, format: "png")
+        #expect(png.status == 0, "\(png.stderr)")
+    }
+
     static func firstDifference(_ a: Data, _ b: Data) -> Int {
         let (x, y) = (Array(a), Array(b))
         return zip(x, y).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(x.count, y.count)
