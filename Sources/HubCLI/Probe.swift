@@ -45,6 +45,7 @@ struct Probe: ParsableCommand {
         csystem_exit_when_orphaned()
         csystem_unblock_stop_signals()
         if serve { ProbeServer.serve() }
+        ProbeOutput.protect()
         let cacheDirectory =
             cache.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-probe-\(getpid())")

@@ -282,6 +282,27 @@ import Testing
         #expect(kill(pid, 0) != 0, "the process is gone")
     }
 
+    /// A plugin that closes standard output in a probe no longer hides the reports after it (the scanner blamed it
+    /// "failed in unload: exited with status 0 without a report"): what it prints goes with its standard error, as
+    /// in a worker, where closing it is harmless. Closing standard error is said, as a worker's supervisor says it.
+    @Test func aPluginThatClosesAStandardDescriptorInItsProbeIsToldApart() throws {
+        let stdout = try Setup(flags: ["-DCLOSE_IN_PROBE=1"])
+        let listed = try stdout.hubhost(["list-namespaces"])
+        #expect(listed.status == 0 && !listed.stdout.contains("quarantined"), "\(listed.stdout)")
+        let validated = try ProcessRunner.hubhost([
+            "validate", stdout.plugins.appendingPathComponent("libunruly.so").path,
+        ])
+        #expect(!validated.stdout.contains("standard descriptors"), "\(validated.stdout)")
+
+        let stderr = try Setup(flags: ["-DCLOSE_IN_PROBE=2"])
+        let refused = try stderr.hubhost(["list-namespaces"])
+        #expect(refused.stdout.contains("cdemo "), "the other plugin: \(refused.stdout)")
+        #expect(
+            refused.stdout.contains(
+                "libunruly.so: failed in standard descriptors: closed descriptors it did not open (hubhost's standard "
+                    + "error) in init"), "\(refused.stdout)")
+    }
+
     /// The pids of processes whose command line holds `text`.
     private func processesNaming(_ text: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { name in

@@ -39,18 +39,38 @@ public struct ConformanceSuite {
         LeftoverProcesses.adoptInProbe()
         var suite = ConformanceSuite(file: file, cacheDirectory: cacheDirectory)
         suite.view = view
-        func toStandardOutput(_ bytes: UnsafeRawBufferPointer) { _ = write(1, bytes.baseAddress, bytes.count) }
+        func toStandardOutput(_ bytes: UnsafeRawBufferPointer) { ProbeOutput.write(bytes) }
+        // The phase in which the plugin closed or replaced standard error, seen at the start of the next one.
+        var phase: ProbePhase?
+        var lostStandardError: ProbePhase?
+        func note(_ next: ProbePhase) {
+            if lostStandardError == nil, !ProbeOutput.standardErrorIntact { lostStandardError = phase }
+            phase = next
+        }
         if let phases {
-            suite.progress = phases.store
+            suite.progress = { next in
+                note(next)
+                phases.store(next)
+            }
         } else {
-            suite.progress = { phase in
+            suite.progress = { next in
+                note(next)
                 ByteWriter.stream(capacity: 1024, to: toStandardOutput) { out in
-                    writePhaseLine(phase, to: &out)
+                    writePhaseLine(next, to: &out)
                     out.byte(0x0A)
                 }
             }
         }
         var report = suite.run()
+        if lostStandardError == nil, !ProbeOutput.standardErrorIntact { lostStandardError = phase }
+        ProbeOutput.restore()
+        if let lost = lostStandardError {
+            // As a worker's supervisor says it: the plugin would leave hubhost unable to say what goes wrong.
+            report.checks.append(
+                .init(
+                    name: "standard descriptors", component: lost.component, passed: false, fatal: true,
+                    message: "closed descriptors it did not open (hubhost's standard error) in \(lost.phase)"))
+        }
         // What plugin code forked and left running ends with the probe (it held a scanner's pipe open), and fails
         // `validate`: a worker ends such processes too, and says so on every run.
         let leftovers = LeftoverProcesses.endInProbe()

@@ -38,7 +38,7 @@ enum ProbeScanner {
         for (index, file) in files.enumerated() {
             let offset = lseek(2, 0, SEEK_CUR)
             let line = beginLine(index, stderrOffset: offset < 0 ? nil : Int(offset))
-            _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            line.withUnsafeBytes(ProbeOutput.write)
             phases?.begin(index)
             _ = ConformanceSuite.runPrinting(file: file, cacheDirectory: cacheDirectory, view: nil, phases: phases)
         }

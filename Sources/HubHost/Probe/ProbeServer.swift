@@ -38,6 +38,7 @@ public enum ProbeServer {
                 close(err)
                 let devNull = open("/dev/null", O_RDONLY)
                 dup2(devNull, 0)
+                ProbeOutput.protect()
                 let loadable = ConformanceSuite.runPrinting(
                     file: URL(fileURLWithPath: parts[0]),
                     cacheDirectory: scratch.appendingPathComponent("cache"))
