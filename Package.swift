@@ -44,6 +44,12 @@ let hotPathSettings: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))
 ]
 
+/// The hubhost executables export `pthread_create` (CHubSystem's), so threads plugin code starts in a worker get a
+/// signal stack of their own and a stack overflow on one is named (see csystem.c).
+let hostLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=pthread_create"])
+]
+
 let package = Package(
     name: "hubhost",
     products: [
@@ -118,9 +124,11 @@ let package = Package(
             path: "Sources/HubCLI"
         ),
         // No HTTP server here: it would cost every start FoundationNetworking's libraries (see DevFrontEnd).
-        .executableTarget(name: "hubhost", dependencies: ["HubCLI"], path: "Sources/hubhost"),
         .executableTarget(
-            name: "hubhost-dev", dependencies: ["HubCLI", "HubHost", "HubPreview"], path: "Sources/hubhost-dev"),
+            name: "hubhost", dependencies: ["HubCLI"], path: "Sources/hubhost", linkerSettings: hostLinkerSettings),
+        .executableTarget(
+            name: "hubhost-dev", dependencies: ["HubCLI", "HubHost", "HubPreview"], path: "Sources/hubhost-dev",
+            linkerSettings: hostLinkerSettings),
         .executableTarget(
             name: "HubBench",
             dependencies: ["HubCore", "HubInjection", "HubHost", "HubRender", "HubPreview", "CHubPlugin", "CFFI"],

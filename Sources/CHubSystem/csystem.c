@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -131,9 +132,74 @@ static void note_exit(void) {
     if (gettid() != getpid()) note_fault(0);
 }
 
+// Every thread of a worker gets a signal stack of its own, so the handler above runs, and notes the thread, when a
+// thread overflows its stack. Without one the kernel ends the process before any handler: a plugin thread's
+// overflow was blamed on the main thread's call in progress, or on hubhost when no call was (and `dev` restarted
+// the worker with the same plugin, to crash again). Threads plugin code starts get theirs through
+// `pthread_create`, which the hubhost executables export so that it interposes on libc's for every library.
+
+#define THREAD_SIGNAL_STACK_SIZE (64 * 1024)
+
+static bool signal_stacks_for_new_threads;
+static pthread_key_t signal_stack_key;
+static pthread_once_t signal_stack_key_once = PTHREAD_ONCE_INIT;
+
+static void release_signal_stack(void *stack) {
+    stack_t off = {.ss_flags = SS_DISABLE};
+    sigaltstack(&off, NULL);
+    munmap(stack, THREAD_SIGNAL_STACK_SIZE);
+}
+
+static void make_signal_stack_key(void) { pthread_key_create(&signal_stack_key, release_signal_stack); }
+
+/// Gives the calling thread a signal stack, freed when the thread ends.
+static void give_thread_signal_stack(void) {
+    void *stack = mmap(NULL, THREAD_SIGNAL_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack == MAP_FAILED) return;
+    stack_t given = {.ss_sp = stack, .ss_size = THREAD_SIGNAL_STACK_SIZE, .ss_flags = 0};
+    if (sigaltstack(&given, NULL) != 0) {
+        munmap(stack, THREAD_SIGNAL_STACK_SIZE);
+        return;
+    }
+    pthread_once(&signal_stack_key_once, make_signal_stack_key);
+    pthread_setspecific(signal_stack_key, stack);
+}
+
+struct thread_start {
+    void *(*routine)(void *);
+    void *argument;
+};
+
+static void *start_with_signal_stack(void *start) {
+    struct thread_start copy = *(struct thread_start *)start;
+    free(start);
+    give_thread_signal_stack();
+    return copy.routine(copy.argument);
+}
+
+typedef int (*pthread_create_function)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+__attribute__((visibility("default"))) int pthread_create(pthread_t *thread, const pthread_attr_t *attributes,
+                                                          void *(*routine)(void *), void *argument) {
+    static pthread_create_function libc_create;
+    if (libc_create == NULL) libc_create = (pthread_create_function)dlsym(RTLD_NEXT, "pthread_create");
+    if (!__atomic_load_n(&signal_stacks_for_new_threads, __ATOMIC_ACQUIRE)) {
+        return libc_create(thread, attributes, routine, argument);
+    }
+    struct thread_start *start = malloc(sizeof *start);
+    if (start == NULL) return libc_create(thread, attributes, routine, argument);
+    start->routine = routine;
+    start->argument = argument;
+    int result = libc_create(thread, attributes, start_with_signal_stack, start);
+    if (result != 0) free(start);
+    return result;
+}
+
 void csystem_note_faults(uint64_t *record, int capacity) {
     void *warm[2];
     backtrace(warm, 2);  // loads the unwinder now, not in the handler
+    give_thread_signal_stack();
+    __atomic_store_n(&signal_stacks_for_new_threads, true, __ATOMIC_RELEASE);
     fault_capacity = capacity;
     fault_record = record;
     for (size_t i = 0; i < FATAL_SIGNAL_COUNT; i++) install_handler(fatal_signals[i], note_fatal_signal, SA_ONSTACK, NULL);

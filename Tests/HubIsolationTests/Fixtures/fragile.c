@@ -7,7 +7,8 @@
  *                     11 a thread of its own (started by configure, it faults 50 ms later, whatever the host is doing)
  *   -DFAULT_HOW=N     1 SIGSEGV (default), 2 abort(), 3 exit(3), 4 hang (sleeps forever), 5 raise(SIGSTOP),
  *                     6 a shell it starts sends its process SIGTERM (system("kill -TERM $PPID; sleep 2")),
- *                     7 it sends its whole process group SIGTERM (kill(0, SIGTERM))
+ *                     7 it sends its whole process group SIGTERM (kill(0, SIGTERM)),
+ *                     8 it overflows its stack (unbounded recursion)
  *   -DFAULT_WHEN_PROBED  faults in probe and validate children too (still only on "Trending" data)
  *   -DBAD_VALUES      hands the host NaN, infinite and absurd values (sizes, frames, font sizes, measure_text)
  *   -DBAD_TRAITS      layout_traits returns bytes that are not UTF-8 (as a freed string reads)
@@ -65,6 +66,13 @@ static int is_trending(const hub_model *model) {
 }
 
 /* Faults when `where` is the call chosen, `when` holds (the data says so) and the process is not a probe. */
+/* Recursion the compiler cannot turn into a loop: each frame keeps a page, and adds after the call. */
+__attribute__((noinline)) static int overflow(int depth) {
+    volatile char page[4096];
+    page[0] = (char)depth;
+    return overflow(depth + 1) + page[0];
+}
+
 static void fault_if(int where, int when) {
     if (where != FAULT_IN || probed || !when) return;
     fprintf(stderr, "fragile: about to fail in call %d\n", where);
@@ -96,6 +104,7 @@ static void fault_if(int where, int when) {
     /* The shell outlives the signal: once it has exited and been reaped, nothing says it was this process's. */
     case 6: system("kill -TERM $PPID; sleep 2"); for (;;) pause();
     case 7: kill(0, SIGTERM); for (;;) pause();
+    case 8: overflow(0); break;
     default: *(volatile int *)0 = 1;
     }
 }
