@@ -85,3 +85,10 @@ extension ComponentModel {
         return ModelLocation.code(type: type, indexPath: path)
     }
 }
+
+/// The model the render pipeline is working on (its `locationCode`; 0: none), for the calls into a component that
+/// are given no model (making its instance, its layout traits, loading its view, looking up its extensions): a
+/// fault in one names the model and so its component, as a fault in configure does. Main thread only.
+public enum ModelInProgress {
+    nonisolated(unsafe) public static var location: UInt64 = 0
+}

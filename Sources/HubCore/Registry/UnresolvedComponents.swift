@@ -29,6 +29,9 @@ public enum UnresolvedComponents {
             } else if let known = verdicts[identifier] {
                 unresolved = known
             } else {
+                // A factory may be asked to make one: a fault there names this model, and so its component.
+                ModelInProgress.location = model.locationCode
+                defer { ModelInProgress.location = 0 }
                 unresolved =
                     Self.fallsBack(identifier, registry: registry)
                     && (!servedNamespacesOnly || registry.entry(forNamespace: identifier.namespace) != nil)

@@ -80,7 +80,9 @@ public final class RenderPipeline {
     public func computeLayout(_ viewModel: ViewModel, viewport: Size) -> CollectionLayoutResult {
         var items: [LayoutItem] = []
         items.reserveCapacity(viewModel.body.count)
+        defer { ModelInProgress.location = 0 }
         for model in viewModel.body {
+            ModelInProgress.location = model.locationCode
             let entry = sizing.entry(for: model)
             items.append(
                 LayoutItem(
@@ -88,7 +90,8 @@ public final class RenderPipeline {
                     preferredSize: sizing.preferredSize(for: model, entry: entry, containerSize: viewport)))
         }
         let header = viewModel.header.map {
-            HeaderLayoutItem(
+            ModelInProgress.location = $0.locationCode
+            return HeaderLayoutItem(
                 height: sizing.preferredSize(for: $0, containerSize: viewport).height, traits: sizing.traits(for: $0))
         }
         return CollectionLayout.compute(
@@ -148,7 +151,9 @@ public final class RenderPipeline {
         // a trace shows every trip through the pool).
         var inHand = WrappersInHand(enabled: !options.retainBodyInstances && pool.trace == nil)
         defer { inHand.giveBack(to: pool) }
+        defer { ModelInProgress.location = 0 }
         for (index, model) in viewModel.body.enumerated() {
+            ModelInProgress.location = model.locationCode
             let frame = layout.frames[index]
             if let visibleRect, !frame.intersects(visibleRect) {
                 let laidOut = RenderNode(model: model, kind: sizing.entry(for: model).kind, frame: frame)
@@ -205,6 +210,8 @@ public final class RenderPipeline {
             headerWrapper = nil
             return nil
         }
+        ModelInProgress.location = model.locationCode
+        defer { ModelInProgress.location = 0 }
         let wrapper = reuseOrTake(headerWrapper, for: model)
         headerWrapper = wrapper
         let frame = ViewChromeLayout.headerFrame(
@@ -219,7 +226,9 @@ public final class RenderPipeline {
         var old = overlayWrappers
         overlayWrappers = []
         var nodes: [RenderNode] = []
+        defer { ModelInProgress.location = 0 }
         for (index, model) in models.enumerated() {
+            ModelInProgress.location = model.locationCode
             let wrapper = reuseOrTake(index < old.count ? old[index] : nil, for: model)
             if index < old.count { old[index] = wrapper }
             overlayWrappers.append(wrapper)

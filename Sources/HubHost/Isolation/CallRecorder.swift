@@ -138,7 +138,7 @@ public enum CallRecorder {
     public static func during<R>(
         _ call: PluginCall, slot: UInt16, model: ComponentModel? = nil, _ body: () throws -> R
     ) rethrows -> R {
-        let saved = enter(call, slot: slot, location: model?.locationCode ?? 0)
+        let saved = enter(call, slot: slot, location: model?.locationCode ?? ModelInProgress.location)
         defer { leave(saved) }
         return try body()
     }
