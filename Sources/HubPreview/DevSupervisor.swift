@@ -60,6 +60,10 @@ public final class DevSupervisor: @unchecked Sendable {
     private var waitingTaps: [Int: TapWaiter] = [:]
     /// Consecutive faults no plugin is to blame for (each restart waits longer).
     private var unattributed = 0
+    /// When the running worker started: one that faults within `settledAfter` of its start, even after drawing a
+    /// frame, still counts as consecutive (a fault just after the first frame restarted at once, forever).
+    private var workerStartedAt = 0.0
+    private static let settledAfter = 10.0
     /// Why the next worker starts, when the last one asked to be replaced (not a fault).
     private var restartCause: String?
     /// How many workers were started (1 + restarts).
@@ -138,6 +142,7 @@ public final class DevSupervisor: @unchecked Sendable {
         workerOptions.callTimeout = options.callTimeout
         workerOptions.endsLeftoverProcesses = options.endsLeftoverProcesses
         lock.lock()
+        workerStartedAt = Monotonic.now()
         workerOptions.environment = WorkerEnvironment.entries(restarts: workersStarted, quarantined: quarantined)
         if let restartCause { workerOptions.environment[WorkerEnvironment.restartCauseKey] = restartCause }
         restartCause = nil
@@ -229,7 +234,6 @@ public final class DevSupervisor: @unchecked Sendable {
             if reported.fileView == nil { reported.fileView = workbench?.fileView }  // sent only when read
             workbench = reported
         }
-        unattributed = 0
         sequence = max(sequence, number)
         lastFrameJSON = json
         lock.unlock()
@@ -305,6 +309,7 @@ public final class DevSupervisor: @unchecked Sendable {
 
     private func backOff() {
         lock.lock()
+        if Monotonic.now() - workerStartedAt > Self.settledAfter { unattributed = 0 }
         unattributed += 1
         let pause = min(8, 0.25 * pow(2, Double(unattributed)))
         lock.unlock()

@@ -30,6 +30,30 @@ struct DevFaultTests {
             defines: ["PLUGIN_VERSION=\"\(version)\""] + (crashing ? ["CRASH_ON_TRENDING"] : []))
     }
 
+    /// A worker that keeps failing with no plugin to blame waits longer before each restart (0.5, 1, 2 s…), even
+    /// when it drew a frame first: a frame reset the wait, so a fault just after the first frame restarted the worker
+    /// at once, eleven times in fifteen seconds.
+    @Test func faultsNoPluginIsBlamedForRightAfterAFrameWaitLongerEachTime() throws {
+        let dev = try startServingOne()
+        defer { dev.stop() }
+        var waits: [Double] = []
+        for _ in 0..<3 {
+            let before = try #require(try dev.frame()).sequence
+            let worker = try #require(
+                GalleryStoryCanvasTests.children(of: dev.process.processIdentifier).first { pid in
+                    let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+                    return !command.contains("probe")
+                }, "no worker")
+            let killed = Date()
+            kill(worker, SIGSEGV)  // between calls: nobody's plugin
+            let next = dev.waitForFrame { $0.sequence > before && $0.cause.contains("restarted") }
+            #expect(next != nil, "\(dev.log)")
+            waits.append(Date().timeIntervalSince(killed))
+        }
+        #expect(dev.log.contains("crashed with SIGSEGV outside plugin code"), "\(dev.log)")
+        #expect(waits[2] >= 1.9 && waits[1] >= 0.9, "each restart waits longer: \(waits)")
+    }
+
     /// `hubhost dev` on the swatch plugin (version 1, working) and a view of one model titled "One", once drawn.
     func startServingOne() throws -> DevProcess {
         try build(version: "1", crashing: false)
