@@ -69,6 +69,8 @@ struct ListNamespaces: ParsableCommand {
             restart?.disarm()
             sentinel?.end()
         }
+        // What plugin code starts while it loads here, and leaves running, is ended before the listing exits.
+        LeftoverProcesses.adoptInThisProcess()
         // Listing needs no services: module files are not bound, so no eager singleton (plugin code) runs here.
         let host = try plugins.makeHost(moduleFiles: .skip)
         // The plugins are loaded: what follows is the listing's own work. A reader that goes away while it prints
@@ -82,7 +84,11 @@ struct ListNamespaces: ParsableCommand {
             StandardOutput.print(Self.table(host), terminator: "")
         }
         // The table already lists every rejected file; JSON output gets the human-readable lines on stderr.
-        let status = plugins.reportProblems(of: host, includingRejections: json)
+        var status = plugins.reportProblems(of: host, includingRejections: json)
+        if let leftovers = LeftoverProcesses.endInThisProcess() {
+            Diagnostics.print("hubhost: " + leftovers)
+            status = status ?? .problems
+        }
         if plugins.isSafeMode { return }  // said on stderr: nothing is loaded on purpose
         if host.plugins.isEmpty {
             Diagnostics.print(

@@ -303,6 +303,22 @@ import Testing
                     + "error) in init"), "\(refused.stdout)")
     }
 
+    /// A listing loads plugins in its own process: a process a plugin's init forks there and leaves running held the
+    /// listing's standard output (`list-namespaces | cat` waited for it) and outlived it. It is ended, and said.
+    @Test func aProcessAPluginLeavesRunningInAListingIsEnded() throws {
+        let setup = try Setup(flags: ["-DFORK_IN_LOAD"])
+        let started = Date()
+        let listing = try setup.hubhost(["list-namespaces"])
+        #expect(Date().timeIntervalSince(started) < 20, "it waited for the forked process")
+        #expect(listing.status == 1 && listing.stdout.contains("unruly "), "\(listing.stdout)\n\(listing.stderr)")
+        let said = try #require(
+            listing.stderr.split(separator: "\n").first { $0.contains("plugin code left 1 process(es) running: pid ") },
+            "\(listing.stderr)")
+        let pid = try #require(
+            said.firstRange(of: "pid ").flatMap { Int32(said[$0.upperBound...].prefix { $0.isNumber }) })
+        #expect(kill(pid, 0) != 0, "the process is gone")
+    }
+
     /// The pids of processes whose command line holds `text`.
     private func processesNaming(_ text: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { name in

@@ -9,15 +9,30 @@ import HubCore
 /// Processes plugin code forked in a worker and left running when the worker ended. They hold the worker's
 /// descriptors (the user's stdout: `hubhost render | wc` waited 20 s for one) and outlive the command. A supervisor
 /// inherits them (`PR_SET_CHILD_SUBREAPER`) and ends them as its worker ends.
-enum LeftoverProcesses {
+public enum LeftoverProcesses {
     /// Becomes the parent of what workers leave behind; once per process, before the first worker starts.
     static let adopting: Bool = csystem_become_subreaper()
+
+    /// For a command that loads plugins in its own process (a listing): from now on, what their code starts and
+    /// leaves behind comes to this process, to be ended by `endInThisProcess`.
+    public static func adoptInThisProcess() { _ = adopting }
+
+    /// Ends what plugin code started in this process and left running (it held the user's standard output:
+    /// `list-namespaces | cat` waited for it); the line that says so, or nil.
+    public static func endInThisProcess() -> String? {
+        let ended = end()
+        return ended.isEmpty
+            ? nil
+            : "plugin code left \(ended.count) process(es) running: \(ended.joined(separator: ", ")); hubhost ended them"
+    }
 
     /// Ends this process's children (called once its worker is reaped: any other child was left by that worker).
     /// Returns one description per process plugin code left ("pid 123 (sleep)"); hubhost's own probe children,
     /// which may still be on their way out as their worker ends, are ended without a word.
     static func end() -> [String] {
-        guard adopting, let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        guard adopting, hasChildren, let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else {
+            return []
+        }
         let me = getpid()
         var ended: [String] = []
         for name in names {
@@ -58,11 +73,8 @@ enum LeftoverProcesses {
     static func endInProbe() -> [String] {
         let me = getpid()
         guard isProbeChild, getpgrp() == me else { return [] }
-        // No child, no leftover: orphans come to this process (`adoptInProbe`). One call instead of reading every
-        // process of the machine after each plugin of a scan.
-        var info = siginfo_t()
-        if waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD { return [] }
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        // No child, no leftover: orphans come to this process (`adoptInProbe`).
+        guard hasChildren, let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         var ended: [(pid: pid_t, command: String)] = []
         for name in names {
             guard let pid = pid_t(name), pid != me, let (parent, state, command, group) = status(of: pid),
@@ -74,6 +86,13 @@ enum LeftoverProcesses {
             if state != "Z" { ended.append((pid, command)) }
         }
         return ended.sorted { $0.pid < $1.pid }.map { "pid \($0.pid) (\(TerminalText.escaped($0.command, limit: 40)))" }
+    }
+
+    /// Whether this process has a child, living or not: one call, instead of reading every process of the machine
+    /// (after each plugin of a scan, and at the end of every listing).
+    private static var hasChildren: Bool {
+        var info = siginfo_t()
+        return !(waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
     }
 
     private static var isProbeChild: Bool { HostEnvironment.variable(HostEnvironment.probeChild) == "1" }
