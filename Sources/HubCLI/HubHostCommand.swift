@@ -75,16 +75,9 @@ public struct HubHostCommand: ParsableCommand {
     static func argumentThatIsNotUTF8() -> String? {
         for index in 1..<Int(CommandLine.argc) {
             guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
-            // Byte by byte, as the file system has it: what is not printable ASCII as \xNN.
-            var shown = ""
-            var byte = UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self)
-            while byte.pointee != 0 && shown.utf8.count < 200 {
-                let b = byte.pointee
-                shown +=
-                    b >= 0x20 && b < 0x7F && b != 0x22 && b != 0x5C
-                    ? String(UnicodeScalar(b)) : "\\x" + (b < 16 ? "0" : "") + String(b, radix: 16)
-                byte += 1
-            }
+            let bytes = UnsafeBufferPointer(
+                start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
+            let shown = PathText.shownBytes(bytes)
             return "argument \(index), \"\(shown)\", is not valid UTF-8: hubhost names files in UTF-8 (rename it; "
                 + "`convmv -f latin1 -t utf8` renames a folder's files)"
         }

@@ -102,6 +102,20 @@ struct TextInputCLITests {
         #expect(result.stderr.contains("argument 2, \"bad\\xffname.json\", is not valid UTF-8"), "\(result.stderr)")
     }
 
+    /// A plugin file whose name is not UTF-8 is listed by its bytes and why (it was "cannot read the file (No such
+    /// file or directory)": the name had its bytes replaced), and the other plugins load.
+    @Test func aPluginFileNameThatIsNotUTF8IsSaid() throws {
+        let setup = try Setup()
+        let copied = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", #"cp "$1/libHubDemoC.so" "$1/$(printf 'lib\377x.so')""#, "sh", setup.plugins.path])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        let listed = try setup.hubhost(["list-namespaces"])
+        #expect(listed.status == 1, "\(listed.stderr)")
+        #expect(listed.stdout.contains(#"rejected  lib\xffx.so: its name is not valid UTF-8"#), "\(listed.stdout)")
+        #expect(listed.stdout.contains("cdemo "), "\(listed.stdout)")
+    }
+
     /// Ids compare as Swift compares text: two spellings of "é" are one id, and the warning shows both.
     @Test func idsInTwoNormalizationsAreShownByCodePoint() throws {
         let setup = try Setup()

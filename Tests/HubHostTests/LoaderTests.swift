@@ -240,9 +240,17 @@ struct LoaderTests {
         defer { fx.cleanUp() }
         for name in ["libz.so", "liba.so", "notes.txt", "libm.so.1"] { try fx.file(name, [1]) }
         let missing = fx.root.appendingPathComponent("nowhere")
-        let (files, absent) = PluginFolders.pluginFiles(in: [fx.plugins, missing, fx.plugins])
+        // A name that is not UTF-8 is said as its bytes (Swift would replace them, and the file not be found).
+        let odd = Array(fx.plugins.path.utf8) + Array("/lib".utf8) + [0xFF] + Array("x.so".utf8)
+        let descriptor = odd.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { open(Array($0) + [0], O_WRONLY | O_CREAT, 0o644) }
+        }
+        #expect(descriptor >= 0)
+        close(descriptor)
+        let (files, absent, notUTF8) = PluginFolders.pluginFiles(in: [fx.plugins, missing, fx.plugins])
         #expect(files.map(\.lastPathComponent) == ["liba.so", "libz.so"])
         #expect(absent.map(\.lastPathComponent) == ["nowhere"])
+        #expect(notUTF8 == [fx.plugins.standardizedFileURL.path + "/lib\\xffx.so"], "\(notUTF8)")
         let host = PluginHost(cacheDirectory: fx.cache)
         host.loadPlugins(in: [missing])
         #expect(host.missingFolders.map(\.lastPathComponent) == ["nowhere"])

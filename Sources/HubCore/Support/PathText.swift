@@ -15,6 +15,20 @@ public enum PathText {
         return cut
     }
 
+    /// A name's bytes as the file system has them, for a message: printable ASCII as it is (but `"` and `\`),
+    /// every other byte as `\xNN`, at most about 200 characters. For names that are not UTF-8, which Swift would
+    /// show with their bytes replaced.
+    public static func shownBytes<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        var shown = ""
+        for b in bytes {
+            guard shown.utf8.count < 200 else { break }
+            shown +=
+                b >= 0x20 && b < 0x7F && b != 0x22 && b != 0x5C
+                ? String(UnicodeScalar(b)) : "\\x" + (b < 16 ? "0" : "") + String(b, radix: 16)
+        }
+        return shown
+    }
+
     /// "libx.so" for "/a/b/libx.so"; the whole path when it has no slash.
     public static func fileName(_ path: String) -> String {
         path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path

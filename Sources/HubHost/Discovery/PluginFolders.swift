@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HubCore
 
 #if canImport(Glibc)
     import Glibc
@@ -27,15 +28,18 @@ public enum PluginFolders {
     /// With several folders, one file reached through two of them (a folder and a symlink to it, a hard link, `/lib`
     /// and `/usr/lib`) is listed once, from the first: loading it twice made every plugin of the second a rejected
     /// duplicate of itself.
-    public static func pluginFiles(in folders: [URL]) -> (files: [URL], missing: [URL]) {
+    /// `notUTF8`: the paths of `*.so` files whose names are not UTF-8, as `PathText.shownBytes` shows them: Swift
+    /// would replace their bytes, and the file could not be found by that name ("No such file or directory").
+    public static func pluginFiles(in folders: [URL]) -> (files: [URL], missing: [URL], notUTF8: [String]) {
         var files: [URL] = []
         var missing: [URL] = []
+        var notUTF8: [String] = []
         var seen = Set<String>()
         var seenFiles = Set<FileIdentity>()
         for folder in folders {
             var isDirectory = false
             guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory,
-                let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+                let (names, oddNames) = entries(of: folder.path)
             else {
                 missing.append(folder)
                 continue
@@ -44,6 +48,9 @@ public enum PluginFolders {
             // string: URL's appending and standardizing per file showed over hundreds of files.
             let standardized = folder.standardizedFileURL.path
             let folderPath = standardized.hasSuffix("/") ? standardized : standardized + "/"
+            for name in oddNames.sorted() where name.hasSuffix(".so") && seen.insert(folderPath + name).inserted {
+                notUTF8.append(folderPath + name)
+            }
             for name in names.sorted() where name.hasSuffix(".so") {
                 let path = folderPath + name
                 guard seen.insert(path).inserted else { continue }
@@ -53,7 +60,25 @@ public enum PluginFolders {
                 files.append(URL(fileURLWithPath: path, isDirectory: false))
             }
         }
-        return (files, missing)
+        return (files, missing, notUTF8)
+    }
+
+    /// The names in folder `path` (not "." or ".."), and those that are not UTF-8 as `PathText.shownBytes` shows
+    /// them; nil when it cannot be read.
+    private static func entries(of path: String) -> (names: [String], notUTF8: [String])? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        var notUTF8: [String] = []
+        while let entry = readdir(directory) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if let name = String(validating: bytes, as: UTF8.self) {
+                if name != "." && name != ".." { names.append(name) }
+            } else {
+                notUTF8.append(PathText.shownBytes(bytes))
+            }
+        }
+        return (names, notUTF8)
     }
 
     private static func url(for path: String) -> URL {

@@ -135,13 +135,21 @@ public final class PluginHost {
             if !deleted.isEmpty { logger.debug("deleted \(deleted.count) private copies unused for a week") }
         }
         if trust.safeMode { return [] }
-        let (discovered, missing) = PluginFolders.pluginFiles(in: directories)
+        let (discovered, missing, notUTF8) = PluginFolders.pluginFiles(in: directories)
         for folder in missing where !missingFolders.contains(folder) {
             missingFolders.append(folder)
             logger.warning("plugin folder \(folder.path) does not exist or cannot be read")
         }
         // Trust first: a refused file is never probed, copied or opened.
         var records: [PluginRecord] = []
+        for shown in notUTF8 {
+            records.append(
+                notLoaded(
+                    URL(fileURLWithPath: shown, isDirectory: false),
+                    .rejected(
+                        "\(PathText.fileName(shown)): its name is not valid UTF-8: hubhost names files in UTF-8 (rename "
+                            + "it; `convmv -f latin1 -t utf8` renames a folder's files)")))
+        }
         var files: [URL] = []
         for (file, refusal) in zip(discovered, trust.refusals(of: discovered)) {
             if let why = refusal {
