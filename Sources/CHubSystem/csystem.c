@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <execinfo.h>
 #include <link.h>
@@ -183,6 +184,7 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *thread, con
                                                           void *(*routine)(void *), void *argument) {
     static pthread_create_function libc_create;
     if (libc_create == NULL) libc_create = (pthread_create_function)dlsym(RTLD_NEXT, "pthread_create");
+    if (libc_create == NULL) return EAGAIN;  // no libc after this executable: no thread, rather than a crash
     if (!__atomic_load_n(&signal_stacks_for_new_threads, __ATOMIC_ACQUIRE)) {
         return libc_create(thread, attributes, routine, argument);
     }
