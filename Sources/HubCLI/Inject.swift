@@ -44,6 +44,16 @@ struct Inject: ParsableCommand {
             var supervisor = OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: "")
             supervisor.recovers = false
             supervisor.context = "resolving \(key)"
+            if json {
+                // A script reading --json gets the fault as it gets any other error (stderr has the report).
+                let key = ServiceKey(id: key, name: name).description
+                supervisor.finished = { faults in
+                    guard let fault = faults.last,
+                        let text = try? TextTable.json(FaultRow(key: key, error: fault.summary))
+                    else { return }
+                    StandardOutput.print(text)
+                }
+            }
             supervisor.run()
         }
         let host = try plugins.makeHost()
@@ -141,4 +151,10 @@ struct Inject: ParsableCommand {
         }
         if let pluginStatus { throw ExitCode(pluginStatus) }
     }
+}
+
+/// `inject --json` when the bound function crashed, hung or exited: the key and what happened.
+private struct FaultRow: Encodable {
+    var key: String
+    var error: String
 }

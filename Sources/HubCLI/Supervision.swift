@@ -146,7 +146,10 @@ struct OneShotSupervisor {
                 }
                 exit(ExitStatus.failed.rawValue)
             }
-            guard recovers else { exit(ExitStatus.pluginFault.rawValue) }
+            guard recovers else {
+                finished?(faults + [fault])
+                exit(ExitStatus.pluginFault.rawValue)
+            }
             faults.append(fault)
             let record = quarantine(fault, plugin: plugin)
             quarantined.append(record)

@@ -293,6 +293,12 @@ struct InjectCLITests {
             injected.stderr.contains(
                 "liba_provider.so (com.test.provider 1.0.0) crashed with SIGSEGV in an exported function called through libffi"
             ), "\(injected.stderr)")
+        // --json says it as JSON too (it printed nothing), for a script that reads it.
+        let asJSON = try CLITests.hubhost(["inject", "boom", "--json"] + common)
+        #expect(asJSON.status == 5, "\(asJSON.stderr)")
+        let row = try JSONSerialization.jsonObject(with: Data(asJSON.stdout.utf8)) as? [String: Any]
+        #expect(row?["key"] as? String == "boom", "\(asJSON.stdout)")
+        #expect((row?["error"] as? String)?.contains("crashed with SIGSEGV") == true, "\(asJSON.stdout)")
         // A consumer's inject: the provider is blamed (and quarantined), not the consumer.
         let view = dir.root.appendingPathComponent("view.json")
         try #"{"body": [{"id": "a", "component": {"id": "injected:sum"}, "text": {"title": "boom"}}]}"#.write(
