@@ -42,6 +42,28 @@ public final class PreviewServer: @unchecked Sendable {
     public var exportName = "view"
 
     /// What an export of `frame` is named: the open story's (as `snapshot` names its golden) or the view's.
+    /// A `Content-Disposition` for a download named `fileName` (the view file's name, which may hold anything): a
+    /// quoted name with what it cannot hold (quotes, backslashes, anything but printable ASCII) as `_`, and the
+    /// exact name in UTF-8 as RFC 6266 gives it (`filename*`) when they differ (`q"<b>x.svg` made a malformed
+    /// header, and `café.png` raw UTF-8 in one).
+    static func attachment(_ fileName: String) -> String {
+        let plain = String(
+            String.UnicodeScalarView(
+                fileName.unicodeScalars.map { scalar in
+                    scalar.value >= 0x20 && scalar.value < 0x7F && scalar != "\"" && scalar != "\\" ? scalar : "_"
+                }))
+        guard plain != fileName else { return "attachment; filename=\"\(plain)\"" }
+        let kept = Set("!#$&+-.^_`|~".utf8)
+        var encoded = ""
+        for byte in fileName.utf8 {
+            let isAlphanumeric =
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            encoded +=
+                isAlphanumeric || kept.contains(byte) ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+        }
+        return "attachment; filename=\"\(plain)\"; filename*=UTF-8''\(encoded)"
+    }
+
     func exportName(of frame: PreviewFrame) -> String {
         guard let story = frame.story else { return exportName }
         return Showcase.Shot.name(component: story.component, story: story.story)
@@ -74,7 +96,7 @@ public final class PreviewServer: @unchecked Sendable {
             if let refusal = Self.partialDrawing(frame) { return refusal }
             return PreviewGuard.answer(
                 type: "image/svg+xml", Data(frame.html.utf8),
-                headers: [.contentDisposition: "attachment; filename=\"\(self.exportName(of: frame)).svg\""])
+                headers: [.contentDisposition: Self.attachment(self.exportName(of: frame) + ".svg")])
         }
         route(.get, "/export.png", on: router) { [weak self] request in
             guard let self, let frame = self.currentFrame, !frame.html.isEmpty else {
@@ -105,7 +127,7 @@ public final class PreviewServer: @unchecked Sendable {
                 return PreviewGuard.answer(
                     type: "image/png", png,
                     headers: [
-                        .contentDisposition: "attachment; filename=\"\(self.exportName(of: frame))\(suffix).png\""
+                        .contentDisposition: Self.attachment(self.exportName(of: frame) + suffix + ".png")
                     ])
             } catch {
                 return PreviewGuard.reply(.internalServerError, "cannot draw the PNG: \(error)")
