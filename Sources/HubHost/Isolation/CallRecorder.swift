@@ -24,7 +24,7 @@ public enum CallRecorder {
     /// A worker run again to find the plugin call that closes its stderr checks after every call.
     @exclusivity(unchecked) nonisolated(unsafe) private static var watchesDescriptors = false
     /// The device and inode of the worker's stderr when it started (a pipe to its supervisor).
-    nonisolated(unsafe) private static var stderrIdentity: (device: UInt64, inode: UInt64)?
+    nonisolated(unsafe) private static var stderrIdentity: FileIdentity?
     /// The plugins by slot (index 0 unused), in every process; their display names are made only for a message.
     nonisolated(unsafe) private static var names: [BlackBox.PluginInfo?] = [nil]
 
@@ -67,21 +67,15 @@ public enum CallRecorder {
         csystem_note_stop_signals(shared + BlackBox.stopSignalWord)
         // Plugin code that closes descriptors it did not open leaves the worker unable to finish or to say why:
         // its stderr, the supervisor's pipe, is the one it can check (the worker never closes it).
-        stderrIdentity = descriptorIdentity(2)
+        stderrIdentity = FileIdentity(descriptor: 2)
         watchesDescriptors = HostEnvironment.variable(WorkerEnvironment.watchDescriptorsKey) == "1"
         atexit { CallRecorder.noteLostStderrAtExit() }
         exitCheckRegistered = true
         return true
     }
 
-    private static func descriptorIdentity(_ fd: Int32) -> (device: UInt64, inode: UInt64)? {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        return (UInt64(info.st_dev), UInt64(info.st_ino))
-    }
-
     private static var stderrIsOurs: Bool {
-        guard let stderrIdentity, let now = descriptorIdentity(2) else { return false }
+        guard let stderrIdentity, let now = FileIdentity(descriptor: 2) else { return false }
         return now == stderrIdentity
     }
 

@@ -30,24 +30,11 @@ public enum LeftoverProcesses {
     /// Returns one description per process plugin code left ("pid 123 (sleep)"); hubhost's own probe children,
     /// which may still be on their way out as their worker ends, are ended without a word.
     static func end() -> [String] {
-        guard adopting, hasChildren, let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else {
-            return []
-        }
+        guard adopting else { return [] }
         let me = getpid()
-        var ended: [String] = []
-        for name in names {
-            guard let pid = pid_t(name), pid != me,
-                let (parent, _, command, _) = status(of: pid), parent == me
-            else { continue }
-            // hubhost's own probe server, or a process already on its way out (its command line is gone): the
-            // probe server ends as its worker does, and may be exiting right now. A plugin's fork keeps its copy.
-            let hubhostsOwn = isProbeOrExiting(pid)
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            if !hubhostsOwn { ended.append("pid \(pid) (\(TerminalText.escaped(command, limit: 40)))") }
-        }
-        return ended
+        // hubhost's own probe server, or a process already on its way out (its command line is gone): the probe
+        // server ends as its worker does, and may be exiting right now. A plugin's fork keeps its copy.
+        return endProcesses(where: { parent, _ in parent == me }, unsaid: { pid, _ in isProbeOrExiting(pid) })
     }
 
     /// A `hubhost probe …` child (a scanner the worker started: its second argument is "probe"), or a process that
@@ -73,17 +60,28 @@ public enum LeftoverProcesses {
     static func endInProbe() -> [String] {
         let me = getpid()
         guard isProbeChild, getpgrp() == me else { return [] }
-        // No child, no leftover: orphans come to this process (`adoptInProbe`).
+        return endProcesses(
+            where: { parent, group in group == me || parent == me }, unsaid: { _, state in state == "Z" })
+    }
+
+    /// Ends (SIGKILL) every other process `matches` picks by its parent and process group, reaping those that are
+    /// this process's children, and describes each ("pid 123 (sleep)") but those `unsaid` picks (asked before the
+    /// kill). Nothing is read when this process has no child: orphans come to it (it is a subreaper).
+    private static func endProcesses(
+        where matches: (_ parent: pid_t, _ group: pid_t) -> Bool, unsaid: (_ pid: pid_t, _ state: Substring) -> Bool
+    ) -> [String] {
+        let me = getpid()
         guard hasChildren, let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         var ended: [(pid: pid_t, command: String)] = []
         for name in names {
             guard let pid = pid_t(name), pid != me, let (parent, state, command, group) = status(of: pid),
-                group == me || parent == me
+                matches(parent, group)
             else { continue }
+            let said = !unsaid(pid, state)
             kill(pid, SIGKILL)
             var status: Int32 = 0
             if parent == me { while waitpid(pid, &status, 0) < 0 && errno == EINTR {} }
-            if state != "Z" { ended.append((pid, command)) }
+            if said { ended.append((pid, command)) }
         }
         return ended.sorted { $0.pid < $1.pid }.map { "pid \($0.pid) (\(TerminalText.escaped($0.command, limit: 40)))" }
     }

@@ -17,12 +17,7 @@ public enum ProbeOutput {
     /// The channel's descriptor: standard output until `protect` moves it.
     nonisolated(unsafe) private(set) static var descriptor: Int32 = 1
     /// Copies of the standard descriptors as `protect` left them, and what they were (device and inode).
-    nonisolated(unsafe) private static var saved: [(copy: Int32, identity: Identity?)] = []
-
-    struct Identity: Equatable {
-        let device: UInt64
-        let inode: UInt64
-    }
+    nonisolated(unsafe) private static var saved: [(copy: Int32, identity: FileIdentity?)] = []
 
     /// Moves the channel off standard output (once per process; again after a fork that set new descriptors up).
     public static func protect() {
@@ -30,7 +25,7 @@ public enum ProbeOutput {
         guard moved >= 0 else { return }
         descriptor = moved
         dup2(2, 1)
-        saved = (0...2).map { fd in (fcntl(fd, F_DUPFD_CLOEXEC, 10), identity(of: fd)) }
+        saved = (0...2).map { fd in (fcntl(fd, F_DUPFD_CLOEXEC, 10), FileIdentity(descriptor: fd)) }
     }
 
     /// Writes `bytes` to the channel.
@@ -41,19 +36,14 @@ public enum ProbeOutput {
     /// Whether standard error is still what `protect` found (true before `protect`).
     static var standardErrorIntact: Bool {
         guard saved.count == 3 else { return true }
-        return identity(of: 2) == saved[2].identity && saved[2].identity != nil
+        return FileIdentity(descriptor: 2) == saved[2].identity && saved[2].identity != nil
     }
 
     /// Puts back every standard descriptor a plugin closed or replaced.
     static func restore() {
-        for (fd, entry) in saved.enumerated() where entry.copy >= 0 && identity(of: Int32(fd)) != entry.identity {
+        for (fd, entry) in saved.enumerated()
+        where entry.copy >= 0 && FileIdentity(descriptor: Int32(fd)) != entry.identity {
             dup2(entry.copy, Int32(fd))
         }
-    }
-
-    private static func identity(of fd: Int32) -> Identity? {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 }
