@@ -42,7 +42,11 @@ struct Dev: ParsableCommand {
     @Option(parsing: .unconditional, help: "Port of the preview server (0 picks a free one).")
     var port: UInt16 = 8700
 
-    @Option(help: "Address to listen on. The default serves this machine only.")
+    @Option(
+        help: """
+            Address to listen on. The default serves this machine only; 0.0.0.0 (or ::) serves every interface, \
+            so anyone who can reach the port can see and tap the view.
+            """)
     var host = "127.0.0.1"
 
     @Option(
@@ -86,6 +90,15 @@ struct Dev: ParsableCommand {
         guard (0...(1 << 30)).contains(retiredBudget) else {
             throw ValidationError("--retired-budget-mb: must be 0 to \(1 << 30)")
         }
+    }
+
+    /// What listening on every interface means, said at start: the page, its taps and its edits are open to
+    /// anyone who can reach the port (nothing but the `Host` check stands between them and the preview).
+    static func networkWarning(host: String, port: UInt16) -> String {
+        let addresses = MachineAddresses.networkAddresses().map { "http://\($0):\(port)/" }
+        let reach = addresses.isEmpty ? "" : " (this machine: \(addresses.joined(separator: ", ")))"
+        return "hubhost dev: warning: --host \(host) listens on every interface: anyone who can reach port \(port)"
+            + "\(reach) sees the view and can tap and edit it; use --host 127.0.0.1 (the default) to keep it here"
     }
 
     /// True when binding `host:port` fails because something listens there (the address resolved as the server
@@ -147,11 +160,13 @@ struct Dev: ParsableCommand {
         // Images drawn as `render --format html` draws them: data: URIs, and files the view may use, inlined.
         // A resolver per drawing: an image file replaced while the page is open is read again on the next frame.
         let folders = options.pluginFolders.map(\.path).joined(separator: ", ")
-        let what = gallery ? "the gallery of every story" : "view \(viewFile.path)"
+        let what = gallery ? "the gallery of every story" : "view \(TerminalText.escaped(viewFile.path))"
         let host = host
         let port = port
         // An IPv6 address is bracketed in a URL ("http://[::1]:8080/"), or the browser reads its colons as a port.
-        let urlHost = host.contains(":") ? "[\(host)]" : host
+        // Every interface: the page is opened here by a loopback address (a browser sends "0.0.0.0" as the name).
+        let everyInterface = MachineAddresses.isWildcard(host)
+        let urlHost = everyInterface ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
         let launch = DevLaunch(
             options: options, bindAddress: host, port: port, supervises: isolation.supervises,
             callTimeout: isolation.callTimeout,
@@ -164,7 +179,11 @@ struct Dev: ParsableCommand {
             gallery: { GallerySheet(items: $0.map(\.galleryItem)).placedSVG() },
             makeLogger: plugins.makeLogger,
             reportProblems: { plugins.reportProblems(of: $0) },
-            servingLine: { port in "hubhost dev: serving http://\(urlHost):\(port)/ — \(what), plugins \(folders)" },
+            servingLine: { port in
+                let serving = "hubhost dev: serving http://\(urlHost):\(port)/ — \(what), plugins \(folders)"
+                guard everyInterface else { return serving }
+                return serving + "\n" + Self.networkWarning(host: host, port: port)
+            },
             cannotServe: { error in
                 Diagnostics.print("hubhost dev: cannot serve on \(host):\(port): \(ErrorText.describe(error))")
                 Glibc.exit(ExitStatus.failed.rawValue)

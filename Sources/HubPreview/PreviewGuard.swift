@@ -12,6 +12,8 @@ import Hummingbird
 struct PreviewGuard: Sendable {
     static let maxBodyBytes = 64 << 10
     static let maxEventStreams = 32
+    /// How long a new connection may take to send its first request's head (`FirstRequestDeadline`).
+    static let firstRequestSeconds: Int64 = 10
     /// Connections open at once: past it the server accepts no more until one closes (the rest wait in the
     /// kernel's queue), so connections alone never use up the descriptors the dev loop needs (plugins, the file
     /// watcher, the worker's pipes). Half the descriptor limit, 64 to 512.
@@ -24,13 +26,21 @@ struct PreviewGuard: Sendable {
     /// The address the server is bound to ("127.0.0.1", "::1", "0.0.0.0", a name…).
     let bindAddress: String
 
-    /// The `host:port` values a request may carry for a server listening on `port`.
+    /// The `host:port` values a request may carry for a server listening on `port`. Listening on every interface
+    /// (`--host 0.0.0.0` or `::`), the machine's own addresses and name as well, read at each request (an address
+    /// can change while `dev` runs): a browser elsewhere on the network names the machine so. A name another site
+    /// controls still gets 421, which is what stops DNS rebinding; an address literal cannot be rebound.
     func allowedHosts(port: UInt16) -> Set<String> {
         var names: Set<String> = ["localhost", "127.0.0.1", bindAddress]
         if bindAddress.contains(":") { names.insert("[\(bindAddress)]") }
-        if bindAddress == "::1" || bindAddress == "::" { names.insert("[::1]") }
-        names.remove("0.0.0.0")
-        names.remove("::")
+        if bindAddress == "::1" { names.insert("[::1]") }
+        if MachineAddresses.isWildcard(bindAddress) {
+            names.insert("[::1]")
+            names.formUnion(MachineAddresses.interfaceAddresses())
+            let name = MachineAddresses.hostName()
+            if !name.isEmpty { names.insert(name) }
+        }
+        for wildcard in ["0.0.0.0", "::", "[::]", "0:0:0:0:0:0:0:0", "[0:0:0:0:0:0:0:0]"] { names.remove(wildcard) }
         return Set(names.map { "\($0):\(port)" })
     }
 

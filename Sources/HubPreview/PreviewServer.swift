@@ -250,7 +250,9 @@ public final class PreviewServer: @unchecked Sendable {
             router: router,
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [ContinueAnswerer()], idleTimeout: .seconds(60))),
+                    additionalChannelHandlers: [
+                        ContinueAnswerer(), FirstRequestDeadline(seconds: PreviewGuard.firstRequestSeconds),
+                    ], idleTimeout: .seconds(60))),
             configuration: .init(
                 address: .hostname(ip, port: Int(requestedPort)),
                 availableConnectionsDelegate: MaximumAvailableConnections(PreviewGuard.maxConnections)),
@@ -526,6 +528,50 @@ final class ContinueAnswerer: ChannelInboundHandler, RemovableChannelHandler, @u
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
         }
         context.fireChannelRead(data)
+    }
+}
+
+/// Closes a connection whose first request's head has not arrived within `seconds` of its opening. The idle
+/// timeout is a minute (an open page's event stream and keep-alive connections rest that long), so without this
+/// a few hundred connections that send nothing, or a header a byte at a time, would hold every place the server
+/// has (`PreviewGuard.maxConnections`) and keep the developer's own page waiting.
+final class FirstRequestDeadline: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+
+    private let seconds: Int64
+    private var deadline: Scheduled<Void>?
+    private var headArrived = false
+
+    init(seconds: Int64) { self.seconds = seconds }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { startClock(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        startClock(context)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if !headArrived, case .head = unwrapInboundIn(data) {
+            headArrived = true
+            deadline?.cancel()
+            deadline = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    private func startClock(_ context: ChannelHandlerContext) {
+        guard deadline == nil, !headArrived else { return }
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: .seconds(seconds)) { channel.close(promise: nil) }
     }
 }
 

@@ -295,15 +295,12 @@ struct PreviewGuardTests {
     /// Connections are capped below the descriptor limit: past the cap the server accepts no more until some close
     /// (they wait in the kernel's queue). At the limit itself the server's accept loop spun a core, and the dev loop
     /// had no descriptor left for anything else.
-    @Test func connectionsStopShortOfTheDescriptorLimit() throws {
-        let root = TestSupport.temporaryDirectory("guard-descriptors")
-        defer { try? FileManager.default.removeItem(at: root) }
+    /// `hubhost dev` on an empty view with 256 descriptors (a cap of 128 connections), serving on `port`.
+    static func devWithFewDescriptors(root: URL, port: UInt16) throws -> Process {
         let view = root.appendingPathComponent("view.json")
         try #"{"body": []}"#.write(to: view, atomically: true, encoding: .utf8)
-        let port = try DevProcess.freePort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // 256 descriptors: a cap of 128 connections.
         process.arguments = [
             "-c", "ulimit -n 256 && exec \"$0\" \"$@\"", TestSupport.hubhost.path, "dev", view.path, "--plugins",
             root.path, "--port", "\(port)", "--plugin-cache", root.appendingPathComponent("cache").path,
@@ -311,6 +308,14 @@ struct PreviewGuardTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        return process
+    }
+
+    @Test func connectionsStopShortOfTheDescriptorLimit() throws {
+        let root = TestSupport.temporaryDirectory("guard-descriptors")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let port = try DevProcess.freePort()
+        let process = try Self.devWithFewDescriptors(root: root, port: port)
         defer {
             process.terminate()
             process.waitUntilExit()
@@ -331,6 +336,65 @@ struct PreviewGuardTests {
         held = []
         #expect(TestSupport.waitUntil(timeout: 10) { (try? HTTP.request(port: port, "GET", "/frame").0) == 200 })
         #expect(process.isRunning)
+    }
+
+    /// Connections that send nothing, or a request head a few bytes at a time, are closed 10 s after they open,
+    /// not after the minute's idle timeout: a local program holding every place the server has keeps the page
+    /// waiting seconds, not a minute.
+    @Test func connectionsThatSendNoRequestAreClosedWithinSeconds() throws {
+        let root = TestSupport.temporaryDirectory("guard-first-request")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let port = try DevProcess.freePort()
+        let process = try Self.devWithFewDescriptors(root: root, port: port)
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        #expect(TestSupport.waitUntil { (try? HTTP.request(port: port, "GET", "/frame").0) == 200 })
+        let slow = try HTTP.connect(port: port)
+        defer { close(slow) }
+        HTTP.send(slow, Data("GET /frame HTTP/1.1\r\nHo".utf8))
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        // More than the 128 places: the page's next request waits for one.
+        for _ in 0..<200 { if let fd = try? HTTP.connect(port: port) { held.append(fd) } }
+        let start = Date()
+        let (status, _) = try HTTP.request(port: port, "GET", "/frame")
+        #expect(status == 200)
+        #expect(Date().timeIntervalSince(start) < 25, "the page waited \(Date().timeIntervalSince(start)) s")
+        // The half-sent head is closed as well (read sees the end, not the 30 s receive timeout).
+        let closedAt = Date()
+        _ = HTTP.readToEnd(slow)
+        #expect(Date().timeIntervalSince(closedAt) < 15)
+        #expect(process.isRunning)
+    }
+
+    /// `--host 0.0.0.0` listens on every interface: it says so with a warning, prints a loopback URL the browser
+    /// can open, and answers for this machine's own addresses and name, but still not for a foreign name.
+    @Test func everyInterfaceIsAnsweredByTheMachinesOwnNamesWithAWarning() throws {
+        let root = TestSupport.temporaryDirectory("guard-wildcard")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let view = root.appendingPathComponent("view.json")
+        try #"{"body": []}"#.write(to: view, atomically: true, encoding: .utf8)
+        let dev = try DevProcess(
+            view: view, plugins: root, cache: root.appendingPathComponent("cache"), extra: ["--host", "0.0.0.0"])
+        defer { dev.stop() }
+        let port = dev.port
+        #expect(dev.log.contains("serving http://127.0.0.1:\(port)/"), "\(dev.log)")
+        #expect(dev.log.contains("warning: --host 0.0.0.0 listens on every interface"), "\(dev.log)")
+        #expect(try HTTP.request(port: port, "GET", "/frame", headers: ["Host": "evil.example:\(port)"]).0 == 421)
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, 255)
+        let hostName = String(cString: name).lowercased()
+        #expect(try HTTP.request(port: port, "GET", "/frame", headers: ["Host": "\(hostName):\(port)"]).0 == 200)
+        // Each address the warning names (the machine's network addresses, when it has any) is answered.
+        for line in dev.log.split(separator: "\n") where line.contains("warning: --host") {
+            for url in line.split(separator: " ").filter({ $0.hasPrefix("http://") }) {
+                let authority = url.dropFirst("http://".count).split(separator: "/").first.map(String.init) ?? ""
+                #expect(authority.hasSuffix(":\(port)"))
+                #expect(try HTTP.request(port: port, "GET", "/frame", headers: ["Host": authority]).0 == 200, "\(url)")
+            }
+        }
     }
 
     /// User and system CPU of process `pid`, in seconds.
