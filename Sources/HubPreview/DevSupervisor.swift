@@ -143,6 +143,9 @@ public final class DevSupervisor: @unchecked Sendable {
         workerOptions.endsLeftoverProcesses = options.endsLeftoverProcesses
         lock.lock()
         workerStartedAt = Monotonic.now()
+        // A fault in a function a module file binds may have been the binding's (a wrong signature): once the
+        // module files change, that plugin is tried again, as the probe cache tries it again.
+        quarantined.removeAll { !$0.stillApplies }
         workerOptions.environment = WorkerEnvironment.entries(restarts: workersStarted, quarantined: quarantined)
         if let restartCause { workerOptions.environment[WorkerEnvironment.restartCauseKey] = restartCause }
         restartCause = nil

@@ -194,6 +194,68 @@ struct DevFaultTests {
         #expect(rebound?.html.contains("One taps:1") == true, "the UI state went with the page")
     }
 
+    /// A module file that is not JSON, or binds a symbol the plugin lacks, is said in the terminal and on the
+    /// page, as every other command says it (the bindings used to vanish without a word); fixed, it is not.
+    @Test func aBrokenModuleFileIsSaidAndItsFixClearsIt() throws {
+        try build(version: "1", crashing: false)
+        try writeView(["One"])
+        let moduleFile = plugins.appendingPathComponent("swatch.modules.json")
+        try #"{"bindings": [{"key": "k", "#.write(to: moduleFile, atomically: true, encoding: .utf8)
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        let broken = dev.waitForFrame { $0.problems.contains { $0.message.contains("swatch.modules.json") } }
+        #expect(broken != nil, "\(dev.log)")
+        #expect(dev.log.contains("warning: ") && dev.log.contains("swatch.modules.json: "), "\(dev.log)")
+        try
+            #"{"bindings": [{"key": "k", "plugin": "libswatch.so", "symbol": "no_such_symbol", "signature": "()->ptr"}]}"#
+            .write(to: moduleFile, atomically: true, encoding: .utf8)
+        let missing = dev.waitForFrame {
+            $0.cause.contains("restarted: module files changed")
+                && $0.problems.contains { $0.message.contains("binding 'k'") && $0.message.contains("no_such_symbol") }
+        }
+        #expect(missing != nil, "\(dev.log)")
+        try
+            #"{"bindings": [{"key": "k", "plugin": "libswatch.so", "symbol": "hub_plugin_entry", "signature": "()->ptr"}]}"#
+            .write(to: moduleFile, atomically: true, encoding: .utf8)
+        let fixed = dev.waitForFrame {
+            $0.cause.contains("restarted: module files changed")
+                && !$0.problems.contains { $0.message.contains("swatch.modules.json") }
+        }
+        #expect(fixed?.html.contains("One taps:0") == true, "\(dev.log)")
+    }
+
+    /// A crash in a function a module file binds may be the binding's fault (the wrong function named): fixing the
+    /// module file lets the provider in again, as a new build of it would (it stayed quarantined until a rebuild).
+    @Test func fixingTheModuleFileLiftsAQuarantineFromABoundFunction() throws {
+        try TestSupport.installPlugin("swatch.c", at: swatch, defines: ["PLUGIN_VERSION=\"1\"", "INJECTS_THING"])
+        try TestSupport.installPlugin(
+            "swatch.c", at: plugins.appendingPathComponent("libprovider.so"),
+            defines: [
+                "PLUGIN_VERSION=\"1\"", "PLUGIN_ID=\"test.dev.provider\"", "NAMESPACE=\"provider\"", "MAKE_CRASHES",
+            ])
+        let moduleFile = plugins.appendingPathComponent("swatch.modules.json")
+        func bind(_ symbol: String) throws {
+            try
+                #"{"bindings": [{"key": "swatch.thing", "plugin": "libprovider.so", "symbol": "\#(symbol)", "signature": "()->ptr"}]}"#
+                .write(to: moduleFile, atomically: true, encoding: .utf8)
+        }
+        try bind("swatch_make")
+        try writeView(["One"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        let out = dev.waitForFrame {
+            $0.html.contains("One taps:0 word:not made")
+                && $0.plugins?.contains { $0.file == "libprovider.so" && $0.state == "quarantined" } == true
+        }
+        #expect(out != nil, "\(dev.log)")
+        try bind("swatch_make_safe")
+        let back = dev.waitForFrame {
+            $0.html.contains("One taps:0 word:made")
+                && $0.plugins?.contains { $0.file == "libprovider.so" && $0.state == "active" } == true
+        }
+        #expect(back != nil, "\(dev.log)")
+    }
+
     /// A worker that starts while the view file is half-written (or gone) draws the last good view, which the
     /// supervisor kept (it drew nothing, and took no build until the file was fixed); the page's widths are part of
     /// its first render, not a "widths changed" of their own; its first line names the builds serving.

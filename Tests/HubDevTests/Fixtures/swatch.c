@@ -17,6 +17,8 @@
  *   -DMAKE_CRASHES               swatch_make (a function a module file can bind) segfaults
  *   -DPROVIDES_WORD='"v1"'       registers the service "test.word", whose word() returns that text
  *   -DUSES_WORD                  configure acquires "test.word" and keeps its word (or "none"); draw shows it
+ *   -DINJECTS_THING              configure injects "swatch.thing" (a module file binds it); draw shows
+ *                                "word:made" or "word:not made"
  *
  * Components: "swatch" (full width; a coloured rectangle with the model's title and a tap counter kept as UI
  * state; a selection counts as a tap) and "label" (compact width; the title as text).
@@ -94,6 +96,12 @@ static void configure(void *instance, const hub_model *model, hub_size container
         snprintf(s->word, sizeof s->word, "%s", ((const word_table *)service.table)->word(service.context));
         host->release_service(host, &service);
     }
+#endif
+#ifdef INJECTS_THING
+    hub_value made = {sizeof made};
+    char why[256];
+    bool injected = host->inject(host, "swatch.thing", NULL, NULL, &made, why, sizeof why);
+    snprintf(((swatch *)instance)->word, sizeof ((swatch *)instance)->word, "%s", injected ? "made" : "not made");
 #endif
 }
 
@@ -244,4 +252,10 @@ HUB_EXPORT void *swatch_make(void) {
 #endif
     static int thing;
     return &thing;
+}
+
+/* Another function a module file can bind, which never crashes. */
+HUB_EXPORT void *swatch_make_safe(void) {
+    static int other;
+    return &other;
 }

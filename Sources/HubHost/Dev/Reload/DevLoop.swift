@@ -554,15 +554,17 @@ public final class DevLoop {
         }
         logger.debug("\(reload)")
         // A tap or a change of widths changes neither the view nor the plugins: the warnings stand as they were.
+        // The module files' problems stand with them (a changed file starts a new worker, which binds it again).
+        let bindingProblems = reloader.moduleFileProblems.map(\.description)
         if ![.tapped, .widths, .scrolled].contains(reload.result) {
-            viewWarnings = options.gallery ? openStoryWarnings : currentViewWarnings()
+            viewWarnings = bindingProblems + (options.gallery ? openStoryWarnings : currentViewWarnings())
         }
         // The sheet is drawn while no story is open on its canvas.
         let gallery =
             options.gallery && options.openStory == nil
             ? Showcase.shots(of: host, widths: [options.viewport.width] + options.extraWidths) : nil
         // Gallery mode has no view: what is wrong with the stories is the page's warnings.
-        if let gallery { viewWarnings = gallery.problems }
+        if let gallery { viewWarnings = bindingProblems + gallery.problems }
         // A windowed view is not drawn at other widths: each would be the whole view again, at every scroll.
         let windowed = isWindowed && tree != nil
         var output = Output(
