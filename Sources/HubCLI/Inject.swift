@@ -90,8 +90,18 @@ struct Inject: ParsableCommand {
         /// error; scope and owner when the key has a binding.
         struct Typed: Encodable {
             let value: JSONValue
+            /// An integer result, written exactly (a double would round a 64-bit one).
+            var integer: (negative: Bool, magnitude: UInt64)?
             func encode(to encoder: Encoder) throws {
                 var container = encoder.singleValueContainer()
+                if let integer {
+                    if !integer.negative {
+                        try container.encode(integer.magnitude)
+                    } else {
+                        try container.encode(Int64(bitPattern: 0 &- integer.magnitude))
+                    }
+                    return
+                }
                 switch value {
                 // JSON has no infinity or NaN: such a value is written as its text ("inf", "nan").
                 case .number(let n): if n.isFinite { try container.encode(n) } else { try container.encode("\(n)") }
@@ -130,6 +140,8 @@ struct Inject: ParsableCommand {
         let shown: String
         let type: String
         let typed: JSONValue
+        var integer: (negative: Bool, magnitude: UInt64)?
+        if let v = value as? any BinaryInteger { integer = signAndMagnitude(v) }
         switch value {
         case nil: (shown, type, typed) = ("nothing", "nothing", .null)
         case let v as String: (shown, type, typed) = (TerminalText.quoted(v), "string", .string(v))
@@ -142,7 +154,8 @@ struct Inject: ParsableCommand {
             StandardOutput.print(
                 try TextTable.json(
                     Row(
-                        key: serviceKey.description, type: type, value: Typed(value: typed), shown: shown,
+                        key: serviceKey.description, type: type, value: Typed(value: typed, integer: integer),
+                        shown: shown,
                         scope: registration?.scope ?? "unknown", owner: registration?.owner.displayName ?? "unknown")))
         } else {
             StandardOutput.print("\(serviceKey) = \(shown)")
@@ -157,4 +170,9 @@ struct Inject: ParsableCommand {
 private struct FaultRow: Encodable {
     var key: String
     var error: String
+}
+
+/// `value` as sign and magnitude, exact for every integer type up to 64 bits.
+private func signAndMagnitude<T: BinaryInteger>(_ value: T) -> (negative: Bool, magnitude: UInt64) {
+    (value < 0, UInt64(truncatingIfNeeded: value.magnitude))
 }

@@ -114,6 +114,28 @@ struct InjectCLITests {
             "\(last.stderr)")
     }
 
+    /// 64-bit integers are exact end to end: a default written as a string reaches the function whole, the result
+    /// is written exactly in `--json` (a double rounded it), and a JSON number past 2^53, which is not exact, is
+    /// refused with the way to write it.
+    @Test func sixtyFourBitIntegersAreExactFromModuleFileToJSON() throws {
+        let dir = try Self.setUp()
+        defer { dir.cleanUp() }
+        try #"""
+        { "bindings": [
+          { "key": "big", "plugin": "liba_provider.so", "symbol": "add_u64", "signature": "(u64,u64)->u64",
+            "defaults": ["18446744073709551614", 1] },
+          { "key": "inexact", "plugin": "liba_provider.so", "symbol": "add_u64", "signature": "(u64,u64)->u64",
+            "defaults": [9007199254740993, 0] } ] }
+        """#.write(to: dir.plugins.appendingPathComponent("big.modules.json"), atomically: true, encoding: .utf8)
+        let common = ["--plugins", dir.plugins.path, "--plugin-cache", dir.cache.path]
+        let big = try CLITests.hubhost(["inject", "big", "--json"] + common)
+        #expect(big.stdout.contains("18446744073709551615"), "\(big.stdout)\(big.stderr)")
+        #expect(big.stdout.contains("\"value\" : 18446744073709551615"), "\(big.stdout)")
+        let inexact = try CLITests.hubhost(["inject", "inexact"] + common)
+        #expect(inexact.status != 0)
+        #expect(inexact.stderr.contains("binding 'inexact'") && inexact.stderr.contains("2^53"), "\(inexact.stderr)")
+    }
+
     @Test func injectResolvesAKeyEndToEndAndCallSurvivesAWrongSignature() throws {
         let dir = try Self.setUp()
         defer { dir.cleanUp() }

@@ -98,10 +98,19 @@ public enum FFIValue: Equatable, CustomStringConvertible {
         switch value {
         case .number(let n):
             if type.isInteger {
-                guard n.rounded() == n, abs(n) < 9.3e18 else { throw Mismatch(type: type, got: "\(n), not an integer") }
+                guard n.rounded() == n else { throw Mismatch(type: type, got: "\(n), not an integer") }
+                // From 2^53 on, a JSON number is read as the nearest double, not the integer written: refused, with
+                // the way to write it exactly.
+                guard abs(n) < 9_007_199_254_740_992 else {
+                    throw Mismatch(
+                        type: type,
+                        got: "\(n), 2^53 or beyond, where a JSON number is not exact (write it as a string: \"1844…\")")
+                }
                 return try from(n < 0 ? Int64(n) as Any : UInt64(n) as Any, as: type)
             }
             return try from(n, as: type)
+        // An integer as a string, decimal or 0x: exact over the whole 64 bits.
+        case .string(let s) where type.isInteger: return try from(argument: s, as: type)
         case .string(let s): return try from(s, as: type)
         case .bool(let b) where type.isInteger: return try from(b ? 1 : 0, as: type)
         case .null: return try from(Optional<String>.none as Any, as: type)
