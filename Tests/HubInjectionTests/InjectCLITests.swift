@@ -380,9 +380,11 @@ struct InjectCLITests {
         let services = try CLITests.hubhost(["list-services"] + common)
         #expect(services.status == 5, "\(services.stderr)")
         // The probe makes the eager singletons a load would make, so the crash is caught there, in a child.
+        // Named by its module file, binding and symbol, not only the phase.
         #expect(
             services.stderr.contains(
-                "quarantined liba_provider.so: crashed with SIGSEGV in module-file eager singletons"),
+                "quarantined liba_provider.so: crashed with SIGSEGV in module-file eager singletons for binding 'boom' "
+                    + "(bindings[0]) of math.modules.json: crashes"),
             "\(services.stderr)")
         // Quarantined, as a render would: the next run does not crash again, and every command lists why.
         #expect(services.stderr.contains("quarantined"), "\(services.stderr)")

@@ -188,6 +188,8 @@ public struct ConformanceSuite {
         let makesEager = Self.eagerBindings(in: folder).contains(name)
         if makesEager {
             phase(ConformanceSuite.eagerSingletonsPhase)
+            host.services.willMakeEagerSingleton = { modelPhase(ConformanceSuite.eagerSingletonsPhase, nil, $0) }
+            defer { host.services.willMakeEagerSingleton = nil }
             let problems = host.services.loadModuleFiles(in: [folder]).filter {
                 $0.reason.hasPrefix("eager singleton:") && !$0.reason.contains("no binding")
             }

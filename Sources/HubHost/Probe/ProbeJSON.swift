@@ -52,7 +52,8 @@ enum ProbeJSON {
 
     /// The phase of a `{"phase":…}` progress line.
     static func phaseLine(_ line: Substring) -> ProbePhase? {
-        guard line.hasPrefix("{\"phase\":") || line.hasPrefix("{\"component\":") else { return nil }
+        guard line.hasPrefix("{\"phase\":") || line.hasPrefix("{\"component\":") || line.hasPrefix("{\"model\":")
+        else { return nil }
         return decode(Array(line.utf8)) { try ProbePhase(json: &$0) }
     }
 }

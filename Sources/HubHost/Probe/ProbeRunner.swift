@@ -108,9 +108,14 @@ public struct ProbeRunner: Sendable {
             var record = QuarantineRecord(
                 file: file.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: hash,
                 kind: kind, phase: phase?.phase ?? "start", component: phase?.component,
-                // The probe's own sample models, or a story of the plugin's (named as it named it).
+                // The probe's own sample models, a story of the plugin's (named as it named it), or the module-file
+                // binding an eager singleton was being made from.
                 model: phase?.model.map {
-                    (phase?.phase == "drawing a story" ? "story " : "sample model ") + TerminalText.quoted($0)
+                    switch phase?.phase {
+                    case "drawing a story": "story " + TerminalText.quoted($0)
+                    case ConformanceSuite.eagerSingletonsPhase: TerminalText.escaped($0)
+                    default: "sample model " + TerminalText.quoted($0)
+                    }
                 },
                 signal: signal, message: message, stderrTail: child.stderrTail,
                 date: Date())

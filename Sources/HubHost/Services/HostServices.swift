@@ -26,6 +26,9 @@ public final class HostServices {
     public private(set) var moduleFileProblems: [ModuleFile.Failure] = []
     /// The module files read by `loadModuleFiles`, by path, so reloaded plugins get their bindings back.
     private var moduleFiles: [String: ModuleFile] = [:]
+    /// Told which binding an eager singleton is made from, just before its function is called (a probe notes it,
+    /// so a crash or hang there names the module file, the binding and the symbol, not only the phase).
+    public var willMakeEagerSingleton: ((_ binding: String) -> Void)?
     /// The URIs the host's default URI opener was asked to open, in order.
     public private(set) var openedURIs: [String] = []
     /// Survivors reported by unloads, newest last (also in `survivors`, while they stay alive).
@@ -147,6 +150,8 @@ public final class HostServices {
     private func makeEagerSingletons(_ eager: [(file: String, function: BoundFunction)]) -> [ModuleFile.Failure] {
         var problems: [ModuleFile.Failure] = []
         for (file, function) in eager {
+            willMakeEagerSingleton?(
+                "binding \(function.binding.label) of \(PathText.fileName(file)): \(function.binding.symbol)")
             do { _ = try injector.get(key: function.binding.key) } catch {
                 problems.append(.init(file: file, binding: function.binding.label, reason: "eager singleton: \(error)"))
             }
