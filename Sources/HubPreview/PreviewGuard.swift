@@ -56,7 +56,7 @@ struct PreviewGuard: Sendable {
                 .misdirectedRequest, "this preview answers only for \(allowed.sorted().joined(separator: ", "))")
         }
         // A second Host: which one names the server would be ambiguous. (A target in absolute form, "GET
-        // http://other/…", is read as its path by the server library, with the Host header as its host.)
+        // http://other/…", names it by its authority: `HTTP1RequestNormalizer` makes that the Host.)
         guard field("host", of: request) == nil else { return Self.reply(.badRequest, "more than one Host header") }
         // Browsers say where each request comes from. Another site's page may link to the preview (a navigation
         // of the whole tab to the page), but may not load anything from it: an <img> of /export.png?scale=8 costs

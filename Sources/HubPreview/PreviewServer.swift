@@ -6,7 +6,9 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 
 /// The live preview's HTTP server (Hummingbird, on SwiftNIO), loopback only unless told otherwise.
 ///
@@ -251,7 +253,8 @@ public final class PreviewServer: @unchecked Sendable {
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [
-                        ContinueAnswerer(), FirstRequestDeadline(seconds: PreviewGuard.firstRequestSeconds),
+                        HTTP1RequestNormalizer.Installer(), ContinueAnswerer(),
+                        FirstRequestDeadline(seconds: PreviewGuard.firstRequestSeconds),
                     ], idleTimeout: .seconds(60))),
             configuration: .init(
                 address: .hostname(ip, port: Int(requestedPort)),
@@ -528,6 +531,52 @@ final class ContinueAnswerer: ChannelInboundHandler, RemovableChannelHandler, @u
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
         }
         context.fireChannelRead(data)
+    }
+}
+
+/// Reads what the server library drops when it turns an HTTP/1 request into its own types (the version, the target's
+/// form), as HTTP/1.1 says: an HTTP/1.0 request without `Connection: keep-alive` gets its connection closed after
+/// the response (it stayed open until the idle timeout), and a target in absolute form (`GET http://host/path`)
+/// names the server by its authority, not by the `Host` header (the library kept the header and dropped the
+/// target's authority, so the guard checked a name the request did not use).
+final class HTTP1RequestNormalizer: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(var head) = unwrapInboundIn(data) else { return context.fireChannelRead(data) }
+        if head.version.major == 1 && head.version.minor == 0 && !head.isKeepAlive {
+            head.headers.replaceOrAdd(name: "Connection", value: "close")
+        }
+        if !head.uri.hasPrefix("/"), head.uri != "*", let authority = Self.authority(ofAbsoluteTarget: head.uri) {
+            // The target's authority names the server, whatever the Host header says (RFC 9112, 3.2.2).
+            head.headers.replaceOrAdd(name: "Host", value: authority)
+        }
+        context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    /// "host:port" of "http://host:port/path…", nil for anything else.
+    static func authority(ofAbsoluteTarget target: String) -> String? {
+        let lowered = target.lowercased()
+        guard let schemeEnd = lowered.range(of: "://"), ["http", "https"].contains(lowered[..<schemeEnd.lowerBound])
+        else { return nil }
+        let rest = target[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return authority.isEmpty ? nil : String(authority)
+    }
+
+    /// Put among the server library's extra handlers (which come after its conversion), it puts the normaliser
+    /// before the conversion, where the HTTP/1 head is still whole, and leaves.
+    final class Installer: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+        typealias InboundIn = NIOAny
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            let pipeline = context.pipeline.syncOperations
+            if let codec = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self) {
+                try? pipeline.addHandler(HTTP1RequestNormalizer(), position: .before(codec.handler))
+            }
+            pipeline.removeHandler(context: context, promise: nil)
+        }
     }
 }
 

@@ -397,6 +397,28 @@ struct PreviewGuardTests {
         }
     }
 
+    /// HTTP/1.0 without keep-alive gets its connection closed after the answer (it stayed open a minute), and a
+    /// target in absolute form is checked by the name it gives, not by the Host header beside it.
+    @Test func http10ClosesAndAnAbsoluteTargetIsCheckedByItsOwnName() throws {
+        let preview = try Preview()
+        let port = preview.dev.port
+        let fd = try HTTP.connect(port: port)
+        defer { close(fd) }
+        let start = Date()
+        HTTP.send(fd, Data("GET /frame HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8))
+        let answer = String(decoding: HTTP.readToEnd(fd), as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+        #expect(Date().timeIntervalSince(start) < 10, "closed after \(Date().timeIntervalSince(start)) s")
+        let foreign = try HTTP.raw(
+            port: port,
+            "GET http://evil.example/frame HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+        #expect(foreign.hasPrefix("HTTP/1.1 421"), "\(foreign.prefix(200))")
+        let own = try HTTP.raw(
+            port: port,
+            "GET http://127.0.0.1:\(port)/frame HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+        #expect(own.hasPrefix("HTTP/1.1 200"), "\(own.prefix(200))")
+    }
+
     /// User and system CPU of process `pid`, in seconds.
     static func cpuSeconds(of pid: Int32) throws -> Double {
         let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
