@@ -113,6 +113,19 @@ struct PreviewGuard: Sendable {
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
+    /// A request's body as a JSON object; otherwise what is wrong with it (its JSON error, or what it is instead)
+    /// and what was `expected`.
+    static func bodyObject(_ body: Data, expected: String) -> Result<JSONObject, TapError> {
+        let value: JSONValue
+        do { value = try JSONValue.parse(body) } catch {
+            return .failure(TapError("body: not valid JSON (\(error)); expected \(expected)"))
+        }
+        guard let object = value.objectValue else {
+            return .failure(TapError("body: expected \(expected), found \(value.typeDescription)"))
+        }
+        return .success(object)
+    }
+
     /// A tap request's body, validated field by field.
     struct Tap: Equatable {
         var indexPath: [Int]
@@ -120,8 +133,10 @@ struct PreviewGuard: Sendable {
 
         /// Parses `{"indexPath": [i, …], "section": "body"|"header"|"overlay"}`; the error names the field.
         static func parse(_ body: Data) -> Result<Tap, TapError> {
-            guard let object = (try? JSONValue.parse(body))?.objectValue else {
-                return .failure(TapError("body: expected a JSON object {\"indexPath\": [int, …]}"))
+            let object: JSONObject
+            switch bodyObject(body, expected: "{\"indexPath\": [int, …]}") {
+            case .success(let parsed): object = parsed
+            case .failure(let error): return .failure(error)
             }
             var section = "body"
             if let value = object["section"] {
@@ -162,9 +177,14 @@ struct PreviewGuard: Sendable {
     /// `{"widths": [320, 768]}`: up to 6 widths from 1 to 4096 points drawn beside the view, as `--widths` takes;
     /// `{"width": 414}`: the interactive view's width, as `--width` takes. Either or both.
     static func parseWidths(_ body: Data) -> Result<WidthsChange, TapError> {
-        let object = (try? JSONValue.parse(body))?.objectValue
-        guard let object, object["widths"] != nil || object["width"] != nil else {
-            return .failure(TapError("widths: expected {\"widths\": [number, …]} or {\"width\": number}"))
+        let expected = "{\"widths\": [number, …]} or {\"width\": number}"
+        let object: JSONObject
+        switch bodyObject(body, expected: expected) {
+        case .success(let parsed): object = parsed
+        case .failure(let error): return .failure(error)
+        }
+        guard object["widths"] != nil || object["width"] != nil else {
+            return .failure(TapError("widths: expected \(expected)"))
         }
         var change = WidthsChange()
         if let value = object["width"] {
@@ -193,8 +213,10 @@ struct PreviewGuard: Sendable {
     /// `{"y": 1200, "height": 900, "page": "k3x9"}`: the content y at the top of the page's view and how much it
     /// shows, in points, and the page's id (optional; at most 64 letters and digits).
     static func parseScroll(_ body: Data) -> Result<(y: Double, height: Double, page: String?), TapError> {
-        guard let object = (try? JSONValue.parse(body))?.objectValue else {
-            return .failure(TapError("body: expected {\"y\": number, \"height\": number}"))
+        let object: JSONObject
+        switch bodyObject(body, expected: "{\"y\": number, \"height\": number}") {
+        case .success(let parsed): object = parsed
+        case .failure(let error): return .failure(error)
         }
         var values: [Double] = []
         for (key, range) in [("y", 0.0...1e9), ("height", 1.0...100_000.0)] {
@@ -219,8 +241,10 @@ struct PreviewGuard: Sendable {
     /// `{"component": "ns:name", "story": "long title"}` opens that story on the canvas; `{}` (or a null
     /// component) goes back to the gallery. Names come from plugins, so they are bounded, not checked further.
     static func parseStory(_ body: Data) -> Result<StoryKey?, TapError> {
-        guard let object = (try? JSONValue.parse(body))?.objectValue else {
-            return .failure(TapError("body: expected {\"component\": \"ns:name\", \"story\": \"name\"} or {}"))
+        let object: JSONObject
+        switch bodyObject(body, expected: "{\"component\": \"ns:name\", \"story\": \"name\"} or {}") {
+        case .success(let parsed): object = parsed
+        case .failure(let error): return .failure(error)
         }
         let absent = { (key: String) in object[key] == nil || object[key] == .null }
         if absent("component") && absent("story") { return .success(nil) }
@@ -240,9 +264,12 @@ struct PreviewGuard: Sendable {
 
     /// An edit's model: the "model" member, a JSON object (as text or as an object).
     static func parseModel(_ body: Data) -> Result<String, TapError> {
-        guard let value = (try? JSONValue.parse(body))?.objectValue?["model"] else {
-            return .failure(TapError("model: missing"))
+        let object: JSONObject
+        switch bodyObject(body, expected: "{\"model\": {…}}") {
+        case .success(let parsed): object = parsed
+        case .failure(let error): return .failure(error)
         }
+        guard let value = object["model"] else { return .failure(TapError("model: missing")) }
         if let text = value.stringValue { return .success(text) }
         if value.objectValue != nil { return .success(value.jsonText) }
         return .failure(TapError("model: expected a component model (a JSON object), found \(value.typeDescription)"))

@@ -88,7 +88,12 @@ struct PreviewGuardTests {
         (#"{"indexPath": []}"#, "indexPath: empty"),
         (#"{"indexPath": 0}"#, "indexPath: expected an array of non-negative integers"),
         (#"{"indexPath": [0], "section": "footer"}"#, #"section: expected "body", "header" or "overlay""#),
-        (#"[0]"#, "body: expected a JSON object"),
+        (#"[0]"#, #"body: expected {"indexPath": [int, …]}, found an array"#),
+        (#"{"indexPath": [0]"#, "body: not valid JSON (line 1, column 18"),
+        (
+            String(repeating: "[", count: 600),
+            "body: not valid JSON (line 1, column 514: nested deeper than 512 levels)"
+        ),
         (
             #"{"indexPath": [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}"#,
             "indexPath: 65 levels, more than 64"
