@@ -355,6 +355,30 @@ import Testing
         #expect(!result.stdout.contains(uri), "the image is not embedded in the drawing")
     }
 
+    /// An image refused for what drawing it would cost (nested `<use>` references) is a problem whether it comes
+    /// as a file or as a `data:` URI (a file's was only a warning, and the render ended with status 0).
+    @Test func aCostlyImageIsAProblemAsAFileAndAsADataURI() throws {
+        let uses = String(repeating: ##"<use href="#r"/>"##, count: 70)
+        let svg =
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><rect id="r" width="1" height="1"/>"#
+            + uses + "</svg>"
+        let dataURI = "data:image/svg+xml;base64," + Data(svg.utf8).base64EncodedString()
+        for uri in ["bomb.svg", dataURI] {
+            let view = """
+                {"body": [{"id": "a", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "\(uri)"}}}]}
+                """
+            let setup = try Setup(view: view)
+            try Data(svg.utf8).write(to: setup.view.deletingLastPathComponent().appendingPathComponent("bomb.svg"))
+            let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
+            #expect(result.status == 1, "\(uri.prefix(20)): \(result.stderr)")
+            #expect(
+                result.stderr.contains("$.body[0].images.main.uri: image")
+                    && result.stderr.contains("70 <use> references (more than 64)"), "\(result.stderr)")
+            #expect(!result.stderr.contains("warning"), "\(result.stderr)")
+            #expect(!result.stdout.contains("<use"), "not drawn")
+        }
+    }
+
     @Test func aMissingLocalImageIsWarnedOfWithItsPath() throws {
         let view =
             #"{"body": [{"id": "a", "component": {"id": "cdemo:tile"}, "images": {"main": {"uri": "missing.png"}}}]}"#
@@ -368,7 +392,8 @@ import Testing
     }
 
     /// Images that will be drawn as placeholders for what they hold are said too: a file that is no image, a
-    /// data: URI that is malformed or holds no image. A real image is not.
+    /// data: URI that is malformed or holds no image. A real image is not. Files refused for what drawing them
+    /// would cost are problems, as such data: URIs are.
     @Test func imagesThatCannotBeDrawnAreWarnedOf() throws {
         let view = #"""
             {"body": [
@@ -386,7 +411,7 @@ import Testing
         // A file beside the view that is no image (a key): warned of, and none of its bytes reach the output.
         try FileManager.default.createDirectory(at: setup.folder.appending(".ssh"), withIntermediateDirectories: true)
         try Data("-----BEGIN OPENSSH PRIVATE KEY----- TOPSECRET".utf8).write(to: setup.folder.appending(".ssh/id_rsa"))
-        // A PNG whose header asks for 100000 x 100000 pixels: refused as a data: URI is, and said.
+        // A PNG whose header asks for 100000 x 100000 pixels: refused as a data: URI is, and said as a problem.
         var bomb: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
         bomb += [0x00, 0x01, 0x86, 0xA0, 0x00, 0x01, 0x86, 0xA0, 8, 6, 0, 0, 0, 0, 0, 0, 0]
         try Data(bomb).write(to: setup.folder.appending("bomb.png"))
@@ -400,7 +425,7 @@ import Testing
         try FileManager.default.copyItem(
             at: TestPaths.examples.appendingPathComponent("assets/cover.png"), to: setup.folder.appending("real.png"))
         let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
-        #expect(result.status == 0, "warnings: \(result.stderr)")
+        #expect(result.status == 1, "problems (the costly images): \(result.stderr)")
         #expect(result.stderr.contains(#"$.body[0].images.main.uri: warning: image "noise.png" holds no image"#))
         #expect(
             result.stderr.contains("$.body[1].images.main.uri: warning:") && result.stderr.contains("holds no image"))
@@ -410,9 +435,11 @@ import Testing
         #expect(!result.stderr.contains("$.body[3]"), "\(result.stderr)")
         #expect(result.stderr.contains(#"$.body[4].images.main.uri: warning: image ".ssh/id_rsa" holds no image"#))
         #expect(result.stderr.contains("$.body[5].images.main.uri: warning:"), "\(result.stderr)")
-        #expect(result.stderr.contains("$.body[6].images.main.uri: warning:"), "\(result.stderr)")
         #expect(
-            result.stderr.contains(#"$.body[7].images.main.uri: warning: image "blur.svg" is an SVG image with filter"#)
+            result.stderr.contains(#"$.body[6].images.main.uri: image "bomb.png" is 100000×100000"#), "\(result.stderr)"
+        )
+        #expect(
+            result.stderr.contains(#"$.body[7].images.main.uri: image "blur.svg" is an SVG image with filter"#)
         )
         // Only the real image is in the drawing, as a PNG by its signature.
         let secret = Data("-----BEGIN OPENSSH PRIVATE KEY----- TOPSECRET".utf8).base64EncodedString()

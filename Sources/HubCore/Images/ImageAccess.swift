@@ -86,10 +86,34 @@ public struct ImageAccess: Sendable {
         }
     }
 
-    /// One problem, with its JSON path, for every image URI of `view` this policy refuses.
+    /// One problem, with its JSON path, for every image URI of `view` this policy refuses: a file it may not read,
+    /// and an image refused for what drawing it would cost (too many pixels, a costly SVG), whether it comes as a
+    /// `data:` URI or as a file.
     public func problems(in view: ViewModel, file: String?) -> [DecodeIssue] {
         issues(in: view, file: file) { uri in
-            if case .failure(let error) = check(uri) { return error.reason } else { return nil }
+            switch check(uri) {
+            case .failure(let error): return error.reason
+            case .success(.file(let path)):
+                guard Glibc.access(path, F_OK) == 0, let verdict = fileVerdict(uri, path: path), verdict.costly else {
+                    return nil
+                }
+                return verdict.reason
+            default: return nil
+            }
+        }
+    }
+
+    /// What reading the local file `uri` names finds, as drawing reads it: nil when it draws; otherwise why not,
+    /// and whether it was refused for its cost (a problem, as for a `data:` URI) rather than being unusable
+    /// (unreadable, not an image: a warning, and its placeholder is drawn).
+    private func fileVerdict(_ uri: String, path: String) -> (reason: String, costly: Bool)? {
+        switch read(path, uri: uri) {
+        case .failure(let error): return (error.reason, false)
+        case .success(let bytes):
+            guard Self.isDrawable(head: Array(bytes.prefix(512))) else {
+                return (refusal(uri, Self.notAnImage).reason, false)
+            }
+            return pixelProblem(ImageBytes(bytes: bytes), uri: uri).map { ($0.reason, true) }
         }
     }
 
@@ -103,10 +127,10 @@ public struct ImageAccess: Sendable {
                 guard Glibc.access(path, F_OK) == 0 else {
                     return refusal(uri, "does not exist (its placeholder is drawn)").reason
                 }
-                // Read as drawing reads it, so every reason it would refuse it for (not an image, a header that
-                // asks for more pixels than allowed, unreadable) is said.
-                if case .failure(let error) = readFile(uri) { return error.reason + " (its placeholder is drawn)" }
-                return nil
+                // Read as drawing reads it, so every reason it would not draw it for (not an image, unreadable) is
+                // said; what it costs too much to draw is a problem (`problems`).
+                guard let verdict = fileVerdict(uri, path: path), !verdict.costly else { return nil }
+                return verdict.reason + " (its placeholder is drawn)"
             case .success(.data):
                 switch ImageSource.decodeDataURI(uri) {
                 case .failure(let error):
