@@ -218,6 +218,29 @@ struct ListNamespacesCLITests {
         #expect(again.status == 0 && !again.stdout.contains("quarantined"), "\(again.stdout)")
     }
 
+    /// A plugin whose init sends its own process group SIGTERM ends only its probe, and is its own fault: named,
+    /// and kept out until it changes (it read as a kill "most likely from outside", and was probed again on every
+    /// run); the other plugins list.
+    @Test func aProbeThatSignalsItsOwnGroupIsThePluginsFault() throws {
+        let root = try Self.folder(good: true, bad: false)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Self.compile(to: root.appendingPathComponent("plugins/libterm.so"), defines: ["-DFIXTURE_TERM_GROUP_INIT"])
+        let arguments = [
+            "list-namespaces", "--plugins", root.appendingPathComponent("plugins").path, "--plugin-cache",
+            root.appendingPathComponent("cache").path,
+        ]
+        let first = try Self.run(arguments)
+        #expect(first.status == 5, "\(first.stdout)\(first.stderr)")
+        #expect(
+            first.stdout.contains("crashed with SIGTERM in init: plugin code sent it to its own process"),
+            "\(first.stdout)")
+        #expect(!first.stdout.contains("most likely from outside"), "\(first.stdout)")
+        // Remembered: the next run does not probe it again (no new fault, status 1 for the quarantine listed).
+        let again = try Self.run(arguments)
+        #expect(again.status == 1, "\(again.stdout)\(again.stderr)")
+        #expect(again.stdout.contains("plugin code sent it to its own process"), "\(again.stdout)")
+    }
+
     /// A plugin whose atexit handler crashes does not end the listing with a crash (it did, after printing it, on
     /// every run): the listing is out, and the plugins' exit handlers are not run in its process.
     @Test func aPluginThatCrashesAtExitDoesNotEndTheListingWithACrash() throws {

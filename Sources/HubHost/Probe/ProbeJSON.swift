@@ -289,6 +289,10 @@ extension QuarantineRecord {
         out.write(Int(mtimeNanos))
         out.key("phase")
         out.writeJSONString(phase)
+        if let sentByPlugin {
+            out.key("sentByPlugin")
+            out.write(sentByPlugin ? "true" : "false")
+        }
         if let signal {
             out.key("signal")
             out.writeJSONString(signal)
@@ -314,6 +318,7 @@ extension QuarantineRecord {
         var stderrTail: String?
         var date: Date?
         var moduleFilesDigest: String?
+        var sentByPlugin: Bool?
         try scanner.readObject { scanner, key in
             switch key {
             case "file": file = try scanner.readString()
@@ -329,6 +334,7 @@ extension QuarantineRecord {
             case "stderrTail": stderrTail = try scanner.readString()
             case "date": date = Date(timeIntervalSinceReferenceDate: try scanner.readNumber())
             case "moduleFilesDigest": moduleFilesDigest = try scanner.readOptionalString()
+            case "sentByPlugin": sentByPlugin = try scanner.readValue().boolValue
             default: _ = try scanner.readValue()
             }
         }
@@ -339,5 +345,6 @@ extension QuarantineRecord {
             file: file, size: size, mtimeNanos: mtimeNanos, hash: hash, kind: kind, phase: phase,
             component: component, model: model, signal: signal, message: message, stderrTail: stderrTail, date: date)
         self.moduleFilesDigest = moduleFilesDigest
+        self.sentByPlugin = sentByPlugin
     }
 }

@@ -91,6 +91,9 @@ public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
     /// the module files in the plugin's folder then. The binding, not only the plugin, may be what was wrong, so
     /// a change to those files clears the quarantine as a change of the plugin does.
     public var moduleFilesDigest: String?
+    /// A stop signal (SIGTERM…) plugin code sent its own process (`kill(0, SIGTERM)` in init): its fault, kept as a
+    /// crash is, not taken for a user's kill.
+    public var sentByPlugin: Bool?
 
     /// False once the module files it was recorded against have changed: the plugin gets probed and loaded again.
     public var stillApplies: Bool {
@@ -121,7 +124,9 @@ public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
     /// The probe was ended by a signal that asks a process to end (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGKILL):
     /// most likely from outside (a user's kill, a closed terminal, the out-of-memory killer), seldom plugin code.
     /// Kept out of its run, never remembered: the next run probes it again.
-    public var endedFromOutside: Bool { kind == .crash && Self.stopSignalNames.contains(signal ?? "") }
+    public var endedFromOutside: Bool {
+        kind == .crash && Self.stopSignalNames.contains(signal ?? "") && sentByPlugin != true
+    }
 
     /// The signals that ask a process to end, by name.
     static let stopSignalNames: Set<String> = ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGKILL"]

@@ -103,7 +103,7 @@ public struct ProbeRunner: Sendable {
 
         func quarantine(
             _ kind: QuarantineRecord.Kind, phase: ProbePhase?, signal: String? = nil,
-            message: String
+            message: String, sentByPlugin: Bool = false
         ) -> Verdict {
             var record = QuarantineRecord(
                 file: file.path, size: stamp.size, mtimeNanos: stamp.mtimeNanos, hash: hash,
@@ -120,6 +120,7 @@ public struct ProbeRunner: Sendable {
                 signal: signal, message: message, stderrTail: child.stderrTail,
                 date: Date())
             // A module file's binding may be what was wrong: changing the files clears it, as changing the plugin.
+            if sentByPlugin { record.sentByPlugin = true }
             if phase?.phase == ConformanceSuite.eagerSingletonsPhase {
                 record.moduleFilesDigest = ModuleFile.digest(ofFilesIn: file.deletingLastPathComponent())
             }
@@ -137,12 +138,18 @@ public struct ProbeRunner: Sendable {
             // A Swift trap names its file, line and reason: that is the message.
             let fatal = CrashText.fatalError(in: child.stderrTail.split(separator: "\n").map(String.init))
             let name = Self.signalName(signal)
+            // A stop signal the child noted none of came from plugin code in it (SIGKILL cannot be noted).
+            let sentByPlugin =
+                QuarantineRecord.stopSignalNames.contains(name) && name != "SIGKILL"
+                && child.stopSignalFromOutside == false
             let message =
-                QuarantineRecord.stopSignalNames.contains(name)
-                ? "the probe was ended by \(name), most likely from outside hubhost; kept out of this run only, and "
-                    + "probed again next time"
-                : fatal ?? ""
-            return quarantine(.crash, phase: lastPhase, signal: name, message: message)
+                sentByPlugin
+                ? "plugin code sent it to its own process"
+                : QuarantineRecord.stopSignalNames.contains(name)
+                    ? "the probe was ended by \(name), most likely from outside hubhost; kept out of this run only, and "
+                        + "probed again next time"
+                    : fatal ?? ""
+            return quarantine(.crash, phase: lastPhase, signal: name, message: message, sentByPlugin: sentByPlugin)
         }
         guard let report else {
             return quarantine(
@@ -186,6 +193,8 @@ public struct ProbeRunner: Sendable {
         var stderrTail = ""
         /// Where the child was when it stopped, when it said so elsewhere than on stdout (a scanner's `PhaseBox`).
         var phase: ProbePhase?
+        /// Ended by a stop signal: whether it came from outside the child (nil: not known, as for SIGKILL).
+        var stopSignalFromOutside: Bool?
     }
 
     /// Spawns the executable with `arguments`, stdout and stderr going to files (no pipe can fill up and block

@@ -243,6 +243,7 @@ extension ProbeRunner {
                 child.timedOut = true
             } else if signal != 0 {
                 child.signal = signal
+                child.stopSignalFromOutside = phaseBox.map { PhaseBox.stopSignalFromOutside(in: $0) }
             } else {
                 child.exitStatus = exitStatus
             }
@@ -264,14 +265,16 @@ extension ProbeRunner {
 /// sixth of a cold scan. A store into shared memory survives the child's death just as well.
 ///
 /// Layout: bytes 0–7 `magic`, 8–11 the file's index in the scan plus one (little-endian `UInt32`), 12–15 the
-/// length of the phase line that follows (the JSON of a progress line, without newline).
+/// length of the phase line, 16–23 a stop signal that came from outside the child (sender pid << 8 | signal, as a
+/// worker's black box notes it; 0: none), then the phase line (the JSON of a progress line, without newline).
 enum PhaseBox {
     static let size = 4096
     static let magic: UInt64 = 0x3130_5345_5341_4850  // "PHASES01"
     static let environmentKey = "HUBHOST_SCAN_PHASES"
     /// The descriptor the child finds it on.
     static let childDescriptor: Int32 = 3
-    private static let header = 16
+    private static let header = 24
+    private static let stopWordOffset = 16
 
     /// The parent's side: an unlinked file of `size` bytes in `directory`, close-on-exec; nil when none can be made
     /// (the scanner then prints its phases).
@@ -288,6 +291,15 @@ enum PhaseBox {
         return ProbeJSON.phaseLine(Substring(decoding: page[header..<header + length], as: UTF8.self))
     }
 
+    /// Whether the child noted a stop signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT) sent from outside it. A child ended
+    /// by one that noted none sent it itself: plugin code's `kill(0, SIGTERM)` or `raise`. (SIGKILL is never
+    /// noted: it cannot be caught.)
+    static func stopSignalFromOutside(in fd: Int32) -> Bool {
+        var word: UInt64 = 0
+        guard pread(fd, &word, 8, off_t(stopWordOffset)) == 8 else { return true }
+        return UInt64(littleEndian: word) != 0
+    }
+
     /// The child's side: the mapped page, when the parent passed one.
     final class Writer {
         private let page: UnsafeMutableRawPointer
@@ -299,6 +311,9 @@ enum PhaseBox {
             else { return nil }
             page = mapped
             page.storeBytes(of: PhaseBox.magic.littleEndian, as: UInt64.self)
+            page.storeBytes(of: UInt64(0), toByteOffset: PhaseBox.stopWordOffset, as: UInt64.self)
+            // A stop signal from outside (a user's kill) is noted; one plugin code sends its own process is not.
+            csystem_note_stop_signals((page + PhaseBox.stopWordOffset).assumingMemoryBound(to: UInt64.self))
         }
 
         deinit { munmap(page, PhaseBox.size) }

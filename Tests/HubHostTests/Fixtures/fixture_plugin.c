@@ -9,6 +9,7 @@
  *   FIXTURE_EXIT_INIT_IF "path"    init calls exit(0) when that file exists
  *   FIXTURE_CRASH_AT_EXIT_IF "path"  init registers an atexit handler that crashes, when that file exists
  *   FIXTURE_EXIT_INIT   init ends the process with exit(0)
+ *   FIXTURE_TERM_GROUP_INIT   init sends its whole process group SIGTERM (kill(0, SIGTERM))
  *   FIXTURE_CRASH_ENTRY   hub_plugin_entry crashes (SIGSEGV)
  *   FIXTURE_CRASH_CONSTRUCTOR   a constructor of the image crashes (SIGSEGV) as it is loaded
  * It registers a component factory (components "label" and "box", "box" has children and performs actions), a
@@ -16,6 +17,7 @@
  * and exports `fixture_stats` so tests can see what the host called.
  */
 #include <hub_plugin.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +196,10 @@ static bool init(const hub_host *h, char *error, size_t capacity) {
 #endif
 #ifdef FIXTURE_EXIT_INIT
     exit(0);
+#endif
+#ifdef FIXTURE_TERM_GROUP_INIT
+    kill(0, SIGTERM);
+    sleep(5);
 #endif
 #ifdef FIXTURE_FAIL_INIT
     snprintf(error, capacity, "%s", FIXTURE_FAIL_INIT);
