@@ -367,6 +367,75 @@ void csystem_unblock_stop_signals(void) {
     pthread_sigmask(SIG_UNBLOCK, &stop_set, NULL);
 }
 
+// Job control for children in process groups of their own (`csystem_follow_job_control`).
+#define JOB_GROUP_CAPACITY 256
+static pid_t job_groups[JOB_GROUP_CAPACITY];
+
+void csystem_job_group_add(int32_t group) {
+    for (size_t i = 0; i < JOB_GROUP_CAPACITY; i++) {
+        pid_t empty = 0;
+        if (__atomic_compare_exchange_n(&job_groups[i], &empty, group, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return;
+    }
+}
+
+void csystem_job_group_forget(int32_t group) {
+    for (size_t i = 0; i < JOB_GROUP_CAPACITY; i++) {
+        pid_t expected = group;
+        __atomic_compare_exchange_n(&job_groups[i], &expected, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    }
+}
+
+static void signal_job_groups(int signal_number) {
+    for (size_t i = 0; i < JOB_GROUP_CAPACITY; i++) {
+        pid_t group = __atomic_load_n(&job_groups[i], __ATOMIC_ACQUIRE);
+        if (group > 0) kill(-group, signal_number);
+    }
+}
+
+static void install_job_control_handler(void);
+
+static void stop_with_job(int signal_number) {
+    (void)signal_number;
+    int saved = errno;
+    // The children stop first, then this process as the terminal asked (the default action, raised again with
+    // the handler out of the way); once continued, it continues them.
+    signal_job_groups(SIGSTOP);
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    sigaction(SIGTSTP, &default_action, NULL);
+    sigset_t tstp;
+    sigemptyset(&tstp);
+    sigaddset(&tstp, SIGTSTP);
+    pthread_sigmask(SIG_UNBLOCK, &tstp, NULL);
+    raise(SIGTSTP);  // stopped here until SIGCONT
+    install_job_control_handler();
+    signal_job_groups(SIGCONT);
+    errno = saved;  // the handler's return puts the signal mask back
+}
+
+static void install_job_control_handler(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = stop_with_job;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGTSTP, &action, NULL);
+}
+
+void csystem_follow_job_control(void) {
+    struct sigaction current;
+    if (sigaction(SIGTSTP, NULL, &current) == 0 && current.sa_handler == SIG_IGN) return;
+    install_job_control_handler();
+    // As for the stop signals: a launcher may have blocked it, and the mask is inherited.
+    sigset_t tstp;
+    sigemptyset(&tstp);
+    sigaddset(&tstp, SIGTSTP);
+    pthread_sigmask(SIG_UNBLOCK, &tstp, NULL);
+}
+
 void csystem_note_stop_signals(uint64_t *record) {
     stop_record = record;
     csystem_unblock_stop_signals();

@@ -46,6 +46,8 @@ public struct HubHostCommand: ParsableCommand {
         // A launcher may have blocked them (test runners do), and the mask is inherited: hubhost ends when asked
         // to, as its workers and probes do.
         csystem_unblock_stop_signals()
+        // Ctrl-Z stops the workers and probes (in process groups of their own) with hubhost.
+        csystem_follow_job_control()
         // Before any plugin code can change them: the files the user names are found and made as the user would.
         if let problem = ProcessStart.capture() ?? argumentThatIsNotUTF8() {
             Diagnostics.print("hubhost: \(problem)")

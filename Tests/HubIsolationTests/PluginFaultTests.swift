@@ -118,6 +118,34 @@ import Testing
         #expect(!result.stderr.contains("no plugin is blamed"), "\(result.stderr)")
     }
 
+    /// Ctrl-Z stops the worker with hubhost, and `fg` continues both: the worker, in a process group of its own, is
+    /// not in the terminal's job, and went on with its job while hubhost was stopped.
+    @Test func ctrlZStopsTheWorkerWithHubhostAndFgContinuesIt() throws {
+        let setup = try Setup(flags: ["-DFAULT_IN=3", "-DFAULT_HOW=4"])  // configure of "Trending" never returns
+        let command = [
+            TestPaths.hubhost.path, "render", setup.view.path, "--format", "svg", "-o", "-", "--plugins",
+            setup.plugins.path, "--plugin-cache", setup.cache.path, "--call-timeout", "60",
+        ].map { "'\($0)'" }.joined(separator: " ")
+        // The worker is hubhost's child; states from /proc: T stopped, S or R otherwise. `set -m` puts hubhost in a
+        // process group of its own whose parent (the shell) is in the session, as a terminal's job is: the kernel
+        // discards SIGTSTP in an orphaned group.
+        let script = """
+            set -m
+            \(command) >/dev/null 2>&1 & H=$!
+            state() { awk '{print $3}' /proc/$1/stat 2>/dev/null; }
+            for i in $(seq 200); do W=$(cat /proc/$H/task/*/children 2>/dev/null | awk '{print $1}'); [ -n "$W" ] && break; sleep 0.05; done
+            sleep 1.5
+            kill -TSTP $H; sleep 0.5; echo "stopped: hubhost $(state $H) worker $(state $W)"
+            kill -CONT $H; sleep 0.5; echo "continued: hubhost $(state $H) worker $(state $W)"
+            kill -KILL $W $H 2>/dev/null; wait $H 2>/dev/null; true
+            """
+        let run = try ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), ["-c", script])
+        #expect(run.stdout.contains("stopped: hubhost T worker T"), "\(run.stdout)\(run.stderr)")
+        #expect(
+            run.stdout.contains("continued: hubhost S worker S") || run.stdout.contains("continued: hubhost S worker R")
+                || run.stdout.contains("continued: hubhost R worker S"), "\(run.stdout)")
+    }
+
     /// The advice a fault report gives works: after the crash quarantined the plugin, `--in-process` loads it as it
     /// is (not probed, not kept out), so a debugger would see the crash in this process.
     @Test func inProcessRunsAQuarantinedPluginForADebugger() throws {

@@ -52,6 +52,20 @@ void csystem_note_stop_signals(uint64_t *record);
 /// mask is inherited): a process hubhost starts must end when asked to.
 void csystem_unblock_stop_signals(void);
 
+/// Records `group` (a child hubhost started as the leader of a process group of its own) as part of this process's
+/// job, until `csystem_job_group_forget`: see `csystem_follow_job_control`. Async-signal-safe; at most 256 at once
+/// (more are not followed).
+void csystem_job_group_add(int32_t group);
+
+/// Forgets `group` once its leader has been reaped (its id may then be reused by anything).
+void csystem_job_group_forget(int32_t group);
+
+/// Makes Ctrl-Z (SIGTSTP) stop the recorded child groups with this process and SIGCONT (`fg`, `bg`) continue them
+/// with it: children in groups of their own are not in the terminal's job, so they went on without it. A SIGTSTP
+/// the process ignores stays ignored; a blocked one is unblocked on the calling thread (call it on the main thread
+/// before any other starts).
+void csystem_follow_job_control(void);
+
 /// Asks the kernel to end this process (SIGKILL) when the thread that started it ends, as a worker must when its
 /// supervisor is gone (killed, or ended by a signal). False when the parent is no longer `parent`: it ended
 /// before the request was made.

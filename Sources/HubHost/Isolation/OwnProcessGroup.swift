@@ -1,3 +1,4 @@
+import CHubSystem
 import Glibc
 
 /// Children that run plugin code (a worker, a probe, the scanner, the probe server) start in a process group of
@@ -6,7 +7,9 @@ import Glibc
 /// `hubhost dev` that was the supervisor and the page's edits.
 ///
 /// The terminal's Ctrl-C and hang-up reach hubhost alone, and the children end with it: a worker through
-/// `csystem_die_with_parent`, a probe through `csystem_exit_when_orphaned`.
+/// `csystem_die_with_parent`, a probe through `csystem_exit_when_orphaned`. Ctrl-Z reaches hubhost alone too, which
+/// stops the children's groups with itself and continues them with itself (`csystem_follow_job_control`): each
+/// group is recorded while its leader lives (`ended` forgets it once reaped).
 enum OwnProcessGroup {
     /// `posix_spawn` with the attribute that puts the child in a new process group (its pid is the group's id).
     static func spawn(
@@ -18,6 +21,11 @@ enum OwnProcessGroup {
         defer { posix_spawnattr_destroy(&attributes) }
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
-        return posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        if spawned == 0 { csystem_job_group_add(pid) }
+        return spawned
     }
+
+    /// The child `pid` was reaped: its group is no longer this job's (its id may be reused by anything).
+    static func ended(_ pid: pid_t) { csystem_job_group_forget(pid) }
 }

@@ -234,6 +234,7 @@ public final class WorkerProcess: @unchecked Sendable {
                 pause = min(pause * 2, 20_000)
             }
         }
+        OwnProcessGroup.ended(pid)
         // What plugin code forked is ours now (`LeftoverProcesses`): ended, so its copy of the pipe closes too.
         let leftovers = options.endsLeftoverProcesses ? LeftoverProcesses.end() : []
         _ = stderrDone.wait(timeout: .now() + 2)  // the pipe closes when the worker (and its children) are gone

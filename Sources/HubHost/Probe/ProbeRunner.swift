@@ -251,6 +251,7 @@ public struct ProbeRunner: Sendable {
             usleep(pause)
             pause = min(pause * 2, 1_000)  // a probe takes tens of ms: poll finely, it is on the reload's critical path
         }
+        OwnProcessGroup.ended(pid)
         if !result.timedOut {
             // WIFEXITED / WIFSIGNALED, spelled out (the macros are not imported).
             let termSignal = status & 0x7F

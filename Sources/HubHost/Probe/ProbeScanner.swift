@@ -225,6 +225,7 @@ extension ProbeRunner {
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        OwnProcessGroup.ended(pid)
         let signal = status & 0x7F
         let exitStatus = (status >> 8) & 0xFF
         if !pending.isEmpty { lines += String(decoding: pending, as: UTF8.self) }  // a last line with no newline
