@@ -216,9 +216,15 @@ enum HostTable {
         }
     }
 
-    /// A host thread seen last: the model readers' check costs one comparison on it. Only ever a host's main
-    /// thread, so a plugin's own thread never matches it.
+    /// A host thread seen last: the model readers' check costs one comparison on it. Only ever a live host's main
+    /// thread, so a plugin's own thread never matches it: forgotten when that host goes or moves to another thread
+    /// (a thread that ends may see its `pthread_t` given to the next one started, a plugin's among them).
     nonisolated(unsafe) private static var knownHostThread = pthread_t()
+
+    /// `thread` is no longer a host's main thread.
+    static func forgetHostThread(_ thread: pthread_t) {
+        if pthread_equal(thread, knownHostThread) != 0 { knownHostThread = pthread_t() }
+    }
 
     /// Whether a model reader (`model_*`, [main-thread], called several times per component) is called on its
     /// host's thread; when not, it is refused and said once, as `resolve` does (a model read while the host

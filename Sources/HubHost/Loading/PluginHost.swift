@@ -104,11 +104,13 @@ public final class PluginHost {
             record.codeCallable = false
             _ = Unmanaged.passRetained(record)
         }
+        HostTable.forgetHostThread(mainThread)
     }
 
     /// Makes the calling thread the host's main thread, for an embedder that creates the host on one thread and
     /// drives it from another (a test sharing one host between tests, a server handing it to its own thread).
     public func adoptCurrentThread() {
+        HostTable.forgetHostThread(mainThread)
         mainThread = pthread_self()
         // What plugins resolved on the old thread is not served on it any more (its calls are refused).
         for record in plugins { record.injectCache.clear() }
