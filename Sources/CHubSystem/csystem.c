@@ -6,6 +6,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,6 +366,10 @@ void csystem_unblock_stop_signals(void) {
     sigemptyset(&stop_set);
     for (size_t i = 0; i < STOP_SIGNAL_COUNT; i++) sigaddset(&stop_set, stop_signals[i]);
     pthread_sigmask(SIG_UNBLOCK, &stop_set, NULL);
+}
+
+int csystem_spawn_close_from(void *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, from);
 }
 
 // Job control for children in process groups of their own (`csystem_follow_job_control`).

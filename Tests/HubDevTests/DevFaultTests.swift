@@ -194,6 +194,41 @@ struct DevFaultTests {
         #expect(rebound?.html.contains("One taps:1") == true, "the UI state went with the page")
     }
 
+    /// A worker started while the page is open gets none of the preview server's sockets (it kept the listening
+    /// socket and every connection open then, so a connection the server closed stayed open for the browser).
+    @Test func aRestartedWorkerHoldsNoneOfTheServersSockets() throws {
+        try build(version: "1", crashing: false)
+        try writeView(["One"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        let stream = try HTTP.connect(port: dev.port)
+        defer { close(stream) }
+        HTTP.send(stream, Data("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(dev.port)\r\n\r\n".utf8))
+        try #"{"bindings": []}"#.write(
+            to: plugins.appendingPathComponent("swatch.modules.json"), atomically: true, encoding: .utf8)
+        #expect(dev.waitForFrame { $0.cause.contains("restarted: module files changed") } != nil, "\(dev.log)")
+        // Every process under `dev` (the worker, the probe server): no socket among their descriptors.
+        func descendants(of pid: Int32) -> [Int32] {
+            let children = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [])
+                .flatMap { task in
+                    ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? "")
+                        .split(separator: " ").compactMap { Int32($0) }
+                }
+            return children + children.flatMap(descendants)
+        }
+        let under = descendants(of: dev.process.processIdentifier)
+        #expect(!under.isEmpty)
+        for pid in under {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            let sockets = descriptors.filter {
+                ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "")
+                    .hasPrefix("socket:")
+            }
+            #expect(sockets.isEmpty, "process \(pid) holds sockets \(sockets)")
+        }
+    }
+
     /// A module file that is not JSON, or binds a symbol the plugin lacks, is said in the terminal and on the
     /// page, as every other command says it (the bindings used to vanish without a word); fixed, it is not.
     @Test func aBrokenModuleFileIsSaidAndItsFixClearsIt() throws {

@@ -52,6 +52,11 @@ void csystem_note_stop_signals(uint64_t *record);
 /// mask is inherited): a process hubhost starts must end when asked to.
 void csystem_unblock_stop_signals(void);
 
+/// Adds to `actions` (a `posix_spawn_file_actions_t *`) the closing of every descriptor from `from` up, so a child
+/// gets only the descriptors it is handed, whatever the parent has open without close-on-exec (a server library's
+/// sockets). Returns 0 or an errno value.
+int csystem_spawn_close_from(void *actions, int from);
+
 /// Records `group` (a child hubhost started as the leader of a process group of its own) as part of this process's
 /// job, until `csystem_job_group_forget`: see `csystem_follow_job_control`. Async-signal-safe; at most 256 at once
 /// (more are not followed).

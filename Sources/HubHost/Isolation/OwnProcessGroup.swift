@@ -11,7 +11,11 @@ import Glibc
 /// stops the children's groups with itself and continues them with itself (`csystem_follow_job_control`): each
 /// group is recorded while its leader lives (`ended` forgets it once reaped).
 enum OwnProcessGroup {
-    /// `posix_spawn` with the attribute that puts the child in a new process group (its pid is the group's id).
+    /// The highest descriptor a child is handed (a worker's control channel is 4); every one above is closed in it.
+    static let highestHandedDescriptor: Int32 = 4
+
+    /// `posix_spawn` with the attribute that puts the child in a new process group (its pid is the group's id), and
+    /// only the descriptors `actions` hands it, up to `highestHandedDescriptor`.
     static func spawn(
         _ pid: inout pid_t, _ path: String, _ actions: inout posix_spawn_file_actions_t,
         _ argv: [UnsafeMutablePointer<CChar>?], _ envp: [UnsafeMutablePointer<CChar>?]
@@ -21,6 +25,10 @@ enum OwnProcessGroup {
         defer { posix_spawnattr_destroy(&attributes) }
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
+        // Only what the caller handed it (descriptors 0 to 4 at most): a preview server's listening socket and its
+        // connections, open without close-on-exec, went to every worker started after them, which kept them open
+        // after the server closed them (a page's connection then never closed, and plugin code could use them).
+        _ = csystem_spawn_close_from(&actions, highestHandedDescriptor + 1)
         let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         if spawned == 0 { csystem_job_group_add(pid) }
         return spawned
