@@ -273,10 +273,11 @@ public final class DevSupervisor: @unchecked Sendable {
             backOff()
             return
         }
-        // The view the worker drew: the page's edits or a story (held in memory), else the file (the gallery has
-        // none: nothing is read for it).
+        // The view the worker drew: the page's edits or a story (held in memory), else the file as it last read
+        // whole (the file may hold invalid JSON now, while the worker drew the last good view), else the file (the
+        // gallery has none: nothing is read for it).
         lock.lock()
-        let shown = workbench?.storyView ?? workbench?.editedView
+        let shown = workbench?.storyView ?? workbench?.editedView ?? workbench?.fileView
         lock.unlock()
         if let shown {
             fault.locate(in: try? ViewModelDecoder(file: nil, maxIssues: 1).decode(Data(shown.utf8)).viewModel)

@@ -99,6 +99,27 @@ struct DevFaultTests {
         #expect(dev.process.isRunning)
     }
 
+    /// A crash while the view file holds invalid JSON (the worker drew the last good view) names the component and
+    /// the model's id from that view, as any other crash report does (it named only `body[1]`).
+    @Test func aCrashWhileTheViewFileIsBrokenNamesTheModel() throws {
+        try build(version: "1", crashing: false)
+        try writeView(["One", "Trending"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("Trending taps:0") } != nil, "\(dev.log)")
+        try Data(#"{"id": "dev", "body": [{"id": "m0", "#.utf8).write(to: view)
+        #expect(
+            dev.waitForFrame { $0.problems.contains { $0.message.contains("not valid JSON") } } != nil, "\(dev.log)")
+        try build(version: "2", crashing: true)
+        let fault = dev.waitForFrame {
+            $0.problems.contains {
+                $0.kind == "crash"
+                    && $0.message.contains(#"crashed with SIGSEGV in draw [swatch:swatch] for body[1] (id "m1")"#)
+            }
+        }
+        #expect(fault != nil, "\(dev.log)")
+    }
+
     /// What the page set up (its widths, the view's width, a model edited in memory) outlives the worker a crash ended, even when the
     /// edit is what crashed it: the new worker draws it without the culprit. On a fixed port, as people run it: a
     /// restarted worker once refused the port its own supervisor serves on, and no worker came back.
