@@ -174,8 +174,12 @@ public enum CallRecorder {
     /// The event-script step being applied (0: none).
     public static func noteStep(_ step: Int) { words?[3] = UInt64(clamping: max(0, step)) }
 
+    /// Slots whose image was unmapped, to give to the next plugin loaded: a dev worker reloads a plugin thousands
+    /// of times, and slots used once each ran out after 4,096 loads (a crash then named no plugin).
+    nonisolated(unsafe) private static var freeSlots: [Int] = []
+
     /// A slot for a loaded plugin, written to the shared table in a worker. Slot 0 means "unknown" (past the
-    /// table's end, after thousands of reloads in one worker).
+    /// table's end: more than 4,096 plugins loaded at once).
     /// `image`: the plugin's dlopen handle, whose mapped range the slot records (nil: not loaded from a file).
     static func register(
         path: String, id: String, version: String, digest: String, copy: String? = nil,
@@ -183,9 +187,15 @@ public enum CallRecorder {
     ) -> UInt16 {
         _ = callWord
         let info = BlackBox.PluginInfo(path: path, id: id, version: version, digest: digest, copy: copy ?? "")
-        guard names.count <= BlackBox.slotCount else { return 0 }
-        names.append(info)
-        let slot = names.count - 1
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            names[slot] = info
+        } else {
+            guard names.count <= BlackBox.slotCount else { return 0 }
+            names.append(info)
+            slot = names.count - 1
+        }
         if let table {
             var (low, high): (UInt64, UInt64) = (0, 0)
             let range = image.flatMap { csystem_image_range($0, &low, &high) ? low..<high : nil }
@@ -195,7 +205,11 @@ public enum CallRecorder {
     }
 
     /// Forgets the mapped range of the image in `slot`, once it is unmapped (another image may be mapped there).
+    /// Its slot is then given to the next plugin loaded: no call can be made into an unmapped image.
     static func imageUnmapped(slot: UInt16) {
+        guard slot > 0, Int(slot) < names.count, names[Int(slot)] != nil else { return }
+        names[Int(slot)] = nil
+        freeSlots.append(Int(slot))
         guard let table else { return }
         BlackBox.forgetImage(slot: Int(slot), table: table)
     }
