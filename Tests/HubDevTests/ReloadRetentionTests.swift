@@ -6,8 +6,8 @@ import Testing
 
 /// Hot reload must not keep anything per component per reload: after any number of swaps of a C plugin serving
 /// a view, the reuse pool, the sizing cache and the registry's observers have the sizes they had after the first
-/// one, and every unloaded version keeps no per-component table (its record stays in `PluginHost.plugins`).
-/// Counts, not timings or RSS.
+/// one, and the unloaded version keeps no per-component table (its record stays in `PluginHost.plugins` until the
+/// next). The private copies of its builds are kept to the newest few. Counts, not timings or RSS.
 @Suite struct ReloadRetentionTests {
     @Test func reloadingACPluginKeepsTheRenderPathsTablesFlat() throws {
         let root = TestSupport.temporaryDirectory("reload-retention")
@@ -68,6 +68,44 @@ import Testing
             #expect(record.liveComponentCount == 0)
             #expect(record.liveComponentCapacity == 0)
         }
+    }
+
+    /// Each rebuild makes a private copy; a session keeps the newest `copiesKeptPerPlugin` of them (a week of
+    /// rebuilds of a large plugin took gigabytes), the one serving among them.
+    @Test func aSessionKeepsTheNewestCopiesOfAPlugin() throws {
+        let root = TestSupport.temporaryDirectory("reload-copies")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let target = plugins.appendingPathComponent("libswatch.so")
+        func build(_ i: Int) throws -> URL {
+            try TestSupport.compilePlugin(
+                "swatch.c", to: root.appendingPathComponent("build\(i).so"),
+                defines: ["SWATCH_COLOR=0x\(String(i, radix: 16))00FFu", "PLUGIN_VERSION=\"\(i)\""])
+        }
+        try install(try build(0), at: target)
+        let view = root.appendingPathComponent("view.json")
+        try #"{"body": [{"id": "a", "component": {"id": "swatch:swatch"}, "text": {"title": "A"}}]}"#.write(
+            to: view, atomically: true, encoding: .utf8)
+        let cache = root.appendingPathComponent("cache")
+        var options = DevLoop.Options(pluginFolders: [plugins], viewFile: view)
+        options.imageCacheDirectory = cache
+        options.probe = false
+        options.watch = false
+        options.queue = DispatchQueue(label: "reload-copies")
+        let loop = DevLoop(options: options)
+        try options.queue.sync { try loop.start() }
+        for i in 1...12 {
+            try install(try build(i), at: target)
+            options.queue.sync { loop.handle([.settledNow(target)]) }
+        }
+        let copies = try FileManager.default.contentsOfDirectory(atPath: cache.path).filter {
+            $0.hasPrefix("libswatch-") && $0.hasSuffix(".so")
+        }
+        #expect(copies.count == PluginHost.copiesKeptPerPlugin, "\(copies.sorted())")
+        let serving = try #require(options.queue.sync { loop.host.loadedPlugins.first?.privateCopy })
+        #expect(copies.contains(serving.lastPathComponent))
+        #expect(options.queue.sync { loop.host.loadedPlugins.first?.version } == "12")
     }
 
     func install(_ build: URL, at target: URL) throws {

@@ -76,6 +76,19 @@ public final class PluginHost {
     private var pruned = false
     /// Private copies unused this long are deleted from the cache (a week).
     static let copyLifetime: Double = 7 * 24 * 3600
+    /// How many copies of one plugin file name a dev session keeps (the newest, for `addr2line` on a recent
+    /// crash): it makes one per rebuild, and a week of them took gigabytes for a large plugin.
+    public static let copiesKeptPerPlugin = 8
+
+    /// Deletes the private copies of `record`'s file name beyond the `copiesKeptPerPlugin` most recently used,
+    /// none mapped in this process (a dev session calls it after each reload).
+    public func pruneOlderCopies(of record: PluginRecord) {
+        guard !copies.inMemory, let copy = record.privateCopy else { return }
+        let deleted = LoadedImagePaths.withPaths {
+            copies.pruneVersions(like: copy.lastPathComponent, keepingNewest: Self.copiesKeptPerPlugin, keeping: $0)
+        }
+        if !deleted.isEmpty { logger.debug("deleted \(deleted.count) older private copies of \(record.fileName)") }
+    }
 
     /// - Parameter copiesInMemory: keep private copies in memory, not in `cacheDirectory` (probe children, which
     ///   load each plugin once and exit; see `PrivateCopies.inMemory`).

@@ -151,6 +151,41 @@ extension PrivateCopies {
         return deleted.sorted()
     }
 
+    /// Deletes the copies of the plugin file name `copyName` is a copy of (`<name>-<hash>[-<n>].so`) beyond the
+    /// `newest` most recently used, none in `inUse`, and only this cache's own (as `prune` checks them). Returns
+    /// the names deleted.
+    @discardableResult
+    func pruneVersions(like copyName: String, keepingNewest newest: Int, keeping inUse: Set<String>) -> [String] {
+        guard let stem = Self.copyStem(copyName),
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+        else { return [] }
+        var versions: [(path: String, name: String, hashPrefix: String, used: Double)] = []
+        for name in names where name.hasPrefix(stem) && Self.copyStem(name) == stem {
+            let path = directory.appendingPathComponent(name).path
+            var info = stat()
+            guard let hashPrefix = Self.copyHashPrefix(name), lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG
+            else { continue }
+            versions.append((path, name, hashPrefix, Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
+        }
+        guard versions.count > newest else { return [] }
+        var deleted: [String] = []
+        for version in versions.sorted(by: { $0.used > $1.used }).dropFirst(newest) where !inUse.contains(version.path)
+        {
+            guard ContentDigest.of(file: URL(fileURLWithPath: version.path))?.hasPrefix(version.hashPrefix) == true
+            else { continue }
+            if unlink(version.path) == 0 { deleted.append(version.name) }
+        }
+        return deleted.sorted()
+    }
+
+    /// The plugin file name's stem of a copy's name (`libx` of `libx-<16 hex digits>[-<n>].so`), else nil.
+    static func copyStem(_ name: String) -> String? {
+        guard let hashPrefix = copyHashPrefix(name) else { return nil }
+        let parts = name.dropLast(3).split(separator: "-", omittingEmptySubsequences: false)
+        let kept = parts.last.map(String.init) == hashPrefix ? parts.dropLast(1) : parts.dropLast(2)
+        return kept.joined(separator: "-")
+    }
+
     /// The 16 hex digits of a copy's name (`<name>-<digits>.so` or `<name>-<digits>-<n>.so`), else nil.
     static func copyHashPrefix(_ name: String) -> String? {
         guard name.hasSuffix(".so") else { return nil }

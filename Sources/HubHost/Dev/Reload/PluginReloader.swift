@@ -145,6 +145,7 @@ final class PluginReloader {
             reload.version = record.version
             if record.isLoaded {
                 loaded[path] = record
+                host.pruneOlderCopies(of: record)
                 if let renamedFrom { reload.detail = "renamed from \(renamedFrom)" }
             } else if Self.changedSince(change) {
                 reload.result = .unchanged
@@ -178,6 +179,7 @@ final class PluginReloader {
         aroundSwap { outcome = HotSwap.commit(successor, in: host) }
         guard let (unload, failed) = outcome else { return reload }
         loaded[path] = successor.record
+        host.pruneOlderCopies(of: successor.record)
         reload.result = .swapped
         var notes = [unload.description]
         if old.isSwiftImage { retired.append(old) }
