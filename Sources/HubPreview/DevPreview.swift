@@ -57,14 +57,20 @@ public final class DevPreview: @unchecked Sendable {
     /// plugin changed (a tap or an edit in the page does not repeat them).
     /// A view warning is said when it appears, not again with every reload while it stands (4,252 of 5,354 lines a
     /// long session printed were the same warnings); `alreadySaid` is the caller's record of what stands.
+    /// The session's own warnings (retired Swift images over their budget) are said the same way, when they
+    /// change: one was printed again with every tap.
     public static func terminalLines(_ output: DevLoop.Output, alreadySaid: inout Set<String>) -> [String] {
-        var lines = output.reloads.map(\.description) + output.warnings.map { "warning: \($0)" }
+        var lines = output.reloads.map(\.description)
+        let sessionWarnings = output.warnings.map { "session: " + $0 }
+        lines += output.warnings.filter { !alreadySaid.contains("session: " + $0) }.map { "warning: \($0)" }
+        alreadySaid.subtract(alreadySaid.filter { $0.hasPrefix("session: ") })
+        alreadySaid.formUnion(sessionWarnings)
         switch output.reload.result {
         case .tapped, .edited, .widths: break
         case .scrolled: return []
         default:
             lines += output.viewWarnings.filter { !alreadySaid.contains($0) }.map { "warning: \($0)" }
-            alreadySaid = Set(output.viewWarnings)
+            alreadySaid = Set(output.viewWarnings).union(sessionWarnings)
         }
         return lines
     }

@@ -178,6 +178,13 @@ struct DevIntegrationTests {
             "\(dev.log)")
         #expect(dev.lines.contains { $0.hasPrefix("warning: retired Swift images keep") }, "\(dev.log)")
         #expect(reloaded?.problems.contains { $0.kind == "memory" } == true)
+        // Said when it changes, not again with every tap.
+        let said = { dev.lines.filter { $0.hasPrefix("warning: retired Swift images keep") }.count }
+        let before = said()
+        _ = try dev.tap([0])
+        _ = try dev.tap([0])
+        #expect(TestSupport.waitUntil(timeout: 5) { dev.lines.filter { $0.contains(": tapped") }.count >= 2 })
+        #expect(said() == before, "\(dev.log)")
 
         // The host still works: another reload of the C plugin goes through.
         try build(color: "0x00FF00FFu", version: "2")

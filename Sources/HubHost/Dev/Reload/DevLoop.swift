@@ -549,7 +549,10 @@ public final class DevLoop {
         let retiredBytes = reloader.retiredImageBytes
         if retiredBytes > options.retiredMemoryBudget {
             warnings.append(
-                "retired Swift images keep \(retiredBytes >> 20) MiB mapped (budget \(options.retiredMemoryBudget >> 20) MiB); restart hubhost dev to reclaim it"
+                String(
+                    printf:
+                        "retired Swift images keep %.1f MiB mapped (budget %.0f MiB); restart hubhost dev to reclaim it",
+                    Double(retiredBytes) / 1_048_576, Double(options.retiredMemoryBudget) / 1_048_576)
             )
         }
         logger.debug("\(reload)")
