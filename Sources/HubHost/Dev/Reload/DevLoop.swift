@@ -70,6 +70,8 @@ public final class DevLoop {
                 viewError = "view error"
             case tapped
             case unchanged
+            /// The file changed again while it was being loaded: the next settled write is loaded.
+            case waiting = "not loaded yet"
             case edited = "edited in the page"
             case widths = "widths changed"
             /// The page scrolled a large view: the part near its viewport is drawn (no terminal line).

@@ -148,7 +148,7 @@ final class PluginReloader {
                 host.pruneOlderCopies(of: record)
                 if let renamedFrom { reload.detail = "renamed from \(renamedFrom)" }
             } else if Self.changedSince(change) {
-                reload.result = .unchanged
+                reload.result = .waiting
                 reload.detail = Self.stillBeingWritten
             } else {
                 reload.result = .rejected
@@ -166,7 +166,7 @@ final class PluginReloader {
         guard successor.record.isLoaded else {
             // Not this build's fault when the file is not this build any more: the next write is on its way.
             if Self.changedSince(change) {
-                reload.result = .unchanged
+                reload.result = .waiting
                 reload.detail = Self.stillBeingWritten + "; \(old.version ?? "the old version") keeps serving"
                 return reload
             }
