@@ -99,6 +99,25 @@ struct DevFaultTests {
         #expect(dev.process.isRunning)
     }
 
+    /// A fix saved while the build before it hangs in its probe is probed beside it and served at once: it waited
+    /// for the hung probe to be killed (the whole probe timeout, 30 s here).
+    @Test func aFixSavedWhileABuildHangsInItsProbeDoesNotWaitForIt() throws {
+        try build(version: "1", crashing: false)
+        try writeView(["One"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache, extra: ["--probe-timeout", "30"])
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        try TestSupport.installPlugin("swatch.c", at: swatch, defines: ["PLUGIN_VERSION=\"2\"", "HANG_IN_INIT"])
+        Thread.sleep(forTimeInterval: 1)  // its probe is running (hung in init)
+        let saved = Date()
+        try build(version: "3", crashing: false)
+        let served = dev.waitForFrame(timeout: 25) {
+            $0.plugins?.contains { $0.file == "libswatch.so" && $0.version == "3" } == true
+        }
+        #expect(served != nil, "\(dev.log)")
+        #expect(Date().timeIntervalSince(saved) < 20, "served after \(Date().timeIntervalSince(saved)) s")
+    }
+
     /// A crash while the view file holds invalid JSON (the worker drew the last good view) names the component and
     /// the model's id from that view, as any other crash report does (it named only `body[1]`).
     @Test func aCrashWhileTheViewFileIsBrokenNamesTheModel() throws {

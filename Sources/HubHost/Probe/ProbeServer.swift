@@ -87,9 +87,10 @@ final class ProbeServerClient: @unchecked Sendable {
         }
     }
 
-    /// Runs one probe; nil when the server cannot be used (the caller then spawns a child itself).
+    /// Runs one probe; nil when the server cannot be used (the caller then spawns a child itself), also while it
+    /// runs another: a build saved after one that hangs waited out the hang's probe (5 s) for its own.
     func run(file: URL, scratch: URL, timeout: Double) -> ProbeRunner.ChildResult? {
-        lock.lock()
+        guard lock.tryLock() else { return nil }
         defer { lock.unlock() }
         guard ensureStarted() else { return nil }
         let request = Array("\(file.path)\t\(scratch.path)\n".utf8)

@@ -138,6 +138,7 @@ final class DevProcess {
         var extras: [Extra]?
         struct PluginRow: Decodable {
             var file: String
+            var version: String?
             var state: String
             var reason: String?
         }

@@ -175,7 +175,9 @@ extension DevLoop {
         }
         guard let gate = reloader.gate, !toProbe.isEmpty else { return }
         onActivity("probing " + Self.names(of: toProbe))
-        probeBatchesInFlight += 1
+        nextProbeBatch += 1
+        let batchNumber = nextProbeBatch
+        probeBatchesInFlight[batchNumber] = generations.filter { path, _ in toProbe.contains { $0.url.path == path } }
         let queue = options.queue
         let target = WeakLoop(self)
         let (batch, latest) = (toProbe, generations)
@@ -183,13 +185,18 @@ extension DevLoop {
             let verdicts = Self.probe(batch, with: gate)
             queue.async {
                 guard let loop = target.loop else { return }
-                loop.probeBatchesInFlight -= 1
+                loop.probeBatchesInFlight[batchNumber] = nil
                 loop.probedBuilds += zip(batch, verdicts).map {
                     (change: $0, verdict: $1, generation: latest[$0.url.path]!)
                 }
                 // Builds of one parallel build settle a little apart: those probed while others still are wait for
                 // them (the view is drawn once, not once per settling), as long as the slowest probe (the timeout).
-                guard loop.probeBatchesInFlight == 0 else { return }
+                // Not for a probe of a build since replaced: a fix saved after a build that hangs waited out the
+                // hang's probe.
+                let waitedFor = loop.probeBatchesInFlight.values.contains { files in
+                    files.contains { path, generation in loop.probeGenerations[path] == generation }
+                }
+                guard !waitedFor else { return }
                 loop.loadProbedBuilds()
             }
         }

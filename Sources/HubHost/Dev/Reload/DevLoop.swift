@@ -183,7 +183,9 @@ public final class DevLoop {
     /// Per plugin path, the latest change whose probe is running (older ones are dropped when they finish).
     var probeGenerations: [String: Int] = [:]
     /// Batches of builds whose probes run now, and the builds already probed that wait for them to be loaded too.
-    var probeBatchesInFlight = 0
+    /// The probe batches running, by number: the generation of each file each probes.
+    var probeBatchesInFlight: [Int: [String: Int]] = [:]
+    var nextProbeBatch = 0
     var probedBuilds: [(change: FileChange, verdict: ProbeGate.Verdict, generation: Int)] = []
     private let logger: Logger
     private var watchers: [FileWatcher] = []
