@@ -118,6 +118,32 @@ struct DevFaultTests {
         #expect(Date().timeIntervalSince(saved) < 20, "served after \(Date().timeIntervalSince(saved)) s")
     }
 
+    /// A build that stops half-way (a truncated image) is not loaded, and after a moment the terminal says why
+    /// nothing happens (it said nothing); the rest of the write then loads as usual.
+    @Test func aTruncatedBuildIsSaidToBeWaitedFor() throws {
+        try build(version: "1", crashing: false)
+        try writeView(["One"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        let whole = root.appendingPathComponent("whole.so")
+        try TestSupport.compilePlugin("swatch.c", to: whole, defines: ["PLUGIN_VERSION=\"2\""])
+        let bytes = try Data(contentsOf: whole)
+        let half = root.appendingPathComponent("half.so")
+        try bytes.prefix(bytes.count / 2).write(to: half)
+        #expect(rename(half.path, swatch.path) == 0)
+        #expect(
+            TestSupport.waitUntil(timeout: 15) { dev.log.contains("libswatch.so: not loaded yet") },
+            "\(dev.log)")
+        #expect(dev.log.contains("not a whole ELF image yet"), "\(dev.log)")
+        #expect(dev.log.components(separatedBy: "not a whole ELF image yet").count == 2, "said once: \(dev.log)")
+        #expect(try dev.frame().html.contains("One taps:0"), "version 1 keeps serving")
+        try bytes.write(to: swatch)
+        #expect(
+            dev.waitForFrame { $0.plugins?.contains { $0.file == "libswatch.so" && $0.version == "2" } == true } != nil,
+            "\(dev.log)")
+    }
+
     /// A crash while the view file holds invalid JSON (the worker drew the last good view) names the component and
     /// the model's id from that view, as any other crash report does (it named only `body[1]`).
     @Test func aCrashWhileTheViewFileIsBrokenNamesTheModel() throws {

@@ -322,6 +322,14 @@ public final class DevLoop {
                     && (url.pathExtension == "so" || url.lastPathComponent.hasSuffix(ModuleFile.suffix))
             },
             onChange: { changes in queue.async { target.loop?.handle(changes) } })
+        plugins.onWaiting = { file, why in
+            queue.async {
+                target.loop?.render(
+                    Reload(
+                        file: file.lastPathComponent, result: .waiting,
+                        detail: "not a whole ELF image yet (\(why)); it is loaded once the rest is written"))
+            }
+        }
         plugins.seed(
             PluginFolders.pluginFiles(in: options.pluginFolders).files + ModuleFile.files(in: options.pluginFolders))
         let viewPath = options.viewFile.standardizedFileURL.path

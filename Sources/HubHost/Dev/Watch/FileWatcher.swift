@@ -87,11 +87,20 @@ public final class FileWatcher: @unchecked Sendable {
         var attributesOnly = false
         /// Not settled before this time (a deletion waiting for its replacement).
         var notBefore: Double = 0
+        /// Since when the settled file has been found unfinished (a truncated ELF image), and whether
+        /// `onWaiting` was told.
+        var incompleteSince: Double?
+        var waitingSaid = false
 
         func deadline(quietPeriod: Double) -> Double {
             max(notBefore, closed ? lastEventAt : lastEventAt + quietPeriod)
         }
     }
+
+    /// Told once, on the watcher's thread, when a settled file has stayed unfinished this long (a truncated ELF
+    /// image, a build that stopped half-way): it is not loaded, and the developer would otherwise hear nothing.
+    public var onWaiting: ((_ file: URL, _ why: String) -> Void)?
+    static let waitingNoticeAfter = 2.0
 
     /// How long a known file that disappeared may take to come back before it counts as deleted. GNU ld unlinks its
     /// output, then creates it: under a parallel build the gap reached 121 ms, past the quiet period, and a rebuild
@@ -304,6 +313,7 @@ public final class FileWatcher: @unchecked Sendable {
             let stamp = FileStamp.of(item.url)
             var retry = false
             var awaitReplacement = false
+            var unfinished: String?
             var change: FileChange?
             lock.lock()
             let isKnown = knownHashes[path] != nil
@@ -322,8 +332,9 @@ public final class FileWatcher: @unchecked Sendable {
                 }
             } else if stamp != item.stampAtEvent {
                 retry = true  // written to since its last event (an event may still be on its way)
-            } else if case .incomplete = isReady(item.url) {
+            } else if case .incomplete(let why) = isReady(item.url) {
                 retry = true  // e.g. a truncated ELF: wait for the rest, never load or quarantine it
+                unfinished = why
             } else if let hash = ContentDigest.of(file: item.url) {
                 lock.lock()
                 let old = knownHashes[path]
@@ -345,19 +356,34 @@ public final class FileWatcher: @unchecked Sendable {
             } else if retry {
                 // Wait a further quiet period, measured from now; keep the stamp we just saw. (A new event of the
                 // path replaces this, and a close or rename settles it at once again.)
-                pending[path] = Pending(
+                var next = Pending(
                     url: item.url, lastEventAt: now, stampAtEvent: stamp, closed: false,
                     attributesOnly: item.attributesOnly)
+                if let unfinished {
+                    next.incompleteSince = item.incompleteSince ?? now
+                    next.waitingSaid = item.waitingSaid
+                    if !next.waitingSaid, now - next.incompleteSince! >= Self.waitingNoticeAfter {
+                        next.waitingSaid = true
+                        waitingNotices.append((item.url, unfinished))
+                    }
+                }
+                pending[path] = next
             } else if pending[path]?.lastEventAt == item.lastEventAt {
                 pending[path] = nil
             }
             lock.unlock()
             if let change { changes.append(change) }
         }
+        let notices = waitingNotices
+        waitingNotices = []
+        for (url, why) in notices { onWaiting?(url, why) }
         if !changes.isEmpty {
             onChange(changes.sorted { $0.url.path < $1.url.path })
         }
     }
+
+    /// Files `settle` found unfinished long enough to say so (told after the lock is let go).
+    private var waitingNotices: [(URL, String)] = []
 }
 
 public struct WatchError: Error, CustomStringConvertible {
