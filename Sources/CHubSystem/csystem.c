@@ -368,6 +368,33 @@ void csystem_unblock_stop_signals(void) {
     pthread_sigmask(SIG_UNBLOCK, &stop_set, NULL);
 }
 
+// Stop signals held back while a short step that must not be cut in half runs (`csystem_hold_stop_signals`).
+static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define HELD_SIGNAL_COUNT (sizeof held_signals / sizeof held_signals[0])
+static struct sigaction held_previous[HELD_SIGNAL_COUNT];
+static volatile sig_atomic_t held_arrived = 0;
+
+static void note_held_signal(int signal_number) { held_arrived = signal_number; }
+
+void csystem_hold_stop_signals(void) {
+    held_arrived = 0;
+    for (size_t i = 0; i < HELD_SIGNAL_COUNT; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = note_held_signal;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_RESTART;
+        sigaction(held_signals[i], &action, &held_previous[i]);
+    }
+}
+
+void csystem_release_stop_signals(void) {
+    for (size_t i = 0; i < HELD_SIGNAL_COUNT; i++) sigaction(held_signals[i], &held_previous[i], NULL);
+    int arrived = held_arrived;
+    held_arrived = 0;
+    if (arrived != 0) raise(arrived);
+}
+
 int csystem_spawn_close_from(void *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, from);
 }

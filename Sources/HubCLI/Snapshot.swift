@@ -467,8 +467,7 @@ struct Snapshot: ParsableCommand {
             var stage: RecordStage? = nil
             if options.isolation.supervises {
                 RecordStage.removeStale(in: folder)
-                let supervisorStage = RecordStage(out: folder, supervisor: getpid())
-                supervisorStage.discard()
+                let supervisorStage = try RecordStage.make(in: folder)
                 _ = try Snapshot.pictures(options) { faults in
                     if faults.isEmpty {
                         if !supervisorStage.commit() { Glibc.exit(ExitStatus.failed.rawValue) }
@@ -477,7 +476,7 @@ struct Snapshot: ParsableCommand {
                     }
                 }
             } else if CallRecorder.isWorker {
-                stage = RecordStage(out: folder, supervisor: getppid())
+                stage = RecordStage(workerOf: folder)
             }
             var drawn = try Snapshot.pictures(options)
             // The same for a plugin that did not load (quarantined by an earlier run, refused): its components
@@ -568,6 +567,11 @@ struct Snapshot: ParsableCommand {
 
         func run() throws {
             try Snapshot.checkGoldenFolder(options.out, mustExist: true)
+            // A record stopped while it put its goldens in place is finished first: a half old, half new folder
+            // would be compared.
+            if !CallRecorder.isWorker {
+                RecordStage.removeStale(in: URL(fileURLWithPath: ProcessStart.absolute(options.out)))
+            }
             var drawn = try Snapshot.pictures(options)
             // Nothing drawn still writes the report and JUnit (a plugin that crashed is in them), so that neither an
             // earlier run's nor none at all stands for this one.

@@ -375,6 +375,53 @@ import Testing
         #expect(!usual.stderr.contains("is not installed"), "\(usual.stderr)")
     }
 
+    /// Runs share golden folders (shards in CI containers of their own, where process ids mean nothing to one
+    /// another): a stage another run holds locked is left alone, whatever its name says (one run deleted another's
+    /// as the stage of a process that did not exist), and goes once its run has ended. A record stopped while it
+    /// put its goldens in place (`kill -9`) has them put in place by the next run, so the folder is never half old,
+    /// half new; its stage is ignored by git meanwhile.
+    @Test func stagesOfOtherRunsAreLeftAloneAndAnInterruptedCommitIsFinished() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.snapshot("record", out: "golden").status == 0)
+        let golden = sandbox.folder.appending("golden")
+        let names = sandbox.files(in: "golden")
+        try #require(names.count > 2)
+        // Another run's stage, named for a process that does not exist here, its lock held by a live process.
+        let other = golden.appendingPathComponent(".hubhost-record-999999-1")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        // Held locked by this process, as that run's supervisor would hold it.
+        let lock = open(other.appendingPathComponent(".lock").path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        try #require(lock >= 0 && flock(lock, LOCK_EX) == 0)
+        #expect(try sandbox.snapshot("record", out: "golden").status == 0)
+        #expect(FileManager.default.fileExists(atPath: other.path), "a live run's stage was removed")
+        close(lock)  // that run ends
+
+        // A stage whose run was killed while it put goldens in place: two goldens moved, the rest still staged.
+        let stopped = golden.appendingPathComponent(".hubhost-record-999998-2")
+        try FileManager.default.createDirectory(at: stopped, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: stopped.appendingPathComponent(".lock").path, contents: nil)
+        let marker = Data("new".utf8)
+        var manifest = ""
+        for (index, name) in names.enumerated() {
+            manifest += "write\t\(name)\n"
+            if index >= 2 {
+                let staged = stopped.appendingPathComponent(name)
+                try FileManager.default.createDirectory(
+                    at: staged.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try marker.write(to: staged)
+            }
+        }
+        try Data(manifest.utf8).write(to: stopped.appendingPathComponent("manifest"))
+        FileManager.default.createFile(atPath: stopped.appendingPathComponent("committing").path, contents: nil)
+        let verify = try sandbox.snapshot("verify", out: "golden")
+        #expect(verify.stderr.contains("put in place the goldens of a record that was stopped"), "\(verify.stderr)")
+        for name in names.dropFirst(2) {
+            #expect(try Data(contentsOf: golden.appendingPathComponent(name)) == marker, "\(name) was not put in place")
+        }
+        #expect(!FileManager.default.fileExists(atPath: stopped.path))
+        #expect(!FileManager.default.fileExists(atPath: other.path), "an ended run's stage stays")
+    }
+
     @Test func shardsSplitTheImagesWithoutOverlap() throws {
         let sandbox = try Sandbox()
         #expect(try sandbox.snapshot("record", out: "a", ["--shard", "1/2"]).status == 0)

@@ -52,6 +52,14 @@ void csystem_note_stop_signals(uint64_t *record);
 /// mask is inherited): a process hubhost starts must end when asked to.
 void csystem_unblock_stop_signals(void);
 
+/// Holds back SIGINT, SIGTERM, SIGHUP and SIGQUIT until `csystem_release_stop_signals`, for a short step that must
+/// not be cut in half (goldens put in place): one that arrives meanwhile is noted, and raised on release with the
+/// process's own disposition back. Not nested; main thread.
+void csystem_hold_stop_signals(void);
+
+/// Ends `csystem_hold_stop_signals`, raising the signal that arrived meanwhile, if any.
+void csystem_release_stop_signals(void);
+
 /// Adds to `actions` (a `posix_spawn_file_actions_t *`) the closing of every descriptor from `from` up, so a child
 /// gets only the descriptors it is handed, whatever the parent has open without close-on-exec (a server library's
 /// sockets). Returns 0 or an errno value.
