@@ -135,7 +135,11 @@ struct OneShotSupervisor {
             Diagnostics.printBlock("hubhost: \(stepNote)\(fault.report)")
             if let context { Diagnostics.print("hubhost: \(context)") }
             guard fault.isAttributed, let plugin = fault.plugin else {
-                if fault.isSignalOnlyPluginsCause {
+                if fault.isKillFromOutside {
+                    Diagnostics.print(
+                        "hubhost: SIGKILL comes from outside the worker: the kernel's out-of-memory killer (see "
+                            + "`dmesg`), a job's time limit or a `kill -9`; no plugin is blamed")
+                } else if fault.isSignalOnlyPluginsCause {
                     Diagnostics.print(
                         "hubhost: hubhost sets no alarm, timer or resource limit itself: plugin code did (alarm, "
                             + "setitimer, setrlimit); `hubhost validate` each plugin, or run --in-process under gdb, "

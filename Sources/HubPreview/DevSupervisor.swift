@@ -289,7 +289,12 @@ public final class DevSupervisor: @unchecked Sendable {
         faults.append(fault)
         lock.unlock()
         guard fault.isAttributed else {
-            publishProblem("crash", fault.report + "\n(a hubhost bug: --in-process under gdb shows it)")
+            publishProblem(
+                "crash",
+                fault.report
+                    + (fault.isKillFromOutside
+                        ? "\n(SIGKILL comes from outside the worker: the out-of-memory killer or a kill -9)"
+                        : "\n(a hubhost bug: --in-process under gdb shows it)"))
             backOff()
             return
         }

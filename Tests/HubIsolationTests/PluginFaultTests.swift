@@ -146,6 +146,33 @@ import Testing
                 || run.stdout.contains("continued: hubhost R worker S"), "\(run.stdout)")
     }
 
+    /// A worker killed with SIGKILL while it runs no plugin code (the out-of-memory killer, a job's time limit)
+    /// blames no plugin and is not called a hubhost bug: nobody can say who sent SIGKILL, but no code of the worker
+    /// does.
+    @Test func aWorkerKilledOutsidePluginCodeIsNotCalledAHubhostBug() throws {
+        let folder = try TemporaryFolder("hubhost-kill")
+        let view = folder.appending("big.json")
+        let models = (0..<150_000).map {
+            #"{"id": "m\#($0)", "component": {"id": "gone:row"}, "text": {"title": "Row \#($0)"}}"#
+        }
+        try Data(#"{"body": [\#(models.joined(separator: ","))]}"#.utf8).write(to: view)
+        let empty = folder.appending("plugins")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let command = [
+            TestPaths.hubhost.path, "render", view.path, "--format", "json", "-o", folder.appending("out.json").path,
+            "--plugins", empty.path, "--plugin-cache", folder.appending("cache").path,
+        ].map { "'\($0)'" }.joined(separator: " ")
+        // No plugin is loaded, so whatever the worker is doing when it is killed is hubhost's own work.
+        let script = """
+            \(command) 2>&1 & H=$!
+            for i in $(seq 200); do W=$(cat /proc/$H/task/*/children 2>/dev/null | awk '{print $1}'); [ -n "$W" ] && break; sleep 0.02; done
+            sleep 0.3; kill -KILL $W; wait $H; echo "status $?"
+            """
+        let run = try ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), ["-c", script])
+        #expect(run.stdout.contains("SIGKILL comes from outside the worker"), "\(run.stdout)")
+        #expect(!run.stdout.contains("hubhost bug"), "\(run.stdout)")
+    }
+
     /// The advice a fault report gives works: after the crash quarantined the plugin, `--in-process` loads it as it
     /// is (not probed, not kept out), so a debugger would see the crash in this process.
     @Test func inProcessRunsAQuarantinedPluginForADebugger() throws {

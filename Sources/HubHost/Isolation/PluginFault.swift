@@ -80,6 +80,10 @@ public struct PluginFault: Sendable, Error {
 
     /// Signals hubhost never raises against itself: when one ends the worker outside any call, plugin code asked
     /// for it (alarm, setitimer, a file size or CPU limit) even though the plugin cannot be named.
+    /// SIGKILL outside plugin code: it cannot be caught, so nobody can say who sent it, but no code of the worker
+    /// sends it: the kernel's out-of-memory killer, a CI job's timeout, a user's `kill -9`.
+    public var isKillFromOutside: Bool { kind == .crash && plugin == nil && signal == SIGKILL }
+
     public var isSignalOnlyPluginsCause: Bool {
         guard kind == .crash, plugin == nil, let signal else { return false }
         return [SIGALRM, SIGXFSZ, SIGXCPU, SIGVTALRM, SIGPROF].contains(signal)
