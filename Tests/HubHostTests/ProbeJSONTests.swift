@@ -151,8 +151,15 @@ import Testing
         #expect(report?.checks.count == 3)
         #expect(report?.plugin?.swift == true)
         #expect(reread.quarantined.map(\.file) == ["/plugins/libcrash.so"])
-        // Another build's cache, or a damaged file, is empty rather than an error.
-        #expect(ProbeCache(file: file, hostIdentity: "host#2").quarantined.isEmpty)
+        // Another build keeps the quarantines (a plugin that crashed under one build stays out under the other)
+        // but not the passes, which it probes again; a damaged file is empty rather than an error.
+        let other = ProbeCache(file: file, hostIdentity: "host#2")
+        #expect(other.quarantined.map(\.file) == ["/plugins/libcrash.so"])
+        #expect(
+            other.lookup(
+                URL(fileURLWithPath: "/p/liba.so"),
+                stamp: FileStamp(size: 10, mtimeNanos: 1_795_558_576_766_529_559, inode: 42),
+                hash: { nil }) == nil)
         let bytes = try Data(contentsOf: file)
         try bytes.prefix(bytes.count / 2).write(to: file)
         #expect(ProbeCache(file: file, hostIdentity: "host#1").quarantined.isEmpty)

@@ -108,13 +108,16 @@ public final class ProbeCache: @unchecked Sendable {
         return entries
     }
 
-    /// The entries the JSON file holds now.
+    /// The entries the JSON file holds now. Another hubhost build's passes are not this one's (its checks may
+    /// differ), but its quarantines are kept: a plugin that crashed under one build must not be loaded by the
+    /// next run of another sharing the cache (a debug and a release build, both on `~/.cache/hubhost`, wiped each
+    /// other's, and the plugin crashed again).
     private func entriesOnDisk() -> [String: Entry] {
         var entries: [String: Entry] = [:]
-        if case .success(let data) = RegularFile.read(file), let stored = ProbeJSON.decode([UInt8](data), Storage.init),
-            stored.host == hostIdentity
+        if case .success(let data) = RegularFile.read(file), let stored = ProbeJSON.decode([UInt8](data), Storage.init)
         {
-            entries = stored.entries
+            entries =
+                stored.host == hostIdentity ? stored.entries : stored.entries.filter { $0.value.quarantine != nil }
         }
         return entries
     }
