@@ -1,5 +1,9 @@
 import FoundationEssentials
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What the host learned about a plugin file by reading it, before anything in it can run.
 public struct PluginImageInfo: Sendable {
     /// The 128-bit content digest of the file's bytes (`ContentDigest`), 32 hex digits.
@@ -37,10 +41,25 @@ public enum ELFInspector {
         public var description: String { reason }
     }
 
+    /// Whether `file` was modified in the last 10 seconds.
+    static func writtenLately(_ file: URL) -> Bool {
+        var info = stat()
+        guard stat(file.path, &info) == 0 else { return false }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return now.tv_sec - info.st_mtim.tv_sec < 10
+    }
+
     /// Validates `file` and returns what was learned, or throws a `Rejection` with the one-line reason.
     public static func inspect(_ file: URL) throws -> PluginImageInfo {
         let name = file.lastPathComponent
-        func reject(_ why: String) -> Rejection { Rejection(reason: "\(name): \(why)") }
+        func reject(_ why: String) -> Rejection {
+            // A file cut short that was written seconds ago is most likely a build still writing it.
+            let cutShort = why.hasPrefix("empty file") || why.hasPrefix("truncated")
+            let hint =
+                cutShort && Self.writtenLately(file) ? " (still being written? run again once the build is done)" : ""
+            return Rejection(reason: "\(name): \(why)\(hint)")
+        }
 
         // Regular file (after following links), readable, non-empty; read whole, never mapped (`RegularFile`).
         let data: Data
