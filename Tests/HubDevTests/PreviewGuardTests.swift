@@ -316,62 +316,63 @@ struct PreviewGuardTests {
         return process
     }
 
-    @Test func connectionsStopShortOfTheDescriptorLimit() throws {
-        let root = TestSupport.temporaryDirectory("guard-descriptors")
+    /// Runs `body` with the port and process of `devWithFewDescriptors` once it serves, in a folder of its own
+    /// removed after it.
+    static func withFewDescriptors(_ name: String, _ body: (UInt16, Process) throws -> Void) throws {
+        let root = TestSupport.temporaryDirectory(name)
         defer { try? FileManager.default.removeItem(at: root) }
         let port = try DevProcess.freePort()
-        let process = try Self.devWithFewDescriptors(root: root, port: port)
+        let process = try devWithFewDescriptors(root: root, port: port)
         defer {
             process.terminate()
             process.waitUntilExit()
         }
         #expect(TestSupport.waitUntil { (try? HTTP.request(port: port, "GET", "/frame").0) == 200 })
-        // Each connection is two descriptors here; the test keeps its own well under the limit it may have.
-        var held: [Int32] = []
-        defer { for fd in held { close(fd) } }
-        for _ in 0..<300 { if let fd = try? HTTP.connect(port: port) { held.append(fd) } }
-        let pid = process.processIdentifier
-        let cpuBefore = try Self.cpuSeconds(of: pid)
-        Thread.sleep(forTimeInterval: 2)
-        let spent = try Self.cpuSeconds(of: pid) - cpuBefore
-        #expect(spent < 0.5, "the server spent \(spent) s of CPU in 2 s holding idle connections")
-        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
-        #expect(open < 250, "\(open) descriptors open")
-        for fd in held { close(fd) }
-        held = []
-        #expect(TestSupport.waitUntil(timeout: 10) { (try? HTTP.request(port: port, "GET", "/frame").0) == 200 })
-        #expect(process.isRunning)
+        try body(port, process)
+    }
+
+    @Test func connectionsStopShortOfTheDescriptorLimit() throws {
+        try Self.withFewDescriptors("guard-descriptors") { port, process in
+            // Each connection is two descriptors here; the test keeps its own well under the limit it may have.
+            var held: [Int32] = []
+            defer { for fd in held { close(fd) } }
+            for _ in 0..<300 { if let fd = try? HTTP.connect(port: port) { held.append(fd) } }
+            let pid = process.processIdentifier
+            let cpuBefore = try Self.cpuSeconds(of: pid)
+            Thread.sleep(forTimeInterval: 2)
+            let spent = try Self.cpuSeconds(of: pid) - cpuBefore
+            #expect(spent < 0.5, "the server spent \(spent) s of CPU in 2 s holding idle connections")
+            let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+            #expect(open < 250, "\(open) descriptors open")
+            for fd in held { close(fd) }
+            held = []
+            #expect(TestSupport.waitUntil(timeout: 10) { (try? HTTP.request(port: port, "GET", "/frame").0) == 200 })
+            #expect(process.isRunning)
+        }
     }
 
     /// Connections that send nothing, or a request head a few bytes at a time, are closed 10 s after they open,
     /// not after the minute's idle timeout: a local program holding every place the server has keeps the page
     /// waiting seconds, not a minute.
     @Test func connectionsThatSendNoRequestAreClosedWithinSeconds() throws {
-        let root = TestSupport.temporaryDirectory("guard-first-request")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let port = try DevProcess.freePort()
-        let process = try Self.devWithFewDescriptors(root: root, port: port)
-        defer {
-            process.terminate()
-            process.waitUntilExit()
+        try Self.withFewDescriptors("guard-first-request") { port, process in
+            let slow = try HTTP.connect(port: port)
+            defer { close(slow) }
+            HTTP.send(slow, Data("GET /frame HTTP/1.1\r\nHo".utf8))
+            var held: [Int32] = []
+            defer { for fd in held { close(fd) } }
+            // More than the 128 places: the page's next request waits for one.
+            for _ in 0..<200 { if let fd = try? HTTP.connect(port: port) { held.append(fd) } }
+            let start = Date()
+            let (status, _) = try HTTP.request(port: port, "GET", "/frame")
+            #expect(status == 200)
+            #expect(Date().timeIntervalSince(start) < 25, "the page waited \(Date().timeIntervalSince(start)) s")
+            // The half-sent head is closed as well (read sees the end, not the 30 s receive timeout).
+            let closedAt = Date()
+            _ = HTTP.readToEnd(slow)
+            #expect(Date().timeIntervalSince(closedAt) < 15)
+            #expect(process.isRunning)
         }
-        #expect(TestSupport.waitUntil { (try? HTTP.request(port: port, "GET", "/frame").0) == 200 })
-        let slow = try HTTP.connect(port: port)
-        defer { close(slow) }
-        HTTP.send(slow, Data("GET /frame HTTP/1.1\r\nHo".utf8))
-        var held: [Int32] = []
-        defer { for fd in held { close(fd) } }
-        // More than the 128 places: the page's next request waits for one.
-        for _ in 0..<200 { if let fd = try? HTTP.connect(port: port) { held.append(fd) } }
-        let start = Date()
-        let (status, _) = try HTTP.request(port: port, "GET", "/frame")
-        #expect(status == 200)
-        #expect(Date().timeIntervalSince(start) < 25, "the page waited \(Date().timeIntervalSince(start)) s")
-        // The half-sent head is closed as well (read sees the end, not the 30 s receive timeout).
-        let closedAt = Date()
-        _ = HTTP.readToEnd(slow)
-        #expect(Date().timeIntervalSince(closedAt) < 15)
-        #expect(process.isRunning)
     }
 
     /// `--host 0.0.0.0` listens on every interface: it says so with a warning, prints a loopback URL the browser
