@@ -53,7 +53,9 @@ struct ListNamespaces: ParsableCommand {
                     restartCause.map {
                         "hubhost: plugin code \($0) while this listing loaded plugins; listing again in a worker, "
                             + "which names the plugin"
-                    } ?? "hubhost: the last listing ended inside plugin code; listing in a worker this time")
+                    }
+                        ?? "hubhost: the last listing stopped inside plugin code (a crash there, or a kill from outside); "
+                        + "listing in a worker this time, which names a plugin that crashes")
                 var supervisor = OneShotSupervisor(isolation: isolation, plugins: plugins, viewFile: "")
                 supervisor.context = "listing plugins (their init runs as they load)"
                 supervisor.finished = { faults in
