@@ -108,6 +108,38 @@ import Testing
         #expect(options.queue.sync { loop.host.loadedPlugins.first?.version } == "12")
     }
 
+    /// A change that settled as another build while the file was written back to the one serving (a build that
+    /// deletes and writes again) is the serving build, unchanged: it was refused as "the same image is already
+    /// loaded from" its own path.
+    @Test func aFileWrittenBackToTheServingBuildIsUnchanged() throws {
+        let root = TestSupport.temporaryDirectory("reload-back")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let target = plugins.appendingPathComponent("libswatch.so")
+        try TestSupport.compilePlugin("swatch.c", to: target, defines: ["PLUGIN_VERSION=\"1\""])
+        let view = root.appendingPathComponent("view.json")
+        try #"{"body": [{"id": "a", "component": {"id": "swatch:swatch"}, "text": {"title": "A"}}]}"#.write(
+            to: view, atomically: true, encoding: .utf8)
+        var options = DevLoop.Options(pluginFolders: [plugins], viewFile: view)
+        options.imageCacheDirectory = root.appendingPathComponent("cache")
+        options.probe = false
+        options.watch = false
+        options.queue = DispatchQueue(label: "reload-back")
+        let loop = DevLoop(options: options)
+        var results: [DevLoop.Reload] = []
+        loop.onRender = { results.append(contentsOf: $0.reloads) }
+        try options.queue.sync { try loop.start() }
+        let now = Monotonic.now()
+        let settledAsAnother = FileChange(
+            url: target, kind: .changed, hash: String(repeating: "0", count: 64), stamp: FileStamp.of(target),
+            lastEventAt: now, settledAt: now)
+        options.queue.sync { loop.handle([settledAsAnother]) }
+        let last = try #require(results.last { $0.file == "libswatch.so" })
+        #expect(last.result == .unchanged, "\(last)")
+        #expect(options.queue.sync { loop.host.loadedPlugins.count } == 1)
+    }
+
     func install(_ build: URL, at target: URL) throws {
         let staged = target.deletingLastPathComponent().appendingPathComponent(".install.tmp")
         try? FileManager.default.removeItem(at: staged)

@@ -164,6 +164,15 @@ final class PluginReloader {
             reload.version = reload.version.map { "\($0) #\(new.prefix(8))" }
         }
         guard successor.record.isLoaded else {
+            // The file was written back to the build that serves while it settled (a build that deletes and
+            // writes again): refused as its own twin, it is the serving build, unchanged.
+            if let hash = successor.record.contentHash, hash == old.contentHash {
+                reload.result = .unchanged
+                reload.version = old.version
+                reload.previousVersion = nil
+                reload.detail = "the build that is serving (\(hash.prefix(12))); it keeps serving"
+                return reload
+            }
             // Not this build's fault when the file is not this build any more: the next write is on its way.
             if Self.changedSince(change) {
                 reload.result = .waiting
