@@ -422,6 +422,40 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: other.path), "an ended run's stage stays")
     }
 
+    /// A carousel paged by the user keeps its page through a rotation: configured again with the model it shows
+    /// (Hub's reconfigure for a new container, which restores no UI state), it went back to its first card.
+    @Test func aPagedCarouselKeepsItsPageThroughARotation() throws {
+        let sandbox = try Sandbox()
+        let cards = (0..<8).map {
+            #"{"id": "c\#($0)", "component": {"id": "demo:card"}, "text": {"title": "Card \#($0)"}}"#
+        }
+        let rows = (0..<40).map {
+            #"{"id": "r\#($0)", "component": {"id": "demo:row"}, "text": {"title": "Row \#($0)"}}"#
+        }
+        let carousel =
+            #"{"id": "car", "component": {"id": "demo:carousel"}, "text": {"title": "Albums"}, "custom": {"itemHeight": 200}, "children": [\#(cards.joined(separator: ","))]}"#
+        let view = sandbox.views.appendingPathComponent("carousel.json")
+        try Data(#"{"body": [\#(([carousel] + rows).joined(separator: ","))]}"#.utf8).write(to: view)
+        // Paged twice, rotated, then scrolled away (its state is saved as it leaves the screen) and back.
+        let script = sandbox.views.appendingPathComponent("rotate.jsonl")
+        try Data(
+            """
+            {"event": "tap", "indexPath": [0]}
+            {"event": "advance", "seconds": 0.5}
+            {"event": "tap", "indexPath": [0]}
+            {"event": "advance", "seconds": 0.5}
+            {"event": "resize", "width": 414, "height": 736}
+            {"event": "scroll", "y": 2500}
+            {"event": "scroll", "y": 0}
+            """.utf8
+        ).write(to: script)
+        let run = try sandbox.hubhost(["events", view.path, script.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        // What it saves when it leaves, after the rotation: still the page it was on.
+        let leaving = run.stdout.components(separatedBy: "scroll to y 2500").last ?? ""
+        #expect(leaving.contains(#"[car] currentUIState → {"offset":336.0}"#), "\(leaving)")
+    }
+
     @Test func shardsSplitTheImagesWithoutOverlap() throws {
         let sandbox = try Sandbox()
         #expect(try sandbox.snapshot("record", out: "a", ["--shard", "1/2"]).status == 0)

@@ -38,6 +38,8 @@ final class CarouselComponent: HubComponent, HubComponentWithChildren, HubCompon
     private var parallax = 0.0
     /// The horizontal scroll offset, the UI state that survives reuse.
     private var offset = 0.0
+    /// The id of the model it was last configured with (nil after a reuse).
+    private var shownModelID: String?
     /// The page's vertical content offset, for the parallax.
     private var pageOffsetY = 0.0
     /// The view's width, known from configuration and resizes.
@@ -63,6 +65,7 @@ final class CarouselComponent: HubComponent, HubComponentWithChildren, HubCompon
         childSizes = []
         offset = 0
         parallax = 0
+        shownModelID = nil
     }
 
     func configureView(with model: HubModel, containerSize: Size) {
@@ -70,7 +73,12 @@ final class CarouselComponent: HubComponent, HubComponentWithChildren, HubCompon
         stripTop = stripY(title: title)
         itemHeight = Self.number(model, "itemHeight", in: 0...4096) ?? Self.defaultItemHeight
         parallax = Self.number(model, "parallax", in: -10...10) ?? 0
-        offset = Self.number(model, "scrollOffset", in: 0...1e9) ?? 0
+        // Configured again with the model it shows (a new container size: a rotation), it keeps where the user
+        // scrolled it, as a scroll view keeps its offset; a new model starts where the model says.
+        if model.id == nil || model.id != shownModelID {
+            offset = Self.number(model, "scrollOffset", in: 0...1e9) ?? 0
+        }
+        shownModelID = model.id
         width = containerSize.width
         // A new model has new children: create them all; the host hands back their preferred sizes.
         childSizes = (0..<model.childCount).map { childDelegate?.createChild(at: $0) ?? .zero }
