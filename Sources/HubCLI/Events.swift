@@ -111,6 +111,13 @@ struct Events: ParsableCommand {
         if output != nil && format == nil { throw ValidationError("-o needs --format") }
         // After the trace on stdout, a PNG's bytes would be unreadable text (or garble a terminal).
         if format == .png && (output == nil || output == "-") { throw ValidationError("--format png needs -o FILE") }
+        if manualImages && imageLatency > 0 {
+            throw ValidationError("--image-latency has no effect with --manual-images (image events end the loads)")
+        }
+        // The trace in JSON lines is one record a line: a drawing after it would break the stream.
+        if json && format != nil && (output == nil || output == "-") {
+            throw ValidationError("--json with --format needs -o FILE (the drawing would break the JSON-lines trace)")
+        }
     }
 
     func run() throws {

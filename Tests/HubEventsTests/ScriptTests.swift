@@ -129,6 +129,16 @@ import Testing
         let appear = traced.out.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
             .first { $0["kind"]?.stringValue == "appear" }
         #expect(appear?["instance"]?.stringValue?.contains("#") == true, "\(String(describing: appear))")
+        // A drawing written after a JSON-lines trace would break the stream; contradictory image options are said.
+        let mixed = try run([
+            "events", "examples/events/events.json", "examples/events/events.jsonl", "--json", "--format", "svg",
+        ])
+        #expect(mixed.status == 64 && mixed.err.contains("--json with --format needs -o FILE"), "\(mixed.err)")
+        let images = try run([
+            "events", "examples/events/events.json", "examples/events/events.jsonl", "--manual-images",
+            "--image-latency", "0.5",
+        ])
+        #expect(images.status == 64 && images.err.contains("no effect with --manual-images"), "\(images.err)")
     }
 
     @Test func outOfRangeNumbersAndInvalidUTF8AreErrorsWithTheirLineNotCrashes() throws {
