@@ -23,9 +23,10 @@ struct Events: ParsableCommand {
               {"event": "action", "indexPath": [i…], "action": "namespace:name", "custom": {…}}
               {"event": "image", "uri": URI, "ok": true|false}
               {"event": "snapshot", "name": NAME}   (a picture for hubhost snapshot; a no-op here)
-            An optional "section": "header"|"overlays" aims an index path at the header or an overlay; the header \
-            itself is {"section": "header"} with no index path (or []), and [i] is its child i. Points are in \
-            viewport coordinates (overlays above the header above the body; children inside their parents). A key \
+            An optional "section": "header"|"overlays" ("overlay" is read the same) aims an index path at the \
+            header or an overlay; the header itself is {"section": "header"} with no index path (or []), and [i] is \
+            its child i. Points are in viewport coordinates, inside the viewport (overlays above the header above \
+            the body; children inside their parents). A key \
             an event does not take is an error of that line, so a misspelt one cannot change what the line does.
 
             Images are read as render reads them (see hubhost help render): data: URIs, and local files inside \

@@ -139,6 +139,14 @@ import Testing
             "--image-latency", "0.5",
         ])
         #expect(images.status == 64 && images.err.contains("no effect with --manual-images"), "\(images.err)")
+        // A point below the screen's edge touches nothing, whatever is laid out there.
+        let script = plugins.appendingPathComponent("below.jsonl")
+        try Data(#"{"event": "tap", "point": {"x": 100, "y": 700}}"#.utf8).write(to: script)
+        let below = try run([
+            "events", "examples/events/events.json", script.path, "--plugins", plugins.path, "--plugin-cache",
+            plugins.appendingPathComponent("cache").path,
+        ])
+        #expect(below.status == 1 && below.err.contains("outside the 375×667 screen"), "\(below.out)\(below.err)")
     }
 
     @Test func outOfRangeNumbersAndInvalidUTF8AreErrorsWithTheirLineNotCrashes() throws {

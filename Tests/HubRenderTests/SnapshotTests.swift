@@ -326,7 +326,8 @@ import Testing
         ]
         let record = try sandbox.hubhost(arguments)
         #expect(record.status == 1, "\(record.stderr)")
-        #expect(record.stderr.contains("screen.jsonl:2: tap at (10, 90000): no component there"), "\(record.stderr)")
+        #expect(
+            record.stderr.contains("screen.jsonl:2: tap at (10, 90000): outside the 375×40 screen"), "\(record.stderr)")
         let image = try #require(
             PNGImage(png: try Data(contentsOf: URL(fileURLWithPath: golden + "/screen.short@375.png"))))
         #expect(image.width == 563 && image.height == 60, "\(image.width)×\(image.height)")

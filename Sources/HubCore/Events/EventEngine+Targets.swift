@@ -31,6 +31,13 @@ extension EventEngine {
     func resolve(_ target: EventTarget, for event: String) -> Resolved {
         switch target {
         case .point(let point):
+            // Points are in screen coordinates: one off the screen touches nothing (it hit the components laid out
+            // below the screen's edge).
+            guard point.x >= 0, point.y >= 0, point.x < viewport.width, point.y < viewport.height else {
+                problem(
+                    "\(event) at \(point): outside the \(viewport.width.compact)×\(viewport.height.compact) screen")
+                return .none
+            }
             guard let hit = hitTest(point) else {
                 problem("\(event) at \(point): no component there")
                 return .none
