@@ -99,7 +99,24 @@ import Testing
         engine.apply(.scroll(y: 20))
         engine.apply(.advance(seconds: 1))
         #expect(plugin.lines(for: "p1").filter { $0.hasPrefix("selection") } == [])
-        #expect(engine.trace!.messages(.state).contains("[p1] highlight cancelled (the touch ended before it showed)"))
+        #expect(
+            engine.trace!.messages(.state).contains("[p1] highlight cancelled (a scroll or resize ended the touch)"))
+    }
+
+    /// The deselect of a tapped component (0.2 s after the tap) is that component's: a touch held on another
+    /// meanwhile still shows its highlight (it was cancelled as if that touch had ended).
+    @Test func anotherComponentsDeselectLeavesAHeldTouchAlone() throws {
+        let fixture = try EventsFixture()
+        defer { fixture.cleanUp() }
+        let plugin = PluginLog(record: try fixture.load(namespace: "b"))
+        let engine = try fixture.engine(probeList(20))
+        plugin.clear()
+        engine.apply(.tap(.indexPath([0])))
+        engine.apply(.highlight(.indexPath([4])))
+        engine.apply(.advance(seconds: 0.3))
+        #expect(plugin.lines(for: "p4").filter { $0.hasPrefix("selection") } == ["selection highlighted"])
+        #expect(
+            plugin.lines(for: "p0").filter { $0.hasPrefix("selection") } == ["selection selected", "selection none"])
     }
 
     @Test func hitTestingFindsOverlaysAboveTheBodyAndChildrenInsideParents() throws {

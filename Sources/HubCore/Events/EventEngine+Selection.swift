@@ -27,12 +27,14 @@ extension EventEngine {
         }
     }
 
-    /// Hub's update rule: any update cancels a pending highlight; the same state is never sent twice; None ends
-    /// the touch.
+    /// Hub's update rule: any update of a component cancels its pending highlight; the same state is never sent
+    /// twice; None ends the touch.
     func setSelectionState(_ state: SelectionState, of wrapper: ComponentWrapper) {
         // Highlighted is the pending highlight arriving; Selected replaces it (a tap); None ends the touch first.
-        if state == .none { cancelPendingHighlight() }
-        pendingHighlight = nil
+        // Only this component's: another's deselect (0.2 s after its tap) cancelled a touch held on this one.
+        if let pending = pendingHighlight, pending.wrapper === wrapper {
+            if state == .none { cancelPendingHighlight() } else { pendingHighlight = nil }
+        }
         if state == .none, gestureWrapper === wrapper { gestureWrapper = nil }
         guard wrapper.selectionState != state, !wrapper.isDestroyed else { return }
         wrapper.selectionState = state
@@ -45,23 +47,23 @@ extension EventEngine {
         wrapper.component.selectionStateHandling?.updateViewForSelectionState(state)
     }
 
-    /// Drops a highlight still waiting for its delay, and says so: the touch ended before it showed.
-    func cancelPendingHighlight() {
+    /// Drops a highlight still waiting for its delay, and says why (by default: the touch ended before it showed).
+    func cancelPendingHighlight(because why: String = "the touch ended before it showed") {
         guard let pending = pendingHighlight else { return }
         pendingHighlight = nil
         trace?.add(
             .state,
-            "[\(pending.wrapper.model?.identifier ?? "?")] highlight cancelled (the touch ended before it showed)",
+            "[\(pending.wrapper.model?.identifier ?? "?")] highlight cancelled (\(why))",
             [("model", .optional(pending.wrapper.model?.identifier)), ("pending", .string("cancelled"))])
     }
 
     /// Hub resets the highlighted component on every scroll event and on resize.
     func resetHighlight() {
+        cancelPendingHighlight(because: "a scroll or resize ended the touch")
         if let wrapper = gestureWrapper {
             gestureWrapper = nil
             setSelectionState(.none, of: wrapper)
         }
-        cancelPendingHighlight()
     }
 
     /// Hub's selectComponentWithModel: Selected (None after the delay), the target's actions in order until one
