@@ -78,6 +78,24 @@ struct CrossPluginTests {
         #expect(host.services.registrations.first { $0.key.id == "com.test.greeter" }?.owner == reloaded.owner)
     }
 
+    /// A provider that fills the error buffer without a NUL: the host reads at most the buffer (it read past it
+    /// and crashed, blaming the consumer that asked).
+    @Test func aProvidersUnterminatedErrorIsReadWithinItsBuffer() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let host = PluginHost(cacheDirectory: dir.cache)
+        try dir.compile(
+            providerSource, as: "liba_provider.so",
+            defines: ["BIND_KEY": CPlugins.quoted("greeting.text"), "FAIL_UNTERMINATED": "1"])
+        host.loadPlugins(in: [dir.plugins])
+        #expect(throws: (any Error).self) { try host.services.injector.get(key: ServiceKey(id: "greeting.text")) }
+        do { _ = try host.services.injector.get(key: ServiceKey(id: "greeting.text")) } catch {
+            let text = "\(error)"
+            #expect(text.contains("QQQQ") && text.count < 1000, "\(text.prefix(400))")
+        }
+        host.unloadAll()
+    }
+
     @Test("hot reload: the new provider loads beside the old one (its registration held), then serves after the swap")
     func hotSwapProvider() throws {
         let dir = try CPlugins()

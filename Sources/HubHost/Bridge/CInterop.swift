@@ -8,6 +8,15 @@ import HubCore
 
 /// Small helpers for crossing the C boundary.
 enum CInterop {
+    /// The text a plugin wrote into an error buffer the host handed it: at most the buffer's length (a plugin may
+    /// fill it without a terminating NUL, and `String(cString:)` read past it and crashed the host), UTF-8 repaired,
+    /// control characters escaped, cut to 300 characters.
+    static func errorText(_ buffer: [CChar]) -> String {
+        let length = buffer.firstIndex(of: 0) ?? buffer.count
+        let text = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return TerminalText.escaped(text, limit: 300)
+    }
+
     /// Writes `message` into a caller-owned error buffer, truncated and always NUL-terminated.
     static func writeError(_ message: String, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int) {
         guard let buffer, capacity > 0 else { return }

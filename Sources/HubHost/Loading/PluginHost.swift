@@ -483,9 +483,7 @@ public final class PluginHost {
         }
         guard initialised else {
             // The plugin may have filled the buffer without a terminating NUL: read at most its capacity.
-            let length = error.firstIndex(of: 0) ?? error.count
-            let message = String(
-                String(decoding: error[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self).prefix(300))
+            let message = CInterop.errorText(error)
             revokeRegistrations(of: record)
             record.codeCallable = false
             abandonImage(record)

@@ -330,7 +330,11 @@ public final class HostServices {
                 image.struct_size = UInt32(MemoryLayout<hub_loaded_image>.size)
                 var error = [CChar](repeating: 0, count: 512)
                 let ok = uri.withCString { load(context, $0, &image, &error, error.count) }
-                guard ok else { return .failure(.malformed("cannot load \(uri): \(String(cString: error))")) }
+                guard ok else { return .failure(.malformed("cannot load \(uri): \(CInterop.errorText(error))")) }
+                // A length the loader made up (SIZE_MAX) must not become a read of the whole address space.
+                guard image.length >= 0, image.length <= ImageAccess.defaultMaxBytes * 10 else {
+                    return .failure(.malformed("cannot load \(uri): the image loader returned \(image.length) bytes"))
+                }
                 let bytes = image.bytes.map { Array(UnsafeBufferPointer(start: $0, count: image.length)) } ?? []
                 return .success(
                     LoadedImage(bytes: bytes, size: Size(width: image.size.width, height: image.size.height)))

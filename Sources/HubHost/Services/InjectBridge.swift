@@ -75,7 +75,7 @@ enum InjectBridge {
                 }
                 guard ok else {
                     throw InjectionError.providerFailed(
-                        serviceKey, message: "\(record.displayName): \(String(cString: error))")
+                        serviceKey, message: "\(record.displayName): \(CInterop.errorText(error))")
                 }
                 switch out.type {
                 case HUB_VALUE_INT: return out.i
