@@ -78,6 +78,22 @@ struct CrossPluginTests {
         #expect(host.services.registrations.first { $0.key.id == "com.test.greeter" }?.owner == reloaded.owner)
     }
 
+    /// What a plugin registers in its deinit is refused (it outlived the unload: a consumer that acquired the
+    /// service then called into a closed image).
+    @Test func registrationsInDeinitAreRefused() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let host = PluginHost(cacheDirectory: dir.cache)
+        try dir.compile(providerSource, as: "liba_provider.so", defines: ["REGISTER_IN_DEINIT": "1"])
+        let record = try #require(host.loadPlugins(in: [dir.plugins]).first)
+        try #require(record.isLoaded, "\(record.reason ?? "")")
+        _ = host.unload(record)
+        #expect(!host.services.registrations.contains { $0.key.id == "com.test.late" })
+        #expect(
+            record.warnings.contains { $0.contains("register_service: refused while the plugin unloads") },
+            "\(record.warnings)")
+    }
+
     /// A provider that fills the error buffer without a NUL: the host reads at most the buffer (it read past it
     /// and crashed, blaming the consumer that asked).
     @Test func aProvidersUnterminatedErrorIsReadWithinItsBuffer() throws {

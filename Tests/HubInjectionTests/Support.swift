@@ -112,7 +112,22 @@ let providerSource = #"""
     }
     #endif
 
+    #ifdef REGISTER_IN_DEINIT
+    /* A slip: registering as it unloads (the registration would outlive its code). */
+    static const hub_host *saved_host;
+    static void deinit(void) {
+        hub_service late = { sizeof(hub_service), "com.test.late", 1, NULL, &table, &state, NULL, NULL };
+        char error[256];
+        saved_host->register_service(saved_host, &late, error, sizeof error);
+    }
+    #else
+    #define deinit NULL
+    #endif
+
     static bool init(const hub_host *host, char *error, size_t capacity) {
+    #ifdef REGISTER_IN_DEINIT
+        saved_host = host;
+    #endif
         hub_service service = { sizeof(hub_service), "com.test.greeter", GREETER_VERSION, NULL, &table, &state,
                                 retain_context, release_context };
         bool registered = host->register_service(host, &service, error, capacity);
@@ -133,7 +148,7 @@ let providerSource = #"""
 
     static const hub_plugin_descriptor descriptor = {
         HUB_PLUGIN_MAGIC, sizeof(hub_plugin_descriptor), {HUB_ABI_MAJOR, HUB_ABI_MINOR},
-        PLUGIN_ID, "Greeter provider", "1.0.0", "provides com.test.greeter", "tests", init, NULL };
+        PLUGIN_ID, "Greeter provider", "1.0.0", "provides com.test.greeter", "tests", init, deinit };
     HUB_EXPORT const hub_plugin_descriptor *hub_plugin_entry(void) { return &descriptor; }
 
     /* --- functions module files bind (the C form of `initializer "initWithNibName:bundle:", "Home"`) --- */

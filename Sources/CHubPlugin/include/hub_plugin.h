@@ -987,7 +987,9 @@ typedef struct hub_plugin_descriptor {
 
     /**
      * Called once before unload, after the host destroyed the plugin's live components and revoked its
-     * registrations. Free global state here. May be NULL. [main-thread]
+     * registrations. Free global state here; releasing services and logging still work, but anything registered
+     * from here on (factories, layout managers, actions, services, bindings, timers) is refused: it would outlive
+     * the plugin's code. Not called when the process simply exits. May be NULL. [main-thread]
      */
     void (*deinit)(void);
 } hub_plugin_descriptor;

@@ -30,6 +30,10 @@ enum HostTable {
                     "register_component_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
+            if HostTable.refusesWhileUnloading("register_component_factory \(namespace)", record, errorBuffer, capacity)
+            {
+                return false
+            }
             if let problem = CInterop.shortTableProblem(factory, "hub_component_factory") {
                 return HostTable.refuse(
                     "register_component_factory \(namespace): \(problem)", record, errorBuffer, capacity)
@@ -74,6 +78,9 @@ enum HostTable {
                     "register_layout_manager: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
+            if HostTable.refusesWhileUnloading("register_layout_manager \(id)", record, errorBuffer, capacity) {
+                return false
+            }
             if HotSwap.hold(
                 record, "layout manager \(id)", takenBy: pluginHost.layoutManagers.entry(forKey: id)?.owner,
                 apply: {
@@ -100,6 +107,9 @@ enum HostTable {
             else {
                 CInterop.writeError(
                     "register_action_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
+                return false
+            }
+            if HostTable.refusesWhileUnloading("register_action_factory \(namespace)", record, errorBuffer, capacity) {
                 return false
             }
             if let problem = CInterop.shortTableProblem(factory, "hub_action_factory") {
@@ -143,6 +153,9 @@ enum HostTable {
                     "register_action_handler: NULL argument or plugin not loaded", errorBuffer, capacity)
                 return false
             }
+            if HostTable.refusesWhileUnloading("register_action_handler", record, errorBuffer, capacity) {
+                return false
+            }
             if let problem = CInterop.shortTableProblem(handler, "hub_action_handler") {
                 return HostTable.refuse("register_action_handler: \(problem)", record, errorBuffer, capacity)
             }
@@ -150,7 +163,9 @@ enum HostTable {
             return true
         }
         table.schedule = { host, seconds, fn, userData in
-            guard let (record, pluginHost) = HostTable.resolve(host), let fn else { return }
+            guard let (record, pluginHost) = HostTable.resolve(host), let fn,
+                !HostTable.refusesWhileUnloading("schedule", record, nil, 0)
+            else { return }
             let delay = BoundaryValues.seconds(seconds, record: record, call: "schedule")
             pluginHost.scheduler.schedule(after: delay, owner: record.owner) { [weak record] in
                 // Timers of an unloaded plugin are cancelled; this guards against any left behind.
@@ -179,6 +194,16 @@ enum HostTable {
     }
 
     /// Refuses a registration: the reason becomes one of the plugin's warnings and its error text; returns false.
+    /// True, with the reason written, when `record` is unloading: what it registers then (in `deinit`) would
+    /// outlive it (a service acquired after its image was closed crashed its consumer).
+    static func refusesWhileUnloading(
+        _ what: String, _ record: PluginRecord, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ capacity: Int
+    ) -> Bool {
+        guard record.isUnloading else { return false }
+        _ = refuse("\(what): refused while the plugin unloads (it would outlive it)", record, errorBuffer, capacity)
+        return true
+    }
+
     static func refuse(
         _ reason: String, _ record: PluginRecord, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ capacity: Int
     ) -> Bool {

@@ -32,6 +32,7 @@ extension PluginHost {
                 pending.append((record, false, 0, []))
                 continue
             }
+            record.isUnloading = true
             let destroyed = record.revokeLiveComponents()
             let revoked = revokeRegistrations(of: record)
             // A descriptor too short to hold deinit reads as NULL there (copyTable zeroes what it does not cover).

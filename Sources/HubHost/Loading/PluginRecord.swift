@@ -102,6 +102,8 @@ public final class PluginRecord {
     var hostTable: UnsafeMutablePointer<hub_host>?
     /// Set while the plugin's code can be called (from `dlopen` until unload starts).
     var codeCallable = false
+    /// Set as its unload starts: what it registers from then on (in `deinit`) would outlive it, so it is refused.
+    var isUnloading = false
     /// Component factories by namespace.
     var componentFactories: [String: PluginComponentFactory] = [:]
     /// Live components made by its factories, weakly held (the render pipeline owns them).

@@ -29,6 +29,7 @@ enum InjectBridge {
             CInterop.writeError("bind: the plugin is not loaded", errorBuffer, capacity)
             return false
         }
+        if HostTable.refusesWhileUnloading("bind", record, errorBuffer, capacity) { return false }
         guard let key = CInterop.string(key), !key.isEmpty, let provider else {
             CInterop.writeError("bind: key and provider must not be NULL", errorBuffer, capacity)
             return false

@@ -19,6 +19,7 @@ enum ServiceBridge {
                 CInterop.writeError("register_service: the plugin is not loaded", errorBuffer, capacity)
                 return false
             }
+            if HostTable.refusesWhileUnloading("register_service", record, errorBuffer, capacity) { return false }
             do {
                 let s = try ServiceBridge.read(service)
                 let key = ServiceKey(id: String(cString: s.interface_id), name: CInterop.string(s.name))
