@@ -78,6 +78,19 @@ struct CrossPluginTests {
         #expect(host.services.registrations.first { $0.key.id == "com.test.greeter" }?.owner == reloaded.owner)
     }
 
+    /// The same service registered twice in one init: the second call returns false, as the header promises (it
+    /// returned true, and the duplicate was only a warning after init).
+    @Test func aServiceRegisteredTwiceInInitIsRefusedAtOnce() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let host = PluginHost(cacheDirectory: dir.cache)
+        try dir.compile(providerSource, as: "liba_provider.so", defines: ["REGISTER_TWICE": "1"])
+        let record = try #require(host.loadPlugins(in: [dir.plugins]).first)
+        #expect(record.isLoaded, "\(record.reason ?? "")")
+        #expect(host.services.registrations.filter { $0.key.id == "com.test.greeter" }.count == 1)
+        host.unloadAll()
+    }
+
     /// What a plugin registers in its deinit is refused (it outlived the unload: a consumer that acquired the
     /// service then called into a closed image).
     @Test func registrationsInDeinitAreRefused() throws {

@@ -131,6 +131,13 @@ let providerSource = #"""
         hub_service service = { sizeof(hub_service), "com.test.greeter", GREETER_VERSION, NULL, &table, &state,
                                 retain_context, release_context };
         bool registered = host->register_service(host, &service, error, capacity);
+    #ifdef REGISTER_TWICE
+        /* The same service again in init: the header promises false (another provider holds it). */
+        if (registered && host->register_service(host, &service, error, capacity)) {
+            snprintf(error, capacity, "the second registration of com.test.greeter returned true");
+            return false;
+        }
+    #endif
     #ifdef BIND_KEY
         if (registered && !host->bind(host, BIND_KEY, NULL, provide_greeting, NULL, false, error, capacity))
             return false;

@@ -38,6 +38,11 @@ enum ServiceBridge {
                 if record.holdsRegistrations, !swapping, let refusal = registry.refusal(of: key, owner: owner) {
                     throw refusal  // refused now, as an unheld registration would be, so init can react
                 }
+                // Held registrations are not in the registry yet: the same key twice in one init is refused here.
+                if record.holdsRegistrations, record.heldRegistrations.contains(where: { $0.what == "service \(key)" })
+                {
+                    throw ServiceError.malformed("register_service: \(key) is already registered by this plugin")
+                }
                 if record.holdsRegistrations {
                     record.heldRegistrations.append(
                         (
