@@ -78,6 +78,23 @@ struct CrossPluginTests {
         #expect(host.services.registrations.first { $0.key.id == "com.test.greeter" }?.owner == reloaded.owner)
     }
 
+    /// A provider may hand back the arguments it was given as its string result (they are borrowed until it
+    /// returns): the host copies it before they go (the first result read them after, as garbage).
+    @Test func aProviderMayReturnTheArgumentsItWasGiven() throws {
+        let dir = try CPlugins()
+        defer { dir.cleanUp() }
+        let host = PluginHost(cacheDirectory: dir.cache)
+        try dir.compile(
+            providerSource, as: "liba_provider.so",
+            defines: ["BIND_KEY": CPlugins.quoted("echo"), "ECHO_ARGUMENTS": "1"])
+        host.loadPlugins(in: [dir.plugins])
+        for _ in 0..<3 {
+            let echoed = try host.services.injector.get(key: ServiceKey(id: "echo"), arguments: [1, "x"]) as? String
+            #expect(echoed == #"[1,"x"]"#, "\(String(describing: echoed))")
+        }
+        host.unloadAll()
+    }
+
     /// The same service registered twice in one init: the second call returns false, as the header promises (it
     /// returned true, and the duplicate was only a warning after init).
     @Test func aServiceRegisteredTwiceInInitIsRefusedAtOnce() throws {

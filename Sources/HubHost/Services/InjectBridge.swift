@@ -71,8 +71,16 @@ enum InjectBridge {
                 out.struct_size = UInt32(MemoryLayout<hub_value>.size)
                 var error = [CChar](repeating: 0, count: 512)
                 let json = JSONValue.array(arguments.map(InjectBridge.jsonValue)).jsonText
+                // A string result is copied before anything else, still inside the call's scope: a provider may
+                // hand back the arguments it was given, which live only as long as the call (read after it, the
+                // first result was garbage).
+                var copied: String?
                 let ok = CallRecorder.during(.provider, slot: record.callSlot) {
-                    json.withCString { provider(data, $0, &out, &error, error.count) }
+                    json.withCString { arguments in
+                        let ok = provider(data, arguments, &out, &error, error.count)
+                        if ok, out.type == HUB_VALUE_STRING { copied = out.s.map { String(cString: $0) } }
+                        return ok
+                    }
                 }
                 guard ok else {
                     throw InjectionError.providerFailed(
@@ -81,7 +89,7 @@ enum InjectBridge {
                 switch out.type {
                 case HUB_VALUE_INT: return out.i
                 case HUB_VALUE_DOUBLE: return out.d
-                case HUB_VALUE_STRING: return out.s.map { String(cString: $0) }
+                case HUB_VALUE_STRING: return copied
                 case HUB_VALUE_POINTER: return out.p
                 default: return nil
                 }
