@@ -19,6 +19,27 @@ struct UnloadTests {
         #expect(last != 0, "a slot for every load")
     }
 
+    /// A plugin may unregister its namespace from inside one of its components' calls (the header allows it): the
+    /// components go once that call has returned, not while it runs (its instance was freed under it).
+    @Test func unregisteringFromInsideAComponentsDrawWaitsForItToReturn() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let file = try fx.cPlugin("libfixture.so", ["FIXTURE_UNREGISTER_IN_DRAW": "1"])
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let record = host.load(file: file)
+        try #require(record.isLoaded, "\(record.reason ?? "")")
+        let pipeline = RenderPipeline(registry: host.registry)
+        let view = try ViewModelDecoder().decode(
+            bytes: Array(#"{"body": [{"id": "a", "component": {"id": "fixture:label"}, "text": {"title": "A"}}]}"#.utf8)
+        ).viewModel
+        pipeline.render(view, viewport: Size(width: 320, height: 480))
+        let stats = try #require(FixtureStats.of(record))
+        #expect(stats.destroyedInDraw == 0, "destroyed while its draw ran")
+        #expect(stats.destroyed == stats.created, "every instance (the sizing one too) goes once draw returned")
+        #expect(host.registry.entry(forNamespace: "fixture") == nil)
+        host.unloadAll()
+    }
+
     @Test("unload revokes every registration, destroys live components, and really unmaps a C image")
     func unloadRevokesEverything() throws {
         let fx = try FixtureBuilder()

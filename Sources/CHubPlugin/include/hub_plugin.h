@@ -786,7 +786,9 @@ typedef struct hub_host {
 
     /**
      * Unregisters this plugin's factory for `namespace_`, destroying its live components first. A namespace that
-     * is not registered by this plugin is a no-op. [main-thread]
+     * is not registered by this plugin is a no-op. Called from inside a call the host made into this plugin (a
+     * component's draw, a timer), it takes effect once that call has returned, so no instance is destroyed while
+     * one of its functions runs. [main-thread]
      */
     void (*unregister_component_factory)(const struct hub_host *host, const char *namespace_);
 

@@ -61,7 +61,10 @@ enum HostTable {
             guard let (record, pluginHost) = HostTable.resolve(host), let namespace = CInterop.string(namespace) else {
                 return
             }
-            pluginHost.registry.unregister(namespace: namespace, owner: record.owner)
+            // From inside a call into one of its own components, it takes effect when that call has returned.
+            CallRecorder.afterCurrentCalls { [weak pluginHost] in
+                pluginHost?.registry.unregister(namespace: namespace, owner: record.owner)
+            }
         }
         table.log = { host, level, message in
             guard let host, let message else { return }

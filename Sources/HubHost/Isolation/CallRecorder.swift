@@ -118,13 +118,34 @@ public enum CallRecorder {
         return saved
     }
 
-    /// Notes that the call `enter` returned `saved` for has returned.
+    /// Notes that the call `enter` returned `saved` for has returned; when it was the outermost, runs the work
+    /// deferred until then (`afterCurrentCalls`).
     @inline(__always)
     public static func leave(_ saved: Saved) {
         guard let words else { return }
         if watchesDescriptors { checkDescriptorsAfterCall() }
         words[1] = saved.call
         words[2] = saved.location
+        if saved.call == 0 && !deferred.isEmpty { runDeferred() }
+    }
+
+    /// Work waiting for the plugin calls in progress to return.
+    nonisolated(unsafe) private static var deferred: [() -> Void] = []
+
+    /// Runs `work` now when no plugin call is in progress on the host's thread (the only one plugin calls are made
+    /// on, and the only one that may call this), else once the outermost returns: what a
+    /// plugin asks for from inside one of its calls that would pull that call's own instance from under it (its
+    /// namespace unregistered from its component's draw destroyed the component mid-call).
+    public static func afterCurrentCalls(_ work: @escaping () -> Void) {
+        guard let words, words[1] != 0 else { return work() }
+        deferred.append(work)
+    }
+
+    @inline(never)
+    private static func runDeferred() {
+        let work = deferred
+        deferred = []
+        for item in work { item() }
     }
 
     /// Runs `body` (a call into the plugin in `slot`) between `enter` and `leave`.

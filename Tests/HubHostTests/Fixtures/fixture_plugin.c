@@ -12,6 +12,7 @@
  *   FIXTURE_TERM_GROUP_INIT   init sends its whole process group SIGTERM (kill(0, SIGTERM))
  *   FIXTURE_CRASH_ENTRY   hub_plugin_entry crashes (SIGSEGV)
  *   FIXTURE_CRASH_CONSTRUCTOR   a constructor of the image crashes (SIGSEGV) as it is loaded
+ *   FIXTURE_UNREGISTER_IN_DRAW  draw unregisters its own namespace (and counts instances destroyed meanwhile)
  * It registers a component factory (components "label" and "box", "box" has children and performs actions), a
  * layout manager, an action factory and an action handler, all keyed by its namespace so variants can coexist,
  * and exports `fixture_stats` so tests can see what the host called.
@@ -45,6 +46,7 @@
 /* What the host did to us, for the tests. */
 typedef struct fixture_stats_t {
     int created, destroyed, configured, factory_destroyed, action_factory_destroyed, deinit_called, timer_fired;
+    int destroyed_in_draw; /* FIXTURE_UNREGISTER_IN_DRAW: instances destroyed while draw was still running */
 } fixture_stats_t;
 static fixture_stats_t stats;
 __attribute__((visibility("default"))) fixture_stats_t *fixture_stats(void) { return &stats; }
@@ -90,6 +92,12 @@ static void draw(void *self, const hub_view_builder *view, hub_size size) {
         hub_size child = me->children->create_child(me->children, 0);
         view->child(view, (hub_rect){0, 40, child.width, child.height}, 0);
     }
+#ifdef FIXTURE_UNREGISTER_IN_DRAW
+    /* Its own namespace unregistered from inside its own draw: the header allows it. */
+    int before = stats.destroyed;
+    host->unregister_component_factory(host, FIXTURE_NAMESPACE);
+    stats.destroyed_in_draw = stats.destroyed - before;
+#endif
 }
 static void destroy_instance(void *self) { free(self); stats.destroyed++; }
 

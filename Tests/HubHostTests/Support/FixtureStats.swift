@@ -6,6 +6,7 @@ import Foundation
 struct FixtureStats {
     var created: Int32 = 0, destroyed: Int32 = 0, configured: Int32 = 0, factoryDestroyed: Int32 = 0
     var actionFactoryDestroyed: Int32 = 0, deinitCalled: Int32 = 0, timerFired: Int32 = 0
+    var destroyedInDraw: Int32 = 0
 
     /// Reads the counters of a loaded fixture plugin (through its exported `fixture_stats`).
     static func of(_ record: PluginRecord) -> FixtureStats? {
