@@ -49,15 +49,29 @@ public final class ManualClock: EventClock {
         return nextID
     }
 
+    /// The most timers one `advance` fires: a timer that schedules itself again with no delay would otherwise
+    /// keep time from ever moving (a replay hung, with no call of it slow enough for a watchdog).
+    public static let maxFiringsPerAdvance = 100_000
+    /// Told the owner of the timer past `maxFiringsPerAdvance`; that owner's pending timers are cancelled.
+    public var onRunaway: ((Owner) -> Void)?
+
     /// Moves time forward, firing due timers in due order (ties in scheduling order). Timers scheduled by a
     /// firing timer run in the same call when they fall due before the new time.
     public func advance(by seconds: Double) {
         let target = now + max(0, seconds)
+        var fired = 0
         while let next = timers.indices.min(by: { (timers[$0].due, timers[$0].id) < (timers[$1].due, timers[$1].id) }),
             timers[next].due <= target
         {
             let timer = timers.remove(at: next)
             now = max(now, timer.due)
+            fired += 1
+            if fired > Self.maxFiringsPerAdvance {
+                cancelAll(ownedBy: timer.owner)
+                onRunaway?(timer.owner)
+                fired = 0
+                continue
+            }
             timer.fire()
         }
         now = target

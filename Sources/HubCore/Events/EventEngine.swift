@@ -74,6 +74,11 @@ public final class EventEngine: ComponentWrapperDelegate {
         self.clock = clock
         self.actions = ActionDispatcher(registry: actions)
         self.images = ComponentImageLoader(source: imageSource, delivery: imageDelivery, clock: clock)
+        (clock as? ManualClock)?.onRunaway = { [weak self] owner in
+            self?.problem(
+                "timers of \(owner.displayName) kept scheduling themselves with no delay "
+                    + "(\(ManualClock.maxFiringsPerAdvance) in one step): its pending timers are cancelled")
+        }
         self.actions.didOpenURI = { [weak self] uri, opened in
             self?.trace?.add(
                 .open, "\(uri): \(opened ? "opened" : "not opened")",
