@@ -907,7 +907,10 @@ typedef struct hub_host {
     /**
      * Looks up a service with at least `min_version` (`name` NULL: the default binding). On success fills
      * `out_service` (its strings are owned by the host and valid until the matching `release_service`; `retain`
-     * and `release` are NULL) and retains its context: call `release_service` when done. Returns false, writing
+     * and `release` are NULL) and retains its context: call `release_service` when done. The host writes the
+     * `hub_service` of the ABI version the plugin declares in its descriptor (it never reads `struct_size` here,
+     * which callers may leave unset) and sets `struct_size` to what it wrote; a later 1.x that grows the struct
+     * still writes only what that plugin's version has. Returns false, writing
      * the reason ("no provider for com.x", "com.x is version 1 (from P); 2 was asked"), otherwise. Lookups fail
      * cleanly while no provider is loaded. [main-thread]
      */
