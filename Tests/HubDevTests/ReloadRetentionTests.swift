@@ -99,6 +99,7 @@ import Testing
             try install(try build(i), at: target)
             options.queue.sync { loop.handle([.settledNow(target)]) }
         }
+        PluginHost.pruning.sync {}  // the pruning after the last reload is done
         let copies = try FileManager.default.contentsOfDirectory(atPath: cache.path).filter {
             $0.hasPrefix("libswatch-") && $0.hasSuffix(".so")
         }

@@ -1,4 +1,5 @@
 import CHubPlugin
+import Dispatch
 import FoundationEssentials
 import HubCore
 import Logging
@@ -81,14 +82,21 @@ public final class PluginHost {
     public static let copiesKeptPerPlugin = 8
 
     /// Deletes the private copies of `record`'s file name beyond the `copiesKeptPerPlugin` most recently used,
-    /// none mapped in this process (a dev session calls it after each reload).
+    /// none mapped in this process (a dev session calls it after each reload). Off the reload's path, on a queue
+    /// of its own (listing the folder and checking what it deletes added up to a millisecond to a reload).
     public func pruneOlderCopies(of record: PluginRecord) {
         guard !copies.inMemory, let copy = record.privateCopy else { return }
-        let deleted = LoadedImagePaths.withPaths {
-            copies.pruneVersions(like: copy.lastPathComponent, keepingNewest: Self.copiesKeptPerPlugin, keeping: $0)
+        let (copies, logger, name) = (self.copies, self.logger, record.fileName)
+        Self.pruning.async {
+            let deleted = LoadedImagePaths.withPaths {
+                copies.pruneVersions(like: copy.lastPathComponent, keepingNewest: Self.copiesKeptPerPlugin, keeping: $0)
+            }
+            if !deleted.isEmpty { logger.debug("deleted \(deleted.count) older private copies of \(name)") }
         }
-        if !deleted.isEmpty { logger.debug("deleted \(deleted.count) older private copies of \(record.fileName)") }
     }
+
+    /// Where `pruneOlderCopies` works.
+    static let pruning = DispatchQueue(label: "hubhost.prune-copies", qos: .utility)
 
     /// - Parameter copiesInMemory: keep private copies in memory, not in `cacheDirectory` (probe children, which
     ///   load each plugin once and exit; see `PrivateCopies.inMemory`).
