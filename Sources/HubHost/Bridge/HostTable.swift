@@ -62,7 +62,7 @@ enum HostTable {
                 return
             }
             // From inside a call into one of its own components, it takes effect when that call has returned.
-            CallRecorder.afterCurrentCalls { [weak pluginHost] in
+            CallRecorder.afterCurrentCalls(of: record.callSlot) { [weak pluginHost] in
                 pluginHost?.registry.unregister(namespace: namespace, owner: record.owner)
             }
         }

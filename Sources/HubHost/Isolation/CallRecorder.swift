@@ -129,23 +129,26 @@ public enum CallRecorder {
         if saved.call == 0 && !deferred.isEmpty { runDeferred() }
     }
 
-    /// Work waiting for the plugin calls in progress to return.
-    nonisolated(unsafe) private static var deferred: [() -> Void] = []
+    /// Work waiting for the plugin calls in progress to return, with the thread that asked (the host's).
+    nonisolated(unsafe) private static var deferred: [(thread: pthread_t, work: () -> Void)] = []
 
-    /// Runs `work` now when no plugin call is in progress on the host's thread (the only one plugin calls are made
-    /// on, and the only one that may call this), else once the outermost returns: what a
-    /// plugin asks for from inside one of its calls that would pull that call's own instance from under it (its
-    /// namespace unregistered from its component's draw destroyed the component mid-call).
-    public static func afterCurrentCalls(_ work: @escaping () -> Void) {
-        guard let words, words[1] != 0 else { return work() }
-        deferred.append(work)
+    /// Runs `work` now unless the plugin in `slot` is in a call the host made into it, else once the outermost
+    /// call returns, on the same thread: what a plugin asks for from inside one of its calls that would pull that
+    /// call's own instance from under it (its namespace unregistered from its component's draw destroyed the
+    /// component mid-call). Only the host's thread calls plugins; a process with several hosts (tests) keeps each
+    /// thread's work to that thread.
+    public static func afterCurrentCalls(of slot: UInt16, _ work: @escaping () -> Void) {
+        guard let words, words[1] != 0, UInt16(truncatingIfNeeded: words[1]) == slot else { return work() }
+        deferred.append((pthread_self(), work))
     }
 
     @inline(never)
     private static func runDeferred() {
-        let work = deferred
-        deferred = []
-        for item in work { item() }
+        let me = pthread_self()
+        let mine = deferred.filter { pthread_equal($0.thread, me) != 0 }
+        guard !mine.isEmpty else { return }
+        deferred.removeAll { pthread_equal($0.thread, me) != 0 }
+        for item in mine { item.work() }
     }
 
     /// Runs `body` (a call into the plugin in `slot`) between `enter` and `leave`.
