@@ -284,6 +284,7 @@ struct Snapshot: ParsableCommand {
             var names = Set<String>()
             // The events that could not apply, by script line (the engine keeps steps only when it traces).
             var failures: [(line: Int, message: String)] = []
+            var skippedAfterFailure: (at: Int, after: Int)?
             for (number, line, invalidUTF8At) in lines {
                 let event: ViewEvent
                 do {
@@ -306,6 +307,12 @@ struct Snapshot: ParsableCommand {
                         Diagnostics.print("hubhost: \(file):\(number): a second snapshot named \(safe)")
                         throw ExitCode(.failed)
                     }
+                    // After a step that could not apply, the screen is not the one the script meant: no picture
+                    // (a golden of it would pass for one), said once per script.
+                    if let first = failures.first {
+                        if skippedAfterFailure == nil { skippedAfterFailure = (number, first.line) }
+                        continue
+                    }
                     pictures.append(
                         Picture(
                             name: "\(baseName(file)).\(safe)@\(Int(width))", tree: engine.screenTree(),
@@ -321,6 +328,11 @@ struct Snapshot: ParsableCommand {
                 }
             }
             if !failures.isEmpty { eventsFailed = true }
+            if let skipped = skippedAfterFailure {
+                Diagnostics.print(
+                    "hubhost: \(file):\(skipped.at): no pictures after line \(skipped.after), which could not apply "
+                        + "(at width \(DevLoop.widthText(width)))")
+            }
             engine.pipeline.tearDown()
         }
         return (pictures, !loaded.problems.isEmpty || !unresolved.isEmpty || eventsFailed)

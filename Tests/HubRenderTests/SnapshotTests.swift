@@ -328,6 +328,9 @@ import Testing
         #expect(record.status == 1, "\(record.stderr)")
         #expect(
             record.stderr.contains("screen.jsonl:2: tap at (10, 90000): outside the 375×40 screen"), "\(record.stderr)")
+        // The picture after the failed step is not taken: it would be of another state than the script meant.
+        #expect(!FileManager.default.fileExists(atPath: golden + "/screen.after-miss@375.png"))
+        #expect(record.stderr.contains("no pictures after line 2"), "\(record.stderr)")
         let image = try #require(
             PNGImage(png: try Data(contentsOf: URL(fileURLWithPath: golden + "/screen.short@375.png"))))
         #expect(image.width == 563 && image.height == 60, "\(image.width)×\(image.height)")
