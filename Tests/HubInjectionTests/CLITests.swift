@@ -32,6 +32,9 @@ struct CLITests {
         #expect(negated.status == 0 && negated.stdout == "5\n", "\(negated)")
         let echoed = try Self.hubhost(["call", plugin, "echo", "--signature", "(str)->str", "hi there"])
         #expect(echoed.stdout == "\"hi there\"\n")
+        // A plugin's text is escaped as everything untrusted hubhost prints: an ESC would drive the terminal.
+        let escaped = try Self.hubhost(["call", plugin, "echo", "--signature", "(str)->str", "a\u{1B}[2Jb"])
+        #expect(!escaped.stdout.contains("\u{1B}") && escaped.stdout.contains("\\u{1b}"), "\(escaped.stdout)")
         let mixed = try Self.hubhost([
             "call", plugin, "mix", "--signature", "(i8,u16,i32,u64,f32,f64)->f64",
             "-1", "2", "-3", "4", "0.5", "0.25",

@@ -15,7 +15,8 @@ public enum FFIValue: Equatable, CustomStringConvertible {
         case .int(let v): return "\(v)"
         case .uint(let v): return "\(v)"
         case .double(let v): return "\(v)"
-        case .string(let v): return v.map { "\"\($0)\"" } ?? "NULL"
+        // A plugin's text, escaped as everything untrusted hubhost prints is (an ESC would drive the terminal).
+        case .string(let v): return v.map { TerminalText.quoted($0) } ?? "NULL"
         case .pointer(let p): return p.map { "0x" + String(UInt(bitPattern: $0), radix: 16) } ?? "NULL"
         case .void: return "void"
         }
