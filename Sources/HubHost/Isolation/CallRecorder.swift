@@ -105,13 +105,25 @@ public enum CallRecorder {
     public struct Saved {
         @usableFromInline let call: UInt64
         @usableFromInline let location: UInt64
+        @usableFromInline var slot: UInt16 = 0
     }
+
+    /// How deep each plugin (by slot) is in calls the host made into it: a plugin's calls are made on its host's
+    /// thread only, so each count is that thread's, however many hosts a process has.
+    /// (A buffer, not an array: hosts on several threads each touch their own slots, with no copy-on-write check
+    /// or exclusivity check between them.)
+    nonisolated(unsafe) private static let depthBySlot: UnsafeMutablePointer<Int32> = {
+        let counts = UnsafeMutablePointer<Int32>.allocate(capacity: BlackBox.slotCount + 1)
+        counts.initialize(repeating: 0, count: BlackBox.slotCount + 1)
+        return counts
+    }()
 
     /// Notes that `call` of the plugin in `slot` starts, for `location` (a `ModelLocation` code, or 0).
     @inline(__always)
     public static func enter(_ call: PluginCall, slot: UInt16, location: UInt64 = 0) -> Saved {
-        guard let words else { return Saved(call: 0, location: 0) }  // no plugin registered yet
-        let saved = Saved(call: words[1], location: words[2])
+        if slot != 0 { depthBySlot[Int(slot)] += 1 }
+        guard let words else { return Saved(call: 0, location: 0, slot: slot) }  // no plugin registered yet
+        let saved = Saved(call: words[1], location: words[2], slot: slot)
         sequence &+= 1
         words[2] = location
         words[1] = sequence << 32 | UInt64(call.rawValue) << 16 | UInt64(slot)
@@ -122,32 +134,33 @@ public enum CallRecorder {
     /// deferred until then (`afterCurrentCalls`).
     @inline(__always)
     public static func leave(_ saved: Saved) {
+        if saved.slot != 0 {
+            depthBySlot[Int(saved.slot)] -= 1
+            if !deferred.isEmpty && depthBySlot[Int(saved.slot)] == 0 { runDeferred(slot: saved.slot) }
+        }
         guard let words else { return }
         if watchesDescriptors { checkDescriptorsAfterCall() }
         words[1] = saved.call
         words[2] = saved.location
-        if saved.call == 0 && !deferred.isEmpty { runDeferred() }
     }
 
-    /// Work waiting for the plugin calls in progress to return, with the thread that asked (the host's).
-    nonisolated(unsafe) private static var deferred: [(thread: pthread_t, work: () -> Void)] = []
+    /// Work waiting for a plugin's calls in progress to return, by its slot.
+    nonisolated(unsafe) private static var deferred: [(slot: UInt16, work: () -> Void)] = []
 
-    /// Runs `work` now unless the plugin in `slot` is in a call the host made into it, else once the outermost
-    /// call returns, on the same thread: what a plugin asks for from inside one of its calls that would pull that
-    /// call's own instance from under it (its namespace unregistered from its component's draw destroyed the
-    /// component mid-call). Only the host's thread calls plugins; a process with several hosts (tests) keeps each
-    /// thread's work to that thread.
+    /// Runs `work` now unless the plugin in `slot` is in a call the host made into it, else once its outermost call
+    /// returns (on the same thread: its host's): what a plugin asks for from inside one of its calls that would
+    /// pull that call's own instance from under it (its namespace unregistered from its component's draw destroyed
+    /// the component mid-call).
     public static func afterCurrentCalls(of slot: UInt16, _ work: @escaping () -> Void) {
-        guard let words, words[1] != 0, UInt16(truncatingIfNeeded: words[1]) == slot else { return work() }
-        deferred.append((pthread_self(), work))
+        guard slot != 0, depthBySlot[Int(slot)] > 0 else { return work() }
+        deferred.append((slot, work))
     }
 
     @inline(never)
-    private static func runDeferred() {
-        let me = pthread_self()
-        let mine = deferred.filter { pthread_equal($0.thread, me) != 0 }
+    private static func runDeferred(slot: UInt16) {
+        let mine = deferred.filter { $0.slot == slot }
         guard !mine.isEmpty else { return }
-        deferred.removeAll { pthread_equal($0.thread, me) != 0 }
+        deferred.removeAll { $0.slot == slot }
         for item in mine { item.work() }
     }
 
