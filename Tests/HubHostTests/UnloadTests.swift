@@ -40,6 +40,15 @@ struct UnloadTests {
         host.unloadAll()
     }
 
+    /// A font size of 0 or less is the header's default (14), not a slip to warn of (it was warned of as "outside
+    /// 0.5…1000").
+    @Test func aFontSizeOfZeroIsTheHeadersDefault() {
+        #expect(BoundaryValues.fontSize(0) == 14)
+        #expect(BoundaryValues.fontSize(-2) == 14)
+        #expect(!BoundaryValues.replacedLines.contains { $0.contains("font size 0") || $0.contains("font size -2") })
+        #expect(BoundaryValues.fontSize(12) == 12)
+    }
+
     @Test("unload revokes every registration, destroys live components, and really unmaps a C image")
     func unloadRevokesEverything() throws {
         let fx = try FixtureBuilder()

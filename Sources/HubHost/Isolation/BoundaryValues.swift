@@ -80,6 +80,7 @@ public enum BoundaryValues {
 
     static func fontSize(_ value: Double) -> Double {
         if fontSizes.contains(value) { return value }
+        if value.isFinite && value <= 0 { return 14 }  // the header's default, not a slip
         let used = value.isFinite && value > fontSizes.upperBound ? fontSizes.upperBound : 14
         refuse("font size \(value) is outside \(fontSizes.lowerBound)…\(Int(fontSizes.upperBound)); used \(used)")
         return used
