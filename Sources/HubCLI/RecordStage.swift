@@ -152,9 +152,10 @@ struct RecordStage {
     /// (made by an older hubhost, or half made) goes once it is a day old.
     static func removeStale(in out: URL) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: out.path) else { return }
+        let ours = HostEnvironment.variable(environmentKey)
         for name in names where name.hasPrefix(prefix) || name.hasPrefix(makingPrefix) {
             let stage = out.appendingPathComponent(name)
-            if ProcessInfo.processInfo.environment[environmentKey] == stage.path { continue }  // ours
+            if stage.path == ours { continue }
             let lock = open(stage.appendingPathComponent(".lock").path, O_RDWR | O_CLOEXEC)
             guard lock >= 0 else {
                 var info = stat()

@@ -40,8 +40,7 @@ struct PreviewGuard: Sendable {
             let name = MachineAddresses.hostName()
             if !name.isEmpty { names.insert(name) }
         }
-        for wildcard in ["0.0.0.0", "::", "[::]", "0:0:0:0:0:0:0:0", "[0:0:0:0:0:0:0:0]"] { names.remove(wildcard) }
-        return Set(names.map { "\($0):\(port)" })
+        return Set(names.filter { !MachineAddresses.isWildcard($0) }.map { "\($0):\(port)" })
     }
 
     /// nil when `request` may go on; otherwise the response that refuses it.

@@ -28,12 +28,7 @@ import Testing
         try ("{\"id\": \"v\", \"body\": [" + items.joined(separator: ",") + "]}").write(
             to: view, atomically: true, encoding: .utf8)
 
-        var options = DevLoop.Options(pluginFolders: [plugins], viewFile: view)
-        options.imageCacheDirectory = root.appendingPathComponent("cache")
-        options.probe = false
-        options.watch = false
-        options.queue = DispatchQueue(label: "reload-retention")
-        let loop = DevLoop(options: options)
+        let (loop, options) = Self.quietLoop(plugins: plugins, view: view, cache: root.appendingPathComponent("cache"))
         var swaps: [DevLoop.Reload.Result] = []
         loop.onRender = { swaps.append($0.reload.result) }
         try options.queue.sync { try loop.start() }
@@ -88,12 +83,7 @@ import Testing
         try #"{"body": [{"id": "a", "component": {"id": "swatch:swatch"}, "text": {"title": "A"}}]}"#.write(
             to: view, atomically: true, encoding: .utf8)
         let cache = root.appendingPathComponent("cache")
-        var options = DevLoop.Options(pluginFolders: [plugins], viewFile: view)
-        options.imageCacheDirectory = cache
-        options.probe = false
-        options.watch = false
-        options.queue = DispatchQueue(label: "reload-copies")
-        let loop = DevLoop(options: options)
+        let (loop, options) = Self.quietLoop(plugins: plugins, view: view, cache: cache)
         try options.queue.sync { try loop.start() }
         for i in 1...12 {
             try install(try build(i), at: target)
@@ -122,12 +112,7 @@ import Testing
         let view = root.appendingPathComponent("view.json")
         try #"{"body": [{"id": "a", "component": {"id": "swatch:swatch"}, "text": {"title": "A"}}]}"#.write(
             to: view, atomically: true, encoding: .utf8)
-        var options = DevLoop.Options(pluginFolders: [plugins], viewFile: view)
-        options.imageCacheDirectory = root.appendingPathComponent("cache")
-        options.probe = false
-        options.watch = false
-        options.queue = DispatchQueue(label: "reload-back")
-        let loop = DevLoop(options: options)
+        let (loop, options) = Self.quietLoop(plugins: plugins, view: view, cache: root.appendingPathComponent("cache"))
         var results: [DevLoop.Reload] = []
         loop.onRender = { results.append(contentsOf: $0.reloads) }
         try options.queue.sync { try loop.start() }
@@ -139,6 +124,17 @@ import Testing
         let last = try #require(results.last { $0.file == "libswatch.so" })
         #expect(last.result == .unchanged, "\(last)")
         #expect(options.queue.sync { loop.host.loadedPlugins.count } == 1)
+    }
+
+    /// An in-process dev loop over `plugins` and `view`, neither probing nor watching (a test hands it the
+    /// changes), with its options (its queue).
+    static func quietLoop(plugins: URL, view: URL, cache: URL) -> (DevLoop, DevLoop.Options) {
+        var options = DevLoop.Options(pluginFolders: [plugins], viewFile: view)
+        options.imageCacheDirectory = cache
+        options.probe = false
+        options.watch = false
+        options.queue = DispatchQueue(label: "reload-retention")
+        return (DevLoop(options: options), options)
     }
 
     func install(_ build: URL, at target: URL) throws {

@@ -39,9 +39,9 @@ public enum MachineAddresses {
         return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
     }
 
-    /// Whether `address` (as given to `--host`) means every interface.
+    /// Whether `address` (as given to `--host`, or bracketed as in a URL) means every interface.
     public static func isWildcard(_ address: String) -> Bool {
-        ["0.0.0.0", "::", "[::]", "0:0:0:0:0:0:0:0"].contains(address)
+        ["0.0.0.0", "::", "[::]", "0:0:0:0:0:0:0:0", "[0:0:0:0:0:0:0:0]"].contains(address)
     }
 
     /// Addresses other machines may use to reach this one (not loopback), for a server on every interface.
