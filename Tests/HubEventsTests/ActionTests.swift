@@ -122,6 +122,26 @@ import Testing
             ])
     }
 
+    @Test func actionsThatChainToThemselvesStopAtTheChainLimit() throws {
+        let fixture = try EventsFixture()
+        defer { fixture.cleanUp() }
+        let b = PluginLog(record: try fixture.load(namespace: "b"))
+        let engine = try fixture.engine(probeList(1))
+        b.clear()
+        // Finished inside perform and chained to itself: without a limit, a recursion that overflowed the stack.
+        let outcome = engine.perform(
+            trigger: .component, identifier: ComponentIdentifier(namespace: "b", name: "loop"), customData: nil,
+            model: engine.viewModel.body[0])
+        #expect(outcome == .pending)
+        #expect(b.lines.filter { $0.hasPrefix("action b:loop perform") }.count == ActionDispatcher.chainLimit)
+        #expect(engine.actions.pendingCount == 0)
+        // Reported as each returns: the refused 101st first.
+        #expect(
+            engine.trace!.messages(.action).first { !$0.contains("finished") }
+                == "b:loop (component) for [p0]: not performed: action 'b:loop' not run: 100 actions already chained from one trigger (do they chain to each other without end?)"
+        )
+    }
+
     @Test func unknownNamespacesAndNamesAreClearResults() throws {
         let fixture = try EventsFixture()
         defer { fixture.cleanUp() }

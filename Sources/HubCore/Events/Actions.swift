@@ -24,11 +24,17 @@ public final class ActionRegistry {
         case unknownName(ComponentIdentifier)
         /// The factory has the action, but what it returned was refused (the reason).
         case refused(ComponentIdentifier, String)
+        /// The action would be the `limit`th chained from one trigger: actions that chain to each other without
+        /// end (synchronously, that recursion would overflow the stack).
+        case chainTooLong(ComponentIdentifier, limit: Int)
         public var description: String {
             switch self {
             case .unknownNamespace(let ns): return "no action factory for namespace '\(ns)'"
             case .unknownName(let id): return "the factory of '\(id.namespace)' has no action '\(id.name)'"
             case .refused(let id, let reason): return "action '\(id)' refused: \(reason)"
+            case .chainTooLong(let id, let limit):
+                return
+                    "action '\(id)' not run: \(limit) actions already chained from one trigger (do they chain to each other without end?)"
             }
         }
     }
@@ -118,14 +124,25 @@ public final class ActionDispatcher {
     /// Asynchronous actions not finished yet.
     public var pendingCount: Int { running.count }
 
+    /// How many actions one trigger may chain, one after another (Hub sets no limit; a plugin's actions that chain
+    /// to each other as they finish would run for ever, and recurse when they finish inside `perform`).
+    public static let chainLimit = 100
+
     @discardableResult
-    public func handle(_ context: ActionContext) -> ActionOutcome {
-        let outcome = run(context)
+    public func handle(_ context: ActionContext) -> ActionOutcome { handle(context, chained: 0) }
+
+    private func handle(_ context: ActionContext, chained: Int) -> ActionOutcome {
+        let outcome: ActionOutcome
+        if chained >= Self.chainLimit, let identifier = context.actionIdentifier {
+            outcome = .failed(.chainTooLong(identifier, limit: Self.chainLimit))
+        } else {
+            outcome = run(context, chained: chained)
+        }
         didHandle?(context, outcome)
         return outcome
     }
 
-    private func run(_ context: ActionContext) -> ActionOutcome {
+    private func run(_ context: ActionContext, chained: Int) -> ActionOutcome {
         let made: Result<Action, ActionRegistry.LookupFailure>
         var registeredURI: String?
         if let identifier = context.actionIdentifier {
@@ -170,7 +187,7 @@ public final class ActionDispatcher {
             var next = context
             next.actionIdentifier = chainTo
             next.customData = customData
-            self.handle(next)
+            self.handle(next, chained: chained + 1)
         }
         switch result {
         case .pending:

@@ -13,7 +13,7 @@
  * its action performer when selected), custom.noImages (preferred image size 0).
  *
  * Actions (namespace EV_NS): "ok" performed; "no" not performed; "async" pending, finished 1 s later (host
- * clock) and chaining to custom.chain when present.
+ * clock) and chaining to custom.chain when present; "loop" finishes inside perform, chaining to itself.
  * Handler (EV_HANDLER): handles the default selection of models whose custom.handler is EV_NS, and every action
  * named EV_NS:handled; it logs the whole context.
  */
@@ -241,6 +241,13 @@ static hub_action_result perform_action(void *instance, const hub_action_context
         host->schedule(host, 1.0, finish_async, a);
         return HUB_ACTION_PENDING;
     }
+    if (strcmp(name, "loop") == 0) {
+        /* Finishes inside perform, chaining to itself: a loop without end. */
+        char self_id[128];
+        snprintf(self_id, sizeof self_id, "%s:loop", EV_NS);
+        completion->finish(completion, self_id, NULL);
+        return HUB_ACTION_PENDING;
+    }
     return HUB_ACTION_NOT_PERFORMED;
 }
 
@@ -258,8 +265,8 @@ static bool create_action(const hub_action_factory *factory, const char *name, h
         out->instance = (void *)"short";
         return true;
     }
-    static const char *known[] = {"ok", "no", "async"};
-    for (size_t i = 0; i < 3; i++) {
+    static const char *known[] = {"ok", "no", "async", "loop"};
+    for (size_t i = 0; i < 4; i++) {
         if (strcmp(name, known[i]) == 0) {
             out->klass = &action_class;
             out->instance = (void *)known[i];
