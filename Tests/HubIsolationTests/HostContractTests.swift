@@ -152,6 +152,19 @@ import Testing
         #expect(result.stderr.contains("writable by others"))
     }
 
+    /// A margin is checked once the plugin's call returned: the report names the plugin and the call (it said "a
+    /// plugin").
+    @Test func aLayoutManagersBadMarginNamesThePluginAndTheCall() throws {
+        let setup = try Setup(flags: ["-DNAN_MARGIN"])
+        let result = try setup.hubhost(
+            ["render", setup.view.path, "--format", "text", "-o", "-", "--layout-manager", "unruly"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "hubhost: com.example.unruly 1.0.0 (libunruly.so) in its layout manager's margin_to_edge: margin nan is "
+                    + "neither finite"), "\(result.stderr)")
+    }
+
     @Test func componentIdsNoPluginProvidesAreWarnedOfWithTheNearestId() throws {
         let view = """
             {"body": [

@@ -13,9 +13,9 @@ final class PluginLayoutManager: LayoutManager {
     }
 
     /// Runs a call into the plugin's layout manager, noted for fault reports; the margin it returns is checked.
-    private func margin(_ body: () -> Double) -> Double {
+    private func margin(_ call: String, _ body: () -> Double) -> Double {
         let value = CallRecorder.during(.layoutManager, slot: record?.callSlot ?? 0, body)
-        return BoundaryValues.margin(value)
+        return BoundaryValues.margin(value, record: record, call: "its layout manager's \(call)")
     }
 
     private func function<U>(_ member: KeyPath<hub_layout_manager, U?>) -> U? {
@@ -33,7 +33,7 @@ final class PluginLayoutManager: LayoutManager {
 
     func marginBetweenComponent(withTraits traits: Set<LayoutTrait>, andContentEdge edge: ContentEdge) -> Double {
         guard let margin = function(\.margin_to_edge) else { return 0 }
-        return self.margin {
+        return self.margin("margin_to_edge") {
             Self.withTraits(traits) { margin(manager, $0, hub_content_edge(rawValue: UInt32(edge.rawValue))) }
         }
     }
@@ -43,7 +43,7 @@ final class PluginLayoutManager: LayoutManager {
         andHeaderWithTraits headerTraits: Set<LayoutTrait>
     ) -> Double {
         guard let margin = function(\.vertical_margin_to_header) else { return 0 }
-        return self.margin {
+        return self.margin("vertical_margin_to_header") {
             Self.withTraits(traits) { t in Self.withTraits(headerTraits) { h in margin(manager, t, h) } }
         }
     }
@@ -52,14 +52,14 @@ final class PluginLayoutManager: LayoutManager {
     {
         guard let margin = function(\.horizontal_margin) else { return 0 }
         // HUB_MARGIN_NEW_ROW is DBL_MAX, HubCore's `.greatestFiniteMagnitude`: the same value, passed through.
-        return self.margin {
+        return self.margin("horizontal_margin") {
             Self.withTraits(traits) { t in Self.withTraits(precedingTraits) { p in margin(manager, t, p) } }
         }
     }
 
     func verticalMarginForComponent(withTraits traits: Set<LayoutTrait>, precedingTraits: Set<LayoutTrait>) -> Double {
         guard let margin = function(\.vertical_margin) else { return 0 }
-        return self.margin {
+        return self.margin("vertical_margin") {
             Self.withTraits(traits) { t in Self.withTraits(precedingTraits) { p in margin(manager, t, p) } }
         }
     }
@@ -71,7 +71,7 @@ final class PluginLayoutManager: LayoutManager {
         guard let offset = function(\.horizontal_offset) else { return 0 }
         // Every trait name of the row in one C-string array, sliced per component.
         let names = row.map(\.sortedNames)
-        return margin {
+        return margin("horizontal_offset") {
             CInterop.withCStrings(names.flatMap { $0 }) { all in
                 var start = 0
                 var rows: [hub_traits] = []

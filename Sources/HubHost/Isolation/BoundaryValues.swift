@@ -114,9 +114,12 @@ public enum BoundaryValues {
     }
 
     /// A layout manager's margin: finite within ±`maxCoordinate`, or HUB_MARGIN_NEW_ROW (DBL_MAX).
-    static func margin(_ value: Double) -> Double {
+    /// Checked after the call returns, so the plugin and call are named by the caller.
+    static func margin(_ value: Double, record: PluginRecord?, call: String) -> Double {
         if value == .greatestFiniteMagnitude || (value.isFinite && abs(value) <= maxCoordinate) { return value }
-        refuse("margin \(value) is neither finite within ±\(Int(maxCoordinate)) nor HUB_MARGIN_NEW_ROW; used 0")
+        refuse(
+            "margin \(value) is neither finite within ±\(Int(maxCoordinate)) nor HUB_MARGIN_NEW_ROW; used 0",
+            record: record, call: call)
         return 0
     }
 

@@ -8,6 +8,7 @@
  *   -DODD_STORIES      three stories that can be drawn, each wrong: a width of 50000, a model of another
  *                      component, a child of a namespace nobody serves and an image that is not a valid URI
  *   -DODD_CHILD='"x:y"'  with ODD_STORIES: the component id of that child (default "gone:card")
+ *   -DNAN_MARGIN       registers a layout manager "unruly" whose margins to the content edges are NaN
  *   -DBAD_INIT_ERROR   init fails, filling the whole error buffer with an escape sequence and no NUL
  *   -DCRASH_IN_DRAW    draw dereferences NULL, except in a probe child (so it loads, then faults while drawing)
  *   -DCRASH_IN_DRAW_WHEN_PROBED  draw dereferences NULL in probe children too
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <unistd.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -219,6 +221,15 @@ static const char *const *component_names(const hub_component_factory *factory) 
 
 static const hub_component_factory factory = {sizeof factory, NULL, create, component_names, NULL};
 
+#ifdef NAN_MARGIN
+/* A layout manager whose margins to the content's edges are not a number. */
+static double nan_margin(const hub_layout_manager *m, hub_traits t, hub_content_edge e) {
+    (void)m; (void)t; (void)e;
+    return NAN;
+}
+static const hub_layout_manager nan_layout_manager = {sizeof nan_layout_manager, NULL, nan_margin, NULL, NULL, NULL, NULL};
+#endif
+
 static bool init(const hub_host *h, char *error, size_t capacity) {
     host = h;
 #ifdef CLOSE_IN_PROBE
@@ -249,6 +260,9 @@ static bool init(const hub_host *h, char *error, size_t capacity) {
     for (size_t i = 0; i < capacity; i++) error[i] = i % 4 == 0 ? '\x1b' : 'E';
     return false;
 #else
+#ifdef NAN_MARGIN
+    if (!h->register_layout_manager(h, "unruly", &nan_layout_manager, error, capacity)) return false;
+#endif
     return h->register_component_factory(h, "unruly", &factory, error, capacity);
 #endif
 }
