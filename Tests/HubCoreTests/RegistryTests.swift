@@ -87,7 +87,24 @@ struct RegistryTests {
         #expect(throws: RegistryError.self) {
             try registry.register(Factory("A", names: []), forNamespace: "a:b", owner: alice)
         }
-        #expect(registry.allEntries.isEmpty)
+        // Names no view could write, or that would flood every message echoing them, with the reason.
+        let refusals: [(String, String)] = [
+            ("\u{1b}[31mred", "\"\\u{1b}[31mred\": it holds control characters"),
+            ("bad\u{FFFD}bytes", "it is not UTF-8 text"),
+            (String(repeating: "n", count: 300), "it is 300 bytes long (at most 256)"),
+        ]
+        for (namespace, reason) in refusals {
+            #expect {
+                try registry.register(Factory("A", names: []), forNamespace: namespace, owner: alice)
+            } throws: { error in
+                "\(error)".hasSuffix(reason) && !"\(error)".contains("\u{1b}")
+            }
+        }
+        let actions = OwnedRegistry<Int>(kind: "action namespace")
+        #expect(throws: OwnedRegistry<Int>.Failure.self) { try actions.register(1, forKey: "tab\there", owner: alice) }
+        #expect(registry.allEntries.isEmpty && actions.allEntries.isEmpty)
+        try? registry.register(Factory("A", names: []), forNamespace: "com.example.ünïcode-ok", owner: alice)
+        #expect(registry.allEntries.count == 1, "non-ASCII text is a name")
     }
 
     @Test("a pool and a sizing cache are told of unregistrations while they live, and leave no observer behind")

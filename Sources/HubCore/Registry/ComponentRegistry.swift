@@ -19,15 +19,16 @@ public enum ComponentSource: Hashable, Sendable {
 
 public enum RegistryError: Error, Equatable, CustomStringConvertible {
     case namespaceTaken(namespace: String, owner: Owner, claimant: Owner)
-    case invalidNamespace(String, claimant: Owner)
+    /// Why the namespace can never be named: `RegisteredName.problem`, or its ':'.
+    case invalidNamespace(String, claimant: Owner, reason: String)
 
     public var description: String {
         switch self {
         case .namespaceTaken(let namespace, let owner, let claimant):
             return "namespace '\(namespace)' is already registered by \(owner); \(claimant) cannot claim it"
-        case .invalidNamespace(let namespace, let claimant):
-            return
-                "\(claimant) tried to register the invalid namespace '\(namespace)' (it must be non-empty and contain no ':')"
+        case .invalidNamespace(let namespace, let claimant, let reason):
+            return "\(claimant) tried to register the invalid namespace \(TerminalText.quoted(namespace, limit: 60)): "
+                + reason
         }
     }
 }
@@ -58,8 +59,10 @@ public final class ComponentRegistry {
     /// Registers `factory` for `namespace`. A taken namespace is refused and the first registration keeps it.
     /// - Throws: `RegistryError` naming both owners.
     public func register(_ factory: ComponentFactory, forNamespace namespace: String, owner: Owner) throws {
-        guard !namespace.isEmpty, !namespace.utf8.contains(UInt8(ascii: ":")) else {
-            throw RegistryError.invalidNamespace(namespace, claimant: owner)
+        if let reason = RegisteredName.problem(namespace)
+            ?? (namespace.utf8.contains(UInt8(ascii: ":")) ? "it holds ':' (a component id is namespace:name)" : nil)
+        {
+            throw RegistryError.invalidNamespace(namespace, claimant: owner, reason: reason)
         }
         if let existing = entries[namespace] {
             throw RegistryError.namespaceTaken(namespace: namespace, owner: existing.owner, claimant: owner)

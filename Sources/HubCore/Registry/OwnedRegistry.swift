@@ -13,10 +13,15 @@ public final class OwnedRegistry<Value> {
 
     public enum Failure: Error, CustomStringConvertible {
         case taken(kind: String, key: String, owner: Owner, claimant: Owner)
+        /// `RegisteredName.problem` of the key.
+        case invalid(kind: String, key: String, claimant: Owner, reason: String)
         public var description: String {
             switch self {
             case .taken(let kind, let key, let owner, let claimant):
                 return "\(kind) '\(key)' is already registered by \(owner); \(claimant) cannot claim it"
+            case .invalid(let kind, let key, let claimant, let reason):
+                return
+                    "\(claimant) tried to register the invalid \(kind) \(TerminalText.quoted(key, limit: 60)): \(reason)"
             }
         }
     }
@@ -30,6 +35,9 @@ public final class OwnedRegistry<Value> {
     public init(kind: String) { self.kind = kind }
 
     public func register(_ value: Value, forKey key: String, owner: Owner) throws {
+        if let reason = RegisteredName.problem(key) {
+            throw Failure.invalid(kind: kind, key: key, claimant: owner, reason: reason)
+        }
         if let existing = entries[key] {
             throw Failure.taken(kind: kind, key: key, owner: existing.owner, claimant: owner)
         }

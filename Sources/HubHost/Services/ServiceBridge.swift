@@ -149,7 +149,14 @@ enum ServiceBridge {
             throw ServiceError.malformed("register_service: interface_id is NULL or empty")
         }
         guard s.table != nil else {
-            throw ServiceError.malformed("register_service: \(String(cString: id)) has a NULL table")
+            throw ServiceError.malformed(
+                "register_service: \(TerminalText.quoted(String(cString: id))) has a NULL table")
+        }
+        for (what, text) in [("interface_id", String(cString: id)), ("name", CInterop.string(s.name))] {
+            if let text, !(what == "name" && text.isEmpty), let problem = RegisteredName.problem(text) {
+                throw ServiceError.malformed(
+                    "register_service: \(what) \(TerminalText.quoted(text, limit: 60)): \(problem)")
+            }
         }
         return s
     }
