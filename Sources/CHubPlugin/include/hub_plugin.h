@@ -15,6 +15,9 @@
  *  - Strings are NUL-terminated UTF-8. A `const char *` argument is borrowed: it is valid until the call returns
  *    and the callee copies what it wants to keep. A returned `const char *` says in its comment who owns it and
  *    until when. Nothing crossing the boundary is freed by the other side.
+ *  - Names. What a plugin registers something under (component and action namespaces, layout manager ids,
+ *    service interface ids and names) is 1 to 256 bytes of UTF-8 without control characters; a component
+ *    namespace holds no ':'. Any other name is refused, with the reason in `out_error`.
  *  - Errors. Functions that can fail return `bool` and, where they take `out_error`/`out_error_capacity`, write a
  *    one-line human-readable reason (truncated, always NUL-terminated) into that caller-owned buffer.
  *  - Threads. [main-thread] means the host's main thread: the host makes every call into a plugin from it, and a
@@ -854,7 +857,7 @@ typedef struct hub_host {
 
     /**
      * Registers a layout manager under `id` (chosen with `--layout-manager ID`). Returns false, writing the
-     * reason, when the id is taken. `manager` must stay valid until unload. [main-thread]
+     * reason, when the id is invalid (see Names above) or taken. `manager` must stay valid until unload. [main-thread]
      */
     bool (*register_layout_manager)(const struct hub_host *host, const char *id, const hub_layout_manager *manager,
                                     char *out_error, size_t out_error_capacity);
