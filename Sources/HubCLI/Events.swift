@@ -39,8 +39,9 @@ struct Events: ParsableCommand {
             The trace (stdout) has one line per event, then indented lines for every call into a component \
             (plugin or fallback), selection state, appearance, action with its outcome, opened URI and image. \
             --json prints JSON lines instead (appearance and selection records name the instance, "ns:name#n", as \
-            call records do; null with --no-calls). --format renders the final state (to -o FILE, else after the trace); a \
-            replay that stopped at a bad line writes none, so an existing -o FILE is kept.
+            call records do; null with --no-calls). --format renders the final state (to -o FILE, else after the trace): svg, png and html draw \
+            the screen (the viewport at the scroll offset, as snapshot does), json and text every body component's \
+            frame; images whose load is pending or failed are drawn as their placeholders. A replay that stopped at a bad line writes none, so an existing -o FILE is kept.
 
             \(ExitStatus.help([
                 (.ok, "replayed"),
@@ -225,7 +226,12 @@ struct Events: ParsableCommand {
 
         // A replay that stopped at a bad line is not done (exit 2): the output file the user had is kept.
         if let format, stoppedAt == nil {
-            try format.write(engine.renderTree(), naming: host.sourceNaming, access: loaded.access, to: output)
+            // A drawing shows the screen, as a snapshot of a step does (the whole content of a scrolled view drew
+            // blank frames but for the few live ones); JSON and text keep every body component's frame.
+            try format.write(
+                format.needsDisplayLists ? engine.screenTree() : engine.renderTree(), naming: host.sourceNaming,
+                access: loaded.access,
+                unshownImages: engine.images.unshownURIs, to: output)
         }
         host.registry.componentDecorator = nil
         engine.pipeline.tearDown()

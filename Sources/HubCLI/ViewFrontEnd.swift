@@ -133,17 +133,18 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
         return tree
     }
 
-    /// Writes `tree` to `path` (nil or "-": stdout) as `OutputFile` does; a write error exits 2.
+    /// Writes `tree` to `path` (nil or "-": stdout) as `OutputFile` does; a write error exits 2. Images of
+    /// `unshownImages` are drawn as their placeholders (see `ImageResolver.unshown`).
     func write(
-        _ tree: RenderTree, naming: SourceNaming, access: ImageAccess, diagnostics: [String] = [],
-        scale: Double = 1, to path: String?
+        _ tree: RenderTree, naming: SourceNaming, access: ImageAccess, unshownImages: Set<String> = [],
+        diagnostics: [String] = [], scale: Double = 1, to path: String?
     ) throws {
         let sink: OutputFile
         do { sink = try OutputFile(path: path ?? "-") } catch {
             Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
-        let images = ImageResolver(access: access)
+        let images = ImageResolver(access: access, unshown: unshownImages)
         switch self {
         case .json: JSONRenderer(naming: naming).render(tree) { sink.write($0) }
         case .svg: SVGRenderer(images: images).render(tree) { sink.write($0) }

@@ -48,10 +48,18 @@ public final class ImageResolver {
     nonisolated(unsafe) public private(set) static var overBudgetSeen = false
     private var saidOverBudget = false
 
-    public init(access: ImageAccess = ImageAccess(viewFile: nil)) { self.access = access }
+    /// URIs drawn as their placeholders whatever they hold: images not loaded at the moment drawn (`hubhost
+    /// events` with loads pending or failed).
+    public let unshown: Set<String>
+
+    public init(access: ImageAccess = ImageAccess(viewFile: nil), unshown: Set<String> = []) {
+        self.access = access
+        self.unshown = unshown
+    }
 
     /// A URI to put in `href`, or nil to draw the placeholder.
     public func resolve(_ uri: String) -> String? {
+        if !unshown.isEmpty, unshown.contains(uri) { return nil }
         if let cached = cache[uri] { return cached }
         let resolved = load(uri)
         cache[uri] = resolved

@@ -97,6 +97,50 @@ import Testing
         return folder
     }
 
+    /// The final drawing shows an image only once its load ended well: pending and failed loads are drawn as their
+    /// placeholders (every image was drawn as loaded).
+    @Test func theFinalDrawingShowsOnlyImagesWhoseLoadsEndedWell() throws {
+        let plugins = try demoPlugins()
+        defer { try? FileManager.default.removeItem(at: plugins) }
+        let script = plugins.appendingPathComponent("images.jsonl")
+        let cover = #"{"event": "image", "uri": "assets/cover.png", "ok": true}"#
+        let wave = #"{"event": "image", "uri": "file:assets/wave.svg", "ok": false}"#
+        func drawing(_ lines: [String], manual: Bool) throws -> String {
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: script)
+            let svg = plugins.appendingPathComponent("final.svg")
+            let result = try run(
+                [
+                    "events", "examples/images.json", script.path, "--plugins", plugins.path, "--plugin-cache",
+                    plugins.appendingPathComponent("cache").path, "--format", "svg", "-o", svg.path,
+                ] + (manual ? ["--manual-images"] : []))
+            #expect(result.status == 0, "\(result.err)")
+            return try String(contentsOf: svg, encoding: .utf8)
+        }
+        func images(_ svg: String, _ type: String) -> Int {
+            svg.components(separatedBy: "href=\"data:image/\(type)").count - 1
+        }
+        let loaded = try drawing([#"{"event": "scroll", "y": 0}"#], manual: false)
+        let pending = try drawing([#"{"event": "scroll", "y": 0}"#], manual: true)
+        let ended = try drawing([cover, wave], manual: true)
+        // Both cover.png components (png-file, tile-img) and the body's wave.svg wait for their loads.
+        #expect(images(loaded, "png") == images(pending, "png") + 2)
+        #expect(images(loaded, "svg+xml") == images(pending, "svg+xml") + 1)
+        #expect(images(ended, "png") == images(loaded, "png"), "cover.png loaded")
+        #expect(images(ended, "svg+xml") == images(pending, "svg+xml"), "the failed wave.svg stays a placeholder")
+
+        // After a scroll, a drawing is the screen at the offset (it was the whole content, blank but where live).
+        try Data(#"{"event": "scroll", "y": 3000}"#.utf8).write(to: script)
+        let screen = plugins.appendingPathComponent("screen.svg")
+        let scrolled = try run([
+            "events", "examples/large.json", script.path, "--plugins", plugins.path, "--plugin-cache",
+            plugins.appendingPathComponent("cache").path, "--format", "svg", "-o", screen.path,
+        ])
+        #expect(scrolled.status == 0, "\(scrolled.err)")
+        let svg = try String(contentsOf: screen, encoding: .utf8)
+        #expect(svg.contains(#"width="375" height="667""#), "\(svg.prefix(300))")
+        #expect(svg.components(separatedBy: "<text").count > 10, "the components on the screen are drawn")
+    }
+
     @Test func replaysTheExampleScriptWithATraceOfCallsActionsAndOpenedURIs() throws {
         let plugins = try demoPlugins()
         defer { try? FileManager.default.removeItem(at: plugins) }

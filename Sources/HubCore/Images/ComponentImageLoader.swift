@@ -37,6 +37,13 @@ public final class ComponentImageLoader {
     /// URLs whose load has not finished, in the order they started.
     public var pendingURIs: [String] { inFlight }
 
+    /// URLs whose last load failed (until one succeeds).
+    public private(set) var failedURIs: Set<String> = []
+
+    /// The URLs a drawing of this moment shows as their placeholders, not their images: loads still in flight or
+    /// failed (a component's image view stays empty until an image is delivered to it).
+    public var unshownURIs: Set<String> { failedURIs.union(inFlight) }
+
     /// Asks `wrapper`'s component for the images of its current model and requests them (Hub's order: main,
     /// background, then custom images by key).
     public func loadImages(for wrapper: ComponentWrapper, containerSize: Size) {
@@ -101,11 +108,13 @@ public final class ComponentImageLoader {
         inFlight.removeAll { $0 == uri }
         switch result {
         case .failure(let error):
+            failedURIs.insert(uri)
             trace?.add(
                 .image, "\(uri) failed: \(error.reason); dropped \(requests.count) waiting",
                 [("uri", .string(uri)), ("status", .string("failed")), ("reason", .string(error.reason))])
             return 0
         case .success(let image):
+            failedURIs.remove(uri)
             var delivered = 0
             var stale = 0
             for request in requests {
