@@ -39,6 +39,8 @@ import Testing
         #expect(error("[1]") == "s.jsonl:7: expected a JSON object, found an array")
         #expect(error(#"{"indexPath": [1]}"#) == #"s.jsonl:7: missing "event""#)
         #expect(error(#"{"event": "swipe"}"#).hasPrefix(#"s.jsonl:7: unknown event "swipe""#))
+        #expect(error(#"{"event": "scrol"}"#).contains(#"(did you mean "scroll"? expected tap"#))
+        #expect(error(#"{"event": "Tap"}"#).contains(#"did you mean "tap"?"#))
         #expect(error(#"{"event": "tap"}"#) == #"s.jsonl:7: tap: needs "indexPath" or "point""#)
         #expect(
             error(#"{"event": "tap", "indexPath": [0], "point": {"x": 1, "y": 2}}"#)

@@ -262,8 +262,12 @@ public enum EventScript {
             }
             return .snapshot(name: snapshotName)
         default:
+            let names = [
+                "tap", "highlight", "unhighlight", "scroll", "resize", "advance", "action", "image", "snapshot",
+            ]
+            let hint = Spelling.nearest(name.lowercased(), in: names).map { "did you mean \"\($0)\"? " } ?? ""
             throw fail(
-                "unknown event \(TerminalText.quoted(name, limit: 60)) (expected tap, highlight, unhighlight, scroll, resize, advance, action, image or snapshot)"
+                "unknown event \(TerminalText.quoted(name, limit: 60)) (\(hint)expected tap, highlight, unhighlight, scroll, resize, advance, action, image or snapshot)"
             )
         }
     }

@@ -27,7 +27,10 @@ enum HostTable {
                 let factory
             else {
                 CInterop.writeError(
-                    "register_component_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
+                    HostTable.refusal(
+                        "register_component_factory", host,
+                        nulls: [("namespace_", namespace == nil), ("factory", factory == nil)]),
+                    errorBuffer, capacity)
                 return false
             }
             if HostTable.refusesWhileUnloading("register_component_factory \(namespace)", record, errorBuffer, capacity)
@@ -78,7 +81,9 @@ enum HostTable {
         table.register_layout_manager = { host, id, manager, errorBuffer, capacity in
             guard let (record, pluginHost) = HostTable.resolve(host), let id = CInterop.string(id), let manager else {
                 CInterop.writeError(
-                    "register_layout_manager: NULL argument or plugin not loaded", errorBuffer, capacity)
+                    HostTable.refusal(
+                        "register_layout_manager", host, nulls: [("id", id == nil), ("manager", manager == nil)]),
+                    errorBuffer, capacity)
                 return false
             }
             if HostTable.refusesWhileUnloading("register_layout_manager \(id)", record, errorBuffer, capacity) {
@@ -109,7 +114,10 @@ enum HostTable {
                 let factory
             else {
                 CInterop.writeError(
-                    "register_action_factory: NULL argument or plugin not loaded", errorBuffer, capacity)
+                    HostTable.refusal(
+                        "register_action_factory", host,
+                        nulls: [("namespace_", namespace == nil), ("factory", factory == nil)]),
+                    errorBuffer, capacity)
                 return false
             }
             if HostTable.refusesWhileUnloading("register_action_factory \(namespace)", record, errorBuffer, capacity) {
@@ -153,7 +161,9 @@ enum HostTable {
         table.register_action_handler = { host, handler, errorBuffer, capacity in
             guard let (record, pluginHost) = HostTable.resolve(host), let handler else {
                 CInterop.writeError(
-                    "register_action_handler: NULL argument or plugin not loaded", errorBuffer, capacity)
+                    HostTable.refusal("register_action_handler", host, nulls: [("handler", handler == nil)]),
+                    errorBuffer,
+                    capacity)
                 return false
             }
             if HostTable.refusesWhileUnloading("register_action_handler", record, errorBuffer, capacity) {
@@ -218,6 +228,23 @@ enum HostTable {
     /// The calling plugin's record and host, when it is still allowed to call: loaded, and on the host's main
     /// thread. A [main-thread] function called from another thread is refused (the bridge's state has no locks, as
     /// the header promises plugins one thread), and the log says so once per plugin, naming it.
+    /// Why `function` refused a call `resolve` or an argument check turned down: the host table, the plugin's
+    /// state, the thread, or the first NULL argument of `nulls` (each a name and whether it is NULL).
+    static func refusal(
+        _ function: String, _ host: UnsafePointer<hub_host>?, nulls: [(String, Bool)]
+    ) -> String {
+        guard let data = host?.pointee.host_data else { return "\(function): host is NULL" }
+        let record = Unmanaged<PluginRecord>.fromOpaque(data).takeUnretainedValue()
+        guard record.codeCallable, let pluginHost = record.host else {
+            return "\(function): the plugin is not loaded (its unload has finished)"
+        }
+        guard pthread_equal(pthread_self(), pluginHost.mainThread) != 0 else {
+            return "\(function): called from another thread than the host's main thread"
+        }
+        let null = nulls.first { $0.1 }?.0 ?? "an argument"
+        return "\(function): \(null) is NULL"
+    }
+
     static func resolve(_ host: UnsafePointer<hub_host>?) -> (PluginRecord, PluginHost)? {
         guard let data = host?.pointee.host_data else { return nil }
         let record = Unmanaged<PluginRecord>.fromOpaque(data).takeUnretainedValue()
