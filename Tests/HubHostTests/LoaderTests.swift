@@ -331,6 +331,17 @@ struct ImageIndexTests {
         return (file, fx.cache.appendingPathComponent("images-index.tsv"))
     }
 
+    /// The header gives a component its child delegate right after creation: the probe does too, so a configure
+    /// that uses it is not quarantined as a crash (the probe set it only after configuring every sample model).
+    @Test("the probe gives components their child delegate before configuring them")
+    func theProbeSetsTheChildDelegateFirst() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let plugin = try fx.cPlugin("libtrusting.so", ["FIXTURE_TRUSTS_CHILD_DELEGATE": "1"])
+        let run = try ProcessRunner.hubhost(["validate", plugin.path], currentDirectory: fx.root)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    }
+
     @Test("an unchanged file loads from the private copy an earlier run made, without being read")
     func unchangedFilesAreNotRead() throws {
         let fx = try FixtureBuilder()

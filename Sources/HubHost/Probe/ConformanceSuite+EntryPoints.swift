@@ -18,8 +18,7 @@ extension ConformanceSuite {
         var called: [String] = []
         if let children = component.childrenSupport {
             phase("children", id)
-            let delegate = SilentChildDelegate()
-            children.childDelegate = delegate
+            children.childDelegate = Self.childDelegate
             called.append("children")
         }
         if let images = component.imageHandling {
@@ -113,12 +112,10 @@ extension ConformanceSuite {
             let place =
                 "\(ModelLocation(code: model.locationCode).map(\.description) ?? "?") (id \"\(model.identifier)\")"
             phase("view create for \(place)", id)
-            let made = host.registry.createComponent(
-                identifier: model.componentIdentifier, category: model.componentCategory)
-            guard case .factory = made.source, let component = made.component as? PluginComponent else {
-                made.component.destroy()
-                continue
-            }
+            guard
+                let component = Self.created(
+                    model.componentIdentifier, category: model.componentCategory, host: host)
+            else { continue }
             phase("view configure for \(place)", id)
             component.loadView()
             component.configureView(with: model, containerSize: container)
@@ -170,7 +167,27 @@ extension ConformanceSuite {
 }
 
 /// A child delegate that creates nothing (the probe has no view to put children in).
-private final class SilentChildDelegate: ChildDelegate {
+extension ConformanceSuite {
+    /// The child delegate of every instance the suite makes (it keeps none of its own: a plugin's delegate is held
+    /// weakly).
+    nonisolated(unsafe) static let childDelegate = SilentChildDelegate()
+
+    /// A plugin component the factory of `identifier` creates, with its child delegate set right after creation
+    /// as the header promises and a host wrapper does (a configure that uses it must not meet NULL); nil (and
+    /// nothing kept) when the factory makes none.
+    static func created(_ identifier: ComponentIdentifier, category: String, host: PluginHost) -> PluginComponent? {
+        let made = host.registry.createComponent(identifier: identifier, category: category)
+        guard case .factory = made.source, let component = made.component as? PluginComponent else {
+            made.component.destroy()
+            return nil
+        }
+        component.childrenSupport?.childDelegate = childDelegate
+        return component
+    }
+}
+
+/// Answers a component's children with nothing: no child component is made, each reports a zero size.
+final class SilentChildDelegate: ChildDelegate {
     func createChild(at index: Int) -> Size { .zero }
     func willDisplayChild(at index: Int) {}
     func didStopDisplayingChild(at index: Int) {}

@@ -245,14 +245,7 @@ public struct ConformanceSuite {
         func phase(_ name: String, _ component: String?, model: String? = nil) { report(name, component, model) }
         let id = identifier.description
         let models = SampleModels.models(for: identifier)
-        func make() -> PluginComponent? {
-            let made = host.registry.createComponent(identifier: identifier, category: "row")
-            guard case .factory = made.source, let component = made.component as? PluginComponent else {
-                made.component.destroy()
-                return nil
-            }
-            return component
-        }
+        func make() -> PluginComponent? { Self.created(identifier, category: "row", host: host) }
 
         phase("create", id)
         let refusalsBefore = BoundaryValues.refusals

@@ -13,6 +13,7 @@
  *   FIXTURE_CRASH_ENTRY   hub_plugin_entry crashes (SIGSEGV)
  *   FIXTURE_CRASH_CONSTRUCTOR   a constructor of the image crashes (SIGSEGV) as it is loaded
  *   FIXTURE_UNREGISTER_IN_DRAW  draw unregisters its own namespace (and counts instances destroyed meanwhile)
+ *   FIXTURE_TRUSTS_CHILD_DELEGATE  box's configure creates every child through its delegate, never checking NULL
  * It registers a component factory (components "label" and "box", "box" has children and performs actions), a
  * layout manager, an action factory and an action handler, all keyed by its namespace so variants can coexist,
  * and exports `fixture_stats` so tests can see what the host called.
@@ -76,6 +77,12 @@ static void configure(void *self, const hub_model *model, hub_size container) {
     (void)container;
     ((instance *)self)->model = model;
     stats.configured++;
+#ifdef FIXTURE_TRUSTS_CHILD_DELEGATE
+    /* The header gives the delegate right after creation: a configure may use it without a NULL check. */
+    instance *me = self;
+    if (strcmp(me->name, "box") == 0)
+        for (size_t i = 0; i < host->model_child_count(host, model); i++) me->children->create_child(me->children, i);
+#endif
 }
 static void draw(void *self, const hub_view_builder *view, hub_size size) {
     instance *me = self;
