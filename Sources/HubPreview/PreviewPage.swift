@@ -11,7 +11,7 @@ enum PreviewPage {
         // HTML parser in a state where the element's own "</script>" no longer ends it, and the page's script
         // became data. With no "<" in it, the JSON cannot end or change the element it sits in.
         let frameJSON = current.map { String(decoding: $0, as: UTF8.self).replacing("<", with: "\\u003c") } ?? "null"
-        return head + "<div id=\"view\">" + (drawing ?? "") + "</div>" + middle
+        return head + "<div id=\"view\" aria-hidden=\"true\">" + (drawing ?? "") + "</div>" + middle
             + "<script id=\"initial-frame\" type=\"application/json\">" + frameJSON + "</script>" + script
     }
 
@@ -31,6 +31,10 @@ enum PreviewPage {
           header .state.down { color: #f08a8a; }
           header a { color: #9cc9ff; }
           #activity { color: #ffd24c; }
+          /* The last result and the activity stay one line (cut, the whole text in their tooltip and the log): a
+             long tap result wrapped the toolbar to three lines and moved the drawing down under the pointer. */
+          #cause, #activity { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 40vw; }
+          #plugins { table-layout: fixed; } #plugins td, #plugins th { overflow-wrap: anywhere; }
           #activity:not(:empty)::before { content: "⏳ "; }
           /* The side panel is pinned to the window's right edge, below the toolbar; the drawings take the rest and
              the page scrolls both ways (its scrollbars stay at the window's edges), so wide drawings (more widths,
@@ -134,6 +138,8 @@ enum PreviewPage {
         const levels = ['trace', 'debug', 'info', 'notice', 'warning', 'error', 'critical'];
         let dismissed = '';
         let shownProblems = '';
+        // The toolbar's result line: one line, cut by its style; the whole text is its tooltip.
+        function setCause(value) { $('cause').textContent = value; $('cause').title = value; }
         function text(tag, value, className) { const e = document.createElement(tag); e.textContent = value ?? ''; if (className) e.className = className; return e; }
         let current = null;
         const layoutLimit = 33554400;
@@ -148,7 +154,9 @@ enum PreviewPage {
           const v = viewed();
           return (w.top <= 0 || v.y >= w.top) && (w.bottom >= frame.height || v.y + v.height <= w.bottom);
         }
-        function apply(frame, initial) {
+        // `keepAddress`: the frame does not rewrite the page's address (the first frame of a server started again,
+        // which knows nothing of the story the address names: the address is then followed instead).
+        function apply(frame, initial, keepAddress) {
           if (!frame) return;
           // The event stream opens with the frame the page was served with: drawn and logged once.
           if (!initial && current && frame.sequence === current.sequence) return;
@@ -168,7 +176,9 @@ enum PreviewPage {
           const focused = document.activeElement?.closest?.('#boxes .box');
           const refocus = focused ? { path: focused.dataset.indexPath, section: focused.dataset.section } : null;
           boxes.replaceChildren();
-          for (const b of frame.boxes) {
+          // In the order they are seen: the header on top, then the body, then the overlays (Tab follows it).
+          const rank = { header: 0, body: 1, overlay: 2 };
+          for (const b of [...frame.boxes].sort((a, b) => (rank[a.section] ?? 1) - (rank[b.section] ?? 1))) {
             const d = document.createElement('div');
             const tapped = same(b.indexPath, frame.tapped) && (frame.tappedSection ?? 'body') === b.section;
             d.className = 'box' + (tapped ? ' tapped' : '');
@@ -191,7 +201,7 @@ enum PreviewPage {
             d.className = 'box story';
             d.dataset.component = p.component;
             d.dataset.story = p.story;
-            d.title = 'Open ' + p.component + ' — ' + p.story + ' on its own canvas';
+            d.title = 'Open ' + p.component + ' — ' + p.story + ' at ' + p.width + ' pt on its own canvas';
             d.tabIndex = 0;
             d.setAttribute('role', 'button');
             d.setAttribute('aria-label', d.title);
@@ -201,7 +211,8 @@ enum PreviewPage {
           $('story-bar').hidden = !frame.story;
           $('story-name').textContent = frame.story ? frame.story.component + ' — ' + frame.story.story : '';
           $('story-name').title = $('story-name').textContent;
-          if (!initial) saveState();
+          document.title = (frame.story ? $('story-name').textContent + ' · ' : '') + 'hubhost dev';
+          if (!initial && !keepAddress) saveState();
           // Opened or closed from the keyboard: the focus goes to "← gallery", and back to the story's drawing.
           if (pendingFocus === 'back' && frame.story) { $('back-to-gallery').focus(); pendingFocus = null; }
           if (pendingFocus === 'story' && frame.stories) {
@@ -229,7 +240,7 @@ enum PreviewPage {
           // Warnings alone (a fallback the view names on purpose) stay in the log; an error raises the overlay.
           const errors = frame.problems.some(p => p.kind !== 'warning');
           $('overlay').className = errors && problems !== dismissed ? 'shown' : '';
-          $('cause').textContent = '#' + frame.sequence + ' ' + frame.cause;
+          setCause('#' + frame.sequence + ' ' + frame.cause);
           document.body.dataset.sequence = String(frame.sequence);
           if (!frame.scrolled) addLog({ level: 'info', time: new Date().toISOString(), message: '#' + frame.sequence + ' ' + frame.cause, source: 'reload' });
           // A large view is drawn near where the page is scrolled: exporting it takes `hubhost render`.
@@ -367,6 +378,7 @@ enum PreviewPage {
           $('edit-subtitle').value = model.text?.subtitle ?? '';
           $('edit-custom').value = JSON.stringify(model.custom ?? {}, null, 1);
           $('editor').hidden = false;
+          $('edit-result').textContent = '';
           $('inspector-hint').hidden = true;
           // Opened from a link: the component is brought into the window if it is not in it.
           const zoom = Number($('zoom').value) || 1;
@@ -402,14 +414,14 @@ enum PreviewPage {
           if (!reply.ok) {
             // Refused (a width out of range, too many): said where the user looks, not dropped.
             const why = 'widths not changed: ' + (await reply.text());
-            $('cause').textContent = why;
+            setCause(why);
             addLog({ level: 'error', time: new Date().toISOString(), message: why, source: 'widths' });
             return;
           }
           // Accepted but not drawn (a large view): the reason, not "widths changed".
           const result = (await reply.json()).result ?? '';
           if (result.startsWith('not drawn')) {
-            setTimeout(() => { $('cause').textContent = result; }, 100);
+            setTimeout(() => setCause(result), 100);
             addLog({ level: 'warning', time: new Date().toISOString(), message: result, source: 'widths' });
           }
         }
@@ -418,7 +430,8 @@ enum PreviewPage {
         $('widths').addEventListener('change', () => postWidths({ widths: typedWidths() }));
         $('device').addEventListener('change', () => {
           const current = typedWidths();
-          if ($('device').value) postWidths({ widths: [...current, Number($('device').value)] });
+          const width = Number($('device').value);
+          if (width && !current.includes(width)) postWidths({ widths: [...current, width] });
           $('device').value = '';
         });
         // The scale transform leaves the layout as tall as at 100%: the margin takes the difference, so the page
@@ -449,14 +462,18 @@ enum PreviewPage {
           saveState();
         });
         $('zoom').addEventListener('change', saveState);
+        // A fragment's change fires both popstate and hashchange: followed once (a link to a missing story asked
+        // the server twice).
         window.addEventListener('hashchange', () => restoreState(true));
-        window.addEventListener('popstate', () => restoreState(true));
         $('boxes').addEventListener('keydown', (event) => {
           const box = event.target.closest('.box');
           if (!box || (event.key !== 'Enter' && event.key !== ' ')) return;
           event.preventDefault();
           box.click();
         });
+        // A result said about the fields before they changed is not about them any more.
+        for (const id of ['edit-title', 'edit-subtitle', 'edit-custom'])
+          $(id).addEventListener('input', () => { $('edit-result').textContent = ''; });
         // Enter in a field of the inspector applies the edit, as a form would.
         for (const id of ['edit-title', 'edit-subtitle'])
           $(id).addEventListener('keydown', (event) => { if (event.key === 'Enter') $('apply-edit').click(); });
@@ -529,13 +546,24 @@ enum PreviewPage {
         restoreState(false);
         // The browser retries a dropped stream by itself, but gives up for good after an answer that is not a
         // stream (a 503 while the server is at its stream limit): then a new one is opened a little later.
+        let streamDropped = false;
         function connect() {
           const events = new EventSource('/events');
-          events.addEventListener('render', (e) => apply(JSON.parse(e.data), false));
+          events.addEventListener('render', (e) => {
+            // After a dropped stream (`hubhost dev` stopped and started again), the page's address is the truth:
+            // the story or component it names is opened again rather than forgotten for the new server's sheet.
+            if (!streamDropped) return apply(JSON.parse(e.data), false);
+            streamDropped = false;
+            apply(JSON.parse(e.data), false, true);
+            restoreState(true);
+          });
           events.addEventListener('log', (e) => addLog(JSON.parse(e.data)));
-          events.addEventListener('activity', (e) => { $('activity').textContent = JSON.parse(e.data).activity ?? ''; });
+          events.addEventListener('activity', (e) => {
+            $('activity').textContent = $('activity').title = JSON.parse(e.data).activity ?? '';
+          });
           events.onopen = () => { $('state').textContent = 'live'; $('state').className = 'state'; };
           events.onerror = () => {
+            streamDropped = true;
             $('state').textContent = 'reconnecting…'; $('state').className = 'state down';
             if (events.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
           };

@@ -112,6 +112,44 @@ struct WorkbenchBrowserTests {
         #expect(TestSupport.waitUntil { (try? browser.evaluate("location.hash"))?.contains("story=") == false })
     }
 
+    /// `hubhost dev --gallery` stopped and started again: the page reconnects and opens the story its address names
+    /// again (the new server's sheet replaced it, and the address lost it). The toolbar keeps one line whatever
+    /// the last result says (a long tap result wrapped it to three and moved the drawing).
+    @Test(HeadlessChromium.enabled)
+    func aStoryOpenInThePageSurvivesARestartOfDev() throws {
+        let root = TestSupport.temporaryDirectory("workbench-restart")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = try Self.shippedPlugins(in: root)
+        let cache = root.appendingPathComponent("cache")
+        var dev = try DevProcess(view: nil, plugins: plugins, cache: cache, fixedPort: true)
+        defer { dev.stop() }
+        let browser = try HeadlessChromium(
+            executable: try #require(HeadlessChromium.executable, "chromium is required on CI"))
+        defer { browser.quit() }
+        try browser.open("http://127.0.0.1:\(dev.port)/#story=cdemo%3Abadge%2Fred")
+        func storyShown() -> String? { try? browser.evaluate("document.getElementById('story-name').textContent") }
+        #expect(TestSupport.waitUntil { storyShown() == "cdemo:badge — red" }, "\(dev.log)")
+        #expect(try browser.evaluate("document.title") == "cdemo:badge — red · hubhost dev")
+        let toolbar = try browser.evaluate("document.getElementById('header-bar').offsetHeight")
+        _ = try browser.evaluate("setCause('a long result '.repeat(40))")
+        #expect(try browser.evaluate("document.getElementById('header-bar').offsetHeight") == toolbar)
+
+        let port = dev.port
+        dev.stop()
+        #expect(
+            TestSupport.waitUntil {
+                (try? browser.evaluate("document.getElementById('state').textContent")) == "reconnecting…"
+            })
+        dev = try DevProcess(view: nil, plugins: plugins, cache: cache, port: port)
+        #expect(
+            TestSupport.waitUntil(timeout: 30) {
+                (try? browser.evaluate("document.getElementById('state').textContent")) == "live"
+                    && storyShown() == "cdemo:badge — red"
+            }, "\(dev.log)")
+        #expect(try dev.frame().story?.story == "red")
+        #expect(try browser.evaluate("decodeURIComponent(location.hash)").contains("story=cdemo:badge/red"))
+    }
+
     /// A view's text cannot break the page: an id holding "<!--" and "<script" once stopped the page's script from
     /// running (no boxes, no live updates). And every drawing at another width is clipped by its own clip paths,
     /// not the main view's (a carousel drawn at 768 was cut at 375).
@@ -265,7 +303,7 @@ struct WorkbenchBrowserTests {
         let (status, page) = try HTTP.request(port: dev.port, "GET", "/")
         let html = String(decoding: page, as: UTF8.self)
         #expect(status == 200)
-        #expect(html.contains("<div id=\"view\"><svg") && html.contains("Good evening"))
+        #expect(html.contains("<div id=\"view\" aria-hidden=\"true\"><svg") && html.contains("Good evening"))
         #expect(html.contains("data:image/png;base64"), "images are inlined as render --format html does")
 
         try browser.open("http://127.0.0.1:\(dev.port)/", blocking: ["*/events"])

@@ -13,9 +13,11 @@ final class DevProcess {
     /// Starts `hubhost dev VIEW --plugins PLUGINS --port 0 …` and waits until it serves.
     /// `view` nil: `hubhost dev --gallery`. `fixedPort`: a free port chosen here instead of `--port 0`, as people
     /// run it (the default port is fixed).
-    /// `directory`: where it runs (nil: this process's working directory).
+    /// `directory`: where it runs (nil: this process's working directory). `port`: that port (a restart on the
+    /// port an earlier one served).
     init(
-        view: URL?, plugins: URL, cache: URL, extra: [String] = [], fixedPort: Bool = false, directory: URL? = nil
+        view: URL?, plugins: URL, cache: URL, extra: [String] = [], fixedPort: Bool = false, directory: URL? = nil,
+        port: UInt16? = nil
     ) throws {
         output = cache.appendingPathComponent("dev-\(UUID().uuidString.prefix(6)).log")
         try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
@@ -25,7 +27,7 @@ final class DevProcess {
         process.arguments =
             [
                 "dev", view?.path ?? "--gallery", "--plugins", plugins.path, "--port",
-                fixedPort ? String(try Self.freePort()) : "0", "--plugin-cache",
+                try port.map(String.init) ?? (fixedPort ? String(Self.freePort()) : "0"), "--plugin-cache",
                 cache.path,
                 "--quiet-ms", "100",
             ] + extra
