@@ -103,6 +103,16 @@ static uint64_t faulting_instruction(const ucontext_t *context) {
 #endif
 }
 
+/// Whether the page holding `address` is mapped (mincore fails with ENOMEM on an unmapped one). Signal-safe.
+static bool address_is_mapped(uint64_t address) {
+    int saved = errno;
+    uint64_t page = (uint64_t)getpagesize();
+    unsigned char resident;
+    bool mapped = mincore((void *)(uintptr_t)(address & ~(page - 1)), 1, &resident) == 0 || errno != ENOMEM;
+    errno = saved;
+    return mapped;
+}
+
 /// Writes the record once (a second fault, on another thread or in the handler itself, finds it taken): `first`
 /// (the faulting instruction, or 0), then this thread's stack, then the thread, last.
 static void note_fault(uint64_t first) {
@@ -111,9 +121,10 @@ static void note_fault(uint64_t first) {
     int count = 0;
     if (first != 0) record[2 + count++] = first;
     // glibc's backtrace (warmed up at install, so it loads nothing now) walks through a signal frame into the
-    // code that faulted.
+    // code that faulted. Not when that code is not mapped (a plugin's thread still running after its image was
+    // unloaded): the unwinder reads the instructions there and faulted in this handler, so nothing was noted.
     void *frames[64];
-    int depth = backtrace(frames, 64);
+    int depth = first != 0 && !address_is_mapped(first) ? 0 : backtrace(frames, 64);
     for (int i = 0; i < depth && count < fault_capacity; i++) {
         uint64_t address = (uint64_t)frames[i];
         if (address != first) record[2 + count++] = address;

@@ -54,6 +54,26 @@ struct DevFaultTests {
         #expect(waits[2] >= 1.9 && waits[1] >= 0.9, "each restart waits longer: \(waits)")
     }
 
+    /// A thread a plugin started and never stopped runs on after a reload unloaded its image, and faults where its
+    /// code was: that build is named, with the reason (it said "hubhost's worker crashed … outside plugin code":
+    /// the unwinder read the unmapped code and faulted in the signal handler, which noted nothing).
+    @Test func aThreadThatOutlivesItsPluginsUnloadIsThePlugins() throws {
+        try TestSupport.installPlugin(
+            "swatch.c", at: swatch, defines: ["PLUGIN_VERSION=\"1\"", "THREAD_OUTLIVES_UNLOAD"])
+        try writeView(["One"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        try TestSupport.installPlugin("swatch.c", at: swatch, defines: ["PLUGIN_VERSION=\"2\""])
+        #expect(
+            TestSupport.waitUntil(timeout: 30) {
+                dev.log.contains(
+                    "libswatch.so (test.dev.swatch 1) crashed with SIGSEGV in its code after it was unloaded (a thread "
+                        + "it started still ran: stop and join threads in deinit)")
+            }, "\(dev.log)")
+        #expect(!dev.log.contains("outside plugin code"), "\(dev.log)")
+    }
+
     /// `hubhost dev` on the swatch plugin (version 1, working) and a view of one model titled "One", once drawn.
     func startServingOne() throws -> DevProcess {
         try build(version: "1", crashing: false)

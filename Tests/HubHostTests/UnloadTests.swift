@@ -1,3 +1,4 @@
+import CHubPlugin
 import Foundation
 import HubCore
 import HubTestKit
@@ -42,6 +43,26 @@ struct UnloadTests {
 
     /// A font size of 0 or less is the header's default (14), not a slip to warn of (it was warned of as "outside
     /// 0.5…1000").
+    /// A plugin may call through its host table after its unload (a thread it did not stop, a destructor run at
+    /// exit): the table stays, refusing, instead of being freed memory the call crashed the host in.
+    @Test func aHostTableCalledAfterItsUnloadRefuses() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let file = try fx.cPlugin("libfixture.so")
+        let host = PluginHost(cacheDirectory: fx.cache)
+        let record = host.load(file: file)
+        try #require(record.isLoaded, "\(record.reason ?? "")")
+        let table = try #require(record.hostTable)
+        _ = host.unload(record)
+        table.pointee.log(table, HUB_LOG_ERROR, "after the unload")
+        var error = [CChar](repeating: 0, count: 200)
+        let registered = "late".withCString { name in
+            table.pointee.register_layout_manager(table, name, nil, &error, 200)
+        }
+        #expect(!registered)
+        #expect(String(cString: error) == "register_layout_manager: the plugin is not loaded (its unload has finished)")
+    }
+
     @Test func aFontSizeOfZeroIsTheHeadersDefault() {
         #expect(BoundaryValues.fontSize(0) == 14)
         #expect(BoundaryValues.fontSize(-2) == 14)

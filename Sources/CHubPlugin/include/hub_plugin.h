@@ -998,6 +998,9 @@ typedef struct hub_plugin_descriptor {
      * registrations. Free global state here; releasing services and logging still work, but anything registered
      * from here on (factories, layout managers, actions, services, bindings, timers) is refused: it would outlive
      * the plugin's code. Not called when the process simply exits. May be NULL. [main-thread]
+     * Stop and join the threads the plugin started here: its code is unmapped once unload finishes, and a thread
+     * still running it faults (reported as the plugin's). After `deinit` returns, the `hub_host` table refuses
+     * every call as "not loaded" (`log` does nothing), so a late call from a destructor is harmless.
      */
     void (*deinit)(void);
 } hub_plugin_descriptor;

@@ -70,8 +70,8 @@ enum HostTable {
             }
         }
         table.log = { host, level, message in
-            guard let host, let message else { return }
-            let record = Unmanaged<PluginRecord>.fromOpaque(host.pointee.host_data).takeUnretainedValue()
+            guard let data = host?.pointee.host_data, let message else { return }
+            let record = Unmanaged<PluginRecord>.fromOpaque(data).takeUnretainedValue()
             HostTable.pluginLog(record, level, String(cString: message))
         }
 
@@ -228,12 +228,26 @@ enum HostTable {
     /// The calling plugin's record and host, when it is still allowed to call: loaded, and on the host's main
     /// thread. A [main-thread] function called from another thread is refused (the bridge's state has no locks, as
     /// the header promises plugins one thread), and the log says so once per plugin, naming it.
+    /// Tables of closed images, kept: a plugin may call through its table after its unload (a thread it did not
+    /// stop, a thread-local or static destructor run at exit), and freed memory made that call crash the host in
+    /// its own code. Emptied (`host_data` NULL), the table refuses every call as "not loaded". 224 bytes a closed
+    /// image.
+    private static let retired = Locked<[UnsafeMutablePointer<hub_host>]>([])
+
+    static func retire(_ table: UnsafeMutablePointer<hub_host>) {
+        table.pointee.host_data = nil
+        retired.withLock { $0.append(table) }
+    }
+
     /// Why `function` refused a call `resolve` or an argument check turned down: the host table, the plugin's
     /// state, the thread, or the first NULL argument of `nulls` (each a name and whether it is NULL).
     static func refusal(
         _ function: String, _ host: UnsafePointer<hub_host>?, nulls: [(String, Bool)]
     ) -> String {
-        guard let data = host?.pointee.host_data else { return "\(function): host is NULL" }
+        guard let host else { return "\(function): host is NULL" }
+        guard let data = host.pointee.host_data else {
+            return "\(function): the plugin is not loaded (its unload has finished)"
+        }
         let record = Unmanaged<PluginRecord>.fromOpaque(data).takeUnretainedValue()
         guard record.codeCallable, let pluginHost = record.host else {
             return "\(function): the plugin is not loaded (its unload has finished)"

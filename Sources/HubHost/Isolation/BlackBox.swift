@@ -31,7 +31,9 @@ import HubCore
 ///
 /// Plugin slot `n` (1-based) is `slotSize` bytes at `tableOffset + (n - 1) * slotSize`: a NUL-terminated line
 /// `file path \t plugin id \t version \t content digest`, written when the plugin is loaded, and in the slot's
-/// last 16 bytes the addresses its image is mapped at, `[start, end)` (zero when unknown).
+/// last 16 bytes the addresses its image is mapped at, `[start, end)` (zero when unknown). Once the image is
+/// unmapped, `start` has its top bit set (`unmappedFlag`): the range where its code was, until the slot is given
+/// to another plugin.
 ///
 /// A fault on the main thread is the plugin call in progress's (word 1). On another thread (a plugin's own), that
 /// call may be another plugin's: the fault is the plugin whose image holds the innermost of its addresses.
@@ -193,13 +195,17 @@ public enum BlackBox {
         public func plugin(holding address: UInt64) -> PluginInfo? { image(holding: address)?.plugin }
 
         /// The plugin whose image holds `address`, and where that image starts (for an offset into its file).
-        public func image(holding address: UInt64) -> (plugin: PluginInfo, start: UInt64)? {
+        /// `unmapped`: among images unmapped since instead (where a plugin's code was, before its unload).
+        public func image(holding address: UInt64, unmapped: Bool = false) -> (plugin: PluginInfo, start: UInt64)? {
             let slotStart = { (slot: Int) in self.base + BlackBox.tableOffset + (slot - 1) * BlackBox.slotSize }
             // Slots are written in order: the first empty one ends the table.
             let written = (1...BlackBox.slotCount).first { slotStart($0).load(as: UInt8.self) == 0 }.map { $0 - 1 }
             for slot in stride(from: written ?? BlackBox.slotCount, through: 1, by: -1) {
                 let range = slotStart(slot) + BlackBox.lineCapacity
-                let (low, high) = (range.load(as: UInt64.self), range.load(fromByteOffset: 8, as: UInt64.self))
+                var low = range.load(as: UInt64.self)
+                let high = range.load(fromByteOffset: 8, as: UInt64.self)
+                guard (low & BlackBox.unmappedFlag != 0) == unmapped else { continue }
+                low &= ~BlackBox.unmappedFlag
                 if low <= address && address < high, let plugin = plugin(slot: slot) { return (plugin, low) }
             }
             return nil
@@ -234,10 +240,16 @@ public enum BlackBox {
         bytes.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
     }
 
-    /// Forgets slot `slot`'s image range, once the image is unmapped (another may be mapped there later).
-    public static func forgetImage(slot: Int, table: UnsafeMutableRawPointer) {
+    /// Set in a slot's range start once its image is unmapped (user-space addresses never have it).
+    static let unmappedFlag: UInt64 = 1 << 63
+
+    /// Marks slot `slot`'s image range as unmapped, once the image is: no plugin is mapped there now (another may
+    /// be later), but code of its that still runs there (a thread it did not stop) is its fault.
+    public static func retireImage(slot: Int, table: UnsafeMutableRawPointer) {
         guard slot >= 1, slot <= slotCount else { return }
-        writeImageRange(nil, at: table + (slot - 1) * slotSize)
+        let range = table + (slot - 1) * slotSize + lineCapacity
+        let start = range.load(as: UInt64.self)
+        if start != 0 { range.storeBytes(of: start | unmappedFlag, as: UInt64.self) }
     }
 
     private static func writeImageRange(_ image: Range<UInt64>?, at slotStart: UnsafeMutableRawPointer) {

@@ -211,9 +211,12 @@ public enum CallRecorder {
     /// The event-script step being applied (0: none).
     public static func noteStep(_ step: Int) { words?[3] = UInt64(clamping: max(0, step)) }
 
-    /// Slots whose image was unmapped, to give to the next plugin loaded: a dev worker reloads a plugin thousands
-    /// of times, and slots used once each ran out after 4,096 loads (a crash then named no plugin).
+    /// Slots whose image was unmapped, oldest first, to give to the next plugin loaded: a dev worker reloads a
+    /// plugin thousands of times, and slots used once each ran out after 4,096 loads (a crash then named no
+    /// plugin). The newest `unmappedKept` stay as they are, so a crash in an unloaded image's code (a thread the
+    /// plugin did not stop) still names it.
     nonisolated(unsafe) private static var freeSlots: [Int] = []
+    static let unmappedKept = 16
 
     /// A slot for a loaded plugin, written to the shared table in a worker. Slot 0 means "unknown" (past the
     /// table's end: more than 4,096 plugins loaded at once).
@@ -225,8 +228,8 @@ public enum CallRecorder {
         _ = callWord
         let info = BlackBox.PluginInfo(path: path, id: id, version: version, digest: digest, copy: copy ?? "")
         let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
+        if freeSlots.count > unmappedKept {
+            slot = freeSlots.removeFirst()
             names[slot] = info
         } else {
             guard names.count <= BlackBox.slotCount else { return 0 }
@@ -248,7 +251,7 @@ public enum CallRecorder {
         names[Int(slot)] = nil
         freeSlots.append(Int(slot))
         guard let table else { return }
-        BlackBox.forgetImage(slot: Int(slot), table: table)
+        BlackBox.retireImage(slot: Int(slot), table: table)
     }
 
     /// The word that names the call in progress (0 between calls), for a watchdog on another thread to read; in a

@@ -43,6 +43,9 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
     case outsideCalls = 35
     /// An action's `perform` (a handler is `actionHandler`).
     case actionPerform = 36
+    /// Not a call: its code ran where its image was after the image was unmapped (a thread it started and did not
+    /// stop in deinit); named by address.
+    case afterUnload = 37
 
     /// The name reports use: "draw", "configure", "action handler".
     public var name: String {
@@ -84,6 +87,8 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
         case .provider: return "an injector provider"
         case .ownThread: return "a thread of its own"
         case .outsideCalls: return "its own code outside any call (a destructor, an atexit handler, a signal handler)"
+        case .afterUnload:
+            return "its code after it was unloaded (a thread it started still ran: stop and join threads in deinit)"
         }
     }
 }

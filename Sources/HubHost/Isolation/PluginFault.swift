@@ -78,6 +78,14 @@ public struct PluginFault: Sendable, Error {
         location = nil
     }
 
+    /// A fault where `plugin`'s code was before its image was unmapped (no image holds the address now): its
+    /// thread, still running, not hubhost's code.
+    mutating func blameCodeAfterUnload(on plugin: BlackBox.PluginInfo) {
+        self.plugin = plugin
+        call = .afterUnload
+        location = nil
+    }
+
     /// Signals hubhost never raises against itself: when one ends the worker outside any call, plugin code asked
     /// for it (alarm, setitimer, a file size or CPU limit) even though the plugin cannot be named.
     /// SIGKILL outside plugin code: it cannot be caught, so nobody can say who sent it, but no code of the worker

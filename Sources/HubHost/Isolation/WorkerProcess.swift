@@ -292,7 +292,12 @@ public final class WorkerProcess: @unchecked Sendable {
         } else if termSignal != 0x7F {
             var fault = PluginFault(
                 kind: .crash, box: box, signal: termSignal, exitStatus: nil, timeout: nil, stderrTail: lines)
-            if let note = box.faultNote, !note.onMainThread {
+            if let note = box.faultNote, pluginOnTheStack(of: note) == nil,
+                let gone = note.addresses.first.flatMap({ blackBox.image(holding: $0, unmapped: true)?.plugin })
+            {
+                // Where an unloaded plugin's code was: its thread still ran (whatever the main thread was doing).
+                fault.blameCodeAfterUnload(on: gone)
+            } else if let note = box.faultNote, !note.onMainThread {
                 // Not the main thread: the call in progress there may be another plugin's.
                 fault.blameAnotherThread(on: pluginOnTheStack(of: note))
             } else if let note = box.faultNote, box.inPluginCall, let plugin = pluginOnTheStack(of: note),
@@ -307,9 +312,12 @@ public final class WorkerProcess: @unchecked Sendable {
                 fault.blameCodeOutsideCalls(on: plugin)
             }
             if let note = box.faultNote, let culprit = fault.plugin {
+                let unmapped = fault.call == .afterUnload
                 fault.codeOffset =
                     note.addresses.lazy.compactMap { address -> UInt64? in
-                        guard let image = self.blackBox.image(holding: address), image.plugin == culprit else {
+                        guard let image = self.blackBox.image(holding: address, unmapped: unmapped),
+                            image.plugin == culprit
+                        else {
                             return nil
                         }
                         return address - image.start

@@ -88,14 +88,14 @@ extension PluginHost {
         return revoked
     }
 
-    /// Closes a C image (a Swift image stays mapped: NODELETE) and frees its host table. The caller checks
+    /// Closes a C image (a Swift image stays mapped: NODELETE) and retires its host table. The caller checks
     /// whether it is really unmapped before deleting the private copy.
     func closeImage(_ record: PluginRecord) {
         guard let handle = record.handle, !record.isSwiftImage else { return }
         record.handle = nil
         dlclose(handle)
         if let table = record.hostTable {
-            table.deallocate()
+            HostTable.retire(table)
             record.hostTable = nil
         }
     }

@@ -17,6 +17,7 @@
  *   -DMAKE_CRASHES               swatch_make (a function a module file can bind) segfaults
  *   -DPROVIDES_WORD='"v1"'       registers the service "test.word", whose word() returns that text
  *   -DUSES_WORD                  configure acquires "test.word" and keeps its word (or "none"); draw shows it
+ *   -DTHREAD_OUTLIVES_UNLOAD     init starts a thread (not in a probe) that is never stopped
  *   -DINJECTS_THING              configure injects "swatch.thing" (a module file binds it); draw shows
  *                                "word:made" or "word:not made"
  *
@@ -214,8 +215,22 @@ static const char *the_word(void *context) {
 static const word_table words = {sizeof words, the_word};
 #endif
 
+#ifdef THREAD_OUTLIVES_UNLOAD
+#include <pthread.h>
+/* Never stopped: after the unload, it returns from usleep into code that is not mapped any more. */
+static void *ticking(void *unused) {
+    for (;;) usleep(2000);
+    return unused;
+}
+#endif
+
 static bool init(const hub_host *h, char *error, size_t capacity) {
     host = h;
+#ifdef THREAD_OUTLIVES_UNLOAD
+    pthread_t thread;
+    if (getenv("HUBHOST_PROBE_CHILD") == NULL && pthread_create(&thread, NULL, ticking, NULL) == 0)
+        pthread_detach(thread);
+#endif
 #ifdef PROVIDES_WORD
     hub_service service = {sizeof service, "test.word", 1, NULL, &words, NULL, NULL, NULL};
     if (!h->register_service(h, &service, error, capacity)) return false;
