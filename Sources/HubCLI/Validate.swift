@@ -61,6 +61,8 @@ struct Validate: ParsableCommand {
         var report: ProbeReport?
         /// Worth a look, but not a failure (functions exported besides the entry point).
         var notes: [String] = []
+        /// Failures of checks read from the file that the host still loads it with (unique symbols).
+        var fails: [String] = []
     }
 
     func validate() throws {
@@ -98,9 +100,10 @@ struct Validate: ParsableCommand {
             results.append(
                 Result(
                     file: file.path,
-                    passed: failure == nil && (report?.conforms ?? false) && bindingProblems.isEmpty,
+                    passed: failure == nil && (report?.conforms ?? false) && bindingProblems.isEmpty
+                        && moduleFiles.fails.isEmpty,
                     failure: failure ?? (bindingProblems.isEmpty ? nil : bindingProblems.joined(separator: "\n  ")),
-                    report: report, notes: moduleFiles.notes))
+                    report: report, notes: moduleFiles.notes, fails: moduleFiles.fails))
         }
         if json {
             let encoder = JSONEncoder()
@@ -154,10 +157,27 @@ struct Validate: ParsableCommand {
     ///   `hubhost call` and module files in other folders may use them; a plugin linked with the version script
     ///   (writing-plugins.md) exports nothing else.
     /// Read from the ELF, without loading the plugin.
-    static func moduleFileCheck(for plugin: URL) -> (problems: [String], notes: [String]) {
-        let exported = (try? ELFInspector.exportedFunctions(of: plugin)) ?? []
+    /// - fails: what the file exports that makes it wrong though it loads (unique symbols).
+    static func moduleFileCheck(for plugin: URL) -> (problems: [String], notes: [String], fails: [String]) {
+        let symbols = (try? ELFInspector.exportedSymbols(of: plugin)) ?? ELFInspector.ExportedSymbols()
+        let exported = symbols.functions
         let name = plugin.lastPathComponent
         var problems: [String] = []
+        var fails: [String] = []
+        func list(_ names: some Collection<String>) -> String {
+            let sorted = names.sorted()
+            return sorted.prefix(5).map { TerminalText.escaped(ELFInspector.demangled($0), limit: 60) }
+                .joined(separator: ", ")
+                + (sorted.count > 5 ? " and \(sorted.count - 5) more" : "")
+        }
+        if !symbols.unique.isEmpty {
+            // Two plugins built from the same code then share that state, and the plugin is never unloaded.
+            fails.append(
+                "exports unique symbols \(list(symbols.unique)) (C++ inline or template statics): the loader makes "
+                    + "one of each for the whole process, shared with every other plugin that defines it, and never "
+                    + "unloads \(name); link with the version script (see writing-plugins.md), or build with "
+                    + "-fvisibility=hidden or -fno-gnu-unique")
+        }
         var bound = Set<String>()
         for url in ModuleFile.files(in: [plugin.deletingLastPathComponent()]) {
             let file: ModuleFile
@@ -181,13 +201,20 @@ struct Validate: ParsableCommand {
                 }
             }
         }
-        let extra = exported.filter { $0 != "hub_plugin_entry" && !bound.contains($0) }.sorted()
-        guard !extra.isEmpty else { return (problems, []) }
-        let note =
-            "exports \(extra.prefix(5).joined(separator: ", "))\(extra.count > 5 ? " and \(extra.count - 5) more" : "") "
-            + "besides hub_plugin_entry and no module file beside it binds them; unless they are meant for "
-            + "`hubhost call`, link with the version script (see writing-plugins.md)"
-        return (problems, [note])
+        let extra = exported.filter { $0 != "hub_plugin_entry" && !bound.contains($0) }
+        var notes: [String] = []
+        if !extra.isEmpty {
+            notes.append(
+                "exports \(list(extra)) besides hub_plugin_entry and no module file beside it binds them; unless they "
+                    + "are meant for `hubhost call`, link with the version script (see writing-plugins.md)")
+        }
+        if !symbols.data.isEmpty {
+            // Another library defining the same name binds to this one's (or this one to its).
+            notes.append(
+                "exports data \(list(symbols.data)): another library in the process that uses the same names can "
+                    + "bind to them; link with the version script (see writing-plugins.md)")
+        }
+        return (problems, notes, fails)
     }
 
     /// Every line goes through `TerminalText.line`: ids, versions and failure messages come from the plugin.
@@ -196,6 +223,7 @@ struct Validate: ParsableCommand {
         let plugin = result.report?.plugin.map { " (\($0.id) \($0.version), ABI \($0.abi))" } ?? ""
         StandardOutput.print(TerminalText.line("\(result.passed ? "PASS" : "FAIL") \(name)\(plugin)"))
         for note in result.notes { StandardOutput.print(TerminalText.line("  note: " + note)) }
+        for fail in result.fails { StandardOutput.print(TerminalText.line("  fail " + fail)) }
         if let failure = result.failure {
             for (index, line) in failure.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 StandardOutput.print(TerminalText.line((index == 0 ? "  FAIL " : "") + line))
@@ -204,7 +232,7 @@ struct Validate: ParsableCommand {
         for check in result.report?.checks ?? [] where !check.passed || !result.passed {
             StandardOutput.print(TerminalText.line("  \(check)"))
         }
-        if let checks = result.report?.checks, checks.contains(where: { !$0.passed && !$0.fatal }) {
+        if !result.fails.isEmpty || result.report?.checks.contains(where: { !$0.passed && !$0.fatal }) == true {
             // A plugin that fails only those still loads: say why it fails all the same.
             StandardOutput.print(
                 "  (fail: a check the plugin must pass, though the host still loads it; FAIL: the host refuses it)")

@@ -342,6 +342,21 @@ struct ImageIndexTests {
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     }
 
+    /// A GNU unique symbol (a C++ inline static) is one object for the whole process, shared with every plugin that
+    /// defines it, and keeps the plugin from ever unloading once bound: validate fails it, naming the symbol and the
+    /// fix.
+    @Test("validate fails a plugin that exports unique symbols")
+    func validateFailsUniqueSymbols() throws {
+        let fx = try FixtureBuilder()
+        defer { fx.cleanUp() }
+        let plugin = try fx.cPlugin("libunique.so", ["FIXTURE_UNIQUE_SYMBOL": "1"])
+        let run = try ProcessRunner.hubhost(["validate", plugin.path], currentDirectory: fx.root)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(
+            run.stdout.contains("  fail exports unique symbols fixture_shared_counter (C++ inline"), "\(run.stdout)")
+        #expect(run.stdout.contains("FAIL libunique.so") && !run.stdout.contains("  FAIL"), "the host loads it")
+    }
+
     @Test("an unchanged file loads from the private copy an earlier run made, without being read")
     func unchangedFilesAreNotRead() throws {
         let fx = try FixtureBuilder()

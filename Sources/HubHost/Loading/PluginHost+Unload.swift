@@ -58,7 +58,11 @@ extension PluginHost {
             } else if record.isSwiftImage {
                 outcome = .pinned
             } else if let copy = record.privateCopy?.path, MappedImages.loaderHolds(copy) {
-                outcome = .stillMapped("the loader still holds \(copy) (another reference or NODELETE)")
+                // In a probe or validate child, the copy is a memfd (/proc/self/fd/N): the file is named instead.
+                let held = copy.hasPrefix("/proc/self/fd/") ? "\(name) (its copy \(copy))" : copy
+                outcome = .stillMapped(
+                    "the loader still holds \(held) (another reference, or NODELETE: C++ unique symbols, thread-local "
+                        + "destructors)")
                 record.warnings.append("still mapped after dlclose: \(copy)")
             } else {
                 CallRecorder.imageUnmapped(slot: record.callSlot)

@@ -116,20 +116,53 @@ public enum ELFInspector {
         var hasDynsym = false
         var exportsEntry = false
         var hasSwiftMetadata = false
-        /// Every exported (defined, global or weak) function, when asked for.
-        var exports: Set<String>?
+        /// Every exported symbol, when asked for.
+        var exports: ExportedSymbols?
+    }
+
+    /// What a file exports in `.dynsym` (what `dlsym` can find and other libraries can bind to).
+    public struct ExportedSymbols: Equatable, Sendable {
+        /// Defined global or weak functions.
+        public var functions: Set<String> = []
+        /// Defined global or weak data objects.
+        public var data: Set<String> = []
+        /// Defined `STB_GNU_UNIQUE` symbols (C++ inline and template statics, with GCC's default): the loader
+        /// gives each one object for the whole process, shared with every library that defines it, and never
+        /// unloads a library that has any.
+        public var unique: Set<String> = []
+        public init() {}
+    }
+
+    /// `symbol` demangled as C++ (`_ZN6Shared7counterE` → `Shared::counter`) with the C++ runtime's demangler when
+    /// the process has one; else as it is.
+    public static func demangled(_ symbol: String) -> String {
+        typealias Demangle =
+            @convention(c) (
+                UnsafePointer<CChar>, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?,
+                UnsafeMutablePointer<Int32>?
+            ) -> UnsafeMutablePointer<CChar>?
+        guard symbol.hasPrefix("_Z"), let found = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__cxa_demangle")
+        else { return symbol }
+        let demangle = unsafeBitCast(found, to: Demangle.self)
+        var status: Int32 = -1
+        guard let text = symbol.withCString({ demangle($0, nil, nil, &status) }) else { return symbol }
+        defer { free(text) }
+        return status == 0 ? String(cString: text) : symbol
     }
 
     /// The functions `file` exports in `.dynsym` (what `dlsym` can find), read without loading it: what
     /// `validate` checks module-file bindings against.
-    public static func exportedFunctions(of file: URL) throws -> Set<String> {
+    public static func exportedFunctions(of file: URL) throws -> Set<String> { try exportedSymbols(of: file).functions }
+
+    /// Every symbol `file` exports in `.dynsym`, read without loading it.
+    public static func exportedSymbols(of file: URL) throws -> ExportedSymbols {
         let name = file.lastPathComponent
         let data = try Data(contentsOf: file)
         return try data.withUnsafeBytes { bytes in
             let reader = Reader(bytes: bytes)
             try check(reader) { Rejection(reason: "\(name): \($0)") }
             let facts = try sectionFacts(reader, { Rejection(reason: "\(name): \($0)") }, collectExports: true)
-            return facts.exports ?? []
+            return facts.exports ?? ExportedSymbols()
         }
     }
 
@@ -157,7 +190,7 @@ public enum ELFInspector {
         }
 
         var facts = SectionFacts()
-        if collectExports { facts.exports = [] }
+        if collectExports { facts.exports = ExportedSymbols() }
         if shstrndx < shnum {
             let names = header(shstrndx)
             if inFile(names.offset, names.size) {
@@ -189,11 +222,19 @@ public enum ELFInspector {
                 let shndx = r.u16(at + 6)
                 let binding = info >> 4
                 let symbolType = info & 0xF
-                // A defined (shndx != 0), global or weak function.
-                guard shndx != 0, binding == 1 || binding == 2, symbolType == 2 else { continue }
+                // Defined (shndx != 0): global or weak (1, 2) or GNU unique (10) functions (2) and objects (1).
+                guard shndx != 0, binding == 1 || binding == 2 || binding == 10, symbolType == 1 || symbolType == 2
+                else { continue }
                 let symbol = r.cString(at: strings.offset + Int(r.u32(at)), limit: strings.offset + strings.size)
-                if symbol == entrySymbol { facts.exportsEntry = true }
-                if let symbol, facts.exports != nil { facts.exports?.insert(symbol) }
+                if symbol == entrySymbol && binding != 10 && symbolType == 2 { facts.exportsEntry = true }
+                guard let symbol, facts.exports != nil else { continue }
+                if binding == 10 {
+                    facts.exports?.unique.insert(symbol)
+                } else if symbolType == 2 {
+                    facts.exports?.functions.insert(symbol)
+                } else {
+                    facts.exports?.data.insert(symbol)
+                }
             }
         }
         return facts

@@ -14,6 +14,7 @@
  *   FIXTURE_CRASH_CONSTRUCTOR   a constructor of the image crashes (SIGSEGV) as it is loaded
  *   FIXTURE_UNREGISTER_IN_DRAW  draw unregisters its own namespace (and counts instances destroyed meanwhile)
  *   FIXTURE_TRUSTS_CHILD_DELEGATE  box's configure creates every child through its delegate, never checking NULL
+ *   FIXTURE_UNIQUE_SYMBOL  exports a GNU unique data symbol (what C++ inline statics are with GCC's defaults)
  * It registers a component factory (components "label" and "box", "box" has children and performs actions), a
  * layout manager, an action factory and an action handler, all keyed by its namespace so variants can coexist,
  * and exports `fixture_stats` so tests can see what the host called.
@@ -53,6 +54,11 @@ static fixture_stats_t stats;
 __attribute__((visibility("default"))) fixture_stats_t *fixture_stats(void) { return &stats; }
 
 static const hub_host *host;
+
+#ifdef FIXTURE_UNIQUE_SYMBOL
+__attribute__((visibility("default"), used)) int fixture_shared_counter = 1;
+__asm__(".type fixture_shared_counter, @gnu_unique_object");
+#endif
 
 /* ----- components ----- */
 
