@@ -538,7 +538,10 @@ typedef struct hub_action_context {
     uint32_t struct_size;
     hub_action_trigger trigger;
     const char *action_id;          /* "namespace:name"; NULL for the default selection action */
-    const char *custom_json;        /* the action's custom data as JSON, or NULL */
+    /* The action's custom data as JSON, or NULL: what its trigger carried (a component's `perform`, a child's
+     * selection, a script's action event, the action it was chained from), as in Hub. A plain tap carries none: a
+     * target action reads its target's data from `component_model` (`model_json(…, HUB_MODEL_TARGET_CUSTOM)`). */
+    const char *custom_json;
     const char *view_uri;           /* the URI of the view, or NULL */
     const char *view_id;            /* the view model identifier, or NULL */
     const hub_model *component_model; /* the component's model, or NULL (content operations) */

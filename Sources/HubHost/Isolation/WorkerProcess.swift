@@ -313,14 +313,16 @@ public final class WorkerProcess: @unchecked Sendable {
             }
             if let note = box.faultNote, let culprit = fault.plugin {
                 let unmapped = fault.call == .afterUnload
+                // The first address is the faulting instruction; the others are return addresses, one past the
+                // call: less one, `addr2line` names the line that called, not the one after it.
                 fault.codeOffset =
-                    note.addresses.lazy.compactMap { address -> UInt64? in
+                    note.addresses.enumerated().lazy.compactMap { index, address -> UInt64? in
                         guard let image = self.blackBox.image(holding: address, unmapped: unmapped),
                             image.plugin == culprit
                         else {
                             return nil
                         }
-                        return address - image.start
+                        return address - image.start - (index == 0 ? 0 : 1)
                     }.first
             }
             outcome.fault = fault
