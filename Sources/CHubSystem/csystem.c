@@ -133,9 +133,44 @@ static void note_fault(uint64_t first) {
     __atomic_store_n(&record[0], gettid() == getpid() ? 1 : 2, __ATOMIC_RELEASE);
 }
 
+// A probe child reports where in the plugin's image a fault was, as one line on its report channel (see
+// csystem_report_faults): it has no black box its parent reads.
+static int fault_report_fd = -1;
+static uint64_t fault_report_record[2 + 32];
+static uint64_t fault_image_start, fault_image_end;
+
+/// Writes `{"faultOffset":N}` to the report channel: N the offset in the plugin's image of the innermost noted
+/// address inside it (a return address less one, so it names the calling instruction). Signal-safe.
+static void report_fault_offset(bool first_is_instruction) {
+    uint64_t start = fault_image_start, end = fault_image_end;
+    if (fault_report_fd < 0 || start == 0 || fault_report_record[0] == 0) return;
+    uint64_t count = fault_report_record[1];
+    for (uint64_t i = 0; i < count && i < 32; i++) {
+        uint64_t address = fault_report_record[2 + i];
+        if (address < start || address >= end) continue;
+        uint64_t offset = address - start - (i == 0 && first_is_instruction ? 0 : 1);
+        char line[64] = "{\"faultOffset\":";
+        size_t at = strlen(line);
+        char digits[24];
+        int n = 0;
+        do {
+            digits[n++] = (char)('0' + offset % 10);
+            offset /= 10;
+        } while (offset != 0);
+        while (n > 0) line[at++] = digits[--n];
+        line[at++] = '}';
+        line[at++] = '\n';
+        ssize_t ignored = write(fault_report_fd, line, at);
+        (void)ignored;
+        return;
+    }
+}
+
 static void note_fatal_signal(int signal_number, siginfo_t *info, void *context) {
     (void)info;
-    note_fault(context ? faulting_instruction((const ucontext_t *)context) : 0);
+    uint64_t instruction = context ? faulting_instruction((const ucontext_t *)context) : 0;
+    note_fault(instruction);
+    report_fault_offset(instruction != 0);
     // SA_RESETHAND made the action the default again; the signal, blocked until this returns, then ends the process.
     raise(signal_number);
 }
@@ -218,6 +253,16 @@ void csystem_note_faults(uint64_t *record, int capacity) {
     fault_record = record;
     for (size_t i = 0; i < FATAL_SIGNAL_COUNT; i++) install_handler(fatal_signals[i], note_fatal_signal, SA_ONSTACK, NULL);
     atexit(note_exit);
+}
+
+void csystem_report_faults(int fd) {
+    csystem_note_faults(fault_report_record, 32);
+    fault_report_fd = fd;
+}
+
+void csystem_set_fault_image(uint64_t start, uint64_t end) {
+    fault_image_start = start;
+    fault_image_end = end;
 }
 
 // A listing that loads plugins in its own process starts itself again when plugin code crashes or stalls in it

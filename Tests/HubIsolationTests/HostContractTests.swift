@@ -473,13 +473,20 @@ import Testing
         #expect(verify.stderr.contains("nope.json: no such file or folder"))
     }
 
+    /// And where in the file, as a worker's report does (a probe's said no more than the call).
     @Test func aProbeNamesTheCallThatCrashedAndItsSampleModel() throws {
-        let setup = try Setup(flags: ["-DCRASH_IN_DRAW_WHEN_PROBED"])
+        let setup = try Setup(flags: ["-DCRASH_IN_DRAW_WHEN_PROBED", "-g"])
         let result = try setup.hubhost(["list-namespaces"])
         #expect(result.status == 5, "\(result.stderr)")
         #expect(
             result.stdout.contains(#"crashed with SIGSEGV in draw [unruly:row] for sample model ""#),
             "named as draw, not configure: \(result.stdout)")
+        let offset = try #require(
+            result.stdout.firstMatch(of: try Regex(#"at libunruly\.so\+(0x[0-9a-f]+)"#))?.output[1].substring,
+            "\(result.stdout)")
+        let line = try ProcessRunner.tool(
+            "addr2line", ["-f", "-e", setup.plugins.appendingPathComponent("libunruly.so").path, String(offset)])
+        #expect(line.stdout.hasPrefix("draw\n") && line.stdout.contains("unruly.c:"), "\(line.stdout)")
     }
 
     @Test func validateTakesFoldersAndChecksWhatTheLoaderAndTheGalleryWouldMeet() throws {

@@ -28,6 +28,14 @@ void csystem_name_thread(const char *name);
 /// number, and `record[0]` last: 1 on the main thread, 2 on another. Only the first is noted. Call once.
 void csystem_note_faults(uint64_t *record, int capacity);
 
+/// A probe child's `csystem_note_faults`: noted in its own memory, and when a noted address is in the image set
+/// with `csystem_set_fault_image`, one line `{"faultOffset":N}` (its offset in that image) written to `fd`, the
+/// child's report channel, before the process ends. Call once.
+void csystem_report_faults(int fd);
+
+/// The image a probe child is exercising, `[start, end)` (0, 0: none), for `csystem_report_faults`.
+void csystem_set_fault_image(uint64_t start, uint64_t end);
+
 /// Arms a restart for a process that runs plugin code in itself: when a fatal signal (those above) hits it,
 /// `*call_word` (the call recorder's word for the call in progress; 0 between calls) stays the same non-zero value
 /// for `timeout_ms`, or exit() is called during a call, the process writes why into `cause` ("11" for SIGSEGV,

@@ -218,6 +218,10 @@ public enum CallRecorder {
     nonisolated(unsafe) private static var freeSlots: [Int] = []
     static let unmappedKept = 16
 
+    /// In a probe child (`csystem_report_faults`): a fault is located in the image of the plugin registered last,
+    /// the one the probe exercises.
+    nonisolated(unsafe) static var locatesFaultsInLastImage = false
+
     /// A slot for a loaded plugin, written to the shared table in a worker. Slot 0 means "unknown" (past the
     /// table's end: more than 4,096 plugins loaded at once).
     /// `image`: the plugin's dlopen handle, whose mapped range the slot records (nil: not loaded from a file).
@@ -236,10 +240,11 @@ public enum CallRecorder {
             names.append(info)
             slot = names.count - 1
         }
-        if let table {
+        if table != nil || locatesFaultsInLastImage {
             var (low, high): (UInt64, UInt64) = (0, 0)
             let range = image.flatMap { csystem_image_range($0, &low, &high) ? low..<high : nil }
-            BlackBox.writeSlot(slot, plugin: info, image: range, table: table)
+            if let table { BlackBox.writeSlot(slot, plugin: info, image: range, table: table) }
+            if locatesFaultsInLastImage, let range { csystem_set_fault_image(range.lowerBound, range.upperBound) }
         }
         return UInt16(slot)
     }

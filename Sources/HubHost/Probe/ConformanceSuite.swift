@@ -1,4 +1,5 @@
 import CHubPlugin
+import CHubSystem
 import FoundationEssentials
 import HubCore
 import Logging
@@ -37,6 +38,11 @@ public struct ConformanceSuite {
     /// `runPrinting`, with the phases stored in a scanner's `PhaseBox` instead of printed when there is one.
     static func runPrinting(file: URL, cacheDirectory: URL, view: ViewModel?, phases: PhaseBox.Writer?) -> Bool {
         LeftoverProcesses.adoptInProbe()
+        // A crash in the plugin's code then says where, as a worker's does (`{"faultOffset":N}` on the channel).
+        if !CallRecorder.locatesFaultsInLastImage {
+            csystem_report_faults(ProbeOutput.descriptor)
+            CallRecorder.locatesFaultsInLastImage = true
+        }
         var suite = ConformanceSuite(file: file, cacheDirectory: cacheDirectory)
         suite.view = view
         func toStandardOutput(_ bytes: UnsafeRawBufferPointer) { ProbeOutput.write(bytes) }

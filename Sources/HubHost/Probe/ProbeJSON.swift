@@ -51,6 +51,12 @@ enum ProbeJSON {
     }
 
     /// The phase of a `{"phase":…}` progress line.
+    /// `{"faultOffset":N}`: where in the plugin's image a probe child faulted (`csystem_report_faults`).
+    static func faultOffsetLine(_ line: Substring) -> UInt64? {
+        guard line.hasPrefix("{\"faultOffset\":"), line.hasSuffix("}") else { return nil }
+        return UInt64(line.dropFirst(15).dropLast())
+    }
+
     static func phaseLine(_ line: Substring) -> ProbePhase? {
         guard line.hasPrefix("{\"phase\":") || line.hasPrefix("{\"component\":") || line.hasPrefix("{\"model\":")
         else { return nil }
@@ -277,6 +283,10 @@ extension QuarantineRecord {
         out.writeJSONString(kind.rawValue)
         out.key("message")
         out.writeJSONString(message)
+        if let codeOffset {
+            out.key("codeOffset")
+            out.write(Int(clamping: codeOffset))
+        }
         if let model {
             out.key("model")
             out.writeJSONString(model)
@@ -319,6 +329,7 @@ extension QuarantineRecord {
         var date: Date?
         var moduleFilesDigest: String?
         var sentByPlugin: Bool?
+        var codeOffset: UInt64?
         try scanner.readObject { scanner, key in
             switch key {
             case "file": file = try scanner.readString()
@@ -335,6 +346,7 @@ extension QuarantineRecord {
             case "date": date = Date(timeIntervalSinceReferenceDate: try scanner.readNumber())
             case "moduleFilesDigest": moduleFilesDigest = try scanner.readOptionalString()
             case "sentByPlugin": sentByPlugin = try scanner.readValue().boolValue
+            case "codeOffset": codeOffset = UInt64(exactly: try scanner.readNumber())
             default: _ = try scanner.readValue()
             }
         }
@@ -346,5 +358,6 @@ extension QuarantineRecord {
             component: component, model: model, signal: signal, message: message, stderrTail: stderrTail, date: date)
         self.moduleFilesDigest = moduleFilesDigest
         self.sentByPlugin = sentByPlugin
+        self.codeOffset = codeOffset
     }
 }

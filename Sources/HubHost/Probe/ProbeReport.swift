@@ -94,6 +94,9 @@ public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
     /// A stop signal (SIGTERM…) plugin code sent its own process (`kill(0, SIGTERM)` in init): its fault, kept as a
     /// crash is, not taken for a user's kill.
     public var sentByPlugin: Bool?
+    /// A crash: where in the plugin's file the faulting code was (`addr2line -f -e FILE 0x…`), when the probe
+    /// child could tell.
+    public var codeOffset: UInt64?
 
     /// False once the module files it was recorded against have changed: the plugin gets probed and loaded again.
     public var stillApplies: Bool {
@@ -107,7 +110,10 @@ public struct QuarantineRecord: Codable, Sendable, CustomStringConvertible {
         let place = phase + (component.map { " [\($0)]" } ?? "") + (model.map { " for \($0)" } ?? "")
         switch kind {
         case .exit: return "exited the process in \(place)" + (message.isEmpty ? "" : " (\(message))")
-        case .crash: return "crashed with \(signal ?? "a signal") in \(place)" + (message.isEmpty ? "" : ": \(message)")
+        case .crash:
+            let at = codeOffset.map { " at \(URL(fileURLWithPath: file).lastPathComponent)+0x\(String($0, radix: 16))" }
+            return "crashed with \(signal ?? "a signal") in \(place)" + (message.isEmpty ? "" : ": \(message)")
+                + (at ?? "")
         case .hang: return "hung in \(place) (\(message))"
         case .failure: return "failed in \(place): \(message)"
         }

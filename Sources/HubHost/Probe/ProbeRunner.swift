@@ -121,6 +121,7 @@ public struct ProbeRunner: Sendable {
                 date: Date())
             // A module file's binding may be what was wrong: changing the files clears it, as changing the plugin.
             if sentByPlugin { record.sentByPlugin = true }
+            if kind == .crash { record.codeOffset = lines.reversed().lazy.compactMap(ProbeJSON.faultOffsetLine).first }
             if phase?.phase == ConformanceSuite.eagerSingletonsPhase {
                 record.moduleFilesDigest = ModuleFile.digest(ofFilesIn: file.deletingLastPathComponent())
             }
