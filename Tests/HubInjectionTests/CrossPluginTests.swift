@@ -301,7 +301,7 @@ struct CrossPluginTests {
     @Test("malformed registrations are refused with a reason, and lookups of unknown services say so")
     func malformedServices() throws {
         let expectations = [
-            "1": "interface_id is NULL or empty", "2": "com.test.bad has a NULL table",
+            "1": "interface_id is NULL or empty", "2": "\"com.test.bad\" has a NULL table",
             "3": "hub_service is 8 bytes; ABI 1.0 needs", "4": "service is NULL",
         ]
         for (mode, message) in expectations.sorted(by: { $0.key < $1.key }) {
