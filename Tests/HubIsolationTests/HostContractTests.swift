@@ -489,6 +489,29 @@ import Testing
         #expect(line.stdout.hasPrefix("draw\n") && line.stdout.contains("unruly.c:"), "\(line.stdout)")
     }
 
+    /// A plugin that finds a library of its own through `$ORIGIN` cannot find it beside its private copy: the
+    /// refusal says why and what to do (it said only "cannot open shared object file", the library being there).
+    @Test func aLibraryFoundThroughOriginIsExplained() throws {
+        let folder = try TemporaryFolder("hubhost-origin")
+        let plugins = folder.appending("plugins")
+        try FileManager.default.createDirectory(
+            at: plugins, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let dependency = folder.appending("dep.c")
+        try "int origin_dependency(void) { return 7; }\n".write(to: dependency, atomically: true, encoding: .utf8)
+        _ = try ProcessRunner.tool(
+            "cc", ["-shared", "-fPIC", dependency.path, "-o", plugins.appendingPathComponent("liborigindep.so").path])
+        try FixtureCompiler.compile(
+            Self.unruly, to: plugins.appendingPathComponent("libunruly.so"),
+            flags: ["-Wl,--no-as-needed", "-L", plugins.path, "-lorigindep", "-Wl,-rpath,$ORIGIN"])
+        let result = try ProcessRunner.hubhost(
+            ["list-namespaces", "--plugins", plugins.path, "--plugin-cache", folder.appending("cache").path],
+            currentDirectory: folder.url)
+        #expect(
+            result.stdout.contains("libunruly.so: dlopen failed: liborigindep.so: cannot open shared object file")
+                && result.stdout.contains("its run path names $ORIGIN: hubhost loads a private copy"),
+            "\(result.stdout)\(result.stderr)")
+    }
+
     @Test func validateTakesFoldersAndChecksWhatTheLoaderAndTheGalleryWouldMeet() throws {
         let setup = try Setup(flags: ["-DHUGE_STORIES"])
         // A folder: every plugin in it.

@@ -398,8 +398,15 @@ public final class PluginHost {
         loadStep?("dlopen (its constructors)")
         guard let handle = dlopen(copy.path, flags) else {
             let why = dlerror().map { String(cString: $0) } ?? "unknown error"
+            // A library found through $ORIGIN beside the plugin is not beside its private copy (read on failure only).
+            let origin =
+                why.contains("cannot open shared object file")
+                    && (try? Data(contentsOf: copy))?.firstRange(of: Data("$ORIGIN".utf8)) != nil
+                ? " (its run path names $ORIGIN: hubhost loads a private copy of the plugin from its cache, where "
+                    + "$ORIGIN points; link that library statically or install it where the loader looks, see "
+                    + "writing-plugins.md)" : ""
             discardCopy(record)
-            throw LoadFailure(reason: "\(name): dlopen failed: \(why)")
+            throw LoadFailure(reason: "\(name): dlopen failed: \(why)\(origin)")
         }
         record.handle = handle
 
