@@ -312,7 +312,12 @@ public final class DevSupervisor: @unchecked Sendable {
         quarantined.removeAll { $0.file == record.file && $0.hash == record.hash }
         quarantined.append(record)
         lock.unlock()
-        let howLong = fault.forThisRunOnly.map { " for this session only (\($0))" } ?? ""
+        // Said, as removing the model from the view does not bring it back (the plugin is out, not the model).
+        let howLong =
+            fault.forThisRunOnly.map {
+                " for this session only (\($0)) until a new build of it lands (or dev restarts)"
+            }
+            ?? " until a new build of it lands (`--reprobe` tries this one again)"
         publishProblem("crash", fault.report + "\nquarantined\(howLong); a new worker starts without it")
     }
 

@@ -49,6 +49,7 @@ enum PreviewPage {
           .box { position: absolute; box-sizing: border-box; cursor: pointer; }
           .box:hover { outline: 1px dashed #1e90ff; }
           .box.tapped { outline: 2px solid #ff8c00; background: rgba(255,140,0,.12); }
+          .box.inspected { outline: 2px solid #7a3cff; background: rgba(122,60,255,.10); }
           .box.story:hover { outline: 2px solid #1db954; }
           #story-name { display: inline-block; max-width: 36ch; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: bottom; }
           #overlay { display: none; position: fixed; left: 0; right: 0; top: var(--header); z-index: 10; max-height: 45vh; overflow: auto;
@@ -224,7 +225,7 @@ enum PreviewPage {
           if (inspected && !initial) {
             const again = [...boxes.children].find(b => b.dataset.componentId === inspected.id && b.dataset.section === inspected.section);
             // A large view draws only the part near where the page is scrolled: a component scrolled away is not gone.
-            if (again) inspect(again); else if (!frame.window) { inspected = null; $('editor').hidden = true; $('inspected').replaceChildren(text('dt', 'the component is gone from the view')); }
+            if (again) { inspect(again); markInspected(); } else if (!frame.window) { inspected = null; $('editor').hidden = true; $('inspected').replaceChildren(text('dt', 'the component is gone from the view')); }
           }
           const problems = frame.problems.map(p => p.kind + ': ' + p.message).join('\\n');
           // New problems go to the log at their level (the "warnings and errors" filter shows them); a clean
@@ -356,6 +357,12 @@ enum PreviewPage {
           if (['body', 'header', 'overlay'].includes(section) && /^(\\d{1,9}(\\.\\d{1,9}){0,63})?$/.test(path ?? '')) inspectAt(section, path ?? '', true);
         }
         const inspect = (box) => inspectAt(box.dataset.section, box.dataset.indexPath, false);
+        // The component the inspector shows is marked in the drawing (by id: the frame's boxes are new each time).
+        function markInspected() {
+          for (const b of $('boxes').children)
+            b.classList.toggle('inspected', !!inspected && $('inspect-mode').checked
+              && b.dataset.componentId === inspected.id && b.dataset.section === inspected.section);
+        }
         async function inspectAt(section, path, reveal) {
           inspectedAt = section + ':' + path;
           saveState();
@@ -379,6 +386,7 @@ enum PreviewPage {
           $('edit-custom').value = JSON.stringify(model.custom ?? {}, null, 1);
           $('editor').hidden = false;
           $('edit-result').textContent = '';
+          markInspected();
           $('inspector-hint').hidden = true;
           // Opened from a link: the component is brought into the window if it is not in it.
           const zoom = Number($('zoom').value) || 1;
@@ -459,6 +467,7 @@ enum PreviewPage {
         });
         $('inspect-mode').addEventListener('change', () => {
           document.body.classList.toggle('inspecting', $('inspect-mode').checked);
+          markInspected();
           saveState();
         });
         $('zoom').addEventListener('change', saveState);
@@ -547,6 +556,7 @@ enum PreviewPage {
         // The browser retries a dropped stream by itself, but gives up for good after an answer that is not a
         // stream (a 503 while the server is at its stream limit): then a new one is opened a little later.
         let streamDropped = false;
+        let retryDelay = 250;
         function connect() {
           const events = new EventSource('/events');
           events.addEventListener('render', (e) => {
@@ -561,11 +571,15 @@ enum PreviewPage {
           events.addEventListener('activity', (e) => {
             $('activity').textContent = $('activity').title = JSON.parse(e.data).activity ?? '';
           });
-          events.onopen = () => { $('state').textContent = 'live'; $('state').className = 'state'; };
+          events.onopen = () => { $('state').textContent = 'live'; $('state').className = 'state'; retryDelay = 250; };
           events.onerror = () => {
             streamDropped = true;
             $('state').textContent = 'reconnecting…'; $('state').className = 'state down';
-            if (events.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+            // Retried here, waiting longer each time up to 2 s (the browser's own retry every 0.5 s logged an error
+            // twice a second for as long as the server was down).
+            events.close();
+            setTimeout(connect, retryDelay);
+            retryDelay = Math.min(retryDelay * 2, 2000);
           };
         }
         connect();
