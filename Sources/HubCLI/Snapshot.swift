@@ -207,6 +207,15 @@ struct Snapshot: ParsableCommand {
     }
 
     /// The first of `lines` (what was said of an input), and how many more stderr has.
+    /// "; 1 input with problems (exit 1): NAME has problems: …" for a summary line, so its last line says why the
+    /// run fails even when every image matched.
+    static func failuresSaid(_ failures: [(name: String, reason: String)]) -> String {
+        guard let first = failures.first else { return "" }
+        let count = failures.count == 1 ? "1 input" : "\(failures.count) inputs"
+        return "; \(count) with problems: \(PathText.fileName(first.name)) \(first.reason)"
+            + (failures.count > 1 ? " (and \(failures.count - 1) more)" : "")
+    }
+
     static func firstOf<Lines: Collection<String>>(_ lines: Lines) -> String {
         guard var first = lines.first else { return "the reason is on stderr" }
         // The command's name leads every stderr line; in a JUnit message or the report it says nothing.
@@ -247,7 +256,7 @@ struct Snapshot: ParsableCommand {
     private static func view(_ file: String, _ options: Options, _ host: PluginHost) throws -> ([Picture], Bool) {
         let loaded = try LoadedView.load(file, images: options.images)
         // A golden of a fallback drawing would be wrong, as it would be of a story's: a problem, not a warning.
-        let unresolved = loaded.reportUnresolvedComponents(in: host)
+        let unresolved = loaded.reportUnresolvedComponents(in: host, asProblems: true)
         let pictures = options.widths.values.map { width in
             let pipeline = RenderPipeline(registry: host.registry)
             pipeline.options = RenderPipeline.Options(retainBodyInstances: false, keepDisplayLists: true)
@@ -264,7 +273,7 @@ struct Snapshot: ParsableCommand {
     private static func script(_ file: String, _ options: Options, _ host: PluginHost) throws -> ([Picture], Bool) {
         let viewFile = String(file.dropLast("l".count))  // X.jsonl → X.json
         let loaded = try LoadedView.load(viewFile, images: options.images)
-        let unresolved = loaded.reportUnresolvedComponents(in: host)
+        let unresolved = loaded.reportUnresolvedComponents(in: host, asProblems: true)
         // Read as `events` reads it: a line of invalid UTF-8 is named with its byte, not "cannot read".
         let bytes: [UInt8]
         do { bytes = try readWholeFile(file, limit: EventScript.maxBytes) } catch {
@@ -340,9 +349,16 @@ struct Snapshot: ParsableCommand {
 
     /// A picture as a PNG image.
     static func draw(_ picture: Picture, scale: Double) throws -> PNGImage {
+        let canvas = picture.tree.canvasSize
+        // Refused before its SVG is made, with what does work for a long view.
+        if let problem = PNGImage.sizeProblem(width: canvas.width, height: canvas.height, scale: scale) {
+            throw PNGImage.Failure(
+                description: problem + "; snapshot a long view as a script of its screens (X.jsonl beside X.json, "
+                    + "with scroll and snapshot steps: docs/snapshots.md), or draw it whole with `hubhost render "
+                    + "--format svg`")
+        }
         PNGFont.warnOnce()
         let svg = SVGRenderer(images: ImageResolver(access: picture.access), showFrames: false).render(picture.tree)
-        let canvas = picture.tree.canvasSize
         return try PNGImage.rasterize(svg: svg, width: canvas.width, height: canvas.height, scale: scale)
     }
 
@@ -532,7 +548,7 @@ struct Snapshot: ParsableCommand {
                 options.gallery && options.shard == nil
                 ? Snapshot.removeGoldensNoStoryHas(drawn, in: folder, stage: &stage) : 0
             let summary =
-                "recorded \(recorded) image(s) in \(folder.path)"
+                "recorded \(recorded) image(s) in \(folder.path)" + Snapshot.failuresSaid(drawn.failures)
                 + (removed > 0 ? "; removed \(removed) gallery golden(s) no story has (above)" : "")
                 + (unwritten > 0 ? "; \(unwritten) could not be written (above)" : "")
             if stage != nil { try stage!.finish(summary: summary) } else { StandardOutput.print(summary) }
@@ -676,6 +692,7 @@ struct Snapshot: ParsableCommand {
                     + (undrawn > 0 ? ", \(undrawn) gallery golden(s) no story drew" : "")
                     + (unchecked.isEmpty ? "" : ", \(unchecked.count) golden(s) not drawn")
                     + (cannotDraw > 0 ? ", \(cannotDraw) that could not be drawn" : "")
+                    + Snapshot.failuresSaid(drawn.failures)
                     + (matched == results.count && drawn.failures.isEmpty ? "" : "; report: \(self.report)/report.html")
             )
             // A plugin fault first: what it left undrawn or missing is its doing, and the plugin is what to fix. The

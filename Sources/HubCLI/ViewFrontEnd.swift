@@ -61,11 +61,14 @@ extension LoadedView {
     /// `UnresolvedComponents`), at most `maxErrors`, and returns them. A warning, not a problem: Hub falls back
     /// by design, and views (the examples among them) name fallbacks on purpose; `render --strict` refuses them.
     @discardableResult
-    func reportUnresolvedComponents(in host: PluginHost, maxErrors: Int = 100) -> [String] {
+    /// `asProblems`: said as problems, not warnings (`snapshot`: a golden of a fallback drawing would be wrong).
+    func reportUnresolvedComponents(in host: PluginHost, maxErrors: Int = 100, asProblems: Bool = false) -> [String] {
         let issues = UnresolvedComponents.problems(
             in: viewModel, registry: host.registry, file: path, detailed: maxErrors,
             unavailable: host.unavailableNamespaces)
-        var lines = issues.prefix(maxErrors).map(\.warningLine)
+        var lines = issues.prefix(maxErrors).map {
+            asProblems ? $0.description + " (a golden of its fallback would be wrong)" : $0.warningLine
+        }
         if issues.count > maxErrors {
             lines.append("\(path): … and \(issues.count - maxErrors) more component ids no plugin provides")
         }

@@ -15,6 +15,7 @@ public struct PNGImage: Equatable, Sendable {
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// Why a drawing of `width`×`height` points at `scale` is too large for a PNG, or nil: asked before the SVG is

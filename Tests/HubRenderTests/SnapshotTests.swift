@@ -122,6 +122,33 @@ import Testing
     /// A CI run must not go green without checking what it should: goldens whose plugin or story went away are
     /// missing, a run that draws nothing fails, two inputs that would share a golden are refused, a size change
     /// fails whatever the tolerance (and shows where), and the report is always this run's.
+    /// A view that names a component no plugin serves records and verifies with exit 1: the last line says why
+    /// (every image matched, and the reasons were warnings). A view too tall for a PNG says what does work.
+    @Test func theSummarySaysWhyARunFailsAndWhatToDoWithALongView() throws {
+        let sandbox = try Sandbox()
+        let fallback = sandbox.folder.appending("fallback.json")
+        try Data(#"{"body": [{"id": "x", "component": {"id": "nowhere:thing"}, "text": {"title": "X"}}]}"#.utf8)
+            .write(to: fallback)
+        for mode in ["record", "verify"] {
+            let run = try sandbox.hubhost([
+                "snapshot", mode, fallback.path, "--out", sandbox.folder.appending("fb").path,
+            ])
+            #expect(run.status == 1, "\(run.stderr)")
+            let last = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(last.contains("1 input with problems: fallback.json has problems:"), "\(mode): \(last)")
+            #expect(run.stderr.contains("drawn as a fallback (a golden of its fallback would be wrong)"))
+            #expect(!run.stderr.contains("warning:"), "\(run.stderr)")
+        }
+        let long = sandbox.folder.appending("long.json")
+        let rows = (0..<700).map { #"{"id": "r\#($0)", "component": {"id": "demo:row"}, "text": {"title": "R"}}"# }
+        try Data("{\"body\": [\(rows.joined(separator: ","))]}".utf8).write(to: long)
+        let tall = try sandbox.hubhost([
+            "snapshot", "record", long.path, "--out", sandbox.folder.appending("long").path,
+        ])
+        #expect(tall.status == 2, "\(tall.stderr)")
+        #expect(tall.stderr.contains("larger than a PNG hubhost draws (32768); snapshot a long view as a script"))
+    }
+
     @Test func whatVerifyCannotCheckFailsTheRun() throws {
         let sandbox = try Sandbox()
         #expect(try sandbox.snapshot("record", out: "golden").status == 0)
