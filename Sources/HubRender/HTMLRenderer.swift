@@ -5,11 +5,17 @@ import HubCore
 public struct HTMLRenderer {
     public var svg: SVGRenderer
     public var naming: SourceNaming
+    /// The most rows the table has; the rest are counted in its last row. A browser took 48 s and 7.9 GB to open
+    /// the page of a 100k-component view, most of it laying out the table (the drawing alone: 18 s, 1.8 GB).
+    public static let tableLimit = 2_000
 
     public init(svg: SVGRenderer = SVGRenderer(), naming: SourceNaming = SourceNaming()) {
         self.svg = svg
         self.naming = naming
     }
+
+    /// `node` and every child under it.
+    private static func count(_ node: RenderNode) -> Int { 1 + node.children.reduce(0) { $0 + count($1) } }
 
     public func render(_ tree: RenderTree, diagnostics: [String] = []) -> String {
         let title = escape(tree.title ?? tree.viewID ?? "hubhost view")
@@ -40,7 +46,14 @@ public struct HTMLRenderer {
         }
         out +=
             "<table>\n<tr><th>part</th><th>index path</th><th>id</th><th>component</th><th>source</th><th>traits</th><th>frame</th></tr>\n"
+        var written = 0
+        var left = 0
         func rows(_ node: RenderNode, part: String) {
+            guard written < Self.tableLimit else {
+                left += Self.count(node)
+                return
+            }
+            written += 1
             let source: String
             var cls = ""
             switch node.source {
@@ -58,6 +71,10 @@ public struct HTMLRenderer {
         if let header = tree.header { rows(header, part: "header") }
         for node in tree.body { rows(node, part: "body") }
         for node in tree.overlays { rows(node, part: "overlay") }
+        if left > 0 {
+            out += "<tr><td colspan=\"7\">… and \(left) more components (<code>hubhost render --format json</code> "
+            out += "lists every one)</td></tr>\n"
+        }
         out += "</table>\n</div>\n</body>\n</html>\n"
         return out
     }
