@@ -61,6 +61,9 @@ public struct HubHostCommand: ParsableCommand {
             DevFrontEnd.replaceProcess()
         }
         CallRecorder.attachFromEnvironment()
+        // A probe that has not answered for a while is said as it happens (plugins that hang took their whole
+        // budget each, in silence). One line, from the thread that waits for it.
+        ProbeRunner.slowProbeNotice = { StandardError.writeLine("hubhost: " + TerminalText.line($0)) }
         rejectHelpForUnknownCommand()
         do {
             var command = try parseAsRoot()

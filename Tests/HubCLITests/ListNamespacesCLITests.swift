@@ -187,6 +187,31 @@ struct ListNamespacesCLITests {
             "\(result.stdout)")
     }
 
+    /// A probe that does not answer is said as it happens, with where it is (plugins that hang each took their
+    /// whole budget in silence: ten, 50 s with nothing printed).
+    @Test func aProbeThatDoesNotAnswerIsSaidWhileItIsWaitedFor() throws {
+        let root = try Self.folder(good: false, bad: false)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let trigger = root.appendingPathComponent("config")
+        try Data("x".utf8).write(to: trigger)
+        for name in ["libslow1.so", "libslow2.so"] {
+            try Self.compile(
+                to: root.appendingPathComponent("plugins/\(name)"),
+                defines: ["-DFIXTURE_HANG_INIT_IF=\"\(trigger.path)\"", "-DFIXTURE_NAMESPACE=\"\(name.dropLast(3))\""])
+        }
+        let result = try Self.run([
+            "list-namespaces", "--plugins", root.appendingPathComponent("plugins").path, "--plugin-cache",
+            root.appendingPathComponent("cache").path,
+        ])
+        for name in ["libslow1.so", "libslow2.so"] {
+            #expect(
+                result.stderr.contains(
+                    "hubhost: \(name): no answer from its probe for 2 s (in init); given up after 5 s"),
+                "\(result.stderr)")
+            #expect(result.stdout.contains("quarantined  \(name): hung in init"), "\(result.stdout)")
+        }
+    }
+
     /// A probe ended by another process's SIGTERM (a user's kill of the busy process) keeps its plugin out of that
     /// run only: it was quarantined for good as "crashed with SIGTERM in init".
     @Test func aProbeKilledFromOutsideIsProbedAgainNextTime() throws {

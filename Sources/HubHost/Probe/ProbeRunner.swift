@@ -9,6 +9,11 @@ import HubCore
 /// a verdict: the report when the child finished, or a quarantine record naming the phase it died or hung in,
 /// the signal, and the tail of its stderr.
 public struct ProbeRunner: Sendable {
+    /// Told once per file whose probe has not answered for `slowNoticeSeconds` (a scan of plugins that hang says
+    /// nothing for their whole budget otherwise: ten took 50 s in silence). From any thread; nil: nobody is told.
+    nonisolated(unsafe) public static var slowProbeNotice: (@Sendable (String) -> Void)?
+    static let slowProbeNoticeSeconds = 2.0
+
     public enum Verdict: Sendable {
         case passed(ProbeReport)
         case quarantined(QuarantineRecord, report: ProbeReport?)
@@ -238,10 +243,17 @@ public struct ProbeRunner: Sendable {
         var timer = ChildTimer(pid: pid)
         var status: Int32 = 0
         var pause: useconds_t = 200
+        var saidSlow = false
         while true {
             let done = waitpid(pid, &status, WNOHANG)
             if done == pid { break }
             if done < 0 && errno != EINTR { break }
+            if !saidSlow, timer.look() >= Self.slowProbeNoticeSeconds, let notice = Self.slowProbeNotice {
+                saidSlow = true
+                notice(
+                    "\(TerminalText.escaped(file.lastPathComponent)): no answer from its probe for "
+                        + "\(Self.slowProbeNoticeSeconds.compactSeconds); given up after \(timeout.compactSeconds)")
+            }
             if timer.look() > timeout {
                 kill(-pid, SIGKILL)  // its group: what its plugin forked too (`OwnProcessGroup`)
                 kill(pid, SIGKILL)

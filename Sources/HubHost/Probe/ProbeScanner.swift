@@ -153,6 +153,7 @@ extension ProbeRunner {
         let exitDescriptor = csystem_pidfd_open(pid)
         defer { if exitDescriptor >= 0 { close(exitDescriptor) } }
         var scannerEnded = false
+        var slowNoted: Int?
 
         /// The end of stderr between `offset` and `end` (the end of the file when nil), as `CrashText.tail` cuts it
         /// (read from 16 KiB back: a Swift trap's reason comes before a backtrace of some 3 KiB).
@@ -198,6 +199,16 @@ extension ProbeRunner {
                 }
             }
             let left = timeout - timer.look()
+            if let index = current, index != slowNoted, timeout - left >= ProbeRunner.slowProbeNoticeSeconds,
+                let notice = ProbeRunner.slowProbeNotice, index < files.count
+            {
+                slowNoted = index
+                let phase = phaseBox.flatMap { PhaseBox.phase(in: $0, file: index) }.map { " (in \($0.phase))" }
+                notice(
+                    "\(TerminalText.escaped(files[index].lastPathComponent)): no answer from its probe for "
+                        + "\(ProbeRunner.slowProbeNoticeSeconds.compactSeconds)\(phase ?? ""); given up after "
+                        + "\(timeout.compactSeconds)")
+            }
             if left <= 0 {
                 kill(-pid, SIGKILL)  // its group: what its plugins forked too (`OwnProcessGroup`)
                 kill(pid, SIGKILL)
