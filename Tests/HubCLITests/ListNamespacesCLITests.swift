@@ -194,10 +194,14 @@ struct ListNamespacesCLITests {
         defer { try? FileManager.default.removeItem(at: root) }
         let trigger = root.appendingPathComponent("config")
         try Data("x".utf8).write(to: trigger)
-        for name in ["libslow1.so", "libslow2.so"] {
+        // After the first hang, the files left are split between two scanners (every other one): the third, which
+        // answers, is probed beside the second, which hangs, and each verdict stays its own file's.
+        for name in ["libslow1.so", "libslow2.so", "libslow3ok.so"] {
             try Self.compile(
                 to: root.appendingPathComponent("plugins/\(name)"),
-                defines: ["-DFIXTURE_HANG_INIT_IF=\"\(trigger.path)\"", "-DFIXTURE_NAMESPACE=\"\(name.dropLast(3))\""])
+                defines: [
+                    "-DFIXTURE_NAMESPACE=\"\(name.dropLast(3))\"", "-DFIXTURE_ID=\"com.example.\(name.dropLast(3))\"",
+                ] + (name.hasSuffix("ok.so") ? [] : ["-DFIXTURE_HANG_INIT_IF=\"\(trigger.path)\""]))
         }
         let result = try Self.run([
             "list-namespaces", "--plugins", root.appendingPathComponent("plugins").path, "--plugin-cache",
@@ -210,6 +214,7 @@ struct ListNamespacesCLITests {
                 "\(result.stderr)")
             #expect(result.stdout.contains("quarantined  \(name): hung in init"), "\(result.stdout)")
         }
+        #expect(result.stdout.contains("com.example.libslow3ok") && !result.stderr.contains("libslow3ok.so: no answer"))
     }
 
     /// A probe ended by another process's SIGTERM (a user's kill of the busy process) keeps its plugin out of that

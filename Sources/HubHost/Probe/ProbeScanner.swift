@@ -1,4 +1,5 @@
 import CHubSystem
+import Dispatch
 import FoundationEssentials
 import HubCore
 
@@ -65,9 +66,17 @@ extension ProbeRunner {
         }
     }
 
+    /// How many more scanners a scan may add to wait out hangs side by side.
+    static let extraScannersForHangs = 6
+
     /// Probes `items` with as few scanner children as their crashes and hangs allow (one when none does); the
-    /// verdicts come back in the order of `items`. Each file gets `timeout` seconds.
-    public func scan(_ items: [ScanItem]) -> [Verdict] {
+    /// verdicts come back in the order of `items`. Each file gets `timeout` seconds. After a hang, the files left
+    /// are split between two scanners (while `extraScannersForHangs` allows), so plugins that all hang are waited
+    /// out side by side: ten took 50 s one after another.
+    public func scan(_ items: [ScanItem]) -> [Verdict] { scan(items[...], spare: Self.extraScannersForHangs) }
+
+    private func scan(_ items: ArraySlice<ScanItem>, spare: Int) -> [Verdict] {
+        let items = Array(items)
         var verdicts = [Verdict?](repeating: nil, count: items.count)
         var next = 0
         while next < items.count {
@@ -86,6 +95,31 @@ extension ProbeRunner {
                 ? probe(items[index].file, stamp: items[index].stamp, hash: items[index].hash)
                 : verdict(items[index].file, stamp: items[index].stamp, hash: items[index].hash, child: stopped.child)
             next = index + 1
+            let left = items.count - next
+            if stopped.child.timedOut, spare > 0, left >= 2 {
+                // Every other file to a second scanner, on a thread of its own (it only waits), each with half of
+                // what is spare: files that hang often come together (one bug, one prefix), and halves would leave
+                // them all to one side.
+                let rest = Array(next..<items.count)
+                let (mine, theirs) = (
+                    rest.enumerated().filter { $0.offset % 2 == 0 }.map(\.element),
+                    rest.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+                )
+                let other = Locked<[Verdict]>([])
+                let done = DispatchSemaphore(value: 0)
+                let theirItems = theirs.map { items[$0] }[...]
+                let waitForOther: @Sendable () -> Void = { [self] in
+                    let found = scan(theirItems, spare: (spare - 1) / 2)
+                    other.withLock { $0 = found }
+                    done.signal()
+                }
+                if !Threads.detach(name: "hubhost-probe", waitForOther) { waitForOther() }
+                let found = scan(mine.map { items[$0] }[...], spare: (spare - 1) - (spare - 1) / 2)
+                done.wait()
+                for (index, verdict) in zip(mine, found) { verdicts[index] = verdict }
+                for (index, verdict) in zip(theirs, other.withLock { $0 }) { verdicts[index] = verdict }
+                next = items.count
+            }
         }
         // A scanner that ended early without a crash (it cannot happen, but must not lose files) probes the rest.
         return verdicts.enumerated().map { index, verdict in
