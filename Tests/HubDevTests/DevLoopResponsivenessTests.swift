@@ -46,6 +46,39 @@ struct DevLoopResponsivenessTests {
         #expect(!dev.log.contains("already loaded"))
     }
 
+    /// Builds of other plugins whose probes hang (each the whole probe timeout) do not hold a good build: it is
+    /// swapped in long before they are quarantined (it waited for them all, and its probe waited for Dispatch's
+    /// pool to grow a thread per second behind theirs: 20 s behind 100 such builds).
+    @Test func aGoodBuildIsNotHeldByOtherBuildsThatHang() throws {
+        let hanging = ["h1", "h2", "h3", "h4", "h5"]
+        for name in hanging {
+            try TestSupport.installPlugin(
+                "swatch.c", at: plugins.appendingPathComponent("lib\(name).so"),
+                defines: ["PLUGIN_VERSION=\"1\"", "NAMESPACE=\"\(name)\"", "PLUGIN_ID=\"test.\(name)\""])
+        }
+        try TestSupport.installPlugin("swatch.c", at: swatch, defines: ["PLUGIN_VERSION=\"1\""])
+        let dev = try DevProcess(
+            view: view, plugins: plugins, cache: root.appendingPathComponent("cache"),
+            extra: ["--probe-timeout", "15"])
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        for name in hanging {
+            try TestSupport.installPlugin(
+                "swatch.c", at: plugins.appendingPathComponent("lib\(name).so"),
+                defines: [
+                    "PLUGIN_VERSION=\"2\"", "NAMESPACE=\"\(name)\"", "PLUGIN_ID=\"test.\(name)\"", "HANG_IN_INIT",
+                ])
+        }
+        try TestSupport.installPlugin("swatch.c", at: swatch, defines: ["PLUGIN_VERSION=\"2\""])
+        #expect(TestSupport.waitUntil(timeout: 40) { dev.log.contains("hung in init") }, "\(dev.log)")
+        // Its own probe takes a fraction of a second, then at most a second for builds of the same moment; not
+        // the 15 s the others' probes take.
+        let log = dev.log
+        let line = try #require(log.split(separator: "\n").first { $0.contains("libswatch.so 1 → 2: swapped in") })
+        let ms = try #require(Double(line.split(separator: " in ")[1].split(separator: " ")[0]), "\(line)")
+        #expect(ms < 8_000, "the good build waited for the hanging probes: \(log)")
+    }
+
     @Test func galleryModeShowsEveryStoryAndFollowsRebuilds() throws {
         try TestSupport.installPlugin(
             "swatch.c", at: swatch, defines: ["SWATCH_COLOR=0xFF0000FFu", "PLUGIN_VERSION=\"1\""])

@@ -181,24 +181,43 @@ extension DevLoop {
         let queue = options.queue
         let target = WeakLoop(self)
         let (batch, latest) = (toProbe, generations)
-        DispatchQueue.global(qos: .userInitiated).async {
-            let verdicts = Self.probe(batch, with: gate)
-            queue.async {
-                guard let loop = target.loop else { return }
-                loop.probeBatchesInFlight[batchNumber] = nil
-                loop.probedBuilds += zip(batch, verdicts).map {
-                    (change: $0, verdict: $1, generation: latest[$0.url.path]!)
+        // Each verdict comes back as its probe ends: a build that probes fast is not held by one that hangs. On a
+        // thread of its own: it only waits, and batches blocking Dispatch's pool each waited for it to grow (a
+        // thread a second: a good build behind eight that hang waited 4 s to start its probe).
+        let coordinate: @Sendable () -> Void = {
+            Self.probe(batch, with: gate) { index, verdict in
+                queue.async {
+                    guard let loop = target.loop else { return }
+                    let path = batch[index].url.path
+                    loop.probeBatchesInFlight[batchNumber]?[path] = nil
+                    if loop.probeBatchesInFlight[batchNumber]?.isEmpty == true {
+                        loop.probeBatchesInFlight[batchNumber] = nil
+                    }
+                    loop.probedBuilds.append((change: batch[index], verdict: verdict, generation: latest[path]!))
+                    loop.loadWhenProbesSettle()
                 }
-                // Builds of one parallel build settle a little apart: those probed while others still are wait for
-                // them (the view is drawn once, not once per settling), as long as the slowest probe (the timeout).
-                // Not for a probe of a build since replaced: a fix saved after a build that hangs waited out the
-                // hang's probe.
-                let waitedFor = loop.probeBatchesInFlight.values.contains { files in
-                    files.contains { path, generation in loop.probeGenerations[path] == generation }
-                }
-                guard !waitedFor else { return }
-                loop.loadProbedBuilds()
             }
+        }
+        if !Threads.detach(name: "hubhost-probes", coordinate) { DispatchQueue.global().async(execute: coordinate) }
+    }
+
+    /// Loads the probed builds once no probe of a current build runs (the builds of one parallel build settle a
+    /// little apart: the view is drawn once for all of them, not once per settling), or a second after the first
+    /// one waited, whichever comes first: a probe that hangs runs for the whole probe timeout, and a batch of them
+    /// held a good build for 20 s. Not for a probe of a build since replaced: a fix saved after a build that hangs
+    /// waited out the hang's probe.
+    private func loadWhenProbesSettle() {
+        let waitedFor = probeBatchesInFlight.values.contains { files in
+            files.contains { path, generation in probeGenerations[path] == generation }
+        }
+        guard waitedFor else { return loadProbedBuilds() }
+        guard !probedLoadScheduled else { return }
+        probedLoadScheduled = true
+        let target = WeakLoop(self)
+        options.queue.asyncAfter(deadline: .now() + 1) {
+            guard let loop = target.loop else { return }
+            loop.probedLoadScheduled = false
+            loop.loadProbedBuilds()
         }
     }
 
@@ -215,16 +234,32 @@ extension DevLoop {
         onActivity(nil)
     }
 
-    /// The probe gate's verdicts for `changes`, in their order, as many probes at a time as the gate runs.
-    private static func probe(_ changes: [FileChange], with gate: ProbeGate) -> [ProbeGate.Verdict] {
-        let verdicts = VerdictList(count: changes.count)
-        let lanes = min(changes.count, max(1, gate.parallelism))
-        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
-            for index in stride(from: lane, to: changes.count, by: lanes) {
-                verdicts.set(gate.check(changes[index].url), at: index)
+    /// Probes `changes` with the gate, four times as many at a time as it runs, each lane taking the next file when
+    /// it is free (a probe that hangs only waits: a hundred builds that hang, two at a time, took minutes, and a good
+    /// build behind them waited its turn), telling `done` of each verdict (by index) as it comes.
+    private static func probe(
+        _ changes: [FileChange], with gate: ProbeGate, done: @escaping @Sendable (Int, ProbeGate.Verdict) -> Void
+    ) {
+        let lanes = min(changes.count, max(1, gate.parallelism) * 4)
+        let next = Locked(0)
+        let finished = DispatchGroup()
+        // Threads of their own: Dispatch runs only as many lanes at once as there are cores.
+        let lane: @Sendable () -> Void = {
+            while true {
+                let index = next.withLock { value in
+                    defer { value += 1 }
+                    return value
+                }
+                guard index < changes.count else { break }
+                done(index, gate.check(changes[index].url))
             }
+            finished.leave()
         }
-        return verdicts.all
+        for _ in 0..<lanes {
+            finished.enter()
+            if !Threads.detach(name: "hubhost-probe", lane) { lane() }
+        }
+        finished.wait()
     }
 
     /// "libx.so", or "libx.so and 4 more".
@@ -232,16 +267,4 @@ extension DevLoop {
         let first = changes.first?.url.lastPathComponent ?? ""
         return changes.count > 1 ? "\(first) and \(changes.count - 1) more" : first
     }
-}
-
-/// Verdicts stored by the threads that probed them.
-private final class VerdictList: @unchecked Sendable {
-    private let lock = Lock()
-    private var verdicts: [ProbeGate.Verdict]
-
-    init(count: Int) { verdicts = Array(repeating: .notProbed, count: count) }
-
-    func set(_ verdict: ProbeGate.Verdict, at index: Int) { lock.withLock { verdicts[index] = verdict } }
-
-    var all: [ProbeGate.Verdict] { lock.withLock { verdicts } }
 }

@@ -187,6 +187,8 @@ public final class DevLoop {
     var probeBatchesInFlight: [Int: [String: Int]] = [:]
     var nextProbeBatch = 0
     var probedBuilds: [(change: FileChange, verdict: ProbeGate.Verdict, generation: Int)] = []
+    /// A load of the probed builds is scheduled (see `loadWhenProbesSettle`).
+    var probedLoadScheduled = false
     private let logger: Logger
     private var watchers: [FileWatcher] = []
     var viewModel: ViewModel?
