@@ -547,5 +547,15 @@ import Testing
         #expect(
             withView.stdout.contains(#"crashed with SIGSEGV in view action handlers for body[2] (id "c")"#),
             "\(withView.stdout)")
+        // A view that names none of a plugin's components is not run through it (each run decoded the whole view:
+        // 300 plugins over a 100k view took minutes), and that is said.
+        let other = setup.folder.appending("other.json")
+        try Data(#"{"body": [{"id": "x", "component": {"id": "cdemo:banner"}}]}"#.utf8).write(to: other)
+        let elsewhere = try ProcessRunner.hubhost(["validate", plugin.path, "--view", other.path])
+        #expect(elsewhere.status == 0, "\(elsewhere.stdout)")
+        #expect(
+            elsewhere.stdout.contains(
+                "note: --view other.json names none of its components: none of its models were run"),
+            "\(elsewhere.stdout)")
     }
 }
