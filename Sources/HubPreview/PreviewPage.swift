@@ -556,6 +556,16 @@ enum PreviewPage {
         // The browser retries a dropped stream by itself, but gives up for good after an answer that is not a
         // stream (a 503 while the server is at its stream limit): then a new one is opened a little later.
         let streamDropped = false;
+        let lastHeard = Date.now();
+        function heard() {
+          lastHeard = Date.now();
+          if ($('state').textContent === 'not responding') { $('state').textContent = 'live'; $('state').className = 'state'; }
+        }
+        setInterval(() => {
+          if ($('state').textContent === 'live' && Date.now() - lastHeard > 12000) {
+            $('state').textContent = 'not responding'; $('state').className = 'state down';
+          }
+        }, 1000);
         let retryDelay = 250;
         function connect() {
           const events = new EventSource('/events');
@@ -571,7 +581,9 @@ enum PreviewPage {
           events.addEventListener('activity', (e) => {
             $('activity').textContent = $('activity').title = JSON.parse(e.data).activity ?? '';
           });
-          events.onopen = () => { $('state').textContent = 'live'; $('state').className = 'state'; retryDelay = 250; };
+          events.onopen = () => { $('state').textContent = 'live'; $('state').className = 'state'; retryDelay = 250; heard(); };
+          // The server pings every 4 s: nothing for 12 s is a server that does not answer (stopped, or busy).
+          for (const kind of ['ping', 'render', 'log', 'activity']) events.addEventListener(kind, heard);
           events.onerror = () => {
             streamDropped = true;
             $('state').textContent = 'reconnecting…'; $('state').className = 'state down';

@@ -134,6 +134,13 @@ struct WorkbenchBrowserTests {
         _ = try browser.evaluate("setCause('a long result '.repeat(40))")
         #expect(try browser.evaluate("document.getElementById('header-bar').offsetHeight") == toolbar)
 
+        // A server that stops answering (stopped, or busy) is not shown as live for long.
+        kill(dev.process.processIdentifier, SIGSTOP)
+        func state() -> String? { try? browser.evaluate("document.getElementById('state').textContent") }
+        #expect(TestSupport.waitUntil(timeout: 20) { state() == "not responding" }, "\(String(describing: state()))")
+        kill(dev.process.processIdentifier, SIGCONT)
+        #expect(TestSupport.waitUntil(timeout: 10) { state() == "live" }, "\(String(describing: state()))")
+
         let port = dev.port
         dev.stop()
         #expect(
