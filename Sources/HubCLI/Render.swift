@@ -132,7 +132,9 @@ struct Render: ParsableCommand {
             // Each body component is written as soon as it is drawn: no display list or body node outlives its
             // write.
             pipeline.options.keepsStreamedBody = false
-            tree = try format.writeStreaming(naming: host.sourceNaming, access: loaded.access, to: output) { stream in
+            tree = try format.writeStreaming(
+                naming: host.sourceNaming, access: loaded.access, diagnostics: loaded.problems, to: output
+            ) { stream in
                 pipeline.options.bodyStream = stream
                 defer { pipeline.options.bodyStream = nil }
                 return pipeline.render(loaded.viewModel, viewport: viewport.size)

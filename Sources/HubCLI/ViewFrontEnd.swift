@@ -108,12 +108,12 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
 
     /// Whether `writeStreaming` can write it: every body node is written as soon as it is drawn, so a huge view
     /// keeps neither display lists nor body nodes.
-    var streams: Bool { self == .json || self == .svg || self == .text }
+    var streams: Bool { self != .png }
 
     /// The drawing written while `render` renders (see `RenderPipeline.Options.bodyStream`), to `path` as `write`
     /// does, for a format that `streams`; returns the tree `render` returned.
     func writeStreaming(
-        naming: SourceNaming, access: ImageAccess, to path: String?,
+        naming: SourceNaming, access: ImageAccess, diagnostics: [String] = [], to path: String?,
         _ render: (RenderPipeline.BodyStream) -> RenderTree
     ) throws -> RenderTree {
         precondition(streams, "\(self) is not written while rendering")
@@ -127,6 +127,9 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
         switch self {
         case .json: tree = JSONRenderer(naming: naming).renderStreaming(to: write, render)
         case .text: tree = TextRenderer(naming: naming).renderStreaming(to: write, render)
+        case .html:
+            tree = HTMLRenderer(svg: SVGRenderer(images: ImageResolver(access: access)), naming: naming)
+                .renderStreaming(to: write, diagnostics: diagnostics, render)
         default: tree = SVGRenderer(images: ImageResolver(access: access)).renderStreaming(to: write, render)
         }
         do { try sink.commit() } catch {

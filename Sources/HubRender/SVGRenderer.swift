@@ -57,7 +57,7 @@ public struct SVGRenderer {
     }
 
     /// Up to the body's group: the document, its title and background.
-    private func writeOpening(_ tree: RenderTree, to out: inout ByteWriter) {
+    func writeOpening(_ tree: RenderTree, to out: inout ByteWriter) {
         let canvas = tree.canvasSize
         out.write("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
         n(canvas.width, &out)
@@ -78,7 +78,7 @@ public struct SVGRenderer {
     }
 
     /// After the body: the header over it, the overlays, the end of the document.
-    private func writeClosing(_ tree: RenderTree, clips: inout Int, to out: inout ByteWriter) {
+    func writeClosing(_ tree: RenderTree, clips: inout Int, to out: inout ByteWriter) {
         out.write("</g>\n")
         if let header = tree.header {
             out.write("<g class=\"header\">\n")
@@ -99,7 +99,7 @@ public struct SVGRenderer {
     }
 
     /// Children are clipped to their parent's bounds, as a parent view clips its subviews (a carousel's strip).
-    private func draw(_ node: RenderNode, at frame: Rect, depth: Int, clips: inout Int, to out: inout ByteWriter) {
+    func draw(_ node: RenderNode, at frame: Rect, depth: Int, clips: inout Int, to out: inout ByteWriter) {
         guard depth < 64 else { return }  // a child cycle cannot recurse forever
         out.write("<g transform=\"translate(")
         n(frame.x, &out)
