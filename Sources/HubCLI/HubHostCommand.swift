@@ -43,6 +43,7 @@ public struct HubHostCommand: ParsableCommand {
     /// Parses the command line and runs the command. A worker (started by a supervising hubhost) first attaches
     /// the black box its supervisor reads, so every plugin call is noted there.
     public static func start() {
+        StandardOutput.fillClosedStandardDescriptors()
         // A launcher may have blocked them (test runners do), and the mask is inherited: hubhost ends when asked
         // to, as its workers and probes do.
         csystem_unblock_stop_signals()

@@ -46,9 +46,10 @@ struct Probe: ParsableCommand {
         csystem_unblock_stop_signals()
         if serve { ProbeServer.serve() }
         ProbeOutput.protect()
-        let cacheDirectory =
-            cache.map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-probe-\(getpid())")
+        // Run by hand without --cache: a folder of its own, made new and removed after.
+        let made = cache == nil ? try ScratchFolder.make("hubhost-probe") : nil
+        defer { if let made { try? FileManager.default.removeItem(at: made) } }
+        let cacheDirectory = cache.map { URL(fileURLWithPath: $0) } ?? made!
         if scan {
             ProbeRunner.scanChild(plugins.map { URL(fileURLWithPath: $0).standardizedFileURL }, cache: cacheDirectory)
         }

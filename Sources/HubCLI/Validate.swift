@@ -104,7 +104,12 @@ struct Validate: ParsableCommand {
         guard let executable = ProbeRunner.defaultExecutable() else {
             throw ValidationError("cannot find the hubhost executable to run the checks in a child process")
         }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-validate-\(getpid())")
+        let work: URL
+        do { work = try ScratchFolder.make("hubhost-validate") } catch {
+            Diagnostics.print(
+                "hubhost validate: cannot make a temporary folder in \(ScratchFolder.base.path): \(error)")
+            throw ExitCode(.failed)
+        }
         defer { try? FileManager.default.removeItem(at: work) }
         let runner = ProbeRunner(executable: executable, timeout: timeout, workDirectory: work)
         var results: [Result] = []

@@ -45,6 +45,45 @@ import Testing
         }
     }
 
+    /// Started with standard output closed (`>&-` in a script), a render to `-o FILE` keeps the plugin's printf out
+    /// of FILE: the file opened next took descriptor 1, and the SVG began with what the plugin printed. With no
+    /// `-o`, there is still nowhere to write: exit 2.
+    @Test func aClosedStandardOutputIsNotTakenByTheOutputFile() throws {
+        let setup = try Setup()
+        let out = setup.folder.appending("out.json")
+        let command = [
+            TestPaths.hubhost.path, "render", setup.view.path, "-o", out.path, "--plugins",
+            setup.plugins.path, "--plugin-cache", setup.cache.path,
+        ].map { "'\($0)'" }.joined(separator: " ")
+        let closed = try ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), ["-c", command + " >&-; echo $?"])
+        #expect(closed.stdout.isEmpty || closed.stdout == "0\n", "\(closed.stdout)\(closed.stderr)")
+        let written = try String(contentsOf: out, encoding: .utf8)
+        #expect(!written.contains("UNRULY-STDOUT") && written.hasPrefix("{"), "\(written.prefix(80))")
+        let nowhere = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", command.replacing("'-o' '\(out.path)' ", with: "") + " >&-"])
+        #expect(nowhere.status == 2 && nowhere.stderr.contains("cannot write -"), "\(nowhere.stderr)")
+    }
+
+    /// A `TMPDIR` naming a folder that does not exist (a CI job's) is not where hubhost works: every command that
+    /// starts a worker failed ("cannot start a worker process: No such file or directory"), and `validate` made it.
+    @Test func aMissingTemporaryFolderIsNotUsedNorMade() throws {
+        let setup = try Setup()
+        var environment = ProcessInfo.processInfo.environment
+        let missing = setup.folder.appending("no/such/tmp")
+        environment["TMPDIR"] = missing.path
+        let render = try ProcessRunner.hubhost(
+            [
+                "render", setup.view.path, "--format", "text", "-o", "-", "--plugins", setup.plugins.path,
+                "--plugin-cache", setup.cache.path,
+            ], environment: environment, currentDirectory: setup.folder.url)
+        #expect(render.status == 0, "\(render.stderr)")
+        let validate = try ProcessRunner.hubhost(
+            ["validate", setup.plugins.appendingPathComponent("libdemoc.so").path], environment: environment,
+            currentDirectory: setup.folder.url)
+        #expect(validate.status == 0, "\(validate.stdout)\(validate.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: setup.folder.appending("no").path))
+    }
+
     @Test func whatAPluginPrintsGoesToStderrAndTheOutputStaysWhole() throws {
         let setup = try Setup()
         let json = try setup.hubhost(["render", setup.view.path, "--format", "json", "-o", "-"])

@@ -18,12 +18,42 @@ public enum StandardError {
 public enum StandardOutput {
     /// Where the host writes its output: 1 until plugin output is diverted.
     nonisolated(unsafe) public private(set) static var descriptor: Int32 = STDOUT_FILENO
+    /// Standard output was closed when the process started (`>&-`).
+    nonisolated(unsafe) private static var closedAtStart = false
+
+    /// Opens descriptors 0–2 on /dev/null when the process started with them closed: the next file opened would
+    /// take the number, and a plugin's printf (standard output) wrote into the `-o` file. Standard output stays
+    /// unusable for the host's own output, as it was. Call first, before any file is opened.
+    public static func fillClosedStandardDescriptors() {
+        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(fd, F_GETFD) == -1 {
+            let null = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+            if null >= 0 && null != fd {
+                dup2(null, fd)
+                close(null)
+            }
+            if fd == STDOUT_FILENO { closedAtStart = true }
+        }
+        // A worker or probe gets this /dev/null as its standard output: it is told the truth.
+        if closedAtStart {
+            setenv(closedVariable, "1", 1)
+        } else if getenv(closedVariable).map({ String(cString: $0) }) == "1" {
+            closedAtStart = true
+        }
+    }
+
+    private static let closedVariable = "HUBHOST_STDOUT_CLOSED"
 
     /// Sends whatever is written to descriptor 1 from now on (plugin code) to standard error, and the host's
     /// output to a copy of the old descriptor 1. Once per process; if a descriptor cannot be made, nothing
     /// changes.
     public static func divertPluginOutput() {
         guard descriptor == STDOUT_FILENO else { return }
+        if closedAtStart {
+            // Plugin output goes to standard error; the host's own has nowhere to go, as before (`cannot write -`).
+            dup2(STDERR_FILENO, STDOUT_FILENO)
+            descriptor = -1
+            return
+        }
         fflush(stdout)  // what the host printed before goes out first, where it was meant to
         let copy = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 10)
         guard copy >= 0 else { return }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HubCore
 
 #if canImport(Glibc)
     import Glibc
@@ -35,8 +36,7 @@ public enum ExportCaller {
         // The file a command loads is checked as every command checks one: a build others could have written is
         // refused before any of it runs.
         if let refusal = trust.refusal(of: plugin) { throw Failure(message: refusal) }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-call-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ScratchFolder.make("hubhost-call")
         defer { try? FileManager.default.removeItem(at: folder) }
         // The same ELF checks as loading (a text file named .so gets a clear message, not a dlopen error), and a
         // Swift image is never unmapped again (the Swift runtime keeps its metadata). The copy is of the bytes

@@ -258,7 +258,7 @@ public enum BlackBox {
     }
 
     /// Creates the shared file, already unlinked: the returned descriptor is the only way to it.
-    public static func create(in directory: URL = FileManager.default.temporaryDirectory) throws -> Int32 {
+    public static func create(in directory: URL = ScratchFolder.base) throws -> Int32 {
         try unlinkedFile(size: fileSize, in: directory)  // only the worker gets it (as fd 3)
     }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HubCore
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +16,7 @@ public enum CacheFolder {
     public static func usable(_ directory: URL?) -> (directory: URL?, problem: String?) {
         let target = directory ?? PrivateCopies.defaultDirectory()
         if let reason = unwritable(target) {
-            let template = FileManager.default.temporaryDirectory.appendingPathComponent("hubhost-cache-XXXXXX").path
+            let template = ScratchFolder.base.appendingPathComponent("hubhost-cache-XXXXXX").path
             var bytes = Array(template.utf8CString)
             guard let made = bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
                 return (directory, "cache folder \(target.path) cannot be used (\(reason)), nor can a temporary one")
