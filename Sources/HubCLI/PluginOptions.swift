@@ -133,6 +133,14 @@ struct PluginOptions: ParsableArguments {
             case .skip: break
             }
         }
+        // A --prefer that names no plugin is a typo: the command stops before it writes anything (exit 3, "names
+        // nothing"), as for a layout manager no plugin registered (it went on, replaced the output file, exit 3).
+        let ids = Set(host.plugins.compactMap(\.id))
+        let unknown = preferred.filter { !ids.contains($0) }
+        for id in unknown {
+            Diagnostics.print("hubhost: --prefer \(TerminalText.escaped(id)): no plugin in the folders has that id")
+        }
+        if !unknown.isEmpty { throw ExitCode(.notFound) }
         return host
     }
 

@@ -64,6 +64,20 @@ struct Validate: ParsableCommand {
         var notes: [String] = []
         /// Failures of checks read from the file that the host still loads it with (unique symbols).
         var fails: [String] = []
+
+        private enum CodingKeys: String, CodingKey { case file, passed, failure, report, notes, fails }
+
+        /// Every key, null when empty: a script reads `report` and `failure` the same way whatever happened (a
+        /// crash left `report` out, so `p["report"]["checks"]` failed exactly when it mattered).
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(file, forKey: .file)
+            try container.encode(passed, forKey: .passed)
+            try container.encode(failure, forKey: .failure)
+            try container.encode(report, forKey: .report)
+            try container.encode(notes, forKey: .notes)
+            try container.encode(fails, forKey: .fails)
+        }
     }
 
     func validate() throws {

@@ -359,6 +359,8 @@ struct ProbeTests {
             #expect(result["passed"] as? Bool == false)
             let said = ((result["failure"] as? String) ?? "") + failedChecks(result).joined(separator: ",")
             #expect(said.contains(reason), "\(name): expected '\(reason)', got '\(said)'")
+            // One shape whatever happened: a crash left `report` out.
+            #expect(Set(result.keys) == ["fails", "failure", "file", "notes", "passed", "report"], "\(result.keys)")
         }
         // The good build of the same source passes.
         let (goodStatus, _) = try validate([try plugin("libgood.so")])

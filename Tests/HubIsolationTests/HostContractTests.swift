@@ -814,6 +814,12 @@ import Testing
         // A --prefer that names no plugin is a name that names nothing (exit 3), not silently ignored.
         let typo = try setup.hubhost(["list-namespaces", "--prefer", "com.example.smae"])
         #expect(typo.status == 3 && typo.stderr.contains("--prefer com.example.smae: no plugin"), "\(typo.stderr)")
+        // And a command that writes stops before it does: the file is kept (it was replaced, exit 3).
+        let kept = setup.folder.appending("kept.json")
+        try Data("precious".utf8).write(to: kept)
+        let render = try setup.hubhost(["render", setup.view.path, "--prefer", "com.example.smae", "-o", kept.path])
+        #expect(render.status == 3, "\(render.stderr)")
+        #expect(try String(contentsOf: kept, encoding: .utf8) == "precious")
     }
 
     @Test func aReplayThatStopsKeepsTheOutputFile() throws {
