@@ -518,12 +518,14 @@ struct Snapshot: ParsableCommand {
             guard Snapshot.drewSomething(&drawn, "record") else { throw ExitCode(.failed) }
             var recorded = 0
             var unwritten = 0
+            var undrawable = 0
             for picture in drawn.pictures {
                 let png: Data
                 do { png = try Snapshot.draw(picture, scale: options.scale).pngData() } catch {
                     // One image that cannot be drawn (a view taller than a PNG can be) does not stop the others.
                     Diagnostics.print("hubhost: \(picture.name): \(ErrorText.describe(error))")
                     drawn.hadUnusableInput = true
+                    undrawable += 1
                     continue
                 }
                 do {
@@ -551,6 +553,7 @@ struct Snapshot: ParsableCommand {
                 "recorded \(recorded) image(s) in \(folder.path)" + Snapshot.failuresSaid(drawn.failures)
                 + (removed > 0 ? "; removed \(removed) gallery golden(s) no story has (above)" : "")
                 + (unwritten > 0 ? "; \(unwritten) could not be written (above)" : "")
+                + (undrawable > 0 ? "; \(undrawable) could not be drawn (above)" : "")
             if stage != nil { try stage!.finish(summary: summary) } else { StandardOutput.print(summary) }
             if drawn.hadUnusableInput { throw ExitCode(.failed) }
             if drawn.hadProblems { throw ExitCode(drawn.pluginStatus ?? .problems) }

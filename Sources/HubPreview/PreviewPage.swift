@@ -21,6 +21,7 @@ enum PreviewPage {
         <head>
         <meta charset="utf-8">
         <title>hubhost dev</title>
+        <link rel="icon" href="data:,">
         <style>
           :root { color-scheme: light dark; --header: 40px; }
           body { margin: 0; font: 13px/1.4 system-ui, sans-serif; background: #f2f2f2; color: #222; }
@@ -33,7 +34,12 @@ enum PreviewPage {
           #activity { color: #ffd24c; }
           /* The last result and the activity stay one line (cut, the whole text in their tooltip and the log): a
              long tap result wrapped the toolbar to three lines and moved the drawing down under the pointer. */
-          #cause, #activity { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 40vw; }
+          #cause, #activity, #windowed { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 40vw; }
+          /* One line in a wide window: the controls keep their size and the texts give way (a long result pushed
+             the zoom and export links to a second line). */
+          header { flex-wrap: nowrap; } header > * { flex-shrink: 0; }
+          header > #cause, header > #activity, header > #windowed { flex-shrink: 1; min-width: 0; }
+          @media (max-width: 800px) { header { flex-wrap: wrap; } }
           #plugins { table-layout: fixed; } #plugins td, #plugins th { overflow-wrap: anywhere; }
           #activity:not(:empty)::before { content: "⏳ "; }
           /* The side panel is pinned to the window's right edge, below the toolbar; the drawings take the rest and
@@ -439,7 +445,7 @@ enum PreviewPage {
         $('device').addEventListener('change', () => {
           const current = typedWidths();
           const width = Number($('device').value);
-          if (width && !current.includes(width)) postWidths({ widths: [...current, width] });
+          if (width && !current.includes(width) && width !== Number($('width').value)) postWidths({ widths: [...current, width] });
           $('device').value = '';
         });
         // The scale transform leaves the layout as tall as at 100%: the margin takes the difference, so the page

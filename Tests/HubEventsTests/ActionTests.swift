@@ -135,6 +135,7 @@ import Testing
         #expect(outcome == .pending)
         #expect(b.lines.filter { $0.hasPrefix("action b:loop perform") }.count == ActionDispatcher.chainLimit)
         #expect(engine.actions.pendingCount == 0)
+        #expect(engine.problems.contains { $0.1.contains("100 actions already chained") }, "a problem of the step")
         // Reported as each returns: the refused 101st first.
         #expect(
             engine.trace!.messages(.action).first { !$0.contains("finished") }

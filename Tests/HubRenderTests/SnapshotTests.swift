@@ -147,6 +147,7 @@ import Testing
         ])
         #expect(tall.status == 2, "\(tall.stderr)")
         #expect(tall.stderr.contains("larger than a PNG hubhost draws (32768); snapshot a long view as a script"))
+        #expect(tall.stdout.contains("0 image(s) in") && tall.stdout.contains("; 1 could not be drawn (above)"))
     }
 
     @Test func whatVerifyCannotCheckFailsTheRun() throws {

@@ -95,6 +95,8 @@ public final class EventEngine: ComponentWrapperDelegate {
                     ("model", .optional(context.componentModel?.identifier)),
                     ("outcome", .string(outcome.description)), ("succeeded", .bool(outcome.succeeded)),
                 ])
+            // A plugin's actions chaining without end is a problem of the step (exit 1), not only a trace line.
+            if case .failed(.chainTooLong) = outcome { self?.problem("\(name)\(model): \(outcome)") }
         }
         self.actions.didFinish = { [weak self] context, chain in
             let name = context.actionIdentifier?.description ?? "default selection"

@@ -401,12 +401,16 @@ public final class PluginHost {
             // A library found through $ORIGIN beside the plugin is not beside its private copy (read on failure only).
             let origin =
                 why.contains("cannot open shared object file")
-                    && (try? Data(contentsOf: copy))?.firstRange(of: Data("$ORIGIN".utf8)) != nil
+                    && (try? Data(contentsOf: copy)).map { bytes in
+                        ["$ORIGIN", "${ORIGIN}"].contains { bytes.firstRange(of: Data($0.utf8)) != nil }
+                    } == true
                 ? " (its run path names $ORIGIN: hubhost loads a private copy of the plugin from its cache, where "
                     + "$ORIGIN points; link that library statically or install it where the loader looks, see "
                     + "writing-plugins.md)" : ""
             discardCopy(record)
-            throw LoadFailure(reason: "\(name): dlopen failed: \(why)\(origin)")
+            // A probe's copy is a memfd: the loader names it /proc/self/fd/N, which says nothing of the plugin.
+            let named = copy.path.hasPrefix("/proc/self/fd/") ? why.replacing(copy.path, with: name) : why
+            throw LoadFailure(reason: "\(name): dlopen failed: \(named)\(origin)")
         }
         record.handle = handle
 
