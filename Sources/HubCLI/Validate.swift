@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import FoundationEssentials
 import HubCore
 import HubHost
@@ -126,33 +127,33 @@ struct Validate: ParsableCommand {
         }
         defer { try? FileManager.default.removeItem(at: work) }
         let runner = ProbeRunner(executable: executable, timeout: timeout, workDirectory: work)
-        var results: [Result] = []
         let trust = PluginTrust(allowUnsafePermissions: allowUnsafePermissions)
-        for file in try pluginFiles() {
-            // With a view, its models are run only through plugins that serve some of them: each child decodes the
-            // whole view (300 plugins over a 100k view took 4 min 37 s, most of them serving none of it).
-            var (report, failure) = runner.validate(file, view: nil)
-            var viewNote: String?
-            if let view, let viewNamespaces, failure == nil, let served = report?.namespaces.map(\.namespace) {
-                if viewNamespaces.isDisjoint(with: served) {
-                    viewNote =
-                        "--view \(PathText.fileName(view)) names none of its components: none of its models were run"
-                } else {
-                    (report, failure) = runner.validate(file, view: URL(fileURLWithPath: view))
+        let files = try pluginFiles()
+        let viewFile = view
+        let found = Locked([Result?](repeating: nil, count: files.count))
+        // Several plugins at a time, each in a child of its own, results in the files' order: a plugin that hangs
+        // waits out its timeout (ten in a folder took 10 × --timeout one after another).
+        let next = Locked(0)
+        let lanes = DispatchGroup()
+        let lane: @Sendable () -> Void = {
+            while true {
+                let index = next.withLock { value in
+                    defer { value += 1 }
+                    return value
                 }
+                guard index < files.count else { break }
+                let result = Self.check(
+                    files[index], runner: runner, trust: trust, view: viewFile, viewNamespaces: viewNamespaces)
+                found.withLock { $0[index] = result }
             }
-            // What the loader would refuse fails the plugin too.
-            var moduleFiles = Self.moduleFileCheck(for: file)
-            if let viewNote { moduleFiles.notes.append(viewNote) }
-            let bindingProblems = [trust.refusal(of: file)].compactMap { $0 } + moduleFiles.problems
-            results.append(
-                Result(
-                    file: file.path,
-                    passed: failure == nil && (report?.conforms ?? false) && bindingProblems.isEmpty
-                        && moduleFiles.fails.isEmpty,
-                    failure: failure ?? (bindingProblems.isEmpty ? nil : bindingProblems.joined(separator: "\n  ")),
-                    report: report, notes: moduleFiles.notes, fails: moduleFiles.fails))
+            lanes.leave()
         }
+        for _ in 0..<min(files.count, 4) {
+            lanes.enter()
+            if !Threads.detach(name: "hubhost-validate", lane) { lane() }
+        }
+        lanes.wait()
+        let results = found.withLock { $0 }.compactMap { $0 }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -169,6 +170,33 @@ struct Validate: ParsableCommand {
                 failed == 0 ? "\(results.count) plugin(s) passed" : "\(failed) of \(results.count) plugin(s) failed")
         }
         if !results.allSatisfy(\.passed) { throw ExitCode(.problems) }
+    }
+
+    /// One plugin's result: its probe (over the view's models too when it serves some of them: each child decodes
+    /// the whole view, and 300 plugins over a 100k view took 4 min 37 s, most of them serving none of it), what
+    /// the loader would refuse, and what its exports say.
+    private static func check(
+        _ file: URL, runner: ProbeRunner, trust: PluginTrust, view: String?, viewNamespaces: Set<String>?
+    ) -> Result {
+        var (report, failure) = runner.validate(file, view: nil)
+        var viewNote: String?
+        if let view, let viewNamespaces, failure == nil, let served = report?.namespaces.map({ $0.namespace }) {
+            if viewNamespaces.isDisjoint(with: served) {
+                viewNote = "--view \(PathText.fileName(view)) names none of its components: none of its models were run"
+            } else {
+                (report, failure) = runner.validate(file, view: URL(fileURLWithPath: view))
+            }
+        }
+        // What the loader would refuse fails the plugin too.
+        var moduleFiles = moduleFileCheck(for: file)
+        if let viewNote { moduleFiles.notes.append(viewNote) }
+        let bindingProblems = [trust.refusal(of: file)].compactMap { $0 } + moduleFiles.problems
+        return Result(
+            file: file.path,
+            passed: failure == nil && (report?.conforms ?? false) && bindingProblems.isEmpty
+                && moduleFiles.fails.isEmpty,
+            failure: failure ?? (bindingProblems.isEmpty ? nil : bindingProblems.joined(separator: "\n  ")),
+            report: report, notes: moduleFiles.notes, fails: moduleFiles.fails)
     }
 
     /// The files the arguments name: a file as it is, a folder as every `*.so` directly inside it (sorted).

@@ -25,3 +25,16 @@ public final class Lock: @unchecked Sendable {
         return try body()
     }
 }
+
+/// A value several threads read and write, behind a lock.
+public final class Locked<Value>: @unchecked Sendable {
+    private let lock = Lock()
+    private var value: Value
+    public init(_ value: Value) { self.value = value }
+
+    public func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}

@@ -223,19 +223,6 @@ public struct UnloadReport: Sendable, CustomStringConvertible {
 }
 
 /// A Bool behind a lock, for the one piece of a record another thread may touch.
-/// A value several threads read and write, behind a lock.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = Lock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-
-    func withLock<R>(_ body: (inout Value) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}
-
 final class LockedFlag: @unchecked Sendable {
     private let lock = Lock()
     private var value = false
