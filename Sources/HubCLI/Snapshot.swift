@@ -672,18 +672,22 @@ struct Snapshot: ParsableCommand {
             let folder = URL(fileURLWithPath: ProcessStart.absolute(self.report))
             let earlier = FileManager.default.fileExists(
                 atPath: folder.appendingPathComponent(SnapshotReport.manifestName).path)
-            if results.contains(where: { !$0.isMatch }) || !drawn.failures.isEmpty || earlier {
-                do { try report.write(to: folder) } catch {
-                    Diagnostics.print("hubhost: cannot write the report: \(ErrorText.describe(error))")
-                    throw ExitCode(.failed)
-                }
-            }
+            // The JUnit file first: a CI job's test publisher reads it even when the report cannot be written (a
+            // read-only checkout lost both).
             if let junit {
                 do {
                     try Snapshot.write(
                         Data(report.junit().utf8), to: URL(fileURLWithPath: ProcessStart.absolute(junit)))
                 } catch {
                     Diagnostics.print("hubhost: cannot write \(junit): \(ErrorText.describe(error))")
+                    throw ExitCode(.failed)
+                }
+            }
+            if results.contains(where: { !$0.isMatch }) || !drawn.failures.isEmpty || earlier {
+                do { try report.write(to: folder) } catch {
+                    Diagnostics.print(
+                        "hubhost: cannot write the report in \(self.report): \(ErrorText.describe(error)) (--report DIR "
+                            + "names another folder)")
                     throw ExitCode(.failed)
                 }
             }

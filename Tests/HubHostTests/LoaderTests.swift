@@ -235,6 +235,9 @@ struct LoaderTests {
         #expect(PluginFolders.resolve(explicit: [], environment: privileged).map(\.path) == [cwd + "/plugins"])
         #expect(privileged[HostEnvironment.executable] == nil)
         #expect(privileged.cacheHome.path != "/tmp/cache")
+        // A relative XDG_CACHE_HOME is ignored, as the XDG spec says (it was resolved against the working folder).
+        let relative = HostEnvironment(variables: ["XDG_CACHE_HOME": "relcache", "HOME": "/h"], isPrivileged: false)
+        #expect(relative.cacheHome.path == "/h/.cache")
         #expect(privileged.safeModeRequested, "safe mode only restricts, so it is honoured")
     }
 

@@ -139,6 +139,16 @@ import Testing
             #expect(run.stderr.contains("drawn as a fallback (a golden of its fallback would be wrong)"))
             #expect(!run.stderr.contains("warning:"), "\(run.stderr)")
         }
+        // A report that cannot be written (a read-only checkout) still leaves the JUnit file a CI job reads.
+        let blocked = sandbox.folder.appending("blocked")
+        try Data("a file, not a folder".utf8).write(to: blocked)
+        let junit = sandbox.folder.appending("junit.xml")
+        let ro = try sandbox.hubhost([
+            "snapshot", "verify", fallback.path, "--out", sandbox.folder.appending("fb").path, "--report", blocked.path,
+            "--junit", junit.path,
+        ])
+        #expect(ro.status == 2 && ro.stderr.contains("cannot write the report in"), "\(ro.stderr)")
+        #expect(try String(contentsOf: junit, encoding: .utf8).contains("<testsuite"))
         let long = sandbox.folder.appending("long.json")
         let rows = (0..<700).map { #"{"id": "r\#($0)", "component": {"id": "demo:row"}, "text": {"title": "R"}}"# }
         try Data("{\"body\": [\(rows.joined(separator: ","))]}".utf8).write(to: long)

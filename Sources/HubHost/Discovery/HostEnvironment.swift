@@ -58,7 +58,8 @@ public struct HostEnvironment: Sendable {
     /// The user's cache folder: `$XDG_CACHE_HOME`, else `$HOME/.cache`; privileged, the effective user's home
     /// from the password database.
     public var cacheHome: URL {
-        if let xdg = self["XDG_CACHE_HOME"] { return URL(fileURLWithPath: xdg) }
+        // A relative value is ignored, as the XDG spec says (it was resolved against the working directory).
+        if let xdg = self["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return URL(fileURLWithPath: xdg) }
         if let home = self["HOME"] { return URL(fileURLWithPath: home).appendingPathComponent(".cache") }
         if let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir {
             return URL(fileURLWithPath: String(cString: directory)).appendingPathComponent(".cache")
