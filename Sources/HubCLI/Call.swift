@@ -17,8 +17,8 @@ struct Call: ParsableCommand {
 
             \(ExitStatus.help([
                 (.ok, "called"),
-                (.problems, "the call was refused (bad signature, missing file or symbol, wrong argument count or "
-                    + "type)"),
+                (.problems, "the call was refused (bad signature, missing symbol, wrong argument count or type)"),
+                (.notFound, "the plugin file does not exist"),
                 (.pluginFault, "the function crashed, hung or exited (reported; nothing is quarantined)"),
             ]))
             """
@@ -49,6 +49,11 @@ struct Call: ParsableCommand {
             supervisor.run()
         }
         StandardOutput.divertPluginOutput()  // what the called function prints goes to stderr
+        // A file that is not there is a name that names nothing (3), as for every command.
+        guard FileManager.default.fileExists(atPath: plugin) else {
+            Diagnostics.print("hubhost call: \(TerminalText.escaped(plugin)): no such file")
+            throw ExitCode(.notFound)
+        }
         do {
             let result = try ExportCaller.call(
                 plugin: URL(fileURLWithPath: plugin),

@@ -20,7 +20,7 @@ struct ListServices: ParsableCommand {
             \(ExitStatus.help([
                 (.ok, "listed"),
                 (.problems, "a plugin or module file had problems (they are listed too)"),
-                (.notFound, "a --plugins folder does not exist"),
+                (.notFound, "a --plugins folder does not exist, or --unload names no loaded plugin"),
                 (.survivors, "instances are alive after their owner was revoked"),
                 (.pluginFault, "a plugin function crashed, hung or exited (an eager singleton, an observer): reported"),
             ]))
@@ -67,8 +67,10 @@ struct ListServices: ParsableCommand {
         for name in unload {
             guard let record = host.loadedPlugins.first(where: { $0.file.lastPathComponent == name || $0.id == name })
             else {
-                Diagnostics.print("hubhost list-services: no loaded plugin \(name) to unload")
-                throw ExitCode(.usage)
+                Diagnostics.print(
+                    "hubhost list-services: --unload \(TerminalText.escaped(name)): no loaded plugin has that file name or id"
+                )
+                throw ExitCode(.notFound)
             }
             host.unload(record)
         }

@@ -83,7 +83,8 @@ struct CLITests {
     @Test("call on a missing file or a file that is not ELF says so")
     func callMissingFile() throws {
         let run = try Self.hubhost(["call", "/nonexistent/libx.so", "f", "--signature", "()->void"])
-        #expect(run.status == 1 && run.stderr.contains("/nonexistent/libx.so: no such file"))
+        #expect(
+            run.status == 3 && run.stderr.contains("/nonexistent/libx.so: no such file"), "a name that names nothing")
         let dir = try CPlugins()
         defer { dir.cleanUp() }
         let text = dir.plugins.appendingPathComponent("libtext.so")
@@ -133,6 +134,10 @@ struct CLITests {
             before.stdout.split(separator: "\n").contains { $0.hasPrefix("com.test.greeter") && $0.hasSuffix("  1") })
         let after = try Self.hubhost(["list-services", "--unload", "liba_provider.so"] + common)
         #expect(after.status == 4, "\(after.stderr)")
+        // A name that names no plugin is exit 3, as in every command (it was a usage error).
+        let typo = try Self.hubhost(["list-services", "--unload", "liba_provder.so"] + common)
+        #expect(
+            typo.status == 3 && typo.stderr.contains("--unload liba_provder.so: no loaded plugin"), "\(typo.stderr)")
         #expect(
             after.stdout.contains(
                 "alive after revocation:\n  com.test.greeter (context held 1× by com.test.consumer 1.0.0 (libb_consumer.so)) from com.test.provider 1.0.0 (liba_provider.so) is still alive after its owner was revoked"
