@@ -175,6 +175,10 @@ struct Events: ParsableCommand {
         engine.trace = trace
         trace.add(.note, "load \(view) (\(decoded.viewModel.body.count) body components) at \(viewport.size)")
         engine.load()
+        // A fault while the view loaded (before any step): said in the trace too, not only on stderr.
+        if WorkerEnvironment.isRestart && resumeAfter == 0 {
+            noteFault(in: trace, "while the view loaded; it loaded again without that plugin")
+        }
 
         var skipped = 0
         var stoppedAt: EventScriptError?
@@ -203,14 +207,12 @@ struct Events: ParsableCommand {
             if replaying && number >= resumeAfter { replaying = false }
             CallRecorder.noteStep(number)
             engine.apply(event, step: number)
-            if rerunsFaultedStep {
-                trace.add(.note, "a plugin faulted in this step (see stderr); it ran again without that plugin")
-            }
+            if rerunsFaultedStep { noteFault(in: trace, "in this step; it ran again without that plugin") }
         }
         CallRecorder.noteStep(0)
 
         let pool = engine.pipeline.pool
-        trace.step = 0
+        trace.step = 0  // the summary is of no step
         // A replay stopped at a bad line did not get done: its summary says where it stopped.
         let ending = stoppedAt.map { "stopped at line \($0.line)" } ?? "done"
         trace.add(
@@ -303,5 +305,16 @@ final class TraceOutput {
         guard !buffer.isEmpty else { return }
         buffer.withUnsafeBytes { StandardOutput.write($0) }
         buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+extension Events {
+    /// A trace record of the plugin fault this worker was started again after: which plugin, and why, as fields a
+    /// script reads (`--json`), not only the stderr report.
+    fileprivate func noteFault(in trace: EventTrace, _ when: String) {
+        guard let fault = WorkerEnvironment.quarantined.last else { return }
+        trace.add(
+            .note, "\(PathText.fileName(fault.file)) faulted \(when): \(fault.reason)",
+            [("fault", .string(fault.reason)), ("plugin", .string(fault.file))])
     }
 }

@@ -364,7 +364,19 @@ import Testing
         #expect(going.stdout.contains("done:"))
         // The faulting step ran again without the plugin, and says so.
         #expect(going.stdout.components(separatedBy: "#2 tap").count == 2, "\(going.stdout)")
-        #expect(going.stdout.contains("a plugin faulted in this step (see stderr); it ran again without that plugin"))
+        #expect(
+            going.stdout.contains(
+                "libfragile.so faulted in this step; it ran again without that plugin: crashed with SIGSEGV in action handler"
+            ),
+            "\(going.stdout)")
+        // And as fields a script reads (a new build: the last one is quarantined now).
+        try setup.install(flags: ["-DFAULT_IN=5", "-DPLUGIN_VERSION=\"1.0.3\""])
+        let json = try setup.hubhost(["events", setup.view.path, script.path, "--no-calls", "--keep-going", "--json"])
+        let fault = json.stdout.split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["fault"] != nil }
+        #expect((fault?["plugin"] as? String)?.hasSuffix("libfragile.so") == true, "\(json.stdout)")
+        #expect((fault?["fault"] as? String)?.hasPrefix("crashed with SIGSEGV in action handler") == true)
     }
 
     /// A fault outside any script line (here the final drawing, after the last line) stops the replay too: running
