@@ -164,13 +164,14 @@ public struct PluginFault: Sendable, Error {
     public var report: String {
         let tail = stderrTail.suffix(8).map { "  | " + TerminalText.line($0) }
         var lines = [summary]
-        if let codeOffset, let plugin {
+        // A Rust panic names its own file and line; the address would be Rust's abort code, in the plugin too.
+        if let codeOffset, let plugin, !stderrTail.contains(where: CrashText.isRustPanic) {
             let offset = "0x" + String(codeOffset, radix: 16)
             // The copy that ran, when there is one: the file may be rebuilt before anyone reads the report.
             let image =
                 plugin.copy.isEmpty || !FileManager.default.fileExists(atPath: plugin.copy) ? plugin.path : plugin.copy
             lines.append(
-                "  at \(PathText.fileName(plugin.path))+\(offset) (`addr2line -f -e \(TerminalText.line(image)) \(offset)` "
+                "  at \(PathText.fileName(plugin.path))+\(offset) (`addr2line -f -C -e \(TerminalText.line(image)) \(offset)` "
                     + "names the function and line of a plugin built with -g"
                     + (image == plugin.copy ? "; that is the copy of the build that ran, kept by hubhost)" : ")"))
         }

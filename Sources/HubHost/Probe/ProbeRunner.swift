@@ -126,7 +126,10 @@ public struct ProbeRunner: Sendable {
                 date: Date())
             // A module file's binding may be what was wrong: changing the files clears it, as changing the plugin.
             if sentByPlugin { record.sentByPlugin = true }
-            if kind == .crash { record.codeOffset = lines.reversed().lazy.compactMap(ProbeJSON.faultOffsetLine).first }
+            // Not for a Rust panic: it names its own file and line, and the address would be Rust's abort code.
+            if kind == .crash, !child.stderrTail.split(separator: "\n").contains(where: CrashText.isRustPanic) {
+                record.codeOffset = lines.reversed().lazy.compactMap(ProbeJSON.faultOffsetLine).first
+            }
             if phase?.phase == ConformanceSuite.eagerSingletonsPhase {
                 record.moduleFilesDigest = ModuleFile.digest(ofFilesIn: file.deletingLastPathComponent())
             }
