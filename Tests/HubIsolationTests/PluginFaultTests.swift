@@ -184,7 +184,7 @@ import Testing
             first.stderr.firstMatch(of: #/at libfragile\.so\+(0x[0-9a-f]+)/#).map { String($0.1) }, "\(first.stderr)")
         // It names the copy that ran (a rebuild of the file would make addr2line name another function).
         let image = try #require(
-            first.stderr.firstMatch(of: #/addr2line -f -e (\S+) 0x/#).map { String($0.1) }, "\(first.stderr)")
+            first.stderr.firstMatch(of: #/addr2line -f -C -e (\S+) 0x/#).map { String($0.1) }, "\(first.stderr)")
         #expect(image.hasPrefix(setup.cache.path) && image.hasSuffix(".so"), "\(image)")
         let located = try ProcessRunner.run(
             URL(fileURLWithPath: "/usr/bin/env"), ["addr2line", "-f", "-e", image, offset])
