@@ -226,8 +226,9 @@ struct Events: ParsableCommand {
         trace.callLineSink = nil
         out.flush()
 
-        // A replay that stopped at a bad line is not done (exit 2): the output file the user had is kept.
-        if let format, stoppedAt == nil {
+        // A replay that stopped at a bad line is not done (exit 2): the output file the user had is kept. So is one whose
+        // trace could not be written (standard output closed or full: exit 2 as well; it was replaced).
+        if let format, stoppedAt == nil, StandardOutput.writeFailure == nil {
             // A drawing shows the screen, as a snapshot of a step does (the whole content of a scrolled view drew
             // blank frames but for the few live ones); JSON and text keep every body component's frame.
             try format.write(

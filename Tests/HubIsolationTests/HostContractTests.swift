@@ -837,6 +837,16 @@ import Testing
         let result = try setup.hubhost(["events", setup.view.path, script.path, "--format", "svg", "-o", output.path])
         #expect(result.status == 2, "\(result.stderr)")
         #expect(try String(contentsOf: output, encoding: .utf8) == "precious")
+        // A replay whose trace could not be written (standard output full) is not done either: it was replaced.
+        try Data((#"{"event":"tap","indexPath":[1]}"# + "\n").utf8).write(to: script)
+        let command = [
+            TestPaths.hubhost.path, "events", setup.view.path, script.path, "--format", "svg", "-o",
+            output.path, "--plugins", setup.plugins.path, "--plugin-cache", setup.cache.path,
+        ]
+        let full = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", command.map { "'\($0)'" }.joined(separator: " ") + " >/dev/full"])
+        #expect(full.status == 2 && full.stderr.contains("cannot write -"), "\(full.stderr)")
+        #expect(try String(contentsOf: output, encoding: .utf8) == "precious")
     }
 
     /// In `hubhost dev` too, what a plugin prints goes to stderr (the worker's stdout was the terminal's).
