@@ -17,9 +17,9 @@ struct ListNamespaces: ParsableCommand {
 
             \(ExitStatus.help([
                 (.ok, "every plugin file loaded (or --safe-mode)"),
-                (.problems, "at least one file was rejected or refused (the others are listed), or a plugin folder is "
-                    + "missing"),
-                (.failed, "no plugin files were found"),
+                (.problems, "at least one file was rejected or refused (the others are listed), or a plugin folder of "
+                    + "HUBHOST_PLUGIN_PATH is missing"),
+                (.failed, "no plugin files were found (also when every folder is missing)"),
                 (.notFound, "a --plugins folder does not exist"),
                 (.pluginFault, "a plugin crashed, hung or exited while it was first checked: it is listed as "
                     + "quarantined"),
