@@ -358,6 +358,14 @@ struct ImageIndexTests {
         #expect(
             run.stdout.contains("  fail exports unique symbols fixture_shared_counter (C++ inline"), "\(run.stdout)")
         #expect(run.stdout.contains("FAIL libunique.so") && !run.stdout.contains("  FAIL"), "the host loads it")
+        // Loading it says so once (a note: the status is not changed by it).
+        let listed = try ProcessRunner.hubhost(
+            ["list-namespaces", "--plugins", fx.plugins.path, "--plugin-cache", fx.cache.path],
+            currentDirectory: fx.root)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(
+            listed.stderr.components(separatedBy: "libunique.so: exports GNU unique symbols (fixture_shared_counter)")
+                .count == 2, "\(listed.stderr)")
     }
 
     @Test("an unchanged file loads from the private copy an earlier run made, without being read")

@@ -337,6 +337,7 @@ public final class PluginHost {
 
     private func load(_ record: PluginRecord) throws(LoadFailure) {
         let name = record.fileName
+        var uniqueSymbols: [String] = []
         // An unchanged file validated and copied by an earlier run is not read again (`ImageIndex`).
         let stamp = imageIndex == nil ? nil : ImageIndex.Stamp.of(record.filePath)
         var known: ImageIndex.Known?
@@ -370,6 +371,7 @@ public final class PluginHost {
                     throw LoadFailure(reason: "\(name): changed while it was being checked (still being written?)")
                 }
             }
+            uniqueSymbols = image.uniqueSymbols
             record.contentHash = image.contentHash
             record.isSwiftImage = image.isSwiftImage
             try refuseTwin(of: record)
@@ -413,6 +415,13 @@ public final class PluginHost {
             throw LoadFailure(reason: "\(name): dlopen failed: \(named)\(origin)")
         }
         record.handle = handle
+        // Said where the build is loaded, when it was read (a warm load does not read it; `validate` fails it).
+        if !uniqueSymbols.isEmpty {
+            record.notes.append(
+                "exports GNU unique symbols (\(uniqueSymbols.map(ELFInspector.demangled).joined(separator: ", "))): "
+                    + "one object each for the whole process, shared with every plugin that defines it; link with the "
+                    + "version script (writing-plugins.md)")
+        }
 
         // 3. The descriptor: magic and ABI before anything else of the plugin runs.
         let descriptor: UnsafePointer<hub_plugin_descriptor>

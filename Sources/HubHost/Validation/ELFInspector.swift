@@ -12,6 +12,8 @@ public struct PluginImageInfo: Sendable {
     /// The image carries Swift metadata sections (`swift5_*`): the Swift runtime registers them for good when
     /// the image loads, so it must be loaded `RTLD_NODELETE` and never unmapped.
     public let isSwiftImage: Bool
+    /// The GNU unique symbols it defines (C++ inline and template statics), at most 5 (see `ExportedSymbols`).
+    public var uniqueSymbols: [String] = []
     /// The bytes that were checked and hashed: the private copy is written from these, so what is loaded is
     /// exactly what was validated even if the file changes meanwhile.
     let contents: Data
@@ -78,9 +80,11 @@ public enum ELFInspector {
                 // The message names the file itself, in the form plugin authors search for.
                 throw Rejection(reason: "\(name): no entry point \(entrySymbol) (not exported in its .dynsym)")
             }
-            return PluginImageInfo(
+            var info = PluginImageInfo(
                 contentHash: ContentDigest.hex(bytes), size: bytes.count,
                 isSwiftImage: sections.hasSwiftMetadata, contents: data)
+            info.uniqueSymbols = sections.uniqueSymbols
+            return info
         }
     }
 
@@ -116,6 +120,8 @@ public enum ELFInspector {
         var hasDynsym = false
         var exportsEntry = false
         var hasSwiftMetadata = false
+        /// The first few GNU unique symbols (always looked for: they are few, and rarely any).
+        var uniqueSymbols: [String] = []
         /// Every exported symbol, when asked for.
         var exports: ExportedSymbols?
     }
@@ -227,6 +233,7 @@ public enum ELFInspector {
                 else { continue }
                 let symbol = r.cString(at: strings.offset + Int(r.u32(at)), limit: strings.offset + strings.size)
                 if symbol == entrySymbol && binding != 10 && symbolType == 2 { facts.exportsEntry = true }
+                if binding == 10, facts.uniqueSymbols.count < 5, let symbol { facts.uniqueSymbols.append(symbol) }
                 guard let symbol, facts.exports != nil else { continue }
                 if binding == 10 {
                     facts.exports?.unique.insert(symbol)
