@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import FoundationEssentials
 import HubCore
 import HubHost
@@ -133,26 +132,11 @@ struct Validate: ParsableCommand {
         let found = Locked([Result?](repeating: nil, count: files.count))
         // Several plugins at a time, each in a child of its own, results in the files' order: a plugin that hangs
         // waits out its timeout (ten in a folder took 10 × --timeout one after another).
-        let next = Locked(0)
-        let lanes = DispatchGroup()
-        let lane: @Sendable () -> Void = {
-            while true {
-                let index = next.withLock { value in
-                    defer { value += 1 }
-                    return value
-                }
-                guard index < files.count else { break }
-                let result = Self.check(
-                    files[index], runner: runner, trust: trust, view: viewFile, viewNamespaces: viewNamespaces)
-                found.withLock { $0[index] = result }
-            }
-            lanes.leave()
+        Threads.forEachIndex(files.count, lanes: 4, name: "hubhost-validate") { index in
+            let result = Self.check(
+                files[index], runner: runner, trust: trust, view: viewFile, viewNamespaces: viewNamespaces)
+            found.withLock { $0[index] = result }
         }
-        for _ in 0..<min(files.count, 4) {
-            lanes.enter()
-            if !Threads.detach(name: "hubhost-validate", lane) { lane() }
-        }
-        lanes.wait()
         let results = found.withLock { $0 }.compactMap { $0 }
         if json {
             let encoder = JSONEncoder()

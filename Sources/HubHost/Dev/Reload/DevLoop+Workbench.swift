@@ -240,26 +240,9 @@ extension DevLoop {
     private static func probe(
         _ changes: [FileChange], with gate: ProbeGate, done: @escaping @Sendable (Int, ProbeGate.Verdict) -> Void
     ) {
-        let lanes = min(changes.count, max(1, gate.parallelism) * 4)
-        let next = Locked(0)
-        let finished = DispatchGroup()
-        // Threads of their own: Dispatch runs only as many lanes at once as there are cores.
-        let lane: @Sendable () -> Void = {
-            while true {
-                let index = next.withLock { value in
-                    defer { value += 1 }
-                    return value
-                }
-                guard index < changes.count else { break }
-                done(index, gate.check(changes[index].url))
-            }
-            finished.leave()
+        Threads.forEachIndex(changes.count, lanes: max(1, gate.parallelism) * 4, name: "hubhost-probe") { index in
+            done(index, gate.check(changes[index].url))
         }
-        for _ in 0..<lanes {
-            finished.enter()
-            if !Threads.detach(name: "hubhost-probe", lane) { lane() }
-        }
-        finished.wait()
     }
 
     /// "libx.so", or "libx.so and 4 more".
