@@ -141,10 +141,15 @@ struct Snapshot: ParsableCommand {
         }
         var pictures: [Picture] = []
         let (files, missing) = inputFiles(options.inputs)
+        let notUTF8 = " (its name is not valid UTF-8: rename it)"
         for input in missing {
-            Diagnostics.print("\(input): no such file or folder")
+            let unnamed = input.hasSuffix(notUTF8)
+            Diagnostics.print(unnamed ? input : "\(input): no such file or folder")
             drawn.hadUnusableInput = true
-            drawn.failures.append((input, "no such file or folder"))
+            drawn.failures.append(
+                unnamed
+                    ? (String(input.dropLast(notUTF8.count)), "its name is not valid UTF-8: rename it")
+                    : (input, "no such file or folder"))
         }
         for (number, file) in files.enumerated() {
             CallRecorder.noteInput(number + 1)
@@ -239,8 +244,15 @@ struct Snapshot: ParsableCommand {
                 continue
             }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []
-            files += names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map {
-                PathText.appending($0, to: input)
+            for name in names.filter({ $0.hasSuffix(".json") && !$0.hasPrefix(".") }).sorted() {
+                let path = PathText.appending(name, to: input)
+                // A name that is not UTF-8 reaches here with U+FFFD in it, naming no file: said as what it is (it
+                // was "cannot read: No such file or directory").
+                if name.unicodeScalars.contains("\u{FFFD}") && !FileManager.default.fileExists(atPath: path) {
+                    missing.append(path + " (its name is not valid UTF-8: rename it)")
+                } else {
+                    files.append(path)
+                }
             }
         }
         return (files, missing)

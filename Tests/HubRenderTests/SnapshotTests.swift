@@ -149,6 +149,21 @@ import Testing
         ])
         #expect(ro.status == 2 && ro.stderr.contains("cannot write the report in"), "\(ro.stderr)")
         #expect(try String(contentsOf: junit, encoding: .utf8).contains("<testsuite"))
+        // A folder's view whose name is not UTF-8 is said as that (it was "cannot read: No such file or directory").
+        let odd = sandbox.folder.appending("odd")
+        try FileManager.default.createDirectory(at: odd, withIntermediateDirectories: true)
+        let rawName = Array(odd.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".json".utf8) + [0]
+        let fd = rawName.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { creat($0.baseAddress!, 0o644) }
+        }
+        #expect(fd >= 0)
+        close(fd)
+        let unnamed = try sandbox.hubhost([
+            "snapshot", "record", odd.path, "--out", sandbox.folder.appending("odd-g").path,
+        ])
+        #expect(
+            unnamed.status == 2 && unnamed.stderr.contains("its name is not valid UTF-8: rename it"),
+            "\(unnamed.stderr)")
         let long = sandbox.folder.appending("long.json")
         let rows = (0..<700).map { #"{"id": "r\#($0)", "component": {"id": "demo:row"}, "text": {"title": "R"}}"# }
         try Data("{\"body\": [\(rows.joined(separator: ","))]}".utf8).write(to: long)
