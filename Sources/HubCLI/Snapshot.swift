@@ -140,16 +140,15 @@ struct Snapshot: ParsableCommand {
             if let reason = record.reason { drawn.failures.append(("plugin " + record.file.lastPathComponent, reason)) }
         }
         var pictures: [Picture] = []
-        let (files, missing) = inputFiles(options.inputs)
-        let notUTF8 = " (its name is not valid UTF-8: rename it)"
-        for input in missing {
-            let unnamed = input.hasSuffix(notUTF8)
-            Diagnostics.print(unnamed ? input : "\(input): no such file or folder")
-            drawn.hadUnusableInput = true
-            drawn.failures.append(
-                unnamed
-                    ? (String(input.dropLast(notUTF8.count)), "its name is not valid UTF-8: rename it")
-                    : (input, "no such file or folder"))
+        let (files, missing, notUTF8) = inputFiles(options.inputs)
+        for (inputs, reason) in [
+            (missing, "no such file or folder"), (notUTF8, "its name is not valid UTF-8: rename it"),
+        ] {
+            for input in inputs {
+                Diagnostics.print("\(input): \(reason)")
+                drawn.hadUnusableInput = true
+                drawn.failures.append((input, reason))
+            }
         }
         for (number, file) in files.enumerated() {
             CallRecorder.noteInput(number + 1)
@@ -211,7 +210,6 @@ struct Snapshot: ParsableCommand {
         return drawn
     }
 
-    /// The first of `lines` (what was said of an input), and how many more stderr has.
     /// "; 1 input with problems (exit 1): NAME has problems: …" for a summary line, so its last line says why the
     /// run fails even when every image matched.
     static func failuresSaid(_ failures: [(name: String, reason: String)]) -> String {
@@ -221,6 +219,7 @@ struct Snapshot: ParsableCommand {
             + (failures.count > 1 ? " (and \(failures.count - 1) more)" : "")
     }
 
+    /// The first of `lines` (what was said of an input), and how many more stderr has.
     static func firstOf<Lines: Collection<String>>(_ lines: Lines) -> String {
         guard var first = lines.first else { return "the reason is on stderr" }
         // The command's name leads every stderr line; in a JUnit message or the report it says nothing.
@@ -228,11 +227,12 @@ struct Snapshot: ParsableCommand {
         return first + (lines.count > 1 ? " (and \(lines.count - 1) more line(s) on stderr)" : "")
     }
 
-    /// The files the inputs name, in the order they are drawn (a folder's views sorted by name), and the inputs
-    /// that do not exist.
-    static func inputFiles(_ inputs: [String]) -> (files: [String], missing: [String]) {
+    /// The files the inputs name, in the order they are drawn (a folder's views sorted by name), the inputs that
+    /// do not exist, and a folder's views whose names are not UTF-8 (hubhost cannot name them).
+    static func inputFiles(_ inputs: [String]) -> (files: [String], missing: [String], notUTF8: [String]) {
         var files: [String] = []
         var missing: [String] = []
+        var notUTF8: [String] = []
         for input in inputs {
             var isFolder = false
             guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else {
@@ -249,13 +249,13 @@ struct Snapshot: ParsableCommand {
                 // A name that is not UTF-8 reaches here with U+FFFD in it, naming no file: said as what it is (it
                 // was "cannot read: No such file or directory").
                 if name.unicodeScalars.contains("\u{FFFD}") && !FileManager.default.fileExists(atPath: path) {
-                    missing.append(path + " (its name is not valid UTF-8: rename it)")
+                    notUTF8.append(path)
                 } else {
                     files.append(path)
                 }
             }
         }
-        return (files, missing)
+        return (files, missing, notUTF8)
     }
 
     private static func baseName(_ file: String) -> String {

@@ -86,19 +86,6 @@ struct Validate: ParsableCommand {
         }
     }
 
-    /// Every component namespace `view` names (children included).
-    static func namespaces(in view: ViewModel) -> Set<String> {
-        var found = Set<String>()
-        func visit(_ model: ComponentModel) {
-            found.insert(model.componentIdentifier.namespace)
-            model.children.forEach(visit)
-        }
-        (view.header.map { [$0] } ?? []).forEach(visit)
-        view.body.forEach(visit)
-        view.overlays.forEach(visit)
-        return found
-    }
-
     func run() throws {
         var viewNamespaces: Set<String>?
         // A view that cannot be used is the view's problem, not every plugin's (each probe would fail on it).
@@ -109,7 +96,11 @@ struct Validate: ParsableCommand {
                 throw ExitCode(.failed)
             }
             do {
-                viewNamespaces = Self.namespaces(in: try ViewModelDecoder(file: view).decode(bytes: bytes).viewModel)
+                var namespaces = Set<String>()
+                try ViewModelDecoder(file: view).decode(bytes: bytes).viewModel.forEachModel {
+                    namespaces.insert($0.componentIdentifier.namespace)
+                }
+                viewNamespaces = namespaces
             } catch {
                 Diagnostics.print("hubhost validate: --view \(ErrorText.describe(error))")
                 throw ExitCode(.failed)

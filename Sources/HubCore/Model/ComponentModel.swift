@@ -230,3 +230,16 @@ public final class ViewModel: @unchecked Sendable {
         self.custom = custom
     }
 }
+
+extension ViewModel {
+    /// Calls `body` with every component model: the header, the body, then the overlays, each before its children.
+    public func forEachModel(_ body: (ComponentModel) -> Void) {
+        func visit(_ model: ComponentModel) {
+            body(model)
+            model.children.forEach(visit)
+        }
+        header.map(visit)
+        self.body.forEach(visit)
+        overlays.forEach(visit)
+    }
+}

@@ -206,7 +206,6 @@ enum HostTable {
         record.logger.log(level: level, "\(TerminalText.escaped(message, limit: 2000))", source: "plugin")
     }
 
-    /// Refuses a registration: the reason becomes one of the plugin's warnings and its error text; returns false.
     /// True, with the reason written, when `record` is unloading: what it registers then (in `deinit`) would
     /// outlive it (a service acquired after its image was closed crashed its consumer).
     static func refusesWhileUnloading(
@@ -217,6 +216,7 @@ enum HostTable {
         return true
     }
 
+    /// Refuses a registration: the reason becomes one of the plugin's warnings and its error text; returns false.
     static func refuse(
         _ reason: String, _ record: PluginRecord, _ errorBuffer: UnsafeMutablePointer<CChar>?, _ capacity: Int
     ) -> Bool {
@@ -225,9 +225,6 @@ enum HostTable {
         return false
     }
 
-    /// The calling plugin's record and host, when it is still allowed to call: loaded, and on the host's main
-    /// thread. A [main-thread] function called from another thread is refused (the bridge's state has no locks, as
-    /// the header promises plugins one thread), and the log says so once per plugin, naming it.
     /// Tables of closed images, kept: a plugin may call through its table after its unload (a thread it did not
     /// stop, a thread-local or static destructor run at exit), and freed memory made that call crash the host in
     /// its own code. Emptied (`host_data` NULL), the table refuses every call as "not loaded". 224 bytes a closed
@@ -245,20 +242,18 @@ enum HostTable {
         _ function: String, _ host: UnsafePointer<hub_host>?, nulls: [(String, Bool)]
     ) -> String {
         guard let host else { return "\(function): host is NULL" }
-        guard let data = host.pointee.host_data else {
+        if resolve(host) != nil { return "\(function): \(nulls.first { $0.1 }?.0 ?? "an argument") is NULL" }
+        // `resolve` turned it down: unloaded (or a retired table), or off the main thread.
+        let record = host.pointee.host_data.map { Unmanaged<PluginRecord>.fromOpaque($0).takeUnretainedValue() }
+        guard let record, record.codeCallable, record.host != nil else {
             return "\(function): the plugin is not loaded (its unload has finished)"
         }
-        let record = Unmanaged<PluginRecord>.fromOpaque(data).takeUnretainedValue()
-        guard record.codeCallable, let pluginHost = record.host else {
-            return "\(function): the plugin is not loaded (its unload has finished)"
-        }
-        guard pthread_equal(pthread_self(), pluginHost.mainThread) != 0 else {
-            return "\(function): called from another thread than the host's main thread"
-        }
-        let null = nulls.first { $0.1 }?.0 ?? "an argument"
-        return "\(function): \(null) is NULL"
+        return "\(function): called from another thread than the host's main thread"
     }
 
+    /// The calling plugin's record and host, when it is still allowed to call: loaded, and on the host's main
+    /// thread. A [main-thread] function called from another thread is refused (the bridge's state has no locks, as
+    /// the header promises plugins one thread), and the log says so once per plugin, naming it.
     static func resolve(_ host: UnsafePointer<hub_host>?) -> (PluginRecord, PluginHost)? {
         guard let data = host?.pointee.host_data else { return nil }
         let record = Unmanaged<PluginRecord>.fromOpaque(data).takeUnretainedValue()

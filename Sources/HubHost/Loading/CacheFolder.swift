@@ -16,12 +16,9 @@ public enum CacheFolder {
     public static func usable(_ directory: URL?) -> (directory: URL?, problem: String?) {
         let target = directory ?? PrivateCopies.defaultDirectory()
         if let reason = unwritable(target) {
-            let template = ScratchFolder.base.appendingPathComponent("hubhost-cache-XXXXXX").path
-            var bytes = Array(template.utf8CString)
-            guard let made = bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            guard let fallback = try? ScratchFolder.make("hubhost-cache") else {
                 return (directory, "cache folder \(target.path) cannot be used (\(reason)), nor can a temporary one")
             }
-            let fallback = URL(fileURLWithPath: String(cString: made))
             removeAtExit(fallback)
             return (
                 fallback,

@@ -99,13 +99,7 @@ extension ConformanceSuite {
     func exerciseView(_ view: ViewModel, record: PluginRecord, host: PluginHost, phase: Phase, check: Check) {
         let namespaces = Set(record.namespaces.map(\.namespace))
         var models: [ComponentModel] = []
-        func collect(_ model: ComponentModel) {
-            if namespaces.contains(model.componentIdentifier.namespace) { models.append(model) }
-            model.children.forEach(collect)
-        }
-        (view.header.map { [$0] } ?? []).forEach(collect)
-        view.body.forEach(collect)
-        view.overlays.forEach(collect)
+        view.forEachModel { if namespaces.contains($0.componentIdentifier.namespace) { models.append($0) } }
         let container = SampleModels.containerSizes[0]
         for model in models {
             let id = model.componentIdentifier.description

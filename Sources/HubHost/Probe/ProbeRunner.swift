@@ -14,6 +14,14 @@ public struct ProbeRunner: Sendable {
     nonisolated(unsafe) public static var slowProbeNotice: (@Sendable (String) -> Void)?
     static let slowProbeNoticeSeconds = 2.0
 
+    /// Tells `slowProbeNotice` that the probe of `file` has not answered (in `phase`, when known).
+    func saySlow(_ file: URL, phase: String? = nil) {
+        Self.slowProbeNotice?(
+            "\(TerminalText.escaped(file.lastPathComponent)): no answer from its probe for "
+                + "\(Self.slowProbeNoticeSeconds.compactSeconds)\(phase.map { " (in \($0))" } ?? ""); given up after "
+                + "\(timeout.compactSeconds)")
+    }
+
     public enum Verdict: Sendable {
         case passed(ProbeReport)
         case quarantined(QuarantineRecord, report: ProbeReport?)
@@ -251,11 +259,9 @@ public struct ProbeRunner: Sendable {
             let done = waitpid(pid, &status, WNOHANG)
             if done == pid { break }
             if done < 0 && errno != EINTR { break }
-            if !saidSlow, timer.look() >= Self.slowProbeNoticeSeconds, let notice = Self.slowProbeNotice {
+            if !saidSlow, timer.look() >= Self.slowProbeNoticeSeconds {
                 saidSlow = true
-                notice(
-                    "\(TerminalText.escaped(file.lastPathComponent)): no answer from its probe for "
-                        + "\(Self.slowProbeNoticeSeconds.compactSeconds); given up after \(timeout.compactSeconds)")
+                saySlow(file)
             }
             if timer.look() > timeout {
                 kill(-pid, SIGKILL)  // its group: what its plugin forked too (`OwnProcessGroup`)

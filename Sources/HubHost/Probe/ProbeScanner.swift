@@ -100,11 +100,8 @@ extension ProbeRunner {
                 // Every other file to a second scanner, on a thread of its own (it only waits), each with half of
                 // what is spare: files that hang often come together (one bug, one prefix), and halves would leave
                 // them all to one side.
-                let rest = Array(next..<items.count)
-                let (mine, theirs) = (
-                    rest.enumerated().filter { $0.offset % 2 == 0 }.map(\.element),
-                    rest.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
-                )
+                let mine = Array(stride(from: next, to: items.count, by: 2))
+                let theirs = Array(stride(from: next + 1, to: items.count, by: 2))
                 let other = Locked<[Verdict]>([])
                 let done = DispatchSemaphore(value: 0)
                 let theirItems = theirs.map { items[$0] }[...]
@@ -233,15 +230,11 @@ extension ProbeRunner {
                 }
             }
             let left = timeout - timer.look()
-            if let index = current, index != slowNoted, timeout - left >= ProbeRunner.slowProbeNoticeSeconds,
-                let notice = ProbeRunner.slowProbeNotice, index < files.count
+            if let index = current, index != slowNoted, index < files.count,
+                timeout - left >= ProbeRunner.slowProbeNoticeSeconds
             {
                 slowNoted = index
-                let phase = phaseBox.flatMap { PhaseBox.phase(in: $0, file: index) }.map { " (in \($0.phase))" }
-                notice(
-                    "\(TerminalText.escaped(files[index].lastPathComponent)): no answer from its probe for "
-                        + "\(ProbeRunner.slowProbeNoticeSeconds.compactSeconds)\(phase ?? ""); given up after "
-                        + "\(timeout.compactSeconds)")
+                saySlow(files[index], phase: phaseBox.flatMap { PhaseBox.phase(in: $0, file: index) }?.phase)
             }
             if left <= 0 {
                 kill(-pid, SIGKILL)  // its group: what its plugins forked too (`OwnProcessGroup`)
