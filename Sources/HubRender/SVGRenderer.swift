@@ -26,10 +26,6 @@ public struct SVGRenderer {
         ByteWriter.stream(to: sink) { writeDocument(tree, to: &$0) }
     }
 
-    func writeDocument(_ tree: RenderTree, to out: inout String) {
-        out += render(tree)
-    }
-
     /// Streams the SVG to `sink` while `render` renders the view: `render` passes the stream to the pipeline
     /// (`RenderPipeline.Options.bodyStream`, with display lists kept) and returns its tree. Each body component is
     /// written as soon as it is drawn, so its display list is not kept; the output is what `render(_:to:)` writes

@@ -231,6 +231,9 @@ public enum ELFInspector {
                 // Defined (shndx != 0): global or weak (1, 2) or GNU unique (10) functions (2) and objects (1).
                 guard shndx != 0, binding == 1 || binding == 2 || binding == 10, symbolType == 1 || symbolType == 2
                 else { continue }
+                // A loader's inspection reads the names of functions (for the entry point) and unique symbols only: a
+                // Swift image exports thousands of data symbols.
+                guard symbolType == 2 || binding == 10 || facts.exports != nil else { continue }
                 let symbol = r.cString(at: strings.offset + Int(r.u32(at)), limit: strings.offset + strings.size)
                 if symbol == entrySymbol && binding != 10 && symbolType == 2 { facts.exportsEntry = true }
                 if binding == 10, facts.uniqueSymbols.count < 5, let symbol { facts.uniqueSymbols.append(symbol) }
