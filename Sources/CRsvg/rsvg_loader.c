@@ -99,10 +99,11 @@ int hub_rsvg_matched_family(const char *family, char *out, size_t size) {
     int result = 0;
     void *font = match(NULL, pattern, &result);
     destroy(pattern);
-    if (!font) return 0;
+    // No match, or one without a family: fontconfig knows no font at all (an empty or broken configuration).
+    if (!font) return -1;
     unsigned char *name = NULL;
     int found = get_string(font, "family", 0, &name) == 0 /* FcResultMatch */ && name;
     if (found) snprintf(out, size, "%s", (const char *)name);
     destroy(font);
-    return found;
+    return found ? 1 : -1;
 }

@@ -92,6 +92,9 @@ struct Snapshot: ParsableCommand {
         var access: ImageAccess
         /// What it was drawn from, for messages: a file, or a story of a component.
         var source: String
+        /// Its input had problems (a component drawn as a fallback, a story's bad image): record keeps the golden
+        /// there is rather than replace it with a drawing known to be wrong.
+        var inputHadProblems = false
     }
 
     /// What `pictures` drew, and what went wrong on the way (each printed where it happened).
@@ -113,6 +116,11 @@ struct Snapshot: ParsableCommand {
         var galleryNames: Set<String> = []
         /// `galleryNames` without their widths: the stories the loaded plugins have.
         var galleryStems: Set<String> = []
+        /// The start of the gallery goldens of each namespace a loaded plugin registered ("gallery/demo-"): a
+        /// golden of a namespace no loaded plugin has is one of a plugin missing from this run, not of a story gone.
+        var galleryNamespacePrefixes: [String] = []
+        /// No plugin was loaded on purpose (`--safe-mode`): no story says anything about the gallery goldens.
+        var safeMode = false
     }
 
     /// Draws every input; problems are printed where they happen.
@@ -133,6 +141,10 @@ struct Snapshot: ParsableCommand {
         }
         let host = try options.plugins.makeHost()
         var drawn = Drawn()
+        drawn.safeMode = options.plugins.isSafeMode
+        drawn.galleryNamespacePrefixes = host.plugins.filter { $0.reason == nil }.flatMap(\.namespaces).map {
+            "gallery/" + Showcase.Shot.safe($0.namespace) + "-"
+        }
         drawn.pluginStatus = options.plugins.reportProblems(of: host)
         drawn.hadProblems = drawn.pluginStatus != nil
         for folder in host.missingFolders { drawn.failures.append(("plugins " + folder.path, "no such folder")) }
@@ -187,7 +199,8 @@ struct Snapshot: ParsableCommand {
             pictures += shots.map {
                 Picture(
                     name: "gallery/" + $0.id, tree: $0.tree, access: ImageAccess(viewFile: nil),
-                    source: "story \(TerminalText.quoted($0.story.name)) of \($0.entry.component) (\($0.entry.plugin))")
+                    source: "story \(TerminalText.quoted($0.story.name)) of \($0.entry.component) (\($0.entry.plugin))",
+                    inputHadProblems: !$0.story.warnings.isEmpty)
             }
         }
         // Two inputs whose names make one file (home.json and Home.json, stories "x y" and "x,y") would overwrite
@@ -215,7 +228,10 @@ struct Snapshot: ParsableCommand {
     static func failuresSaid(_ failures: [(name: String, reason: String)]) -> String {
         guard let first = failures.first else { return "" }
         let count = failures.count == 1 ? "1 input" : "\(failures.count) inputs"
-        return "; \(count) with problems: \(PathText.fileName(first.name)) \(first.reason)"
+        // A plugin's reason names its file already ("plugin libx.so" → "libx.so: crashed …").
+        let name = PathText.fileName(first.name)
+        let named = first.reason.hasPrefix(name.replacing(#/^plugin /#, with: "") + ":")
+        return "; \(count) with problems: " + (named ? first.reason : "\(name) \(first.reason)")
             + (failures.count > 1 ? " (and \(failures.count - 1) more)" : "")
     }
 
@@ -275,7 +291,8 @@ struct Snapshot: ParsableCommand {
             let tree = pipeline.render(loaded.viewModel, viewport: Size(width: width, height: options.height))
             pipeline.tearDown()
             return Picture(
-                name: "\(baseName(file))@\(Int(width))", tree: tree, access: loaded.access, source: file)
+                name: "\(baseName(file))@\(Int(width))", tree: tree, access: loaded.access, source: file,
+                inputHadProblems: !loaded.problems.isEmpty || !unresolved.isEmpty)
         }
         return (pictures, !loaded.problems.isEmpty || !unresolved.isEmpty)
     }
@@ -337,7 +354,9 @@ struct Snapshot: ParsableCommand {
                     pictures.append(
                         Picture(
                             name: "\(baseName(file)).\(safe)@\(Int(width))", tree: engine.screenTree(),
-                            access: loaded.access, source: "\(file):\(number)"))
+                            access: loaded.access, source: "\(file):\(number)",
+                            // The view's problems are in every picture; a step that failed takes none after it.
+                            inputHadProblems: !loaded.problems.isEmpty || !unresolved.isEmpty))
                 }
             }
             CallRecorder.noteStep(0)
@@ -410,28 +429,60 @@ struct Snapshot: ParsableCommand {
             return "its story is drawn at other widths now" + remedy
         }
         if drawn.pluginStatus != nil { return "a plugin did not load in this run (above), or the story is gone" }
+        if drawn.safeMode { return "no plugin was loaded (--safe-mode)" }
+        if !ownedByLoadedPlugin(name, drawn) {
+            return "no plugin of this run registers its namespace (is its plugin missing from the plugin folders? "
+                + "If it is gone for good, remove the file)"
+        }
         return "the component or story is gone" + remedy
     }
 
     /// A picture's name without its width ("gallery/x.y@375" → "gallery/x.y").
     static func stem(_ name: String) -> String { name.lastIndex(of: "@").map { String(name[..<$0]) } ?? name }
 
-    /// The PNGs in the goldens folder and its gallery/ folder, as picture names ("home@375", "gallery/x.y@375").
+    /// The PNGs in the goldens folder and its gallery/ folder that hubhost could have written, as picture names
+    /// ("home@375", "gallery/x.y@375"). Other files (a logo.png, a README's pictures) are not goldens: never
+    /// compared, never removed.
     static func goldenNames(in folder: URL) -> [String] {
         var names: [String] = []
         for (sub, prefix) in [(folder, ""), (folder.appendingPathComponent("gallery"), "gallery/")] {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: sub.path)) ?? []
-            names += files.filter { $0.hasSuffix(".png") }.map { prefix + String($0.dropLast(4)) }
+            names += files.filter { $0.hasSuffix(".png") }.map { String($0.dropLast(4)) }.filter(isGoldenName).map {
+                prefix + $0
+            }
         }
         return names.sorted()
     }
 
+    /// Whether `name` (a file name without ".png") is one a picture gets: `Showcase.Shot.safe` characters, then
+    /// "@" and the width.
+    static func isGoldenName(_ name: String) -> Bool {
+        guard let at = name.lastIndex(of: "@"), !name.hasPrefix(".") else { return false }
+        let width = name[name.index(after: at)...]
+        return !width.isEmpty && width.allSatisfy(\.isASCII) && width.allSatisfy(\.isNumber)
+            && name[..<at].unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
+            }
+    }
+
+    /// Whether gallery golden `name` is of a namespace a plugin of this run registered.
+    static func ownedByLoadedPlugin(_ name: String, _ drawn: Drawn) -> Bool {
+        drawn.galleryNamespacePrefixes.contains { name.hasPrefix($0) }
+    }
+
     /// Removes the PNGs under the goldens folder's gallery/ that no story of the loaded plugins has (each said);
-    /// returns how many. Only that folder's PNGs, which `record --gallery` owns, are touched.
+    /// returns how many. Only that folder's goldens of namespaces a loaded plugin registers are touched: a plugin
+    /// missing from this run's folders (or `--safe-mode`) says nothing about its stories, and each golden it
+    /// leaves is said, kept.
     /// With a `stage`, each is noted there, for the supervisor to remove once the worker ended cleanly.
     static func removeGoldensNoStoryHas(_ drawn: Drawn, in folder: URL, stage: inout RecordStage?) -> Int {
         var removed = 0
+        var kept: [String] = []
         for name in goldenNames(in: folder) where name.hasPrefix("gallery/") && !drawn.galleryNames.contains(name) {
+            guard !drawn.safeMode, ownedByLoadedPlugin(name, drawn) else {
+                kept.append(name)
+                continue
+            }
             if stage != nil {
                 stage!.remove(name + ".png", because: whyUndrawn(name, drawn, hint: false))
                 removed += 1
@@ -444,6 +495,12 @@ struct Snapshot: ParsableCommand {
             } catch {
                 Diagnostics.print("hubhost: cannot remove \(name).png: \(ErrorText.describe(error))")
             }
+        }
+        if let first = kept.first {
+            let more = kept.count > 1 ? " (and \(kept.count - 1) more)" : ""
+            Diagnostics.print(
+                "hubhost: kept \(kept.count) gallery golden(s) no story drew, such as \(first).png\(more): "
+                    + whyUndrawn(first, drawn, hint: false))
         }
         return removed
     }
@@ -477,8 +534,8 @@ struct Snapshot: ParsableCommand {
                 (.ok, "recorded"),
                 (
                     .problems,
-                    "recorded, but some inputs had problems (listed on stderr); or nothing recorded, as a plugin "
-                        + "could not be loaded"
+                    "recorded, but some inputs had problems (listed on stderr; their images are not recorded, their "
+                        + "goldens kept); or nothing recorded, as a plugin could not be loaded"
                 ),
                 (
                     .failed,
@@ -501,13 +558,26 @@ struct Snapshot: ParsableCommand {
                 throw ExitCode(.pluginFault)
             }
             try Snapshot.checkGoldenFolder(options.out, mustExist: false)
+            // Goldens whose every text is a box would be committed as the truth and fail wherever fonts exist.
+            if case .noFont = PNGImage.fontProblem {
+                Diagnostics.print(
+                    "hubhost: snapshot record: nothing recorded: \(PNGImage.missingFontWarning!); install the font "
+                        + "(or point FONTCONFIG_FILE at a configuration that finds it)")
+                throw ExitCode(.failed)
+            }
             let folder = URL(fileURLWithPath: ProcessStart.absolute(options.out))
             // Supervised, the worker stages what it records and this process puts it in place once the worker ended
             // without a fault (`RecordStage`).
             var stage: RecordStage? = nil
             if options.isolation.supervises {
                 RecordStage.removeStale(in: folder)
-                let supervisorStage = try RecordStage.make(in: folder)
+                let supervisorStage: RecordStage
+                do { supervisorStage = try RecordStage.make(in: folder) } catch {
+                    Diagnostics.print(
+                        "hubhost: snapshot record: nothing recorded: cannot write in \(folder.path): "
+                            + ErrorText.reason(error))
+                    throw ExitCode(.failed)
+                }
                 _ = try Snapshot.pictures(options) { faults in
                     if faults.isEmpty {
                         if !supervisorStage.commit() { Glibc.exit(ExitStatus.failed.rawValue) }
@@ -531,7 +601,14 @@ struct Snapshot: ParsableCommand {
             var recorded = 0
             var unwritten = 0
             var undrawable = 0
+            var withProblems = 0
             for picture in drawn.pictures {
+                // Its input's problems were said; a golden of this drawing would be wrong (a fallback, a broken
+                // image) and would replace a good one.
+                if picture.inputHadProblems {
+                    withProblems += 1
+                    continue
+                }
                 let png: Data
                 do { png = try Snapshot.draw(picture, scale: options.scale).pngData() } catch {
                     // One image that cannot be drawn (a view taller than a PNG can be) does not stop the others.
@@ -563,6 +640,9 @@ struct Snapshot: ParsableCommand {
                 ? Snapshot.removeGoldensNoStoryHas(drawn, in: folder, stage: &stage) : 0
             let summary =
                 "recorded \(recorded) image(s) in \(folder.path)" + Snapshot.failuresSaid(drawn.failures)
+                + (withProblems > 0
+                    ? "; \(withProblems) not recorded, as their inputs have problems (above; their goldens are kept)"
+                    : "")
                 + (removed > 0 ? "; removed \(removed) gallery golden(s) no story has (above)" : "")
                 + (unwritten > 0 ? "; \(unwritten) could not be written (above)" : "")
                 + (undrawable > 0 ? "; \(undrawable) could not be drawn (above)" : "")
@@ -605,6 +685,11 @@ struct Snapshot: ParsableCommand {
         func validate() throws {
             if let problem = InputLimits.problem(tolerance, in: 0...100) {
                 throw ValidationError("--tolerance: \(problem)")
+            }
+            // A report inside the goldens folder would be taken for goldens by the next run (and its images
+            // compared, or removed as stale by record --gallery).
+            if PathText.isSameOrInside(ProcessStart.absolute(report), ProcessStart.absolute(options.out)) {
+                throw ValidationError("--report \(report) is inside --out \(options.out): name a folder outside it")
             }
         }
 
@@ -706,8 +791,14 @@ struct Snapshot: ParsableCommand {
             let missing = results.filter(\.isMissing).count
             let undrawn = results.filter(\.isUndrawn).count
             let matched = results.filter(\.isMatch).count
+            // Differences a tolerance let pass are said, so a growing drift is seen before it fails.
+            let withinTolerance = results.filter {
+                if case .matched(let pixels) = $0.outcome { return pixels > 0 } else { return false }
+            }.count
             StandardOutput.print(
-                "\(results.count) image(s): \(matched) match, \(changed.count) differ, \(missing) missing"
+                "\(results.count) image(s): \(matched) match"
+                    + (withinTolerance > 0 ? " (\(withinTolerance) within --tolerance)" : "")
+                    + ", \(changed.count) differ, \(missing) missing"
                     + (undrawn > 0 ? ", \(undrawn) gallery golden(s) no story drew" : "")
                     + (unchecked.isEmpty ? "" : ", \(unchecked.count) golden(s) not drawn")
                     + (cannotDraw > 0 ? ", \(cannotDraw) that could not be drawn" : "")

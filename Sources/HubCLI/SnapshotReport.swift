@@ -43,7 +43,7 @@ struct SnapshotReport {
                     diff.sizeChanged
                     ? "size changed: \(expected.width)×\(expected.height) → \(actual.width)×\(actual.height); " : ""
                 text += String(
-                    printf: "%ld of %ld pixels differ (%.3f%%)", diff.differing, diff.total, diff.fraction * 100)
+                    printf: "%ld of %ld pixels differ (%.3g%%)", diff.differing, diff.total, diff.fraction * 100)
                 if let box = diff.bounds {
                     text += ", within x \(box.x)–\(box.x + box.width - 1), y \(box.y)–\(box.y + box.height - 1)"
                 }

@@ -120,12 +120,13 @@ struct Validate: ParsableCommand {
         let trust = PluginTrust(allowUnsafePermissions: allowUnsafePermissions)
         let files = try pluginFiles()
         let viewFile = view
+        let namespacesOfView = viewNamespaces
         let found = Locked([Result?](repeating: nil, count: files.count))
         // Several plugins at a time, each in a child of its own, results in the files' order: a plugin that hangs
         // waits out its timeout (ten in a folder took 10 × --timeout one after another).
         Threads.forEachIndex(files.count, lanes: 4, name: "hubhost-validate") { index in
             let result = Self.check(
-                files[index], runner: runner, trust: trust, view: viewFile, viewNamespaces: viewNamespaces)
+                files[index], runner: runner, trust: trust, view: viewFile, viewNamespaces: namespacesOfView)
             found.withLock { $0[index] = result }
         }
         let results = found.withLock { $0 }.compactMap { $0 }

@@ -192,16 +192,39 @@ extension PNGImage {
     /// The font hubhost's drawings name.
     public static let fontFamily = "DejaVu Sans Mono"
 
-    /// Said when fontconfig draws `fontFamily` with another font: the same build then draws other pixels than on a
-    /// machine that has it, and goldens recorded on one fail on the other. Nil when it is installed (or unknown).
-    public static let missingFontWarning: String? = {
+    /// What fontconfig draws `fontFamily` with, when that is not the font itself.
+    public enum FontProblem: Sendable {
+        /// Another font: the same build then draws other pixels than on a machine that has it, and goldens
+        /// recorded on one fail on the other.
+        case substitute(String)
+        /// No font at all (an empty or broken fontconfig setup): every text is drawn as boxes.
+        case noFont
+    }
+
+    /// Nil when `fontFamily` is installed (or fontconfig cannot be asked).
+    public static let fontProblem: FontProblem? = {
         var family = [CChar](repeating: 0, count: 256)
-        guard hub_rsvg_matched_family(fontFamily, &family, family.count) != 0 else { return nil }
-        let matched = String(cString: family)
-        guard !matched.hasPrefix(fontFamily) else { return nil }
-        return "the font \(fontFamily) is not installed (Debian's fonts-dejavu-core): PNGs are drawn with "
-            + "\(matched) instead, and will not match images drawn where it is"
+        switch hub_rsvg_matched_family(fontFamily, &family, family.count) {
+        case 0: return nil
+        case -1: return .noFont
+        default:
+            let matched = String(cString: family)
+            return matched.hasPrefix(fontFamily) ? nil : .substitute(matched)
+        }
     }()
+
+    /// `fontProblem` as a sentence, when there is one.
+    public static var missingFontWarning: String? {
+        switch fontProblem {
+        case nil: return nil
+        case .noFont:
+            return "fontconfig finds no font at all (Debian's fonts-dejavu-core installs \(fontFamily)): every text "
+                + "of a PNG is drawn as boxes, and will not match images drawn where the font is"
+        case .substitute(let matched):
+            return "the font \(fontFamily) is not installed (Debian's fonts-dejavu-core): PNGs are drawn with "
+                + "\(matched) instead, and will not match images drawn where it is"
+        }
+    }
 }
 
 enum Rsvg {

@@ -122,8 +122,8 @@ import Testing
     /// A CI run must not go green without checking what it should: goldens whose plugin or story went away are
     /// missing, a run that draws nothing fails, two inputs that would share a golden are refused, a size change
     /// fails whatever the tolerance (and shows where), and the report is always this run's.
-    /// A view that names a component no plugin serves records and verifies with exit 1: the last line says why
-    /// (every image matched, and the reasons were warnings). A view too tall for a PNG says what does work.
+    /// A view that names a component no plugin serves is not recorded (exit 1): the last line says why (the
+    /// reasons were warnings). A view too tall for a PNG says what does work.
     @Test func theSummarySaysWhyARunFailsAndWhatToDoWithALongView() throws {
         let sandbox = try Sandbox()
         let fallback = sandbox.folder.appending("fallback.json")
@@ -133,7 +133,8 @@ import Testing
             let run = try sandbox.hubhost([
                 "snapshot", mode, fallback.path, "--out", sandbox.folder.appending("fb").path,
             ])
-            #expect(run.status == 1, "\(run.stderr)")
+            // Not recorded (a golden of a fallback would be wrong), so verify finds no golden of it.
+            #expect(run.status == (mode == "record" ? 1 : 2), "\(run.stderr)")
             let last = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
             #expect(last.contains("1 input with problems: fallback.json has problems:"), "\(mode): \(last)")
             #expect(run.stderr.contains("drawn as a fallback (a golden of its fallback would be wrong)"))
@@ -213,7 +214,8 @@ import Testing
         #expect(gone.status == 2, "\(gone.stdout)\(gone.stderr)")
         #expect(
             gone.stderr.contains(
-                "gallery/cdemo-banner.default@375: a golden no story of this run draws: the component or story is gone"),
+                "gallery/cdemo-banner.default@375: a golden no story of this run draws: no plugin of this run "
+                    + "registers its namespace (is its plugin missing from the plugin folders?"),
             "\(gone.stderr)")
         #expect(try String(contentsOf: junit, encoding: .utf8).contains("cdemo-banner.default@375"))
         // A run that draws nothing is not a pass.
@@ -294,6 +296,59 @@ import Testing
         ])
         #expect(ghost.status == 1, "\(ghost.stderr)")
         #expect(ghost.stderr.contains("no loaded plugin serves namespace \"ghost\""), "\(ghost.stderr)")
+        // ... so it is not recorded, and a good golden there is kept.
+        #expect(ghost.stdout.contains("1 not recorded, as their inputs have problems"), "\(ghost.stdout)")
+        #expect(!sandbox.files(in: "ghosts").contains("ghost@375.png"))
+        let kept = sandbox.folder.appending("golden/banner@375.png")
+        let keptBytes = try Data(contentsOf: kept)
+        try Data(#"{"body": [{"id": "b", "component": {"id": "ghost:banner"}}]}"#.utf8)
+            .write(to: sandbox.views.appendingPathComponent("banner.json"))
+        let overGood = try sandbox.hubhost([
+            "snapshot", "record", sandbox.views.appendingPathComponent("banner.json").path, "--out",
+            sandbox.folder.appending("golden").path,
+        ])
+        #expect(overGood.status == 1, "\(overGood.stderr)")
+        #expect(try Data(contentsOf: kept) == keptBytes)
+    }
+
+    /// A gallery golden says nothing about a story when its plugin is not in this run (another --plugins folder,
+    /// --safe-mode): record --gallery keeps it, saying so, as it keeps every file it could not have written.
+    @Test func recordKeepsGoldensOfPluginsNotInTheRunAndFilesItDidNotWrite() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.snapshot("record", out: "golden").status == 0)
+        let gallery = sandbox.folder.appending("golden/gallery")
+        let notOurs = ["logo.png", "Cdemo-Badge.default@375.png", "cdemo-badge.default.png"]
+        for name in notOurs {
+            try Data([0x89, 0x50]).write(to: gallery.appendingPathComponent(name))
+        }
+        let before = sandbox.files(in: "golden")
+        let safe = try sandbox.hubhost([
+            "snapshot", "record", sandbox.views.appendingPathComponent("banner.json").path, "--gallery",
+            "--safe-mode", "--out", sandbox.folder.appending("golden").path,
+        ])
+        #expect(safe.stderr.contains("no plugin was loaded (--safe-mode)"), "\(safe.stderr)")
+        #expect(sandbox.files(in: "golden") == before)
+        try FileManager.default.removeItem(at: sandbox.plugins.appendingPathComponent("libHubDemoC.so"))
+        let onlySwift = try sandbox.hubhost([
+            "snapshot", "record", "--gallery", "--widths", "320,375", "--out",
+            sandbox.folder.appending("golden").path,
+        ])
+        #expect(onlySwift.status == 0, "\(onlySwift.stderr)")
+        #expect(onlySwift.stderr.contains("kept "), "\(onlySwift.stderr)")
+        #expect(onlySwift.stderr.contains("no plugin of this run registers its namespace"), "\(onlySwift.stderr)")
+        #expect(sandbox.files(in: "golden") == before, "\(onlySwift.stderr)")
+        // verify does not take files it could not have written for goldens.
+        let verify = try sandbox.hubhost([
+            "snapshot", "verify", "--gallery", "--widths", "320,375", "--out", sandbox.folder.appending("golden").path,
+            "--report", sandbox.folder.appending("report").path,
+        ])
+        for name in notOurs { #expect(!verify.stderr.contains(name), "\(verify.stderr)") }
+        // A report inside the goldens would be taken for goldens by the next run.
+        let inside = try sandbox.hubhost([
+            "snapshot", "verify", "--gallery", "--out", sandbox.folder.appending("golden").path,
+            "--report", sandbox.folder.appending("golden/report").path,
+        ])
+        #expect(inside.status == 64 && inside.stderr.contains("is inside --out"), "\(inside.stderr)")
     }
 
     @Test func pngsDecodedBackHaveTheColourAtKnownFrames() throws {
@@ -430,6 +485,19 @@ import Testing
         #expect(other.stderr.contains("drawn with DejaVu Sans instead"), "\(other.stderr)")
         let usual = try ProcessRunner.hubhost(arguments)
         #expect(!usual.stderr.contains("is not installed"), "\(usual.stderr)")
+        // No font at all: every text a box. Said by render; record records nothing (such goldens would be
+        // committed as the truth).
+        try FileManager.default.removeItem(at: fonts.appendingPathComponent("DejaVuSans.ttf"))
+        try? FileManager.default.removeItem(at: sandbox.folder.appending("fc-cache"))
+        let none = try ProcessRunner.hubhost(arguments, environment: environment)
+        #expect(none.stderr.contains("fontconfig finds no font at all"), "\(none.stderr)")
+        let record = try ProcessRunner.hubhost(
+            [
+                "snapshot", "record", banner, "--out", sandbox.folder.appending("golden").path, "--plugins",
+                sandbox.plugins.path, "--plugin-cache", sandbox.cache.path,
+            ], environment: environment)
+        #expect(record.status == 2 && record.stderr.contains("nothing recorded: fontconfig finds no font"))
+        #expect(sandbox.files(in: "golden").isEmpty)
     }
 
     /// Runs share golden folders (shards in CI containers of their own, where process ids mean nothing to one

@@ -68,8 +68,9 @@ typedef struct hub_rsvg_api {
 const hub_rsvg_api *hub_rsvg_load(char *error, size_t size);
 
 /// The family fontconfig draws `family` with (the same name when it is installed; else its substitute), copied into
-/// `out` (`size` bytes). False when fontconfig's functions cannot be found (then nothing is known). Loads librsvg
-/// (whose dependencies include fontconfig) as `hub_rsvg_load` does.
+/// `out` (`size` bytes), returning 1. Returns -1 when fontconfig finds no font at all (text would be drawn as
+/// boxes), 0 when fontconfig's functions cannot be found (then nothing is known). Loads librsvg (whose dependencies
+/// include fontconfig) as `hub_rsvg_load` does.
 int hub_rsvg_matched_family(const char *family, char *out, size_t size);
 
 #endif

@@ -17,4 +17,13 @@ public enum ErrorText {
         }
         return "\(error)"
     }
+
+    /// `describe` without the file a Foundation error names, for a message that names the place itself (a
+    /// scratch file inside the folder the user named means nothing to them).
+    public static func reason(_ error: any Error) -> String {
+        if let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError {
+            return String(cString: strerror(posix.code.rawValue))
+        }
+        return describe(error)
+    }
 }

@@ -72,6 +72,13 @@ public enum PathText {
         return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
     }
 
+    /// Whether `path` is `folder` or lies under it, by the text of both (normalized; links are not followed).
+    public static func isSameOrInside(_ path: String, _ folder: String) -> Bool {
+        let path = normalized(path)
+        let folder = normalized(folder)
+        return path == folder || path.hasPrefix(folder == "/" ? "/" : folder + "/")
+    }
+
     /// `name` (which may hold slashes) under `folder`, with one slash between them.
     public static func appending(_ name: String, to folder: String) -> String {
         if name.isEmpty { return folder }
