@@ -158,7 +158,7 @@ let package = Package(
             path: "Tests/HubHostTests", exclude: ["Fixtures"]),
         .testTarget(
             name: "HubRenderTests", dependencies: ["HubTestKit", "HubRender", "HubCore", "HubHost"],
-            path: "Tests/HubRenderTests"),
+            path: "Tests/HubRenderTests", exclude: ["Fixtures"]),
         .testTarget(
             name: "HubPluginKitTests",
             dependencies: [

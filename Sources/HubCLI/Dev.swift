@@ -171,8 +171,9 @@ struct Dev: ParsableCommand {
             options: options, bindAddress: host, port: port, supervises: isolation.supervises,
             callTimeout: isolation.callTimeout,
             probeCacheDirectory: ProbeGate.defaultCacheDirectory(imagesDirectory: cache),
-            html: { tree, idPrefix in
-                var svg = SVGRenderer(images: ImageResolver(access: imageAccess), showFrames: false)
+            html: { tree, idPrefix, supplied in
+                var svg = SVGRenderer(
+                    images: ImageResolver(access: imageAccess, supplied: supplied), showFrames: false)
                 svg.idPrefix = idPrefix
                 return svg.render(tree)
             },

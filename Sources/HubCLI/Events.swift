@@ -234,7 +234,7 @@ struct Events: ParsableCommand {
             try format.write(
                 format.needsDisplayLists ? engine.screenTree() : engine.renderTree(), naming: host.sourceNaming,
                 access: loaded.access,
-                unshownImages: engine.images.unshownURIs, to: output)
+                unshownImages: engine.images.unshownURIs, suppliedImages: engine.images.suppliedImage, to: output)
         }
         host.registry.componentDecorator = nil
         engine.pipeline.tearDown()

@@ -133,7 +133,8 @@ struct Render: ParsableCommand {
             // write.
             pipeline.options.keepsStreamedBody = false
             tree = try format.writeStreaming(
-                naming: host.sourceNaming, access: loaded.access, diagnostics: loaded.problems, to: output
+                naming: host.sourceNaming, access: loaded.access, suppliedImages: host.suppliedImage,
+                diagnostics: loaded.problems, to: output
             ) { stream in
                 pipeline.options.bodyStream = stream
                 defer { pipeline.options.bodyStream = nil }
@@ -145,8 +146,8 @@ struct Render: ParsableCommand {
             // Instances go before the plugins that made them.
             pipeline.tearDown()
             try format.write(
-                tree, naming: host.sourceNaming, access: loaded.access, diagnostics: loaded.problems,
-                scale: scale, to: output)
+                tree, naming: host.sourceNaming, access: loaded.access, suppliedImages: host.suppliedImage,
+                diagnostics: loaded.problems, scale: scale, to: output)
         }
         ProcessLifetime.keepUntilExit(loaded, tree)
         if !loaded.problems.isEmpty || pluginStatus != nil || BoundaryValues.replacedAny {

@@ -95,6 +95,8 @@ struct Snapshot: ParsableCommand {
         /// Its input had problems (a component drawn as a fallback, a story's bad image): record keeps the golden
         /// there is rather than replace it with a drawing known to be wrong.
         var inputHadProblems = false
+        /// The bytes a plugin's image loader supplied for remote image URIs (see `ImageResolver.supplied`).
+        var suppliedImages: (String) -> [UInt8]? = { _ in nil }
     }
 
     /// What `pictures` drew, and what went wrong on the way (each printed where it happened).
@@ -292,7 +294,7 @@ struct Snapshot: ParsableCommand {
             pipeline.tearDown()
             return Picture(
                 name: "\(baseName(file))@\(Int(width))", tree: tree, access: loaded.access, source: file,
-                inputHadProblems: !loaded.problems.isEmpty || !unresolved.isEmpty)
+                inputHadProblems: !loaded.problems.isEmpty || !unresolved.isEmpty, suppliedImages: host.suppliedImage)
         }
         return (pictures, !loaded.problems.isEmpty || !unresolved.isEmpty)
     }
@@ -356,7 +358,9 @@ struct Snapshot: ParsableCommand {
                             name: "\(baseName(file)).\(safe)@\(Int(width))", tree: engine.screenTree(),
                             access: loaded.access, source: "\(file):\(number)",
                             // The view's problems are in every picture; a step that failed takes none after it.
-                            inputHadProblems: !loaded.problems.isEmpty || !unresolved.isEmpty))
+                            inputHadProblems: !loaded.problems.isEmpty || !unresolved.isEmpty,
+                            // What was delivered by this step, as the screen shows it.
+                            suppliedImages: { [supplied = engine.images.supplied] in supplied[$0]?.bytes }))
                 }
             }
             CallRecorder.noteStep(0)
@@ -389,7 +393,8 @@ struct Snapshot: ParsableCommand {
                     + "--format svg`")
         }
         PNGFont.warnOnce()
-        let svg = SVGRenderer(images: ImageResolver(access: picture.access), showFrames: false).render(picture.tree)
+        let images = ImageResolver(access: picture.access, supplied: picture.suppliedImages)
+        let svg = SVGRenderer(images: images, showFrames: false).render(picture.tree)
         return try PNGImage.rasterize(svg: svg, width: canvas.width, height: canvas.height, scale: scale)
     }
 

@@ -113,8 +113,8 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
     /// The drawing written while `render` renders (see `RenderPipeline.Options.bodyStream`), to `path` as `write`
     /// does, for a format that `streams`; returns the tree `render` returned.
     func writeStreaming(
-        naming: SourceNaming, access: ImageAccess, diagnostics: [String] = [], to path: String?,
-        _ render: (RenderPipeline.BodyStream) -> RenderTree
+        naming: SourceNaming, access: ImageAccess, suppliedImages: @escaping (String) -> [UInt8]? = { _ in nil },
+        diagnostics: [String] = [], to path: String?, _ render: (RenderPipeline.BodyStream) -> RenderTree
     ) throws -> RenderTree {
         precondition(streams, "\(self) is not written while rendering")
         let sink: OutputFile
@@ -128,9 +128,13 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
         case .json: tree = JSONRenderer(naming: naming).renderStreaming(to: write, render)
         case .text: tree = TextRenderer(naming: naming).renderStreaming(to: write, render)
         case .html:
-            tree = HTMLRenderer(svg: SVGRenderer(images: ImageResolver(access: access)), naming: naming)
-                .renderStreaming(to: write, diagnostics: diagnostics, render)
-        default: tree = SVGRenderer(images: ImageResolver(access: access)).renderStreaming(to: write, render)
+            tree = HTMLRenderer(
+                svg: SVGRenderer(images: ImageResolver(access: access, supplied: suppliedImages)), naming: naming
+            )
+            .renderStreaming(to: write, diagnostics: diagnostics, render)
+        default:
+            tree = SVGRenderer(images: ImageResolver(access: access, supplied: suppliedImages))
+                .renderStreaming(to: write, render)
         }
         do { try sink.commit() } catch {
             Diagnostics.print("hubhost: \(ErrorText.describe(error))")
@@ -143,14 +147,15 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
     /// `unshownImages` are drawn as their placeholders (see `ImageResolver.unshown`).
     func write(
         _ tree: RenderTree, naming: SourceNaming, access: ImageAccess, unshownImages: Set<String> = [],
-        diagnostics: [String] = [], scale: Double = 1, to path: String?
+        suppliedImages: @escaping (String) -> [UInt8]? = { _ in nil }, diagnostics: [String] = [], scale: Double = 1,
+        to path: String?
     ) throws {
         let sink: OutputFile
         do { sink = try OutputFile(path: path ?? "-") } catch {
             Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
-        let images = ImageResolver(access: access, unshown: unshownImages)
+        let images = ImageResolver(access: access, unshown: unshownImages, supplied: suppliedImages)
         switch self {
         case .json: JSONRenderer(naming: naming).render(tree) { sink.write($0) }
         case .svg: SVGRenderer(images: images).render(tree) { sink.write($0) }

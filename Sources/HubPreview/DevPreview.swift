@@ -115,7 +115,8 @@ public final class DevPreview: @unchecked Sendable {
         problems += output.viewWarnings.map { PreviewFrame.Problem(kind: "warning", message: $0) }
         let size = output.tree?.canvasSize ?? Size(width: 375, height: 667)
         var frame = PreviewFrame(
-            sequence: output.sequence, html: output.tree.map { html($0, "") } ?? "", width: size.width,
+            sequence: output.sequence, html: output.tree.map { html($0, "", output.suppliedImages) } ?? "",
+            width: size.width,
             height: size.height, boxes: boxes, problems: problems,
             cause: cause(of: output), tapped: output.tapped, tappedSection: output.tappedSection,
             plugins: output.plugins,
@@ -148,7 +149,8 @@ public final class DevPreview: @unchecked Sendable {
         frame.viewWidth = output.viewWidth
         frame.extras = output.extras.enumerated().map { index, extra in
             PreviewFrame.Extra(
-                width: extra.width, height: extra.tree.canvasSize.height, html: html(extra.tree, "w\(index)-"))
+                width: extra.width, height: extra.tree.canvasSize.height,
+                html: html(extra.tree, "w\(index)-", output.suppliedImages))
         }
         return frame
     }

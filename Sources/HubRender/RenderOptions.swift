@@ -51,10 +51,17 @@ public final class ImageResolver {
     /// URIs drawn as their placeholders whatever they hold: images not loaded at the moment drawn (`hubhost
     /// events` with loads pending or failed).
     public let unshown: Set<String>
+    /// The bytes a plugin's image-loader service supplied for a remote URI (`http:`, `https:`…), which hubhost
+    /// never fetches itself: nil draws the placeholder.
+    public let supplied: (String) -> [UInt8]?
 
-    public init(access: ImageAccess = ImageAccess(viewFile: nil), unshown: Set<String> = []) {
+    public init(
+        access: ImageAccess = ImageAccess(viewFile: nil), unshown: Set<String> = [],
+        supplied: @escaping (String) -> [UInt8]? = { _ in nil }
+    ) {
         self.access = access
         self.unshown = unshown
+        self.supplied = supplied
     }
 
     /// A URI to put in `href`, or nil to draw the placeholder.
@@ -78,7 +85,12 @@ public final class ImageResolver {
         case .success(.file):
             guard case .success(let read) = access.readFile(uri) else { return nil }
             bytes = read
-        case .success(.remote), .failure: return nil
+        case .success(.remote):
+            guard let loaded = supplied(uri),
+                access.pixelProblem(ImageBytes(bytes: loaded), uri: uri) == nil
+            else { return nil }
+            bytes = loaded
+        case .failure: return nil
         }
         guard !bytes.isEmpty, let type = ImageAccess.mediaType(head: Array(bytes.prefix(512))) else { return nil }
         let size = ImageBytes(bytes: bytes).pixelSize

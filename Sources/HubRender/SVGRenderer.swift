@@ -321,5 +321,8 @@ public func escape(_ s: String) -> String {
     return out
 }
 
-/// Draws a view as SVG, its element ids starting with the prefix (several drawings share one page).
-public typealias ViewDrawing = (_ tree: RenderTree, _ idPrefix: String) -> String
+/// Draws a view as SVG, its element ids starting with the prefix (several drawings share one page), remote images
+/// with the bytes a plugin's image loader supplied (nil: the placeholder).
+public typealias ViewDrawing = (
+    _ tree: RenderTree, _ idPrefix: String, _ suppliedImages: @escaping (String) -> [UInt8]?
+) -> String

@@ -40,6 +40,17 @@ public final class ComponentImageLoader {
     /// URLs whose last load failed (until one succeeds).
     public private(set) var failedURIs: Set<String> = []
 
+    /// The bytes of the remote images (`https:`…) a plugin's loader supplied, newest last, so a drawing shows what
+    /// was delivered (hubhost reads only local files and `data:` URIs itself). At most `suppliedBudget` bytes:
+    /// the oldest go first, and are drawn as placeholders again.
+    public private(set) var supplied: [String: ImageBytes] = [:]
+    private var suppliedOrder: [String] = []
+    private var suppliedBytes = 0
+    public static let suppliedBudget = 64 << 20
+
+    /// `supplied` as a drawing asks for it.
+    public func suppliedImage(_ uri: String) -> [UInt8]? { supplied[uri]?.bytes }
+
     /// The URLs a drawing of this moment shows as their placeholders, not their images: loads still in flight or
     /// failed (a component's image view stays empty until an image is delivered to it).
     public var unshownURIs: Set<String> { failedURIs.union(inFlight) }
@@ -115,6 +126,7 @@ public final class ComponentImageLoader {
             return 0
         case .success(let image):
             failedURIs.remove(uri)
+            keepIfSupplied(uri, image)
             var delivered = 0
             var stale = 0
             for request in requests {
@@ -145,5 +157,25 @@ public final class ComponentImageLoader {
                 ])
             return delivered
         }
+    }
+
+    /// Keeps `image` when a plugin's loader supplied it (a scheme other than files and `data:`).
+    private func keepIfSupplied(_ uri: String, _ image: ImageBytes) {
+        switch ImageSource.scheme(of: uri) {
+        case nil, "file"?, "data"?: return
+        default: break
+        }
+        if let old = supplied.removeValue(forKey: uri) {
+            suppliedBytes -= old.bytes.count
+            suppliedOrder.removeAll { $0 == uri }
+        }
+        guard image.bytes.count <= Self.suppliedBudget else { return }
+        while suppliedBytes + image.bytes.count > Self.suppliedBudget, !suppliedOrder.isEmpty {
+            let oldest = suppliedOrder.removeFirst()
+            suppliedBytes -= supplied.removeValue(forKey: oldest)?.bytes.count ?? 0
+        }
+        supplied[uri] = image
+        suppliedOrder.append(uri)
+        suppliedBytes += image.bytes.count
     }
 }

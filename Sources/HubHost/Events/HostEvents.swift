@@ -49,6 +49,13 @@ extension PluginHost {
         }
     }
 
+    /// The bytes a plugin's image-loader service gives for `uri` now, or nil (none loaded, or the load failed): a
+    /// one-shot drawing's images of remote URIs, which hubhost never fetches itself.
+    public func suppliedImage(_ uri: String) -> [UInt8]? {
+        guard case .success(let image) = loadImageThroughPlugin(uri) else { return nil }
+        return image.bytes
+    }
+
     static func noLoader(_ uri: String) -> Result<ImageBytes, ImageLoadError> {
         .failure(ImageLoadError(uri: uri, reason: "no loader for scheme '\(ImageSource.scheme(of: uri) ?? "")'"))
     }

@@ -156,6 +156,8 @@ public final class DevLoop {
         public var bodyCount = 0
         /// The interactive view's width (in gallery mode, the sheet's first width).
         public var viewWidth: Double = 0
+        /// The bytes a plugin's image loader supplied for the view's remote images (see `ImageResolver.supplied`).
+        public var suppliedImages: (String) -> [UInt8]? = { _ in nil }
         /// The widths drawn beside the interactive one (in gallery mode, the sheet's other widths).
         public var extraWidths: [Double] = []
         /// The page whose scroll this render answers (`scrolled` renders).
@@ -595,6 +597,7 @@ public final class DevLoop {
         output.bodyCount = viewModel?.body.count ?? 0
         output.extraWidths = options.extraWidths
         output.viewWidth = options.viewport.width
+        if let engine { output.suppliedImages = { [supplied = engine.images.supplied] in supplied[$0]?.bytes } }
         if reload.result == .scrolled { output.scrolledBy = scrollingPage }
         output.openStory = options.gallery ? options.openStory : nil
         if windowed, let engine { output.window = window(of: engine) }
