@@ -215,21 +215,26 @@ import Testing
         #expect(listed.stdout.contains("fragile"))
     }
 
-    /// Tables and text an author in another language gets wrong (a struct_size too small, a layout_traits pointer
-    /// into a string already freed) are said, named, and fail validate; they used to draw nothing without a word.
+    /// Tables and text an author in another language gets wrong (a struct_size too small, a required method left
+    /// NULL, a layout_traits pointer into a string already freed) are said, named, and fail validate; they used to
+    /// draw nothing without a word.
     @Test(arguments: [
         (
             "-DCLASS_SIZE=8",
             "create_component(\"fragile:card\"): its hub_component_class has struct_size 8, smaller than the"
         ),
         ("-DBAD_TRAITS", "layout_traits returned text that is not a list of trait names (bytes 03 ff fe 66"),
+        (
+            "-DNULL_CONFIGURE",
+            "create_component(\"fragile:card\"): its hub_component_class leaves configure_view NULL (every member"
+        ),
     ])
     func malformedTablesAndTraitTextAreSaidAndFailValidate(flag: String, words: String) throws {
         let setup = try Setup(flags: [flag])
         let (result, body) = try setup.render()
         let line = result.stderr.split(separator: "\n").first { $0.contains(words) }
         #expect(line?.contains("libfragile.so") == true, "\(result.stderr)")
-        if flag.hasPrefix("-DCLASS_SIZE") {
+        if flag.hasPrefix("-DCLASS_SIZE") || flag == "-DNULL_CONFIGURE" {
             // Every component of that class would draw nothing: the probe's check refuses the plugin, saying why.
             #expect(result.status == 5, "\(result.stderr)")
             #expect(body.prefix(3).allSatisfy { Self.source($0) == "fallback" }, "\(body)")

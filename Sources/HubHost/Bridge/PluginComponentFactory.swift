@@ -45,9 +45,36 @@ final class PluginComponentFactory: ComponentFactory {
                 record: record)
             return nil
         }
+        let missing = Self.missingMembers(of: klass.pointee)
+        if !missing.isEmpty {
+            // A NULL method would be skipped in silence (a row with no traits, drawn empty): the class is not what
+            // the header asks for. The instance is freed when it can be.
+            if let destroy = klass.pointee.destroy {
+                CallRecorder.during(.destroy, slot: record.callSlot) { destroy(made.instance) }
+            }
+            BoundaryValues.refuse(
+                "create_component(\(TerminalText.quoted(namespace + ":" + name))): its hub_component_class leaves "
+                    + "\(missing.joined(separator: ", ")) NULL (every member but get_extension must be set; a method "
+                    + "with nothing to do can be an empty function); drawn as a fallback",
+                record: record)
+            return nil
+        }
         let component = PluginComponent(klass: klass, instance: made.instance, factory: self, record: record)
         record.track(component)
         return component
+    }
+
+    /// The members of `klass` the header requires that are NULL, by name.
+    static func missingMembers(of klass: hub_component_class) -> [String] {
+        var missing: [String] = []
+        if klass.layout_traits == nil { missing.append("layout_traits") }
+        if klass.load_view == nil { missing.append("load_view") }
+        if klass.preferred_view_size == nil { missing.append("preferred_view_size") }
+        if klass.prepare_view_for_reuse == nil { missing.append("prepare_view_for_reuse") }
+        if klass.configure_view == nil { missing.append("configure_view") }
+        if klass.draw_view == nil { missing.append("draw_view") }
+        if klass.destroy == nil { missing.append("destroy") }
+        return missing
     }
 
     /// The namespace was unregistered: its live components are revoked, then the factory is told it is no longer
