@@ -50,6 +50,8 @@ public final class DevSupervisor: @unchecked Sendable {
     private var uiStates: [String: String] = [:]
     /// The page's widths and in-memory edits, as the worker last reported them: handed to the next worker.
     private var workbench: DevWorkerChannel.Workbench?
+    /// The view file's text as the worker last read it, told before it drew it (`FromWorker.viewRead`).
+    private var latestViewRead: String?
     /// Edits sent to the worker and not answered yet, by request id.
     private var pendingEdits: [(id: Int, request: PreviewRequest)] = []
     /// The last frame published, as JSON (decoded only when a fault is drawn over it).
@@ -213,6 +215,11 @@ public final class DevSupervisor: @unchecked Sendable {
     }
 
     private func received(_ message: DevWorkerChannel.FromWorker) {
+        if let text = message.viewRead {
+            lock.lock()
+            latestViewRead = text.isEmpty ? nil : text
+            lock.unlock()
+        }
         if let log = message.log, let json = try? JSONEncoder().encode(log) { server.publish(event: "log", json: json) }
         if let activity = message.activity, let json = try? JSONEncoder().encode(["activity": activity]) {
             server.publish(event: "activity", json: json)
@@ -277,7 +284,7 @@ public final class DevSupervisor: @unchecked Sendable {
         // whole (the file may hold invalid JSON now, while the worker drew the last good view), else the file (the
         // gallery has none: nothing is read for it).
         lock.lock()
-        let shown = workbench?.storyView ?? workbench?.editedView ?? workbench?.fileView
+        let shown = workbench?.storyView ?? workbench?.editedView ?? latestViewRead ?? workbench?.fileView
         lock.unlock()
         if let shown {
             fault.locate(in: try? ViewModelDecoder(file: nil, maxIssues: 1).decode(Data(shown.utf8)).viewModel)

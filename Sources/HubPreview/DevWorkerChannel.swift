@@ -59,6 +59,9 @@ public enum DevWorkerChannel {
         public var activity: String?
         /// With a frame that changed it: the workbench now.
         public var workbench: Workbench?
+        /// The view file's text, sent as soon as the worker read it (before drawing it): a crash while drawing it
+        /// names its models from this text, not from the view drawn before ("" when too large to send).
+        public var viewRead: String?
     }
 
     /// A log line as the page's log panel shows it.
@@ -168,6 +171,10 @@ public final class DevWorker: @unchecked Sendable {
             self.lock.lock()
             data.withUnsafeBytes { _ = self.out.write($0) }
             self.lock.unlock()
+        }
+        loop.onViewRead = { [weak self] text in
+            guard let self else { return }
+            DevWorkerChannel.send(DevWorkerChannel.FromWorker(viewRead: text ?? ""), to: self.out, lock: self.lock)
         }
         loop.host.onPluginLog = { [weak self] record, level, message in
             guard let self else { return }

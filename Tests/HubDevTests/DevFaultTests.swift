@@ -164,6 +164,23 @@ struct DevFaultTests {
             "\(dev.log)")
     }
 
+    /// A model inserted by a view edit that crashes the plugin is named by its own id: the supervisor learnt the
+    /// file's new text only with the frame the crash never sent, and named the model that had been at that index.
+    @Test func aCrashOnAModelAnEditInsertedNamesThatModel() throws {
+        try build(version: "1", crashing: true)
+        try writeView(["One", "Calm"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("Calm taps:0") } != nil, "\(dev.log)")
+        try
+            #"{"id": "dev", "body": [{"id": "m0", "component": {"id": "swatch:swatch"}, "text": {"title": "One"}}, {"id": "inserted", "component": {"id": "swatch:swatch"}, "text": {"title": "Trending"}}, {"id": "m1", "component": {"id": "swatch:swatch"}, "text": {"title": "Calm"}}]}"#
+            .write(to: view, atomically: true, encoding: .utf8)
+        let fault = dev.waitForFrame {
+            $0.problems.contains { $0.kind == "crash" && $0.message.contains("for body[1] (id ") }
+        }
+        #expect(fault?.problems.contains { $0.message.contains(#"for body[1] (id "inserted")"#) } == true, "\(dev.log)")
+    }
+
     /// A crash while the view file holds invalid JSON (the worker drew the last good view) names the component and
     /// the model's id from that view, as any other crash report does (it named only `body[1]`).
     @Test func aCrashWhileTheViewFileIsBrokenNamesTheModel() throws {

@@ -171,6 +171,9 @@ public final class DevLoop {
     public let pipeline: RenderPipeline
     /// Called on `queue` after every render.
     public var onRender: (Output) -> Void = { _ in }
+    /// Told on `queue` when the view file was read and decoded, before it is drawn, with its text (nil when it is
+    /// too large to keep): a supervisor that learns only afterwards would name a crash's model from the old view.
+    public var onViewRead: (String?) -> Void = { _ in }
     /// Told on `queue` when a reload starts (what it does) and ends (nil), so a page can show that work is going on.
     public var onActivity: (String?) -> Void = { _ in }
     /// A module file (`*.modules.json`) beside the plugins changed. Its bindings are made as plugins load, so a
@@ -482,6 +485,7 @@ public final class DevLoop {
             let result = try ViewModelDecoder(file: options.viewFile.lastPathComponent).decode(bytes: bytes)
             viewModel = result.viewModel
             lastGoodViewText = bytes.count <= Self.lastGoodViewLimit ? String(decoding: bytes, as: UTF8.self) : nil
+            onViewRead(lastGoodViewText)
             let droppedEdits = isEditedInMemory
             isEditedInMemory = false
             viewIssues = result.issues.map(\.description)
