@@ -44,6 +44,7 @@ struct Call: ParsableCommand {
             var supervisor = OneShotSupervisor(
                 isolation: isolation, plugins: try PluginOptions.parse([]), viewFile: "")
             supervisor.recovers = false
+            supervisor.quarantinesWithoutRecovering = false
             supervisor.context =
                 "the call was \(symbol) \(signature) with \(arguments.isEmpty ? "no arguments" : arguments.joined(separator: " "))"
             supervisor.run()

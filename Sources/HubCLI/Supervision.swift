@@ -55,6 +55,9 @@ struct OneShotSupervisor {
     /// Quarantine the culprit and run again without it (render, events). Off for `call` and `inject`, where the
     /// fault is most often the caller's (a wrong signature), not the plugin's: report it and stop.
     var recovers = true
+    /// Without `recovers`: whether the culprit is still quarantined (`inject`: a fault of a bound function is the
+    /// plugin's or its module file's). `call` says no: the signature that crashed is the user's guess.
+    var quarantinesWithoutRecovering = true
     /// Told when the command is done, before the supervisor exits, with the plugin faults met on the way.
     var finished: ((_ faults: [PluginFault]) -> Void)?
 
@@ -151,6 +154,12 @@ struct OneShotSupervisor {
                 exit(ExitStatus.failed.rawValue)
             }
             guard recovers else {
+                // Not run again, but quarantined as any fault is (until the plugin or its module files change).
+                if quarantinesWithoutRecovering {
+                    _ = quarantine(fault, plugin: plugin)
+                    let howLong = fault.forThisRunOnly.map { " for this run only (\($0))" } ?? ""
+                    Diagnostics.print("hubhost: \(plugin.displayName) quarantined\(howLong)")
+                }
                 finished?(faults + [fault])
                 exit(ExitStatus.pluginFault.rawValue)
             }

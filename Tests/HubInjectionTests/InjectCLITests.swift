@@ -315,8 +315,13 @@ struct InjectCLITests {
             injected.stderr.contains(
                 "liba_provider.so (com.test.provider 1.0.0) crashed with SIGSEGV in an exported function called through libffi"
             ), "\(injected.stderr)")
+        // Quarantined, as for any fault, until the plugin or its module files change: the next run does not crash.
+        #expect(
+            injected.stderr.contains("liba_provider.so (com.test.provider 1.0.0) quarantined"), "\(injected.stderr)")
+        let again = try CLITests.hubhost(["inject", "boom"] + common)
+        #expect(again.status == 1 && again.stderr.contains("quarantined liba_provider.so: crashed"), "\(again.stderr)")
         // --json says it as JSON too (it printed nothing), for a script that reads it.
-        let asJSON = try CLITests.hubhost(["inject", "boom", "--json"] + common)
+        let asJSON = try CLITests.hubhost(["inject", "boom", "--json", "--reprobe"] + common)
         #expect(asJSON.status == 5, "\(asJSON.stderr)")
         let row = try JSONSerialization.jsonObject(with: Data(asJSON.stdout.utf8)) as? [String: Any]
         #expect(row?["key"] as? String == "boom", "\(asJSON.stdout)")
@@ -325,7 +330,7 @@ struct InjectCLITests {
         let view = dir.root.appendingPathComponent("view.json")
         try #"{"body": [{"id": "a", "component": {"id": "injected:sum"}, "text": {"title": "boom"}}]}"#.write(
             to: view, atomically: true, encoding: .utf8)
-        let rendered = try CLITests.hubhost(["render", view.path, "--format", "svg", "-o", "-"] + common)
+        let rendered = try CLITests.hubhost(["render", view.path, "--format", "svg", "-o", "-", "--reprobe"] + common)
         #expect(rendered.status == 5, "\(rendered.stderr)")
         #expect(rendered.stderr.contains("liba_provider.so (com.test.provider 1.0.0) crashed"), "\(rendered.stderr)")
         #expect(!rendered.stderr.contains("libc_injected.so (com.test.injected"), "\(rendered.stderr)")
