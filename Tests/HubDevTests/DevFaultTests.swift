@@ -297,6 +297,26 @@ struct DevFaultTests {
         #expect(rebound?.html.contains("One taps:1") == true, "the UI state went with the page")
     }
 
+    /// A binding said to be unbound while its plugin was quarantined is bound when a fixed build lands, and the
+    /// warning goes with it (it stayed on the page through every later build).
+    @Test func aBindingWarningGoesWhenItsPluginsFixedBuildLands() throws {
+        try build(version: "1", crashing: true)
+        try writeView(["One", "Trending"])
+        try
+            #"{"bindings": [{"key": "first.key", "plugin": "libswatch.so", "symbol": "hub_plugin_entry", "signature": "()->ptr"}]}"#
+            .write(to: plugins.appendingPathComponent("swatch.modules.json"), atomically: true, encoding: .utf8)
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        let unbound = dev.waitForFrame {
+            $0.problems.contains { $0.message.contains("plugin libswatch.so did not load (quarantined)") }
+        }
+        #expect(unbound != nil, "\(dev.log)")
+        try build(version: "2", crashing: false)
+        let fixed = dev.waitForFrame { $0.html.contains("Trending taps:0") }
+        #expect(fixed != nil, "\(dev.log)")
+        #expect(fixed?.problems.contains { $0.message.contains("did not load") } == false, "\(fixed?.problems ?? [])")
+    }
+
     /// A worker started while the page is open gets none of the preview server's sockets (it kept the listening
     /// socket and every connection open then, so a connection the server closed stayed open for the browser).
     @Test func aRestartedWorkerHoldsNoneOfTheServersSockets() throws {

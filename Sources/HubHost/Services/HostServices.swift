@@ -131,9 +131,21 @@ public final class HostServices {
     @discardableResult
     public func pluginDidLoad(_ record: PluginRecord) -> [ModuleFile.Failure] {
         let folder = record.file.deletingLastPathComponent().standardizedFileURL.path
-        let problems = moduleFiles.values.sorted { $0.url.path < $1.url.path }
+        let files = moduleFiles.values.sorted { $0.url.path < $1.url.path }
             .filter { $0.url.deletingLastPathComponent().standardizedFileURL.path == folder }
-            .flatMap { apply($0, onlyPlugin: record.file.lastPathComponent) }
+        // What was said of these bindings before (the plugin did not load, a symbol it lacked) is replaced by what
+        // binding them now says: a warning that no longer holds stayed for the whole session.
+        let plugin = record.file.lastPathComponent
+        var rebound = Set<String>()
+        for file in files {
+            for binding in file.bindings where binding.plugin == plugin {
+                rebound.insert(file.url.path + "\n" + binding.label)
+            }
+        }
+        moduleFileProblems.removeAll { problem in
+            problem.binding.map { rebound.contains(problem.file + "\n" + $0) } ?? false
+        }
+        let problems = files.flatMap { apply($0, onlyPlugin: plugin) }
         moduleFileProblems += problems
         return problems
     }

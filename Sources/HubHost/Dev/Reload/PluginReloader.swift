@@ -20,7 +20,7 @@ final class PluginReloader {
     private(set) var refusedByTrust: Set<String> = []
     /// What was wrong with the module files when they were bound (a file that is not JSON, a binding to a
     /// missing symbol…): every other command prints it, and `dev` shows it with the view's warnings.
-    private(set) var moduleFileProblems: [ModuleFile.Failure] = []
+    var moduleFileProblems: [ModuleFile.Failure] { host.services.moduleFileProblems }
     /// Swift images unloaded but still mapped (they can never be unmapped).
     private(set) var retired: [PluginRecord] = []
 
@@ -34,7 +34,7 @@ final class PluginReloader {
         gate?.install(on: host)
         host.services.registry.holdingNotices {
             host.loadPlugins(in: folders)
-            moduleFileProblems = host.services.loadModuleFiles(in: folders)
+            host.services.loadModuleFiles(in: folders)
         }
         for record in host.plugins {
             if record.isLoaded { loaded[record.file.path] = record }
