@@ -131,6 +131,42 @@ import Testing
         #expect(galleryFile.status == 0, "\(galleryFile.stderr)")
         #expect(FileManager.default.fileExists(atPath: setup.folder.appending("gallery.html").path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.url.path).isEmpty, "nothing went there")
+        // A plugin loaded after it is not blamed for what was put back (the C library marks every handler it
+        // installs, and the one put back differed from the one taken by that mark alone).
+        let after = setup.folder.appending("after")
+        try FileManager.default.createDirectory(at: after, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: setup.plugins.appendingPathComponent("libunruly.so"), to: after.appendingPathComponent("liba.so"))
+        try FileManager.default.copyItem(
+            at: setup.plugins.appendingPathComponent("libdemoc.so"), to: after.appendingPathComponent("libz.so"))
+        let listed = try ProcessRunner.hubhost([
+            "list-namespaces", "--plugins", after.path, "--plugin-cache", setup.folder.appending("cache-after").path,
+        ])
+        #expect(listed.stderr.contains("liba.so: set its own SIGHUP handler"), "\(listed.stderr)")
+        #expect(!listed.stderr.contains("libz.so: set its own"), "\(listed.stderr)")
+    }
+
+    /// A plugin that lowers the file size limit for good (hard limit too) while loading: the probe, which probes a
+    /// folder's plugins in one process, quarantined the next plugin, whose writes then died of SIGXFSZ, and left the
+    /// culprit active. The culprit is refused (when the limit cannot be raised again) and the next plugin is not.
+    @Test func aPluginThatLowersTheFileSizeLimitIsBlamedNotTheNextOne() throws {
+        let setup = try Setup(flags: ["-DLOWER_FILE_SIZE"])
+        let folder = setup.folder.appending("limit")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: setup.plugins.appendingPathComponent("libunruly.so"), to: folder.appendingPathComponent("liba.so"))
+        try FileManager.default.copyItem(
+            at: setup.plugins.appendingPathComponent("libdemoc.so"), to: folder.appendingPathComponent("libz.so"))
+        let listed = try ProcessRunner.hubhost([
+            "list-namespaces", "--plugins", folder.path, "--plugin-cache", setup.folder.appending("cache-l").path,
+        ])
+        let said = listed.stdout + listed.stderr
+        #expect(!said.contains("libz.so: crashed") && !said.contains("quarantined  libz.so"), "\(said)")
+        #expect(listed.stdout.contains("cdemo"), "\(said)")
+        // Where this process may not raise a hard limit again (no CAP_SYS_RESOURCE), the culprit is refused.
+        if said.contains("cannot raise again") {
+            #expect(said.contains("liba.so: failed in process left usable"), "\(said)")
+        }
     }
 
     /// A plugin's atexit handler that aborts as the worker ends is the plugin's fault, named and quarantined like

@@ -40,8 +40,10 @@ struct ProcessStateGuard {
         fileSize = limit
     }
 
-    /// Puts back what changed since `self` was taken; one sentence per change, for the plugin's warnings.
-    func restore() -> [String] {
+    /// Puts back what changed since `self` was taken; one sentence per change, for the plugin's warnings, and what
+    /// could not be put back (the process is then not the one later plugins and outputs expect).
+    func restore() -> (changes: [String], irreparable: String?) {
+        var irreparable: String?
         var changes: [String] = []
         let now = Self.workingDirectory()
         if now != directory {
@@ -79,8 +81,11 @@ struct ProcessStateGuard {
             changes.append(
                 "lowered the file size limit to \(limit.rlim_cur) bytes while loading"
                     + (restored ? "; hubhost put it back" : " (it cannot be raised again: outputs may be cut)"))
+            if !restored {
+                irreparable = "lowered the file size limit to \(limit.rlim_cur) bytes, which hubhost cannot raise again"
+            }
         }
-        return changes
+        return (changes, irreparable)
     }
 
     /// The working directory as getcwd gives it (no String made: it is compared once per plugin loaded).
@@ -97,6 +102,9 @@ struct ProcessStateGuard {
         let handlersMatch = withUnsafeBytes(of: &a.__sigaction_handler) { x in
             withUnsafeBytes(of: &b.__sigaction_handler) { y in x.elementsEqual(y) }
         }
-        return handlersMatch && a.sa_flags == b.sa_flags
+        // SA_RESTORER is the C library's: it sets it on every sigaction it makes, putting hubhost's handler back
+        // included, so a state put back differed from the one taken and the next plugin was blamed for it.
+        let restorer: Int32 = 0x0400_0000
+        return handlersMatch && (a.sa_flags & ~restorer) == (b.sa_flags & ~restorer)
     }
 }

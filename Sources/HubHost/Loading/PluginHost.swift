@@ -275,6 +275,10 @@ public final class PluginHost {
         }
     }
 
+    /// A plugin loaded in this process changed it beyond repair (`PluginRecord.damagedProcess`): a probe scanner
+    /// ends rather than probe the next plugin in it.
+    nonisolated(unsafe) public private(set) static var processDamaged = false
+
     /// The process state a `loadPlugins` batch started with (`ProcessStateGuard`); nil outside a batch.
     private var batchProcessState: ProcessStateGuard?
 
@@ -322,7 +326,16 @@ public final class PluginHost {
         }
         // What its constructors and init change for the whole process is put back and said (`ProcessStateGuard`).
         let processState = batchProcessState ?? ProcessStateGuard()
-        defer { record.notes += processState.restore() }
+        defer {
+            let (changes, irreparable) = processState.restore()
+            record.notes += changes
+            if let irreparable {
+                record.damagedProcess = irreparable
+                Self.processDamaged = true
+                // The batch goes on from the state it left: the next plugins are not blamed for it.
+                if batchProcessState != nil { batchProcessState = ProcessStateGuard() }
+            }
+        }
         do {
             try load(record)
             logger.debug("loaded \(record.displayName) as \(record.state)")

@@ -63,6 +63,9 @@ public final class PluginRecord {
     /// What hubhost put right after the plugin loaded (process-wide state it changed: `ProcessStateGuard`): said,
     /// but not a problem of the run, as the output is not affected.
     public internal(set) var notes: [String] = []
+    /// What its loading changed in the process that could not be put back (a file size limit lowered for good): the
+    /// probe fails such a plugin, as every process it loads into would be damaged.
+    public internal(set) var damagedProcess: String?
     /// For a quarantined file: the namespace of the component it faulted in, when known.
     public internal(set) var quarantinedNamespace: String?
     /// Non-fatal problems: registrations the host refused, and what unload found.

@@ -177,6 +177,12 @@ public struct ConformanceSuite {
         report.plugin = .init(
             id: record.id ?? "", name: record.name, version: record.version ?? "",
             abi: record.abi ?? "", swift: record.isSwiftImage)
+        if let damage = record.damagedProcess {
+            check(
+                "process left usable", fatal: true,
+                damage + " (every process that loads it would cut its outputs: a plugin must leave the limit alone)")
+            return report
+        }
         var descriptorProblems: [String] = []
         if (record.id ?? "").isEmpty { descriptorProblems.append("empty id") }
         if (record.version ?? "").isEmpty { descriptorProblems.append("empty version") }

@@ -42,6 +42,8 @@ enum ProbeScanner {
             line.withUnsafeBytes(ProbeOutput.write)
             phases?.begin(index)
             _ = ConformanceSuite.runPrinting(file: file, cacheDirectory: cacheDirectory, view: nil, phases: phases)
+            // The next plugin would be probed in a process this one damaged: the parent probes the rest afresh.
+            if PluginHost.processDamaged { _exit(0) }
         }
         _exit(0)
     }
@@ -94,6 +96,13 @@ extension ProbeRunner {
                 stopped.neverStarted
                 ? probe(items[index].file, stamp: items[index].stamp, hash: items[index].hash)
                 : verdict(items[index].file, stamp: items[index].stamp, hash: items[index].hash, child: stopped.child)
+            // A crash after other plugins ran in the same scanner may be their doing (a limit or a handler one of
+            // them left): the file is probed again alone before it is blamed. Hangs are not (another full timeout).
+            if stopped.offset > 0, !stopped.child.timedOut, !stopped.neverStarted,
+                case .quarantined? = verdicts[index]
+            {
+                verdicts[index] = probe(items[index].file, stamp: items[index].stamp, hash: items[index].hash)
+            }
             next = index + 1
             let left = items.count - next
             if stopped.child.timedOut, spare > 0, left >= 2 {

@@ -25,7 +25,9 @@
  *   -DFORK_IN_LOAD     init, outside a probe child, forks a child that sleeps 30 s holding hubhost's descriptors
  *   -DCLOSE_IN_PROBE=N  init, in a probe child only, closes descriptor N (1: standard output, 2: standard error)
  *   -DABORT_AT_EXIT    draw registers an atexit handler that aborts (outside a probe child)
- *   -DCHANGE_PROCESS="dir"  init chdir()s to dir, sets umask 0, a SIGSEGV handler and an alarm; draw chdir()s
+ *   -DLOWER_FILE_SIZE  init lowers the file size limit to 1000 bytes, soft and hard
+ *   -DCHANGE_PROCESS="dir"  init chdir()s to dir, sets umask 0, a SIGSEGV handler, ignores SIGHUP and sets an
+ *                           alarm; draw chdir()s
  *                      to dir and sets umask 0 again (outside a probe child)
  */
 #include "hub_plugin.h"
@@ -36,6 +38,7 @@
 #include <unistd.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 
 static const hub_host *host;
@@ -253,8 +256,13 @@ static bool init(const hub_host *h, char *error, size_t capacity) {
         if (chdir(CHANGE_PROCESS) != 0) abort();
         umask(0);
         signal(SIGSEGV, swallow);
+        signal(SIGHUP, SIG_IGN); /* a signal hubhost leaves at its default */
         alarm(30);
     }
+#endif
+#ifdef LOWER_FILE_SIZE
+    struct rlimit small = {1000, 1000};
+    setrlimit(RLIMIT_FSIZE, &small);
 #endif
 #ifdef BAD_INIT_ERROR
     for (size_t i = 0; i < capacity; i++) error[i] = i % 4 == 0 ? '\x1b' : 'E';
