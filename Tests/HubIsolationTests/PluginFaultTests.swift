@@ -225,8 +225,8 @@ import Testing
         ),
         ("-DBAD_TRAITS", "layout_traits returned text that is not a list of trait names (bytes 03 ff fe 66"),
         (
-            "-DNULL_CONFIGURE",
-            "create_component(\"fragile:card\"): its hub_component_class leaves configure_view NULL (every member"
+            "-DNULL_TRAITS",
+            "create_component(\"fragile:card\"): its hub_component_class leaves layout_traits NULL (layout_traits,"
         ),
     ])
     func malformedTablesAndTraitTextAreSaidAndFailValidate(flag: String, words: String) throws {
@@ -234,7 +234,7 @@ import Testing
         let (result, body) = try setup.render()
         let line = result.stderr.split(separator: "\n").first { $0.contains(words) }
         #expect(line?.contains("libfragile.so") == true, "\(result.stderr)")
-        if flag.hasPrefix("-DCLASS_SIZE") || flag == "-DNULL_CONFIGURE" {
+        if flag.hasPrefix("-DCLASS_SIZE") || flag == "-DNULL_TRAITS" {
             // Every component of that class would draw nothing: the probe's check refuses the plugin, saying why.
             #expect(result.status == 5, "\(result.stderr)")
             #expect(body.prefix(3).allSatisfy { Self.source($0) == "fallback" }, "\(body)")

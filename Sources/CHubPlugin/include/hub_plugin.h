@@ -287,7 +287,10 @@ typedef struct hub_component_class {
      */
     const char *(*layout_traits)(void *instance);
 
-    /** Creates the view state of the instance (Hub's -loadView). Called once, before the first configure. */
+    /**
+     * Creates the view state of the instance (Hub's -loadView). Called once, before the first configure. May be NULL
+     * (nothing to create).
+     */
     void (*load_view)(void *instance);
 
     /**
@@ -297,13 +300,16 @@ typedef struct hub_component_class {
      */
     hub_size (*preferred_view_size)(void *instance, const hub_model *model, hub_size container);
 
-    /** Resets view state (highlights, held model references) before the instance shows another model. */
+    /**
+     * Resets view state (highlights, held model references) before the instance shows another model. May be NULL
+     * (nothing to reset).
+     */
     void (*prepare_view_for_reuse)(void *instance);
 
     /**
      * Binds `model` to the view (Hub's -configureViewWithModel:containerViewSize:). `model` is owned by the host
      * and stays valid until the instance is configured with another model, prepared for reuse, or destroyed;
-     * the component may keep the pointer until then.
+     * the component may keep the pointer until then. May be NULL for a component that shows no model data.
      */
     void (*configure_view)(void *instance, const hub_model *model, hub_size container);
 

@@ -54,8 +54,8 @@ final class PluginComponentFactory: ComponentFactory {
             }
             BoundaryValues.refuse(
                 "create_component(\(TerminalText.quoted(namespace + ":" + name))): its hub_component_class leaves "
-                    + "\(missing.joined(separator: ", ")) NULL (every member but get_extension must be set; a method "
-                    + "with nothing to do can be an empty function); drawn as a fallback",
+                    + "\(missing.joined(separator: ", ")) NULL (layout_traits, preferred_view_size, draw_view and destroy "
+                    + "must be set); drawn as a fallback",
                 record: record)
             return nil
         }
@@ -64,14 +64,13 @@ final class PluginComponentFactory: ComponentFactory {
         return component
     }
 
-    /// The members of `klass` the header requires that are NULL, by name.
+    /// The members of `klass` the header requires that are NULL, by name: without them the host cannot size, lay
+    /// out, draw or free an instance (`load_view`, `prepare_view_for_reuse`, `configure_view` and `get_extension`
+    /// may be NULL: nothing to do).
     static func missingMembers(of klass: hub_component_class) -> [String] {
         var missing: [String] = []
         if klass.layout_traits == nil { missing.append("layout_traits") }
-        if klass.load_view == nil { missing.append("load_view") }
         if klass.preferred_view_size == nil { missing.append("preferred_view_size") }
-        if klass.prepare_view_for_reuse == nil { missing.append("prepare_view_for_reuse") }
-        if klass.configure_view == nil { missing.append("configure_view") }
         if klass.draw_view == nil { missing.append("draw_view") }
         if klass.destroy == nil { missing.append("destroy") }
         return missing

@@ -101,7 +101,9 @@ extension ProbeRunner {
             if stopped.offset > 0, !stopped.child.timedOut, !stopped.neverStarted,
                 case .quarantined? = verdicts[index]
             {
-                verdicts[index] = probe(items[index].file, stamp: items[index].stamp, hash: items[index].hash)
+                let alone = probe(items[index].file, stamp: items[index].stamp, hash: items[index].hash)
+                // Blamed only when it fails alone too, with what the scanner saw (it tells more: the phase box).
+                if case .passed = alone { verdicts[index] = alone }
             }
             next = index + 1
             let left = items.count - next

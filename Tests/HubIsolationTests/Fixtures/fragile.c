@@ -18,7 +18,7 @@
  *   -DREAD_OFF_THREAD configure reads its model's title on a thread of its own (and waits for it)
  *   -DLOG_THROUGH_SERVICE  configure of "Trending" logs a warning through the hub.logger service
  *   -DCLASS_SIZE=N / -DFACTORY_SIZE=N  the component class's / factory's struct_size (a Rust or Go author's slip)
- *   -DNULL_CONFIGURE                  the component class leaves configure_view NULL (the header requires it)
+ *   -DNULL_TRAITS                     the component class leaves layout_traits NULL (the header requires it)
  *   -DPLUGIN_VERSION='"2"'
  *   -DSLOW_CONFIGURE=N  configure sleeps N microseconds (a render then spends its time inside plugin code)
  *   -DPLUGIN_NAME='"sluggish"'  the namespace, and the id's last part (default "fragile"): a second plugin
@@ -243,13 +243,13 @@ static void destroy(void *instance) { free(instance); }
 #define FACTORY_SIZE sizeof(hub_component_factory)
 #endif
 
-#ifdef NULL_CONFIGURE
-#define CONFIGURE_MEMBER NULL
+#ifdef NULL_TRAITS
+#define TRAITS_MEMBER NULL
 #else
-#define CONFIGURE_MEMBER configure
+#define TRAITS_MEMBER traits
 #endif
 static const hub_component_class card_class = {
-    CLASS_SIZE, traits, load_view, preferred_size, prepare_for_reuse, CONFIGURE_MEMBER, draw, get_extension, destroy,
+    CLASS_SIZE, TRAITS_MEMBER, load_view, preferred_size, prepare_for_reuse, configure, draw, get_extension, destroy,
 };
 
 static bool create_component(const hub_component_factory *factory, const char *name, hub_component *out) {
