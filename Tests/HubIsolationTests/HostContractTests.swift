@@ -169,6 +169,17 @@ import Testing
         }
     }
 
+    /// A child plugin code forked that returns into hubhost (no exec, no _exit) is ended there: it went on rendering
+    /// and wrote the output again (two JSON documents in the file, exit 0).
+    @Test func aForkedChildThatReturnsIntoHubhostIsEnded() throws {
+        let setup = try Setup(flags: ["-DFORK_RETURNS"])
+        // (Draw forks: the drawing formats call it.)
+        let render = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "out.svg"])
+        #expect(render.stderr.contains("a process plugin code forked returned"), "\(render.stderr)")
+        let written = try String(contentsOf: setup.folder.appending("out.svg"), encoding: .utf8)
+        #expect(written.components(separatedBy: "<svg xmlns").count == 2, "one document: \(written.prefix(300))")
+    }
+
     /// A plugin's atexit handler that aborts as the worker ends is the plugin's fault, named and quarantined like
     /// any other (it was reported as a hubhost bug, exit 2 with the output already replaced, on every run).
     @Test func aCrashInAPluginsExitHandlerIsThePlugins() throws {

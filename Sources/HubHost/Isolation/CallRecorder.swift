@@ -130,10 +130,36 @@ public enum CallRecorder {
         return saved
     }
 
+    /// Set in the child of a `fork()` plugin code made inside one of its calls (`installForkGuard`).
+    nonisolated(unsafe) private static var forkedInsidePluginCall = false
+
+    /// Makes a child that plugin code forked, and that returns from the plugin's call instead of calling `exec` or
+    /// `_exit`, end there: it is a copy of hubhost, which would go on rendering and write the output a second time
+    /// (two JSON documents in one file, exit 0). Installed once, before any plugin loads.
+    public static let installForkGuard: Void = {
+        pthread_atfork(nil, nil) {
+            // Inside a plugin call: some plugin's depth is not zero (hubhost's own forks happen outside calls).
+            for slot in 0...BlackBox.slotCount where CallRecorder.depthBySlot[slot] > 0 {
+                CallRecorder.forkedInsidePluginCall = true
+                return
+            }
+        }
+    }()
+
+    @inline(never)
+    private static func endForkedChild() -> Never {
+        let line = Array(
+            ("hubhost: a process plugin code forked returned from the plugin's call into hubhost; it was ended there "
+                + "(a forked child must call exec or _exit)\n").utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        _exit(0)
+    }
+
     /// Notes that the call `enter` returned `saved` for has returned; when it was the outermost, runs the work
     /// deferred until then (`afterCurrentCalls`).
     @inline(__always)
     public static func leave(_ saved: Saved) {
+        if forkedInsidePluginCall { endForkedChild() }
         if saved.slot != 0 {
             depthBySlot[Int(saved.slot)] -= 1
             if !deferred.isEmpty && depthBySlot[Int(saved.slot)] == 0 { runDeferred(slot: saved.slot) }

@@ -101,6 +101,7 @@ public final class PluginHost {
     /// - Parameter copiesInMemory: keep private copies in memory, not in `cacheDirectory` (probe children, which
     ///   load each plugin once and exit; see `PrivateCopies.inMemory`).
     public init(cacheDirectory: URL? = nil, logger: Logger = Logger(label: "hubhost"), copiesInMemory: Bool = false) {
+        CallRecorder.installForkGuard
         self.logger = logger
         self.copies = PrivateCopies(
             directory: cacheDirectory ?? PrivateCopies.defaultDirectory(), inMemory: copiesInMemory)

@@ -26,6 +26,7 @@
  *   -DCLOSE_IN_PROBE=N  init, in a probe child only, closes descriptor N (1: standard output, 2: standard error)
  *   -DABORT_AT_EXIT    draw registers an atexit handler that aborts (outside a probe child)
  *   -DLOWER_FILE_SIZE  init lowers the file size limit to 1000 bytes, soft and hard
+ *   -DFORK_RETURNS     draw forks, and the child returns from draw as the parent does (outside a probe child)
  *   -DCHANGE_PROCESS="dir"  init chdir()s to dir, sets umask 0, a SIGSEGV handler, ignores SIGHUP and sets an
  *                           alarm; draw chdir()s
  *                      to dir and sets umask 0 again (outside a probe child)
@@ -90,6 +91,9 @@ static void draw(void *instance, const hub_view_builder *view, hub_size size) {
         sleep(30);
         _exit(0);
     }
+#endif
+#ifdef FORK_RETURNS
+    if (!getenv("HUBHOST_PROBE_CHILD")) fork(); /* both return: the child into hubhost */
 #endif
 #ifdef ABORT_AT_EXIT
     static int registered;
