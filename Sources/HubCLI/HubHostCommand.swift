@@ -118,6 +118,7 @@ public struct HubHostCommand: ParsableCommand {
         CacheFolder.removeTemporaryFolders()
         CallRecorder.noteExitWithoutHandlers()
         fflush(nil)
+        ProcessStart.restoreStandardDescriptors()
         _exit(final)
     }
 

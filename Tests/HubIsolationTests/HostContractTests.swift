@@ -180,6 +180,42 @@ import Testing
         #expect(written.components(separatedBy: "<svg xmlns").count == 2, "one document: \(written.prefix(300))")
     }
 
+    /// A plugin that makes standard output non-blocking (it is the user's pipe or terminal, shared with the shell):
+    /// a reader slower than the render got "cannot write -: Resource temporarily unavailable" (exit 2), and the
+    /// shell was left with a non-blocking descriptor. The output is written whole, and the flag put back.
+    @Test func aNonBlockingStandardOutputIsWrittenWholeAndPutBack() throws {
+        let rows = (0..<800).map { #"{"id": "r\#($0)", "component": {"id": "unruly:row"}, "text": {"title": "R"}}"# }
+        let setup = try Setup(flags: ["-DNONBLOCKING_STDOUT"], view: "{\"body\": [\(rows.joined(separator: ","))]}")
+        let process = Process()
+        process.executableURL = TestPaths.hubhost
+        process.arguments = [
+            "render", setup.view.path, "--format", "svg", "-o", "-", "--plugins", setup.plugins.path,
+            "--plugin-cache", setup.cache.path,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        // The same open pipe as the child's standard output, as a shell's is: its flags are the child's.
+        let shared = dup(output.fileHandleForWriting.fileDescriptor)
+        try process.run()
+        Thread.sleep(forTimeInterval: 1)  // a slow reader: the pipe fills long before
+        final class Box: @unchecked Sendable { var data = Data() }
+        let read = Box()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            read.data = output.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }
+        process.waitUntilExit()
+        let flags = fcntl(shared, F_GETFL)
+        close(shared)
+        done.wait()
+        #expect(process.terminationStatus == 0)
+        let data = read.data
+        #expect(String(decoding: data, as: UTF8.self).hasSuffix("</svg>\n"), "\(data.count) bytes")
+        #expect(flags >= 0 && flags & O_NONBLOCK == 0, "left non-blocking")
+    }
+
     /// A plugin's atexit handler that aborts as the worker ends is the plugin's fault, named and quarantined like
     /// any other (it was reported as a hubhost bug, exit 2 with the output already replaced, on every run).
     @Test func aCrashInAPluginsExitHandlerIsThePlugins() throws {

@@ -71,6 +71,13 @@ public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
     while written < bytes.count {
         let count = write(fd, bytes.baseAddress! + written, bytes.count - written)
         if count < 0 && errno == EINTR { continue }
+        // A descriptor made non-blocking behind hubhost's back (plugin code sets O_NONBLOCK on the standard
+        // output it shares with the user's shell): wait until the reader takes more, as a blocking write would.
+        if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+            var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            if poll(&ready, 1, -1) >= 0 || errno == EINTR { continue }
+            return false
+        }
         guard count > 0 else { return false }
         written += count
     }

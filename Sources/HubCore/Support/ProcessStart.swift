@@ -18,6 +18,8 @@ public enum ProcessStart {
     /// the system allows): Foundation then takes relative paths from `/`, which wrote `-o g.html` to `/g.html`.
     public static func capture() -> String? {
         mask = currentMask()
+        for fd in Int32(0)...2 { standardFlags[Int(fd)] = fcntl(fd, F_GETFL) }
+        atexit { ProcessStart.restoreStandardDescriptors() }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else {
             let why = errno == ENOENT ? "it was deleted" : String(cString: strerror(errno))
@@ -26,6 +28,20 @@ public enum ProcessStart {
         }
         directory = String(cString: buffer)
         return nil
+    }
+
+    /// The file status flags of descriptors 0–2 at start (-1: closed): they are the user's terminal or pipes, shared
+    /// with the shell, and plugin code may set O_NONBLOCK on them.
+    nonisolated(unsafe) private static var standardFlags: [Int32] = [-1, -1, -1]
+
+    /// Puts O_NONBLOCK of descriptors 0–2 back as hubhost found it (a shell left with a non-blocking terminal gets
+    /// EAGAIN from the next program). Run at exit, also by the exits that skip `atexit`.
+    public static func restoreStandardDescriptors() {
+        for fd in Int32(0)...2 where standardFlags[Int(fd)] >= 0 {
+            let now = fcntl(fd, F_GETFL)
+            guard now >= 0, (now ^ standardFlags[Int(fd)]) & O_NONBLOCK != 0 else { continue }
+            _ = fcntl(fd, F_SETFL, (now & ~O_NONBLOCK) | (standardFlags[Int(fd)] & O_NONBLOCK))
+        }
     }
 
     /// The process's umask now (reading it means setting it: it is put straight back).
