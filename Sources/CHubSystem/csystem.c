@@ -451,6 +451,58 @@ void csystem_release_stop_signals(void) {
     if (arrived != 0) raise(arrived);
 }
 
+static pid_t guarded_worker = 0;
+static const uint64_t *guarded_box = NULL;
+static volatile sig_atomic_t worker_stop_signal = 0;
+static uint64_t worker_stop_call = 0, worker_stop_location = 0;
+
+static void supervisor_stop_signal(int signal_number, siginfo_t *info, void *context) {
+    (void)context;
+    pid_t worker = __atomic_load_n(&guarded_worker, __ATOMIC_ACQUIRE);
+    // From the worker or a process it started (not the kernel, not this process): plugin code aimed at hubhost.
+    if (info != NULL && info->si_code <= 0 && worker > 0 && info->si_pid != getpid() && is_own_process(info->si_pid)) {
+        const uint64_t *box = __atomic_load_n(&guarded_box, __ATOMIC_ACQUIRE);
+        if (box != NULL) {
+            worker_stop_call = __atomic_load_n(&box[1], __ATOMIC_ACQUIRE);
+            worker_stop_location = __atomic_load_n(&box[2], __ATOMIC_ACQUIRE);
+        }
+        worker_stop_signal = signal_number;
+        kill(worker, SIGKILL);
+        return;
+    }
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+}
+
+void csystem_guard_supervisor(int32_t worker, const uint64_t *box_words) {
+    static int installed = 0;
+    __atomic_store_n(&guarded_box, box_words, __ATOMIC_RELEASE);
+    __atomic_store_n(&guarded_worker, (pid_t)worker, __ATOMIC_RELEASE);
+    if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) return;
+    for (size_t i = 0; i < STOP_SIGNAL_COUNT; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = supervisor_stop_signal;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigaction(stop_signals[i], &action, NULL);
+    }
+}
+
+void csystem_unguard_supervisor(int32_t worker) {
+    pid_t expected = (pid_t)worker;
+    if (__atomic_compare_exchange_n(&guarded_worker, &expected, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&guarded_box, NULL, __ATOMIC_RELEASE);
+}
+
+int csystem_take_worker_stop_signal(uint64_t *call_word, uint64_t *location_word) {
+    int signal_number = worker_stop_signal;
+    worker_stop_signal = 0;
+    *call_word = worker_stop_call;
+    *location_word = worker_stop_location;
+    return signal_number;
+}
+
 int csystem_spawn_close_from(void *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, from);
 }

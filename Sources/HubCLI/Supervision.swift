@@ -142,6 +142,11 @@ struct OneShotSupervisor {
                     Diagnostics.print(
                         "hubhost: SIGKILL comes from outside the worker: the kernel's out-of-memory killer (see "
                             + "`dmesg`), a job's time limit or a `kill -9`; no plugin is blamed")
+                } else if fault.signalledSupervisor {
+                    Diagnostics.print(
+                        "hubhost: hubhost never signals its own supervisor: plugin code did (kill(getppid(), …)); the "
+                            + "worker was ended instead; `hubhost validate` each plugin, or run --in-process under gdb, "
+                            + "to find which")
                 } else if fault.isSignalOnlyPluginsCause {
                     Diagnostics.print(
                         "hubhost: hubhost sets no alarm, timer or resource limit itself: plugin code did (alarm, "

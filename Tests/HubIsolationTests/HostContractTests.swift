@@ -216,6 +216,19 @@ import Testing
         #expect(flags >= 0 && flags & O_NONBLOCK == 0, "left non-blocking")
     }
 
+    /// Plugin code that signals its worker's parent (`kill(getppid(), SIGTERM)`) ended the user's command with
+    /// "Terminated", naming nobody, on every run. The supervisor ends the worker instead and blames the call.
+    @Test func aPluginThatSignalsTheSupervisorEndsOnlyItsWorker() throws {
+        let setup = try Setup(flags: ["-DSIGNAL_PARENT"])
+        let render = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "out.svg"])
+        #expect(render.status == 5, "\(render.stderr)")
+        #expect(
+            render.stderr.contains(
+                "libunruly.so (com.example.unruly 1.0.0) sent SIGTERM to hubhost's supervising "
+                    + "process in draw"), "\(render.stderr)")
+        #expect(FileManager.default.fileExists(atPath: setup.folder.appending("out.svg").path))
+    }
+
     /// A plugin's atexit handler that aborts as the worker ends is the plugin's fault, named and quarantined like
     /// any other (it was reported as a hubhost bug, exit 2 with the output already replaced, on every run).
     @Test func aCrashInAPluginsExitHandlerIsThePlugins() throws {

@@ -68,6 +68,20 @@ void csystem_hold_stop_signals(void);
 /// Ends `csystem_hold_stop_signals`, raising the signal that arrived meanwhile, if any.
 void csystem_release_stop_signals(void);
 
+/// In a supervisor: a stop signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT) sent by `worker` or a process it started is
+/// plugin code's (`kill(getppid(), SIGTERM)`): the worker is killed instead of the supervisor, and the signal is
+/// kept for `csystem_take_worker_stop_signal`. Any other sender's signal ends the supervisor as by default.
+/// Installed on the first call; each call names the current worker (0: none) and its black box's words, whose call
+/// and location words (1 and 2) are kept as the signal arrives: the call that sent it.
+void csystem_guard_supervisor(int32_t worker, const uint64_t *box_words);
+
+/// The stop signal the worker sent its supervisor since the last call (0: none), cleared, with the black box's call
+/// and location words when it arrived.
+int csystem_take_worker_stop_signal(uint64_t *call_word, uint64_t *location_word);
+
+/// Forgets `worker` (its black box is about to be unmapped), unless another worker was named since.
+void csystem_unguard_supervisor(int32_t worker);
+
 /// Adds to `actions` (a `posix_spawn_file_actions_t *`) the closing of every descriptor from `from` up, so a child
 /// gets only the descriptors it is handed, whatever the parent has open without close-on-exec (a server library's
 /// sockets). Returns 0 or an errno value.

@@ -153,6 +153,20 @@ public enum BlackBox {
         deinit { munmap(base, BlackBox.fileSize) }
 
         /// Reads the words (a racing write can only make the watchdog wait one more tick).
+        /// The words, for `csystem_guard_supervisor` (read from a signal handler).
+        public var wordsForSignalHandler: UnsafePointer<UInt64> { UnsafePointer(words) }
+
+        /// A snapshot with the call and location words given (kept when a signal arrived) instead of the current ones.
+        public func read(callWord: UInt64, location: UInt64) -> Snapshot {
+            var box = read()
+            let slot = Int(callWord & 0xFFFF)
+            box.callWord = callWord
+            box.call = PluginCall(rawValue: UInt8(truncatingIfNeeded: callWord >> 16)) ?? .none
+            box.plugin = slot == 0 ? nil : plugin(slot: slot)
+            box.location = ModelLocationCode(location)
+            return box
+        }
+
         public func read() -> Snapshot {
             // The worker writes the call word and the location word one after the other as a call begins and
             // ends: read them until the call word is the same on both sides of the location, or a snapshot taken

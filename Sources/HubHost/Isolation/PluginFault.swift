@@ -121,9 +121,14 @@ public struct PluginFault: Sendable, Error {
         return nil
     }
 
+    /// The signal was one plugin code sent hubhost's supervising process (its worker was killed instead).
+    public var signalledSupervisor = false
+
     /// "crashed with SIGSEGV", "hung (killed after 2 s)", "exited with status 3".
     public var what: String {
         switch kind {
+        case .crash where signalledSupervisor:
+            return "sent \(signal.map(ProbeRunner.signalName) ?? "a signal") to hubhost's supervising process"
         case .crash: return "crashed with \(signal.map(ProbeRunner.signalName) ?? "a signal")"
         case .hang: return "hung"
         case .exit: return "exited the process with status \(exitStatus ?? 0)"
@@ -153,7 +158,12 @@ public struct PluginFault: Sendable, Error {
     /// The one-line report: `libfragile.so (com.example.fragile 1.0.0) crashed with SIGSEGV in draw [fragile:card]
     /// for body[2] (id "c")`, or, outside plugin code, `hubhost's worker crashed with SIGSEGV outside plugin code`.
     public var summary: String {
-        guard let plugin else { return "hubhost's worker \(what) outside plugin code" }
+        guard let plugin else {
+            if signalledSupervisor {
+                return "plugin code in hubhost's worker \(what), after its call had returned (no plugin can be named)"
+            }
+            return "hubhost's worker \(what) outside plugin code"
+        }
         var line = "\(plugin.displayName) \(what) in \(place)"
         if kind == .hang, let timeout { line += " (killed after \(timeout.compactSeconds), --call-timeout)" }
         if kind == .crash, let fatal = CrashText.fatalError(in: stderrTail) { line += ": " + fatal }

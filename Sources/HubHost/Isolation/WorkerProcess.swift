@@ -155,12 +155,18 @@ public final class WorkerProcess: @unchecked Sendable {
             throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOEXEC)
         }
         self.pid = pid
+        // Plugin code in the worker that signals this process (`kill(getppid(), SIGTERM)`) ends the worker, not
+        // the user's command or session.
+        csystem_guard_supervisor(pid, reader.wordsForSignalHandler)
         controlIn = options.controlChannel ? PipeEnd(inPipe[1]) : nil
         controlOut = options.controlChannel ? PipeEnd(outPipe[0]) : nil
         startReadingStderr(errPipe[0])
     }
 
-    deinit { close(blackBoxDescriptor) }
+    deinit {
+        csystem_unguard_supervisor(pid)  // before its black box goes
+        close(blackBoxDescriptor)
+    }
 
     /// A pipe whose ends other children do not inherit (`pipe2` is not imported into Swift on glibc).
     private static func pipeClosedOnExec(_ fds: inout [Int32]) -> Bool {
@@ -244,6 +250,14 @@ public final class WorkerProcess: @unchecked Sendable {
         return outcome
     }
 
+    /// The stop signal the worker sent this process (0: none), and the black box as it was then.
+    private func takeStopSignalSentToSupervisor() -> (Int32, BlackBox.Snapshot) {
+        var call: UInt64 = 0
+        var location: UInt64 = 0
+        let sent = csystem_take_worker_stop_signal(&call, &location)
+        return (sent, blackBox.read(callWord: call, location: location))
+    }
+
     private func analyse(status: Int32) -> Outcome {
         tailLock.lock()
         var lines = tail
@@ -285,6 +299,13 @@ public final class WorkerProcess: @unchecked Sendable {
             }
         } else if termSignal == SIGPIPE && !box.inPluginCall {
             outcome.outputClosed = true
+        } else if termSignal == SIGKILL, case (let sent, let sentBox) = takeStopSignalSentToSupervisor(), sent != 0 {
+            // Killed by this supervisor: plugin code sent it a stop signal (see `csystem_guard_supervisor`), in the
+            // call in progress when it arrived.
+            var fault = PluginFault(
+                kind: .crash, box: sentBox, signal: sent, exitStatus: nil, timeout: nil, stderrTail: lines)
+            fault.signalledSupervisor = true
+            outcome.fault = fault
         } else if let stop = box.stopSignal, stop.signal == termSignal {
             let name = ProbeRunner.signalName(termSignal)
             let from = stop.sender == 0 ? "the kernel (a terminal that hung up)" : "process \(stop.sender)"
