@@ -7,6 +7,18 @@ import Testing
 /// replace Foundation's NSString paths, trimming, percent decoding and `String(format:)` must answer as Foundation
 /// does on the inputs hubhost gives them.
 struct EssentialsSupportTests {
+    /// "Did you mean" finds typos, and answers a name far longer than any candidate without comparing it (a 10 MB
+    /// unknown event name in a script took 53 s and 1.6 GB, in a table of its length by each candidate's).
+    @Test func nearestNamesFindTyposAndSkipWhatCannotBeOne() {
+        let events = ["tap", "highlight", "scroll", "resize", "snapshot"]
+        #expect(Spelling.nearest("tpa", in: events) == "tap")
+        #expect(Spelling.nearest("scrol", in: events) == "scroll")
+        #expect(Spelling.nearest("snapshots", in: events) == "snapshot")
+        #expect(Spelling.nearest("zzzzzz", in: events) == nil)
+        #expect(Spelling.nearest(String(repeating: "x", count: 5_000_000), in: events) == nil)
+        #expect(Spelling.nearest("x", in: []) == nil)
+    }
+
     @Test func trimmingMatchesFoundation() {
         for text in ["", " ", "a", "  a b  ", "\t\na\r\n", "\u{00A0}x\u{2003}", "é ", " \u{1F600} "] {
             #expect(text.trimmingWhitespace() == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(text)")

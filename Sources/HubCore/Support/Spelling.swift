@@ -3,10 +3,16 @@ public enum Spelling {
     /// The candidate closest to `word`, when it is within `maxDistance` edits of it (by default one edit for a
     /// word of up to four characters, else two): close enough to be a typo of it.
     public static func nearest(_ word: String, in candidates: [String], maxDistance: Int? = nil) -> String? {
+        // Lengths first: the distance is at least their difference, so a word far longer than every candidate (a
+        // megabyte-long name from an untrusted script) is answered without a table of its length by theirs.
+        let lengths = candidates.map { $0.unicodeScalars.count }
+        let longest = lengths.max() ?? 0
         let limit = maxDistance ?? (word.count <= 4 ? 1 : 2)
+        guard word.unicodeScalars.count <= longest + limit else { return nil }
         let letters = Array(word.unicodeScalars)
         var best: (name: String, distance: Int)?
-        for candidate in candidates.sorted() {
+        for (candidate, length) in zip(candidates, lengths).sorted(by: { $0.0 < $1.0 })
+        where abs(length - letters.count) <= limit {
             let distance = editDistance(letters, Array(candidate.unicodeScalars))
             if distance <= limit, distance < (best?.distance ?? .max) { best = (candidate, distance) }
         }
