@@ -19,6 +19,29 @@ struct EssentialsSupportTests {
         #expect(Spelling.nearest("x", in: []) == nil)
     }
 
+    /// A `data:` URI is held to --max-image-bytes as a file is (decoded); it was only held to the pixel limit, so
+    /// a view could inline any number of megabytes.
+    @Test func aDataURIOverTheByteLimitIsRefused() {
+        let png: [UInt8] = [
+            0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1,
+            0, 0, 0, 1, 8, 2, 0, 0, 0,
+        ]
+        let uri = "data:image/png;base64," + Data(png).base64EncodedString()
+        guard case .failure(let error) = ImageAccess(viewFile: nil, maxBytes: 10).check(uri) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(error.reason.contains("over the limit of 10 (--max-image-bytes)"), "\(error.reason)")
+        guard case .success = ImageAccess(viewFile: nil, maxBytes: 1000).check(uri) else {
+            Issue.record("refused under the limit")
+            return
+        }
+        guard case .failure = ImageSource(access: ImageAccess(viewFile: nil, maxBytes: 10)).load(uri) else {
+            Issue.record("loaded")
+            return
+        }
+    }
+
     @Test func trimmingMatchesFoundation() {
         for text in ["", " ", "a", "  a b  ", "\t\na\r\n", "\u{00A0}x\u{2003}", "é ", " \u{1F600} "] {
             #expect(text.trimmingWhitespace() == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(text)")

@@ -521,7 +521,7 @@ import Testing
             #expect(result.status == 1, "\(uri.prefix(20)): \(result.stderr)")
             #expect(
                 result.stderr.contains("$.body[0].images.main.uri: image")
-                    && result.stderr.contains("70 <use> references (more than 64)"), "\(result.stderr)")
+                    && result.stderr.contains("70 <use> references (more than 16)"), "\(result.stderr)")
             #expect(!result.stderr.contains("warning"), "\(result.stderr)")
             #expect(!result.stdout.contains("<use"), "not drawn")
         }

@@ -48,7 +48,7 @@ public struct ImageAccess: Sendable {
         switch ImageSource.scheme(of: uri) {
         case "data"?:
             // A malformed data: URI is allowed here; its load fails and the placeholder is drawn.
-            if case .success(let image) = ImageSource.decodeDataURI(uri), let problem = pixelProblem(image, uri: uri) {
+            if case .success(let image) = ImageSource.decodeDataURI(uri), let problem = dataProblem(image, uri: uri) {
                 return .failure(problem)
             }
             return .success(.data)
@@ -241,6 +241,11 @@ public struct ImageAccess: Sendable {
         return .success(.file(path: real))
     }
 
+    /// Why a `data:` URI's image is refused: over `maxBytes` decoded, as a file would be, or over the pixel limit.
+    public func dataProblem(_ image: ImageBytes, uri: String) -> ImageLoadError? {
+        image.bytes.count > maxBytes ? tooLarge(uri, image.bytes.count) : pixelProblem(image, uri: uri)
+    }
+
     private func tooLarge(_ uri: String, _ size: Int) -> ImageLoadError {
         refusal(uri, "is \(size) bytes, over the limit of \(maxBytes) (--max-image-bytes)")
     }
@@ -285,7 +290,8 @@ public struct ImageAccess: Sendable {
 
     /// The most `<use>` references an SVG image may hold: each may draw a group of others, so a few kilobytes of
     /// nested references draw millions of shapes.
-    static let maxSVGReferences = 64
+    /// (Counted, not followed: 61 references nested ten wide and six deep drew a million shapes, 7.5 s an image.)
+    static let maxSVGReferences = 16
 
     /// Why an SVG image is not drawn, or nil. Its declared size says nothing of its cost: 644 bytes of blurred
     /// rectangles took 9.5 s and 536 MB to draw into a PNG, 2.3 KB of nested `<use>` 11.6 s, and nothing can stop

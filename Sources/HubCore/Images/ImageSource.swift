@@ -53,7 +53,7 @@ public final class ImageSource {
         case nil, "file"?: return access.readFile(uri).map { ImageBytes(bytes: $0) }
         case "data":
             return Self.decodeDataURI(uri).flatMap { image in
-                access.pixelProblem(image, uri: uri).map { .failure($0) } ?? .success(image)
+                access.dataProblem(image, uri: uri).map { .failure($0) } ?? .success(image)
             }
         case let scheme?:
             if let loader = schemeLoaders[scheme] ?? otherSchemes { return loader(uri) }
