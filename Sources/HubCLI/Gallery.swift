@@ -69,7 +69,9 @@ struct Gallery: ParsableCommand {
             Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
-        let sheet = GallerySheet(items: shots.map(\.galleryItem))
+        let sheet = GallerySheet(
+            items: shots.map(\.galleryItem),
+            images: format == .png ? ImageResolver.forPNG(access: ImageAccess(viewFile: nil)) : ImageResolver())
         switch format {
         case .json:
             var listed = entries

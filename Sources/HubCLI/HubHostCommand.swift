@@ -103,7 +103,9 @@ public struct HubHostCommand: ParsableCommand {
             Diagnostics.print("hubhost: cannot write -: \(failure)")
             return ExitStatus.failed.rawValue
         }
-        if (BoundaryValues.replacedAny || ImageResolver.overBudgetSeen) && status == ExitStatus.ok.rawValue {
+        if (BoundaryValues.replacedAny || ImageResolver.overBudgetSeen || ImageResolver.unsafeSVGSeen)
+            && status == ExitStatus.ok.rawValue
+        {
             return ExitStatus.problems.rawValue
         }
         return status

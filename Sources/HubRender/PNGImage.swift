@@ -2,6 +2,10 @@ import CRsvg
 import FoundationEssentials
 import HubCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A raster image: 32-bit premultiplied ARGB pixels (cairo's ARGB32), row by row.
 ///
 /// PNGs are drawn from hubhost's own SVG by librsvg into a cairo surface and written by cairo, with the fonts
@@ -224,6 +228,44 @@ extension PNGImage {
             return "the font \(fontFamily) is not installed (Debian's fonts-dejavu-core): PNGs are drawn with "
                 + "\(matched) instead, and will not match images drawn where it is"
         }
+    }
+}
+
+extension PNGImage {
+    /// Draws SVG image `bytes` alone in a child process, as large as a drawing can place it (a 32768-pixel frame:
+    /// what librsvg lays out at that scale is what fails; only a 16-pixel corner is kept): nil when it drew, else
+    /// why not (librsvg crashed or took over 10 s). Images inside a view are untrusted, and librsvg aborts the
+    /// process on some (a text of font size 1e9, drawn larger than its own size), which was the whole render's.
+    public static func trySVGImageApart(_ bytes: [UInt8], size: Size) -> String? {
+        let side = 16.0
+        let text =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(side))\" height=\"\(Int(side))\"><image "
+            + "width=\"32768\" height=\"32768\" preserveAspectRatio=\"none\" href=\"data:image/svg+xml;base64,"
+            + Data(bytes).base64EncodedString() + "\"/></svg>"
+        let (width, height) = (side, side)
+        _ = try? Rsvg.api()  // loaded once, here, not in each child
+        fflush(nil)
+        let child = fork()
+        guard child >= 0 else { return nil }  // no child: drawn as it is
+        if child == 0 {
+            // The child's output goes nowhere: only whether it ends well says anything.
+            let null = open("/dev/null", O_WRONLY)
+            if null >= 0 {
+                dup2(null, 1)
+                dup2(null, 2)
+            }
+            alarm(10)
+            _exit((try? rasterize(svg: text, width: width, height: height)) == nil ? 1 : 0)
+        }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        let signal = status & 0x7F
+        if signal == SIGALRM { return "librsvg took over 10 s to draw this SVG image" }
+        if signal != 0 {
+            let name = [SIGABRT: "SIGABRT", SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE"][signal]
+            return "librsvg crashes drawing this SVG image (\(name ?? "signal \(signal)"))"
+        }
+        return nil
     }
 }
 

@@ -46,6 +46,9 @@ public final class ImageResolver {
     /// Whether a drawing in this process drew an image as its placeholder for that total: said on stderr, and the
     /// command ends with problems (1).
     nonisolated(unsafe) public private(set) static var overBudgetSeen = false
+    /// Whether a drawing in this process drew an SVG image as its placeholder because librsvg could not draw it
+    /// (the command ends with problems, 1).
+    nonisolated(unsafe) public private(set) static var unsafeSVGSeen = false
     private var saidOverBudget = false
 
     /// URIs drawn as their placeholders whatever they hold: images not loaded at the moment drawn (`hubhost
@@ -54,6 +57,13 @@ public final class ImageResolver {
     /// The bytes a plugin's image-loader service supplied for a remote URI (`http:`, `https:`…), which hubhost
     /// never fetches itself: nil draws the placeholder.
     public let supplied: (String) -> [UInt8]?
+    /// The drawing goes to librsvg (a PNG): an SVG image is drawn alone in a child process first, and drawn as its
+    /// placeholder when librsvg crashes or hangs on it (a font size of 1e9 aborted the whole render).
+    public var triesSVGImagesApart = false
+    /// What `triesSVGImagesApart` found, by URI: nil when the image drew.
+    private var svgTrials: [String: String?] = [:]
+    /// Whether this resolver drew an SVG image as its placeholder because librsvg could not draw it.
+    public private(set) var placedUndrawableSVG = false
 
     public init(
         access: ImageAccess = ImageAccess(viewFile: nil), unshown: Set<String> = [],
@@ -62,6 +72,15 @@ public final class ImageResolver {
         self.access = access
         self.unshown = unshown
         self.supplied = supplied
+    }
+
+    /// A resolver for a drawing librsvg makes into a PNG (see `triesSVGImagesApart`).
+    public static func forPNG(
+        access: ImageAccess, unshown: Set<String> = [], supplied: @escaping (String) -> [UInt8]? = { _ in nil }
+    ) -> ImageResolver {
+        let resolver = ImageResolver(access: access, unshown: unshown, supplied: supplied)
+        resolver.triesSVGImagesApart = true
+        return resolver
     }
 
     /// A URI to put in `href`, or nil to draw the placeholder.
@@ -94,6 +113,17 @@ public final class ImageResolver {
         }
         guard !bytes.isEmpty, let type = ImageAccess.mediaType(head: Array(bytes.prefix(512))) else { return nil }
         let size = ImageBytes(bytes: bytes).pixelSize
+        if triesSVGImagesApart, type == "image/svg+xml" {
+            let trial = svgTrials[uri] ?? PNGImage.trySVGImageApart(bytes, size: size)
+            svgTrials[uri] = trial
+            if let trial {
+                StandardError.writeLine(
+                    "hubhost: image \(TerminalText.quoted(uri)): \(trial); its placeholder is drawn in the PNG")
+                Self.unsafeSVGSeen = true
+                placedUndrawableSVG = true
+                return nil
+            }
+        }
         let pixels = max(0, size.width) * max(0, size.height)
         guard inlinedPixels + pixels <= Double(Self.maxTotalPixels) else {
             Self.overBudgetSeen = true
