@@ -45,9 +45,10 @@ let hotPathSettings: [SwiftSetting] = [
 ]
 
 /// The hubhost executables export `pthread_create` (CHubSystem's), so threads plugin code starts in a worker get a
-/// signal stack of their own and a stack overflow on one is named (see csystem.c).
+/// signal stack of their own and a stack overflow on one is named, and `kill`, so plugin code that signals the
+/// supervisor is caught in its call (see csystem.c).
 let hostLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=pthread_create"])
+    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=pthread_create", "-Xlinker", "--export-dynamic-symbol=kill"])
 ]
 
 let package = Package(

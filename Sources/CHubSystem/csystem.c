@@ -451,6 +451,22 @@ void csystem_release_stop_signals(void) {
     if (arrived != 0) raise(arrived);
 }
 
+static pid_t guarding_parent = 0;
+
+void csystem_parent_guards_worker(int32_t parent) { __atomic_store_n(&guarding_parent, (pid_t)parent, __ATOMIC_RELEASE); }
+
+/// Interposes on libc's `kill` for every library (the hubhost executables export it, as `pthread_create`): as
+/// libc's, but see `csystem_parent_guards_worker`.
+__attribute__((visibility("default"))) int kill(pid_t pid, int signal_number) {
+    pid_t parent = __atomic_load_n(&guarding_parent, __ATOMIC_ACQUIRE);
+    long result = syscall(SYS_kill, pid, signal_number);
+    bool stop = signal_number == SIGTERM || signal_number == SIGINT || signal_number == SIGHUP || signal_number == SIGQUIT;
+    if (result == 0 && parent > 0 && pid == parent && stop) {
+        for (int waited = 0; waited < 100; waited++) usleep(100000);  // ended by the supervisor well before 10 s
+    }
+    return (int)result;
+}
+
 static pid_t guarded_worker = 0;
 static const uint64_t *guarded_box = NULL;
 static volatile sig_atomic_t worker_stop_signal = 0;

@@ -397,7 +397,7 @@ struct Snapshot: ParsableCommand {
         let svg = SVGRenderer(images: images, showFrames: false).render(picture.tree)
         // A golden with a placeholder where the view has an image would be wrong.
         if images.placedUndrawableSVG {
-            throw PNGImage.Failure(description: "it holds an SVG image librsvg cannot draw (above)")
+            throw PNGImage.Failure(description: "it holds an image librsvg cannot draw (above)")
         }
         return try PNGImage.rasterize(svg: svg, width: canvas.width, height: canvas.height, scale: scale)
     }

@@ -46,7 +46,7 @@ public final class ImageResolver {
     /// Whether a drawing in this process drew an image as its placeholder for that total: said on stderr, and the
     /// command ends with problems (1).
     nonisolated(unsafe) public private(set) static var overBudgetSeen = false
-    /// Whether a drawing in this process drew an SVG image as its placeholder because librsvg could not draw it
+    /// Whether a drawing in this process drew an image as its placeholder because librsvg could not draw it
     /// (the command ends with problems, 1).
     nonisolated(unsafe) public private(set) static var unsafeSVGSeen = false
     private var saidOverBudget = false
@@ -62,7 +62,8 @@ public final class ImageResolver {
     public var triesSVGImagesApart = false
     /// What `triesSVGImagesApart` found, by URI: nil when the image drew.
     private var svgTrials: [String: String?] = [:]
-    /// Whether this resolver drew an SVG image as its placeholder because librsvg could not draw it.
+    /// Whether this resolver drew an image as its placeholder because librsvg could not draw it (an SVG image it
+    /// crashes on, an image too large to inline).
     public private(set) var placedUndrawableSVG = false
 
     public init(
@@ -113,6 +114,16 @@ public final class ImageResolver {
         }
         guard !bytes.isEmpty, let type = ImageAccess.mediaType(head: Array(bytes.prefix(512))) else { return nil }
         let size = ImageBytes(bytes: bytes).pixelSize
+        // librsvg reads the drawing with libxml2, which refuses an attribute over 10,000,000 bytes: one image that
+        // large inlined made the whole PNG fail (exit 2, naming nothing).
+        if triesSVGImagesApart, (bytes.count + 2) / 3 * 4 + type.count + 13 > 10_000_000 {
+            StandardError.writeLine(
+                "hubhost: image \(TerminalText.quoted(uri)) is \(bytes.count) bytes: too large for librsvg to read "
+                    + "inside a drawing (about 7.4 MB at most); its placeholder is drawn in the PNG")
+            Self.unsafeSVGSeen = true
+            placedUndrawableSVG = true
+            return nil
+        }
         if triesSVGImagesApart, type == "image/svg+xml" {
             let trial = svgTrials[uri] ?? PNGImage.trySVGImageApart(bytes, size: size)
             svgTrials[uri] = trial

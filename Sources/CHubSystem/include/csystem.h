@@ -79,6 +79,11 @@ void csystem_guard_supervisor(int32_t worker, const uint64_t *box_words);
 /// and location words when it arrived.
 int csystem_take_worker_stop_signal(uint64_t *call_word, uint64_t *location_word);
 
+/// In a worker: from now on, a stop signal plugin code sends the parent (`kill(getppid(), SIGTERM)`, through the
+/// `kill` the hubhost executables export) is sent, then the calling thread waits for the supervisor to end the
+/// worker, so the call in progress is still the one the supervisor reads (it had often returned by then).
+void csystem_parent_guards_worker(int32_t parent);
+
 /// Forgets `worker` (its black box is about to be unmapped), unless another worker was named since.
 void csystem_unguard_supervisor(int32_t worker);
 

@@ -46,10 +46,9 @@ public enum CallRecorder {
         }
         // A worker dies with its supervisor: stopped (Ctrl-C, a CI timeout's SIGTERM, kill), the command must not
         // go on writing in the background, nor replace the output file minutes later.
-        if let parent = HostEnvironment.variable(WorkerEnvironment.parentKey).flatMap(Int32.init),
-            !csystem_die_with_parent(parent)
-        {
-            _exit(70)
+        if let parent = HostEnvironment.variable(WorkerEnvironment.parentKey).flatMap(Int32.init) {
+            if !csystem_die_with_parent(parent) { _exit(70) }
+            csystem_parent_guards_worker(parent)
         }
         unsetenv(WorkerEnvironment.parentKey)
         // The mapping is all we need: children (probes) must neither inherit the descriptor nor see the variable,
