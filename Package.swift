@@ -45,10 +45,14 @@ let hotPathSettings: [SwiftSetting] = [
 ]
 
 /// The hubhost executables export `pthread_create` (CHubSystem's), so threads plugin code starts in a worker get a
-/// signal stack of their own and a stack overflow on one is named, and `kill`, so plugin code that signals the
-/// supervisor is caught in its call (see csystem.c).
+/// signal stack of their own and a stack overflow on one is named; `kill`, so plugin code that signals the
+/// supervisor is caught in its call; `alarm`, `setitimer` and `setrlimit`, so the signal an alarm or a limit set by
+/// plugin code brings later is blamed on the call that set it (see csystem.c).
 let hostLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=pthread_create", "-Xlinker", "--export-dynamic-symbol=kill"])
+    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=pthread_create", "-Xlinker", "--export-dynamic-symbol=kill",
+        "-Xlinker", "--export-dynamic-symbol=alarm", "-Xlinker", "--export-dynamic-symbol=setitimer",
+        "-Xlinker", "--export-dynamic-symbol=setrlimit",
+    ])
 ]
 
 let package = Package(

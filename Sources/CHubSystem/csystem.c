@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -465,6 +467,45 @@ __attribute__((visibility("default"))) int kill(pid_t pid, int signal_number) {
         for (int waited = 0; waited < 100; waited++) usleep(100000);  // ended by the supervisor well before 10 s
     }
     return (int)result;
+}
+
+static uint64_t *state_change_record;
+static const uint64_t *state_change_call;
+
+void csystem_note_process_state_changes(uint64_t *record, const uint64_t *call_word) {
+    __atomic_store_n(&state_change_call, call_word, __ATOMIC_RELEASE);
+    __atomic_store_n(&state_change_record, record, __ATOMIC_RELEASE);
+}
+
+/// Notes a change of `kind` when a plugin call is in progress (see `csystem_note_process_state_changes`).
+static void note_state_change(uint64_t kind) {
+    uint64_t *record = __atomic_load_n(&state_change_record, __ATOMIC_ACQUIRE);
+    const uint64_t *call = __atomic_load_n(&state_change_call, __ATOMIC_ACQUIRE);
+    if (record == NULL || call == NULL) return;
+    uint64_t word = __atomic_load_n(call, __ATOMIC_ACQUIRE);
+    if ((word & 0xFFFF) == 0) return;  // hubhost's own, between plugin calls
+    __atomic_store_n(record, kind << 56 | (word & 0xFFFFFFFFu), __ATOMIC_RELEASE);
+}
+
+__attribute__((visibility("default"))) unsigned int alarm(unsigned int seconds) {
+    static unsigned int (*libc_alarm)(unsigned int);
+    if (libc_alarm == NULL) libc_alarm = (unsigned int (*)(unsigned int))dlsym(RTLD_NEXT, "alarm");
+    if (seconds > 0) note_state_change(1);
+    return libc_alarm != NULL ? libc_alarm(seconds) : 0;
+}
+
+__attribute__((visibility("default"))) int setitimer(__itimer_which_t which, const struct itimerval *value,
+                                                     struct itimerval *old) {
+    if (value != NULL && (value->it_value.tv_sec != 0 || value->it_value.tv_usec != 0)) note_state_change(1);
+    return (int)syscall(SYS_setitimer, which, value, old);
+}
+
+__attribute__((visibility("default"))) int setrlimit(__rlimit_resource_t resource, const struct rlimit *limit) {
+    if (limit != NULL && limit->rlim_cur != RLIM_INFINITY) {
+        if (resource == RLIMIT_FSIZE) note_state_change(2);
+        if (resource == RLIMIT_CPU) note_state_change(3);
+    }
+    return (int)syscall(SYS_prlimit64, 0, resource, limit, NULL);
 }
 
 static pid_t guarded_worker = 0;

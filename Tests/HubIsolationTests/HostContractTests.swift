@@ -229,6 +229,20 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: setup.folder.appending("out.svg").path))
     }
 
+    /// An alarm plugin code sets in a call ends the worker later, outside plugin code: it read "hubhost's worker
+    /// crashed with SIGALRM outside plugin code", naming nobody (dev restarted its worker for ever). The call that
+    /// set it is blamed and its plugin quarantined, and the render is done without it.
+    @Test func aTimerAPluginSetIsBlamedOnTheCallThatSetIt() throws {
+        let rows = (0..<3000).map { #"{"id": "r\#($0)", "component": {"id": "unruly:row"}, "text": {"title": "R"}}"# }
+        let setup = try Setup(flags: ["-DTIMER_IN_DRAW"], view: "{\"body\": [\(rows.joined(separator: ","))]}")
+        let render = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "out.svg"])
+        // Where the timer fires inside a later call of the same plugin, that call is blamed: either way, this plugin.
+        #expect(render.status == 5, "\(render.stderr)")
+        #expect(render.stderr.contains("libunruly.so (com.example.unruly 1.0.0)"), "\(render.stderr)")
+        #expect(!render.stderr.contains("outside plugin code"), "\(render.stderr)")
+        #expect(FileManager.default.fileExists(atPath: setup.folder.appending("out.svg").path))
+    }
+
     /// A plugin's atexit handler that aborts as the worker ends is the plugin's fault, named and quarantined like
     /// any other (it was reported as a hubhost bug, exit 2 with the output already replaced, on every run).
     @Test func aCrashInAPluginsExitHandlerIsThePlugins() throws {

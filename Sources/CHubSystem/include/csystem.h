@@ -84,6 +84,13 @@ int csystem_take_worker_stop_signal(uint64_t *call_word, uint64_t *location_word
 /// worker, so the call in progress is still the one the supervisor reads (it had often returned by then).
 void csystem_parent_guards_worker(int32_t parent);
 
+/// In a worker: from now on, an alarm or interval timer (`alarm`, `setitimer`) or a lowered file size or CPU time
+/// limit (`setrlimit`) set while `call_word` names a plugin call is noted in `record` as `kind << 56 | the low 32
+/// bits of the call word` (kind 1 alarm or timer, 2 file size limit, 3 CPU limit): when the signal it brings ends
+/// the worker later, outside that call, the supervisor can still name who set it. Through the `alarm`, `setitimer`
+/// and `setrlimit` the hubhost executables export.
+void csystem_note_process_state_changes(uint64_t *record, const uint64_t *call_word);
+
 /// Forgets `worker` (its black box is about to be unmapped), unless another worker was named since.
 void csystem_unguard_supervisor(int32_t worker);
 

@@ -22,6 +22,8 @@ import HubCore
 /// supervisor asked), 2 at exit (0: it was) |
 /// | 6 | a signal that asks the process to end, sent from outside it: sender pid << 8 \| signal (pid 0: the kernel;
 /// 0: none) |
+/// | 7 | the last alarm, timer or lowered limit plugin code set in a call: kind << 56 \| the call word's low 32 bits
+/// (kind 1 an alarm or interval timer, 2 the file size limit, 3 the CPU time limit; 0: none) |
 /// | 8 | the thread a fatal signal hit or that called exit() off the main thread: 1 the main thread, 2 another (0: none) |
 /// | 9 | how many addresses follow (at most `faultAddressCapacity`) |
 /// | 10… | the faulting instruction's address (a signal), then the return addresses of that thread's stack |
@@ -50,6 +52,8 @@ public enum BlackBox {
     public static let faultWord = 8
     /// Word index of the stop-signal record (see the layout).
     public static let stopSignalWord = 6
+    /// Word index of the last process-wide change plugin code made in a call (see the layout).
+    public static let stateChangeWord = 7
     public static let faultAddressCapacity = 32
     /// Where the "what is being drawn" line sits, and its size with the NUL (see the layout).
     static let drawingOffset = 2048
@@ -131,6 +135,16 @@ public enum BlackBox {
             stopWord == 0 ? nil : (Int32(truncatingIfNeeded: stopWord & 0xFF), pid_t(truncatingIfNeeded: stopWord >> 8))
         }
         var stopWord: UInt64 = 0
+        /// Word 7: the last alarm, timer or lowered limit plugin code set in a call, with that call.
+        var stateChangeWord: UInt64 = 0
+        /// What word 7 says: what was set, and the call word it was set in (its sequence and slot).
+        public var stateChange: (what: String, callWord: UInt64)? {
+            let kinds: [UInt64: String] = [
+                1: "set an alarm or timer", 2: "lowered the file size limit", 3: "lowered the CPU time limit",
+            ]
+            guard let what = kinds[stateChangeWord >> 56] else { return nil }
+            return (what, stateChangeWord & 0xFFFF_FFFF)
+        }
 
         /// True while (or when) the worker was inside plugin code.
         public var inPluginCall: Bool { callWord & 0xFFFF != 0 }
@@ -186,7 +200,7 @@ public enum BlackBox {
                 plugin: slot == 0 ? nil : plugin(slot: slot), location: ModelLocationCode(location),
                 step: Int(truncatingIfNeeded: words[3]), input: Int(truncatingIfNeeded: words[4]), callWord: callWord,
                 faultNote: readFaultNote(), lostStderr: words[5], drawing: readDrawing(),
-                stopWord: words[BlackBox.stopSignalWord])
+                stopWord: words[BlackBox.stopSignalWord], stateChangeWord: words[BlackBox.stateChangeWord])
         }
 
         private func readDrawing() -> String? {

@@ -64,6 +64,7 @@ public enum CallRecorder {
         csystem_note_faults(shared + BlackBox.faultWord, Int32(BlackBox.faultAddressCapacity))
         // A worker ended from outside (a user's kill of the busy process, a terminal closed) is not a plugin fault.
         csystem_note_stop_signals(shared + BlackBox.stopSignalWord)
+        csystem_note_process_state_changes(shared + BlackBox.stateChangeWord, shared + 1)
         // Plugin code that closes descriptors it did not open leaves the worker unable to finish or to say why:
         // its stderr, the supervisor's pipe, is the one it can check (the worker never closes it).
         stderrIdentity = FileIdentity(descriptor: 2)

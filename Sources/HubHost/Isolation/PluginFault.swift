@@ -123,10 +123,15 @@ public struct PluginFault: Sendable, Error {
 
     /// The signal was one plugin code sent hubhost's supervising process (its worker was killed instead).
     public var signalledSupervisor = false
+    /// The signal came later, outside plugin code, from what the call named here set ("set an alarm or timer").
+    public var setInCall: String?
 
     /// "crashed with SIGSEGV", "hung (killed after 2 s)", "exited with status 3".
     public var what: String {
         switch kind {
+        case .crash where setInCall != nil:
+            return "\(setInCall!), which ended hubhost's worker later with "
+                + (signal.map(ProbeRunner.signalName) ?? "a signal") + ","
         case .crash where signalledSupervisor:
             return "sent \(signal.map(ProbeRunner.signalName) ?? "a signal") to hubhost's supervising process"
         case .crash: return "crashed with \(signal.map(ProbeRunner.signalName) ?? "a signal")"

@@ -27,6 +27,7 @@
  *   -DABORT_AT_EXIT    draw registers an atexit handler that aborts (outside a probe child)
  *   -DLOWER_FILE_SIZE  init lowers the file size limit to 1000 bytes, soft and hard
  *   -DFORK_RETURNS     draw forks, and the child returns from draw as the parent does (outside a probe child)
+ *   -DTIMER_IN_DRAW    the first draw sets a timer whose SIGALRM comes 2 ms later (outside a probe child)
  *   -DSIGNAL_PARENT    draw sends SIGTERM to its process's parent (outside a probe child)
  *   -DNONBLOCKING_STDOUT  draw sets O_NONBLOCK on every open descriptor (standard output is shared with the
  *                      user's shell)
@@ -41,8 +42,10 @@
 #include <math.h>
 #include <unistd.h>
 #include <signal.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <fcntl.h>
 
 static const hub_host *host;
@@ -97,6 +100,17 @@ static void draw(void *instance, const hub_view_builder *view, hub_size size) {
 #endif
 #ifdef FORK_RETURNS
     if (!getenv("HUBHOST_PROBE_CHILD")) fork(); /* both return: the child into hubhost */
+#endif
+#ifdef TIMER_IN_DRAW
+    static int timer_set;
+    if (!getenv("HUBHOST_PROBE_CHILD") && !timer_set++) {
+        struct itimerval soon = {{0, 0}, {0, 2000}}; /* SIGALRM in 2 ms, after draw returned */
+        sigset_t alarm_set; /* a test runner may start processes with it blocked */
+        sigemptyset(&alarm_set);
+        sigaddset(&alarm_set, SIGALRM);
+        pthread_sigmask(SIG_UNBLOCK, &alarm_set, NULL);
+        setitimer(ITIMER_REAL, &soon, NULL);
+    }
 #endif
 #ifdef SIGNAL_PARENT
     if (!getenv("HUBHOST_PROBE_CHILD")) kill(getppid(), SIGTERM); /* hubhost's supervisor */
