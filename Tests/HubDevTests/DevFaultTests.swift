@@ -77,6 +77,25 @@ struct DevFaultTests {
         #expect(!dev.log.contains("outside plugin code"), "\(dev.log)")
     }
 
+    /// A build whose static destructor hangs wedged the session when a rebuild unloaded it (taps timed out, edits
+    /// were ignored, nothing said): dlclose is timed as any call into the plugin, named, and the new build serves.
+    @Test func aDestructorThatHangsAtUnloadIsNamedAndTheNewBuildServes() throws {
+        try TestSupport.installPlugin(
+            "swatch.c", at: swatch, defines: ["PLUGIN_VERSION=\"1\"", "HANG_IN_DESTRUCTOR"])
+        try writeView(["One"])
+        let dev = try DevProcess(view: view, plugins: plugins, cache: cache)
+        defer { dev.stop() }
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") } != nil, "\(dev.log)")
+        try TestSupport.installPlugin(
+            "swatch.c", at: swatch, defines: ["PLUGIN_VERSION=\"2\"", "SWATCH_COLOR=0x00FF00FFu"])
+        #expect(
+            TestSupport.waitUntil(timeout: 30) {
+                dev.log.contains(
+                    "libswatch.so (test.dev.swatch 1) hung in its static destructors, as it was unloaded (dlclose)")
+            }, "\(dev.log)")
+        #expect(dev.waitForFrame { $0.html.contains("One taps:0") && $0.html.contains("00ff00") } != nil, "\(dev.log)")
+    }
+
     /// `hubhost dev` on the swatch plugin (version 1, working) and a view of one model titled "One", once drawn.
     func startServingOne() throws -> DevProcess {
         try build(version: "1", crashing: false)

@@ -46,6 +46,8 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
     /// Not a call: its code ran where its image was after the image was unmapped (a thread it started and did not
     /// stop in deinit); named by address.
     case afterUnload = 37
+    /// `dlclose`: the image's static destructors (`__attribute__((destructor))`, C++ globals) run in it.
+    case unload = 38
 
     /// The name reports use: "draw", "configure", "action handler".
     public var name: String {
@@ -89,6 +91,7 @@ public enum PluginCall: UInt8, CaseIterable, Sendable {
         case .outsideCalls: return "its own code outside any call (a destructor, an atexit handler, a signal handler)"
         case .afterUnload:
             return "its code after it was unloaded (a thread it started still ran: stop and join threads in deinit)"
+        case .unload: return "its static destructors, as it was unloaded (dlclose)"
         }
     }
 }

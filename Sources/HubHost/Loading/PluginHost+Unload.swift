@@ -97,7 +97,8 @@ extension PluginHost {
     func closeImage(_ record: PluginRecord) {
         guard let handle = record.handle, !record.isSwiftImage else { return }
         record.handle = nil
-        dlclose(handle)
+        // Its static destructors run in dlclose: timed and named as any call into it (one that hung wedged dev).
+        CallRecorder.during(.unload, slot: record.callSlot) { _ = dlclose(handle) }
         if let table = record.hostTable {
             HostTable.retire(table)
             record.hostTable = nil

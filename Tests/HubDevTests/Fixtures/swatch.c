@@ -18,6 +18,7 @@
  *   -DPROVIDES_WORD='"v1"'       registers the service "test.word", whose word() returns that text
  *   -DUSES_WORD                  configure acquires "test.word" and keeps its word (or "none"); draw shows it
  *   -DTHREAD_OUTLIVES_UNLOAD     init starts a thread (not in a probe) that is never stopped
+ *   -DHANG_IN_DESTRUCTOR         a static destructor (run by dlclose) never returns, outside a probe child
  *   -DINJECTS_THING              configure injects "swatch.thing" (a module file binds it); draw shows
  *                                "word:made" or "word:not made"
  *
@@ -221,6 +222,13 @@ static const word_table words = {sizeof words, the_word};
 static void *ticking(void *unused) {
     for (;;) usleep(2000);
     return unused;
+}
+#endif
+
+#ifdef HANG_IN_DESTRUCTOR
+__attribute__((destructor)) static void never_done(void) {
+    if (getenv("HUBHOST_PROBE_CHILD") == NULL)
+        for (;;) pause();
 }
 #endif
 
