@@ -728,11 +728,13 @@ struct Snapshot: ParsableCommand {
                 }
                 let file = golden.appendingPathComponent(picture.name + ".png")
                 guard let data = FileManager.default.contents(atPath: file.path) else {
-                    results.append(.init(name: picture.name, outcome: .missing(file.path)))
+                    results.append(.init(name: picture.name, outcome: .missing(file.path, actual: actual)))
                     continue
                 }
                 guard let expected = PNGImage(png: data) else {
-                    results.append(.init(name: picture.name, outcome: .damaged(file.path, Snapshot.whatItIs(data))))
+                    results.append(
+                        .init(name: picture.name, outcome: .damaged(file.path, Snapshot.whatItIs(data), actual: actual))
+                    )
                     continue
                 }
                 let diff = PixelDiff(expected: expected, actual: actual)

@@ -12,9 +12,11 @@ struct SnapshotReport {
         enum Outcome {
             case matched(Int)
             case differs(PixelDiff, expected: PNGImage, actual: PNGImage)
-            case missing(String)
-            /// A golden that is there but is no PNG this build can read: the path, and what it is instead.
-            case damaged(String, String)
+            /// No golden at the path; what this run drew (a new story, view or step: what record would write).
+            case missing(String, actual: PNGImage)
+            /// A golden that is there but is no PNG this build can read: the path, what it is instead, and what this
+            /// run drew.
+            case damaged(String, String, actual: PNGImage)
             /// A gallery golden no story of the loaded plugins draws, and why.
             case undrawn(String)
         }
@@ -35,8 +37,8 @@ struct SnapshotReport {
         var summary: String {
             switch outcome {
             case .matched(let pixels): return pixels == 0 ? "matches" : "matches within tolerance (\(pixels) pixels)"
-            case .missing(let path): return "no golden at \(path) (record it first)"
-            case .damaged(let path, let what): return "the golden at \(path) is damaged: \(what)"
+            case .missing(let path, _): return "no golden at \(path) (record it first)"
+            case .damaged(let path, let what, _): return "the golden at \(path) is damaged: \(what)"
             case .undrawn(let why): return "a golden no story of this run draws: \(why)"
             case .differs(let diff, let expected, let actual):
                 var text =
@@ -68,9 +70,13 @@ struct SnapshotReport {
         let manifest = folder.appendingPathComponent(Self.manifestName)
         var written: [String] = []
         for result in results {
-            guard case .differs(let diff, _, _) = result.outcome else { continue }
-            written += [result.name + ".expected.png", result.name + ".actual.png"]
-            if diff.image != nil { written.append(result.name + ".diff.png") }
+            switch result.outcome {
+            case .differs(let diff, _, _):
+                written += [result.name + ".expected.png", result.name + ".actual.png"]
+                if diff.image != nil { written.append(result.name + ".diff.png") }
+            case .missing, .damaged: written.append(result.name + ".actual.png")
+            default: break
+            }
         }
         let listed = ((try? String(contentsOf: manifest, encoding: .utf8)) ?? "").split(separator: "\n")
             .map(String.init).filter(Self.isReportImage)
@@ -82,6 +88,17 @@ struct SnapshotReport {
         Self.removeLeftTemporaries(in: folder)
         var rows = ""
         for result in results {
+            // A new story or view has no golden: what it draws now is what a reviewer decides to record.
+            switch result.outcome {
+            case .missing(_, let actual), .damaged(_, _, let actual):
+                let name = escape(result.name)
+                try Snapshot.write(try actual.pngData(), to: folder.appendingPathComponent(result.name + ".actual.png"))
+                rows += "<section><h2>\(name)</h2><p>\(escape(result.summary))</p><div class=\"row\">"
+                rows += "<figure><img src=\"\(name).actual.png\"><figcaption>actual (what record would write)"
+                rows += "</figcaption></figure></div></section>\n"
+                continue
+            default: break
+            }
             guard case .differs(let diff, let expected, let actual) = result.outcome else { continue }
             let base = result.name
             try Snapshot.write(try expected.pngData(), to: folder.appendingPathComponent(base + ".expected.png"))

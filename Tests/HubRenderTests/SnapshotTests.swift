@@ -115,8 +115,19 @@ import Testing
         #expect(diff.color(x: 20, y: 40)?.description == "#ff0000ff")  // inside the banner (below the top margin)
         #expect(diff.color(x: 2, y: 2)?.description != "#ff0000ff")  // the margin did not change
         // Within tolerance it passes; a missing golden is exit 2.
-        #expect(try sandbox.snapshot("verify", out: "golden", ["--tolerance", "100"]).status == 0)
-        #expect(try sandbox.snapshot("verify", out: "nothing").status == 2)
+        let within = try sandbox.snapshot("verify", out: "golden", ["--tolerance", "100"])
+        #expect(within.status == 0)
+        #expect(within.stdout.contains(" match (2 within --tolerance)"), "\(within.stdout)")  // the banner at 320 and 375
+        // A missing golden (a new view or story) is exit 2; the report shows what record would write.
+        try FileManager.default.createDirectory(
+            at: sandbox.folder.appending("nothing"), withIntermediateDirectories: true)
+        let none = try sandbox.snapshot("verify", out: "nothing", ["--report", report.path])
+        #expect(none.status == 2)
+        let actual = try #require(
+            PNGImage(png: try Data(contentsOf: report.appendingPathComponent("banner@375.actual.png"))))
+        #expect(actual.width == 375)
+        let page = try String(contentsOf: report.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(page.contains("banner@375.actual.png") && page.contains("what record would write"))
     }
 
     /// A CI run must not go green without checking what it should: goldens whose plugin or story went away are
