@@ -117,7 +117,8 @@ import Testing
         // Within tolerance it passes; a missing golden is exit 2.
         let within = try sandbox.snapshot("verify", out: "golden", ["--tolerance", "100"])
         #expect(within.status == 0)
-        #expect(within.stdout.contains(" match (2 within --tolerance)"), "\(within.stdout)")  // the banner at 320 and 375
+        // The banner at 320 and at 375.
+        #expect(within.stdout.contains(" match (2 within --tolerance)"), "\(within.stdout)")
         // A missing golden (a new view or story) is exit 2; the report shows what record would write.
         try FileManager.default.createDirectory(
             at: sandbox.folder.appending("nothing"), withIntermediateDirectories: true)
