@@ -333,6 +333,17 @@ struct ProbeTests {
         }
     }
 
+    /// An init that forgot to register passed validate ("registers no component factory", ok): its components
+    /// fell back everywhere without a word about why. It fails validate now, and still loads.
+    @Test func aPluginThatRegistersNothingFailsValidate() throws {
+        let folder = TestSupport.temporaryDirectory("registers-nothing")
+        let plugin = try TestSupport.compilePlugin(
+            "swatch.c", to: folder.appendingPathComponent("libnothing.so"), defines: ["REGISTERS_NOTHING"])
+        let result = try ProcessRunner.hubhost(["validate", plugin.path])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("registers nothing: no component or action factory"), "\(result.stdout)")
+    }
+
     /// A view or a timeout that cannot be used is the command's input problem, not a failed plugin.
     @Test func validateRefusesAnUnusableViewOrTimeoutItself() throws {
         let plugin = TestSupport.binDirectory.appendingPathComponent("libHubDemoC.so")

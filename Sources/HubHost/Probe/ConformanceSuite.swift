@@ -211,8 +211,23 @@ public struct ConformanceSuite {
         }
 
         report.namespaces = record.namespaces.map { .init(namespace: $0.namespace, components: $0.components) }
+        // A plugin that offers nothing at all is most often an init that forgot to register (it loads, and every
+        // component of its namespace falls back without a word about it). One whose functions a module file beside
+        // it binds offers those.
+        let offersNothing =
+            report.namespaces.isEmpty && !host.actionFactories.allEntries.contains { $0.owner == record.owner }
+            && !host.actionHandlers.contains { $0.owner == record.owner }
+            && !host.layoutManagers.allEntries.contains { $0.owner == record.owner }
+            && !host.services.registry.registrations.contains { $0.owner == record.owner }
+            && !ModuleFile.files(in: [folder]).contains { url in
+                (try? ModuleFile(contentsOf: url))?.bindings.contains { $0.plugin == name } ?? false
+            }
         check(
-            "registers components", fatal: false, nil,
+            "registers components", fatal: false,
+            offersNothing
+                ? "registers nothing: no component or action factory, action handler, layout manager or service, and "
+                    + "no module file beside it binds its functions (does init call register_component_factory?)"
+                : nil,
             note: report.namespaces.isEmpty ? "registers no component factory" : nil)
 
         for namespace in report.namespaces {

@@ -19,6 +19,7 @@
  *   -DUSES_WORD                  configure acquires "test.word" and keeps its word (or "none"); draw shows it
  *   -DTHREAD_OUTLIVES_UNLOAD     init starts a thread (not in a probe) that is never stopped
  *   -DHANG_IN_DESTRUCTOR         a static destructor (run by dlclose) never returns, outside a probe child
+ *   -DREGISTERS_NOTHING          init returns true without registering anything (a forgotten call)
  *   -DINJECTS_THING              configure injects "swatch.thing" (a module file binds it); draw shows
  *                                "word:made" or "word:not made"
  *
@@ -234,6 +235,11 @@ __attribute__((destructor)) static void never_done(void) {
 
 static bool init(const hub_host *h, char *error, size_t capacity) {
     host = h;
+#ifdef REGISTERS_NOTHING
+    (void)error;
+    (void)capacity;
+    return true;
+#endif
 #ifdef THREAD_OUTLIVES_UNLOAD
     pthread_t thread;
     if (getenv("HUBHOST_PROBE_CHILD") == NULL && pthread_create(&thread, NULL, ticking, NULL) == 0)
