@@ -173,10 +173,15 @@ public final class PreviewServer: @unchecked Sendable {
             return PreviewGuard.answer(status, type: "application/json", reply)
         }
         route(.get, "/inspect", on: router) { [weak self] request in
-            // ?section=body&path=1.2
-            let section = request.query("section") ?? "body"
+            // ?section=body&path=1.2; "overlays" as event scripts spell it, and the header with no path as /tap and
+            // scripts name it (the page's boxes give it 0).
+            var section = request.query("section") ?? "body"
+            if section == "overlays" { section = "overlay" }
+            let pathText = request.query("path") ?? ""
             // Every part a number ("abc" or "1..2" is no path: it was read as the first component's).
-            let parts = (request.query("path") ?? "").split(separator: ".", omittingEmptySubsequences: false)
+            let parts =
+                section == "header" && pathText.isEmpty
+                ? ["0"] : pathText.split(separator: ".", omittingEmptySubsequences: false)
             let path = parts.compactMap { Int($0) }
             guard ["body", "header", "overlay"].contains(section), !path.isEmpty, path.count == parts.count,
                 path.count <= InputLimits.indexPathDepth, path.allSatisfy({ $0 >= 0 && $0 < InputLimits.index })

@@ -269,6 +269,10 @@ struct PreviewGuardTests {
         let (status, body) = try HTTP.request(port: port, "GET", "/inspect?section=body&path=99")
         #expect(status == 404)
         #expect(String(decoding: body, as: UTF8.self).contains("nothing at body 99"))
+        // Sections as event scripts and /tap name them: "overlays", and the header with no path (this view has
+        // neither: not found, not a bad request).
+        #expect(try HTTP.request(port: port, "GET", "/inspect?section=overlays&path=0").0 == 404)
+        #expect(try HTTP.request(port: port, "GET", "/inspect?section=header").0 == 404)
     }
 
     /// `Expect: 100-continue` (curl sends it with a large body, then waits a second for the answer) gets `100
