@@ -269,10 +269,11 @@ struct PreviewGuardTests {
         let (status, body) = try HTTP.request(port: port, "GET", "/inspect?section=body&path=99")
         #expect(status == 404)
         #expect(String(decoding: body, as: UTF8.self).contains("nothing at body 99"))
-        // Sections as event scripts and /tap name them: "overlays", and the header with no path (this view has
-        // neither: not found, not a bad request).
+        // Sections as event scripts and /tap name them: the header with no path (as the page's path 0), and
+        // "overlays" (this view has none: not found, not a bad request).
+        let (headerStatus, header) = try HTTP.request(port: port, "GET", "/inspect?section=header")
+        #expect(headerStatus == 200 && String(decoding: header, as: UTF8.self).contains("\"id\":\"h\""))
         #expect(try HTTP.request(port: port, "GET", "/inspect?section=overlays&path=0").0 == 404)
-        #expect(try HTTP.request(port: port, "GET", "/inspect?section=header").0 == 404)
     }
 
     /// `Expect: 100-continue` (curl sends it with a large body, then waits a second for the answer) gets `100
