@@ -51,7 +51,8 @@ let hotPathSettings: [SwiftSetting] = [
 let hostLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=pthread_create", "-Xlinker", "--export-dynamic-symbol=kill",
         "-Xlinker", "--export-dynamic-symbol=alarm", "-Xlinker", "--export-dynamic-symbol=setitimer",
-        "-Xlinker", "--export-dynamic-symbol=setrlimit",
+        "-Xlinker", "--export-dynamic-symbol=setrlimit", "-Xlinker", "--export-dynamic-symbol=sigaction",
+        "-Xlinker", "--export-dynamic-symbol=signal",
     ])
 ]
 

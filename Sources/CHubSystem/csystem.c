@@ -508,6 +508,54 @@ __attribute__((visibility("default"))) int setrlimit(__rlimit_resource_t resourc
     return (int)syscall(SYS_prlimit64, 0, resource, limit, NULL);
 }
 
+static volatile int refused_handler = 0;
+
+int csystem_take_refused_handler(void) {
+    int signal_number = refused_handler;
+    refused_handler = 0;
+    return signal_number;
+}
+
+const volatile int *csystem_refused_handler_flag(void) { return &refused_handler; }
+
+/// Whether plugin code in a call is replacing the handler of a signal hubhost's fault reports depend on.
+static bool refuses_handler(int signal_number, bool replacing) {
+    if (!replacing) return false;
+    switch (signal_number) {
+    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGABRT: case SIGTRAP: break;
+    default: return false;
+    }
+    const uint64_t *call = __atomic_load_n(&state_change_call, __ATOMIC_ACQUIRE);
+    if (call == NULL) return false;
+    uint64_t word = __atomic_load_n(call, __ATOMIC_ACQUIRE);
+    // Not in a call; or in init (PluginCall 1), after which the loader puts back what loading changed, and says so.
+    if ((word & 0xFFFF) == 0 || ((word >> 16) & 0xFF) == 1) return false;
+    refused_handler = signal_number;
+    return true;
+}
+
+typedef int (*sigaction_function)(int, const struct sigaction *, struct sigaction *);
+
+__attribute__((visibility("default"))) int sigaction(int signal_number, const struct sigaction *action,
+                                                     struct sigaction *old) {
+    static sigaction_function libc_sigaction;
+    if (libc_sigaction == NULL) libc_sigaction = (sigaction_function)dlsym(RTLD_NEXT, "sigaction");
+    if (libc_sigaction == NULL) return -1;
+    if (refuses_handler(signal_number, action != NULL)) return old != NULL ? libc_sigaction(signal_number, NULL, old) : 0;
+    return libc_sigaction(signal_number, action, old);
+}
+
+__attribute__((visibility("default"))) __sighandler_t signal(int signal_number, __sighandler_t handler) {
+    static __sighandler_t (*libc_signal)(int, __sighandler_t);
+    if (libc_signal == NULL) libc_signal = (__sighandler_t(*)(int, __sighandler_t))dlsym(RTLD_NEXT, "signal");
+    if (libc_signal == NULL) return SIG_ERR;
+    if (refuses_handler(signal_number, true)) {
+        struct sigaction current;
+        return sigaction(signal_number, NULL, &current) == 0 ? current.sa_handler : SIG_ERR;
+    }
+    return libc_signal(signal_number, handler);
+}
+
 static pid_t guarded_worker = 0;
 static const uint64_t *guarded_box = NULL;
 static volatile sig_atomic_t worker_stop_signal = 0;

@@ -844,6 +844,17 @@ import Testing
             second.status == 5 && second.stderr.contains("hung in draw [unruly:row]"), "loaded again: \(second.stderr)")
     }
 
+    /// A fault handler plugin code sets in a call is refused and said: with it, the plugin's own trap ran for ever
+    /// and was reported as a hang (or another plugin's crash as an exit with status 0).
+    @Test func aFaultHandlerSetInACallIsRefusedSoTheCrashIsSeen() throws {
+        let setup = try Setup(flags: ["-DHANDLER_IN_DRAW", "-DTRAP_IN_DRAW"])
+        let result = try setup.hubhost(["render", setup.view.path, "--format", "svg", "-o", "-"])
+        #expect(result.status == 5, "\(result.stderr)")
+        // (The refusal is said when the call returns: this one traps first.)
+        #expect(result.stderr.contains("crashed with SIGILL in draw [unruly:row]"), "\(result.stderr)")
+        #expect(!result.stderr.contains("hung in draw"), "\(result.stderr)")
+    }
+
     /// A Swift trap's reason (file, line, why) is the report's, not the thirty backtrace frames after it.
     @Test func aSwiftTrapIsReportedWithItsReasonNotItsBacktrace() throws {
         let setup = try Setup(flags: ["-DTRAP_IN_DRAW"])

@@ -91,6 +91,16 @@ void csystem_parent_guards_worker(int32_t parent);
 /// and `setrlimit` the hubhost executables export.
 void csystem_note_process_state_changes(uint64_t *record, const uint64_t *call_word);
 
+/// The signal whose handler plugin code tried to replace in a call since the last call (0: none), cleared. In a
+/// worker (`csystem_note_process_state_changes`), `sigaction` and `signal` refuse a handler for SIGSEGV, SIGBUS,
+/// SIGILL, SIGFPE, SIGABRT or SIGTRAP set in a plugin call other than init: hubhost's own tells whose code faulted
+/// (another plugin's crash read as a hang, or as an exit with status 0). The refusal answers success; a handler set
+/// while loading is put back after it instead (`ProcessStateGuard`), as a runtime may need it during init.
+int csystem_take_refused_handler(void);
+
+/// A pointer to the refused signal `csystem_take_refused_handler` clears, to check without a call.
+const volatile int *csystem_refused_handler_flag(void);
+
 /// Forgets `worker` (its black box is about to be unmapped), unless another worker was named since.
 void csystem_unguard_supervisor(int32_t worker);
 

@@ -146,6 +146,29 @@ public enum CallRecorder {
         }
     }()
 
+    /// Set when plugin code in a call tried to replace a fault signal's handler (see `csystem_take_refused_handler`).
+    nonisolated(unsafe) private static let refusedHandler = csystem_refused_handler_flag()!
+
+    /// Plugins (by file) and signals already told of a refused handler.
+    nonisolated(unsafe) private static var refusalsSaid = Set<String>()
+
+    @inline(never)
+    private static func sayRefusedHandler(slot: UInt16) {
+        let signal = csystem_take_refused_handler()
+        var name = "plugin code"
+        if let table, slot >= 1, Int(slot) <= BlackBox.slotCount {
+            let line = UnsafeRawBufferPointer(
+                start: table + (Int(slot) - 1) * BlackBox.slotSize, count: BlackBox.slotSize - 16)
+            let path = String(decoding: line.prefix { $0 != 0 && $0 != 9 }, as: UTF8.self)
+            if !path.isEmpty { name = PathText.fileName(path) }
+        }
+        let signalName = ProbeRunner.signalName(signal)
+        guard refusalsSaid.insert(name + signalName).inserted else { return }
+        StandardError.writeLine(
+            "hubhost: \(TerminalText.escaped(name)) set its own \(signalName) handler in a call; refused (hubhost's own "
+                + "handler tells whose code faults: with another, a crash read as a hang)")
+    }
+
     @inline(never)
     private static func endForkedChild() -> Never {
         let line = Array(
@@ -160,6 +183,7 @@ public enum CallRecorder {
     @inline(__always)
     public static func leave(_ saved: Saved) {
         if forkedInsidePluginCall { endForkedChild() }
+        if refusedHandler.pointee != 0 { sayRefusedHandler(slot: saved.slot) }
         if saved.slot != 0 {
             depthBySlot[Int(saved.slot)] -= 1
             if !deferred.isEmpty && depthBySlot[Int(saved.slot)] == 0 { runDeferred(slot: saved.slot) }

@@ -16,6 +16,7 @@
  *   -DTRAP_IN_DRAW     draw writes what the Swift runtime writes for a trap (the reason, then a backtrace of 30
  *                      frames) and traps, except in a probe child
  *   -DHANG_IN_DRAW     draw never returns, except in a probe child
+ *   -DHANDLER_IN_DRAW  draw sets a SIGILL handler that returns (with TRAP_IN_DRAW: the trap would run for ever)
  *   -DCLOSE_IN_DRAW=N  draw closes descriptors 0 to N-1, except in a probe child (a plugin "daemonizing")
  *   -DNULL_IN_DRAW=N   draw points descriptors 0 to N-1 at /dev/null, except in a probe child
  *   -DCLOSE_FROM_3_IN_DRAW=N  draw closes descriptors 3 to N-1 (the usual "close inherited descriptors" loop)
@@ -76,6 +77,9 @@ static void configure(void *instance, const hub_model *model, hub_size container
     host->log(host, HUB_LOG_INFO, "unruly info");
 }
 
+#ifdef HANDLER_IN_DRAW
+static void ignore_fault(int signal) { (void)signal; }
+#endif
 #ifdef CHANGE_PROCESS
 static void swallow(int signal) { (void)signal; }
 #endif
@@ -124,6 +128,9 @@ static void draw(void *instance, const hub_view_builder *view, hub_size size) {
 #ifdef ABORT_AT_EXIT
     static int registered;
     if (!getenv("HUBHOST_PROBE_CHILD") && !registered++) atexit(abort_at_exit);
+#endif
+#ifdef HANDLER_IN_DRAW
+    if (!getenv("HUBHOST_PROBE_CHILD")) signal(SIGILL, ignore_fault); /* returning re-runs the trap: a hang */
 #endif
 #ifdef TRAP_IN_DRAW
     if (!getenv("HUBHOST_PROBE_CHILD")) {
