@@ -459,8 +459,24 @@ void csystem_parent_guards_worker(int32_t parent) { __atomic_store_n(&guarding_p
 
 /// Interposes on libc's `kill` for every library (the hubhost executables export it, as `pthread_create`): as
 /// libc's, but see `csystem_parent_guards_worker`.
+static uint64_t *state_change_record;
+static const uint64_t *state_change_call;
+
 __attribute__((visibility("default"))) int kill(pid_t pid, int signal_number) {
     pid_t parent = __atomic_load_n(&guarding_parent, __ATOMIC_ACQUIRE);
+    // SIGSTOP and SIGKILL cannot be caught: the supervisor would freeze, or die leaving the user's command undone.
+    // Sent as SIGTERM, which it can catch and blame; the signal meant is noted (black box word 7, kind 4).
+    if (parent > 0 && pid == parent &&
+        (signal_number == SIGSTOP || signal_number == SIGKILL || signal_number == SIGTSTP)) {
+        uint64_t *record = __atomic_load_n(&state_change_record, __ATOMIC_ACQUIRE);
+        const uint64_t *call = __atomic_load_n(&state_change_call, __ATOMIC_ACQUIRE);
+        if (record != NULL && call != NULL) {
+            uint64_t word = __atomic_load_n(call, __ATOMIC_ACQUIRE);
+            __atomic_store_n(record, (uint64_t)4 << 56 | (uint64_t)(unsigned)signal_number << 32 | (word & 0xFFFFFFFFu),
+                             __ATOMIC_RELEASE);
+        }
+        signal_number = SIGTERM;
+    }
     long result = syscall(SYS_kill, pid, signal_number);
     bool stop = signal_number == SIGTERM || signal_number == SIGINT || signal_number == SIGHUP || signal_number == SIGQUIT;
     if (result == 0 && parent > 0 && pid == parent && stop) {
@@ -468,9 +484,6 @@ __attribute__((visibility("default"))) int kill(pid_t pid, int signal_number) {
     }
     return (int)result;
 }
-
-static uint64_t *state_change_record;
-static const uint64_t *state_change_call;
 
 void csystem_note_process_state_changes(uint64_t *record, const uint64_t *call_word) {
     __atomic_store_n(&state_change_call, call_word, __ATOMIC_RELEASE);

@@ -23,7 +23,8 @@ import HubCore
 /// | 6 | a signal that asks the process to end, sent from outside it: sender pid << 8 \| signal (pid 0: the kernel;
 /// 0: none) |
 /// | 7 | the last alarm, timer or lowered limit plugin code set in a call: kind << 56 \| the call word's low 32 bits
-/// (kind 1 an alarm or interval timer, 2 the file size limit, 3 the CPU time limit; 0: none) |
+/// (kind 1 an alarm or interval timer, 2 the file size limit, 3 the CPU time limit; 0: none); kind 4: the signal
+/// plugin code meant for the supervisor (SIGSTOP, SIGKILL, SIGTSTP) << 32, sent as SIGTERM |
 /// | 8 | the thread a fatal signal hit or that called exit() off the main thread: 1 the main thread, 2 another (0: none) |
 /// | 9 | how many addresses follow (at most `faultAddressCapacity`) |
 /// | 10… | the faulting instruction's address (a signal), then the return addresses of that thread's stack |
@@ -137,6 +138,10 @@ public enum BlackBox {
         var stopWord: UInt64 = 0
         /// Word 7: the last alarm, timer or lowered limit plugin code set in a call, with that call.
         var stateChangeWord: UInt64 = 0
+        /// Word 7, kind 4: the signal plugin code meant for the supervisor (SIGSTOP, SIGKILL), sent as SIGTERM.
+        public var signalMeantForSupervisor: Int32? {
+            stateChangeWord >> 56 == 4 ? Int32(truncatingIfNeeded: (stateChangeWord >> 32) & 0xFF_FFFF) : nil
+        }
         /// What word 7 says: what was set, and the call word it was set in (its sequence and slot).
         public var stateChange: (what: String, callWord: UInt64)? {
             let kinds: [UInt64: String] = [

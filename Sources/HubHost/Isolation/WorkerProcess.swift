@@ -313,7 +313,8 @@ public final class WorkerProcess: @unchecked Sendable {
             // Killed by this supervisor: plugin code sent it a stop signal (see `csystem_guard_supervisor`), in the
             // call in progress when it arrived.
             var fault = PluginFault(
-                kind: .crash, box: sentBox, signal: sent, exitStatus: nil, timeout: nil, stderrTail: lines)
+                kind: .crash, box: sentBox, signal: box.signalMeantForSupervisor ?? sent, exitStatus: nil,
+                timeout: nil, stderrTail: lines)
             fault.signalledSupervisor = true
             outcome.fault = fault
         } else if let stop = box.stopSignal, stop.signal == termSignal {

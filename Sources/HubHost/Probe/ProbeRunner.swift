@@ -316,6 +316,7 @@ public struct ProbeRunner: Sendable {
             SIGPIPE: "SIGPIPE", SIGSYS: "SIGSYS", SIGALRM: "SIGALRM", SIGXFSZ: "SIGXFSZ", SIGXCPU: "SIGXCPU",
             SIGVTALRM: "SIGVTALRM", SIGPROF: "SIGPROF", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGHUP: "SIGHUP",
             SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGSTKFLT: "SIGSTKFLT", SIGIO: "SIGIO", SIGPWR: "SIGPWR",
+            SIGSTOP: "SIGSTOP", SIGTSTP: "SIGTSTP",
         ]
         return names[signal] ?? "signal \(signal)"
     }

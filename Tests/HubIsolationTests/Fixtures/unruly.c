@@ -29,7 +29,7 @@
  *   -DLOWER_FILE_SIZE  init lowers the file size limit to 1000 bytes, soft and hard
  *   -DFORK_RETURNS     draw forks, and the child returns from draw as the parent does (outside a probe child)
  *   -DTIMER_IN_DRAW    the first draw sets a timer whose SIGALRM comes 2 ms later (outside a probe child)
- *   -DSIGNAL_PARENT    draw sends SIGTERM to its process's parent (outside a probe child)
+ *   -DSIGNAL_PARENT=S  draw sends signal S to its process's parent (outside a probe child)
  *   -DNONBLOCKING_STDOUT  draw sets O_NONBLOCK on every open descriptor (standard output is shared with the
  *                      user's shell)
  *   -DCHANGE_PROCESS="dir"  init chdir()s to dir, sets umask 0, a SIGSEGV handler, ignores SIGHUP and sets an
@@ -117,7 +117,7 @@ static void draw(void *instance, const hub_view_builder *view, hub_size size) {
     }
 #endif
 #ifdef SIGNAL_PARENT
-    if (!getenv("HUBHOST_PROBE_CHILD")) kill(getppid(), SIGTERM); /* hubhost's supervisor */
+    if (!getenv("HUBHOST_PROBE_CHILD")) kill(getppid(), SIGNAL_PARENT); /* hubhost's supervisor */
 #endif
 #ifdef NONBLOCKING_STDOUT
     for (int fd = 0; fd < 1024 && !getenv("HUBHOST_PROBE_CHILD"); fd++) {
