@@ -461,9 +461,20 @@ void csystem_parent_guards_worker(int32_t parent) { __atomic_store_n(&guarding_p
 /// libc's, but see `csystem_parent_guards_worker`.
 static uint64_t *state_change_record;
 static const uint64_t *state_change_call;
+static int plugin_code_in_this_process = 0;
+
+void csystem_plugin_code_in_this_process(int running) {
+    __atomic_store_n(&plugin_code_in_this_process, running, __ATOMIC_RELEASE);
+}
 
 __attribute__((visibility("default"))) int kill(pid_t pid, int signal_number) {
     pid_t parent = __atomic_load_n(&guarding_parent, __ATOMIC_ACQUIRE);
+    // Every process the user may signal (hubhost never asks for that), or, while plugin code runs in the user's own
+    // process, its group or parent: held to this process.
+    if (pid == -1 || (__atomic_load_n(&plugin_code_in_this_process, __ATOMIC_ACQUIRE) &&
+                      (pid == 0 || pid == -getpgrp() || pid == getppid()))) {
+        pid = getpid();
+    }
     // SIGSTOP and SIGKILL cannot be caught: the supervisor would freeze, or die leaving the user's command undone.
     // Sent as SIGTERM, which it can catch and blame; the signal meant is noted (black box word 7, kind 4).
     if (parent > 0 && pid == parent &&

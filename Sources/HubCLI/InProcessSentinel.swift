@@ -1,3 +1,4 @@
+import CHubSystem
 import FoundationEssentials
 import HubHost
 
@@ -51,13 +52,18 @@ struct InProcessSentinel {
 
     /// Marks this run as started (no marker when the cache folder cannot take one: the run is then unguarded).
     func begin() {
+        // Plugin code signalling its group or parent from here would reach the user's shell (see csystem.h).
+        csystem_plugin_code_in_this_process(1)
         guard usable else { return }
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: marker.path, contents: nil)
     }
 
     /// Marks this run as finished.
-    func end() { unlink(marker.path) }
+    func end() {
+        csystem_plugin_code_in_this_process(0)
+        unlink(marker.path)
+    }
 
     /// Forgets the unfinished runs (a worker run found nothing more to quarantine).
     func clear(_ runs: [URL]) { for run in runs { unlink(run.path) } }

@@ -231,6 +231,21 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: setup.folder.appending("out.svg").path))
     }
 
+    /// `list-namespaces` runs init in the user's own process: `kill(0, SIGKILL)` there killed the user's script with
+    /// it. The signal reaches only hubhost's process (the next listing runs in a worker, which names the plugin).
+    @Test func aPluginThatKillsItsGroupInTheUsersProcessSparesTheUsersScript() throws {
+        let setup = try Setup(flags: ["-DKILL_GROUP_IN_LOAD"])
+        let listing = [
+            TestPaths.hubhost.path, "list-namespaces", "--plugins", setup.plugins.path, "--plugin-cache",
+            setup.cache.path,
+        ].map { "'\($0)'" }.joined(separator: " ")
+        // A session of its own: without the fix the whole group dies, and it must not be the test runner's.
+        let script = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/setsid"),
+            ["--wait", "/bin/sh", "-c", "\(listing) >/dev/null 2>&1; echo continues"])
+        #expect(script.stdout.contains("continues"), "\(script.stdout)\(script.stderr)")
+    }
+
     /// An alarm plugin code sets in a call ends the worker later, outside plugin code: it read "hubhost's worker
     /// crashed with SIGALRM outside plugin code", naming nobody (dev restarted its worker for ever). The call that
     /// set it is blamed and its plugin quarantined, and the render is done without it.

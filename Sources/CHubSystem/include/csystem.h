@@ -84,6 +84,12 @@ int csystem_take_worker_stop_signal(uint64_t *call_word, uint64_t *location_word
 /// worker, so the call in progress is still the one the supervisor reads (it had often returned by then).
 void csystem_parent_guards_worker(int32_t parent);
 
+/// Plugin code runs in the user's own process (`list-namespaces`), or no longer: while it does, a signal it sends
+/// its process group, its parent or every process (`kill(0, …)`, `kill(getppid(), …)`, `kill(-1, …)`) reaches only
+/// this process: the user's shell and script are not plugin code's to end. `kill(-1, …)` is held to this process
+/// everywhere.
+void csystem_plugin_code_in_this_process(int running);
+
 /// In a worker: from now on, an alarm or interval timer (`alarm`, `setitimer`) or a lowered file size or CPU time
 /// limit (`setrlimit`) set while `call_word` names a plugin call is noted in `record` as `kind << 56 | the low 32
 /// bits of the call word` (kind 1 alarm or timer, 2 file size limit, 3 CPU limit): when the signal it brings ends

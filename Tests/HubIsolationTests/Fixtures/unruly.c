@@ -23,6 +23,7 @@
  *   -DFORK_IN_DRAW     the first draw forks a child that sleeps 30 s holding the worker's descriptors
  *   -DFORK_IN_PROBE=N  init, in a probe child only, forks a child that sleeps 30 s holding the probe's
  *                      descriptors; with N=2 it first leaves the process group (setsid)
+ *   -DKILL_GROUP_IN_LOAD  init, outside a probe child, sends SIGKILL to its process group (kill(0, SIGKILL))
  *   -DFORK_IN_LOAD     init, outside a probe child, forks a child that sleeps 30 s holding hubhost's descriptors
  *   -DCLOSE_IN_PROBE=N  init, in a probe child only, closes descriptor N (1: standard output, 2: standard error)
  *   -DABORT_AT_EXIT    draw registers an atexit handler that aborts (outside a probe child)
@@ -274,6 +275,9 @@ static bool init(const hub_host *h, char *error, size_t capacity) {
     host = h;
 #ifdef CLOSE_IN_PROBE
     if (getenv("HUBHOST_PROBE_CHILD")) close(CLOSE_IN_PROBE);
+#endif
+#ifdef KILL_GROUP_IN_LOAD
+    if (!getenv("HUBHOST_PROBE_CHILD")) kill(0, SIGKILL);
 #endif
 #ifdef FORK_IN_LOAD
     if (!getenv("HUBHOST_PROBE_CHILD") && fork() == 0) {
