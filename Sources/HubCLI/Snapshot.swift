@@ -116,6 +116,9 @@ struct Snapshot: ParsableCommand {
         /// With --gallery, the name of every picture the loaded plugins' stories have, drawn or not (a story that
         /// cannot be drawn, two that share a name): gallery goldens outside it belong to no story any more.
         var galleryNames: Set<String> = []
+        /// Script steps not drawn because a line before them could not apply, with why: skipped test cases in JUnit
+        /// (a dashboard showed them as gone).
+        var skipped: [(name: String, reason: String)] = []
         /// `galleryNames` without their widths: the stories the loaded plugins have.
         var galleryStems: Set<String> = []
         /// The start of the gallery goldens of each namespace a loaded plugin registered ("gallery/demo-"): a
@@ -170,7 +173,8 @@ struct Snapshot: ParsableCommand {
             var said: [String] = []
             do {
                 let (made, hadProblems) = try Diagnostics.collect(&said) {
-                    try file.hasSuffix(".jsonl") ? script(file, options, host) : view(file, options, host)
+                    try file.hasSuffix(".jsonl")
+                        ? script(file, options, host, skipped: &drawn.skipped) : view(file, options, host)
                 }
                 pictures += made
                 drawn.hadProblems = drawn.hadProblems || hadProblems
@@ -301,7 +305,9 @@ struct Snapshot: ParsableCommand {
 
     /// Replays `file` against the view of the same name; every snapshot step is a picture. Also says whether the
     /// view had problems.
-    private static func script(_ file: String, _ options: Options, _ host: PluginHost) throws -> ([Picture], Bool) {
+    private static func script(
+        _ file: String, _ options: Options, _ host: PluginHost, skipped: inout [(name: String, reason: String)]
+    ) throws -> ([Picture], Bool) {
         let viewFile = String(file.dropLast("l".count))  // X.jsonl → X.json
         let loaded = try LoadedView.load(viewFile, images: options.images)
         let unresolved = loaded.reportUnresolvedComponents(in: host, asProblems: true)
@@ -351,6 +357,11 @@ struct Snapshot: ParsableCommand {
                     // (a golden of it would pass for one), said once per script.
                     if let first = failures.first {
                         if skippedAfterFailure == nil { skippedAfterFailure = (number, first.line) }
+                        skipped.append(
+                            (
+                                "\(baseName(file)).\(safe)@\(Int(width))",
+                                "not drawn: line \(first.line) before it could not apply"
+                            ))
                         continue
                     }
                     pictures.append(
@@ -775,7 +786,8 @@ struct Snapshot: ParsableCommand {
             }
             // Written when there is something to report, and over a report an earlier run left (so a failing run's
             // report never stands for a passing one's); a passing run makes no folder.
-            let report = SnapshotReport(results: results, tolerance: tolerance, failures: drawn.failures)
+            var report = SnapshotReport(results: results, tolerance: tolerance, failures: drawn.failures)
+            report.skipped = drawn.skipped
             let changed = results.filter(\.isDifference)
             let folder = URL(fileURLWithPath: ProcessStart.absolute(self.report))
             let earlier = FileManager.default.fileExists(

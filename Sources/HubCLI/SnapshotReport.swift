@@ -58,6 +58,8 @@ struct SnapshotReport {
     var tolerance: Double
     /// Inputs and plugins that could not be used (a failing test case each).
     var failures: [(name: String, reason: String)] = []
+    /// Pictures not drawn, with why (script steps after a line that could not apply): skipped test cases.
+    var skipped: [(name: String, reason: String)] = []
 
     /// Lists the images a report wrote, so the next one removes exactly those (and no file of the user's).
     static let manifestName = ".hubhost-report"
@@ -189,7 +191,8 @@ struct SnapshotReport {
         let failing = results.filter { !$0.isMatch }.count + failures.count
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out +=
-            "<testsuite name=\"hubhost snapshot\" tests=\"\(results.count + failures.count)\" failures=\"\(failing)\">\n"
+            "<testsuite name=\"hubhost snapshot\" tests=\"\(results.count + failures.count + skipped.count)\" "
+            + "failures=\"\(failing)\" skipped=\"\(skipped.count)\">\n"
         // What could not be used at all is a failure of its own, not an absence of test cases.
         for failure in failures {
             out += "  <testcase classname=\"snapshot.inputs\" name=\"\(escape(failure.name))\">\n"
@@ -202,6 +205,10 @@ struct SnapshotReport {
             } else {
                 out += ">\n    <failure message=\"\(escape(result.summary))\"/>\n  </testcase>\n"
             }
+        }
+        for step in skipped {
+            out += "  <testcase classname=\"snapshot\" name=\"\(escape(step.name))\">\n"
+            out += "    <skipped message=\"\(escape(step.reason))\"/>\n  </testcase>\n"
         }
         return out + "</testsuite>\n"
     }

@@ -465,6 +465,12 @@ import Testing
         #expect(verified.status == 1)
         let xml = try String(contentsOf: junit, encoding: .utf8)
         #expect(xml.contains("has problems: ") && xml.contains("screen.jsonl:2: tap at"), "\(xml)")
+        // The step not drawn is a skipped test case (it was missing from the dashboard).
+        #expect(
+            xml.contains(
+                "name=\"screen.after-miss@375\">\n    <skipped message=\"not drawn: line 2 before it could not apply\"/>"
+            ),
+            "\(xml)")
         #expect(!xml.contains("message=\"has problems: hubhost: "), "\(xml)")
     }
 
