@@ -47,7 +47,8 @@ import Testing
         engine.apply(.image(uri: "https://example.com/icon.png", ok: true))
         #expect(
             engine.trace!.messages(.image).last
-                == "https://example.com/icon.png failed: no loader for scheme 'https'; dropped 1 waiting")
+                == "https://example.com/icon.png failed: no loader for scheme 'https' (hubhost fetches nothing itself: a "
+                + "plugin's image-loader service can supply it); dropped 1 waiting")
         engine.apply(.image(uri: "missing.png", ok: true))
         let missing = try #require(engine.trace!.messages(.image).last)
         #expect(

@@ -47,6 +47,13 @@ public final class ImageSource {
         return scheme.lowercased()
     }
 
+    /// Why an image of `scheme` cannot load: hubhost reads files and `data:` URIs itself and fetches nothing (a
+    /// script's `{"event": "image", "ok": true}` says when a load ends, not that the bytes exist).
+    public static func noLoaderReason(_ scheme: String) -> String {
+        "no loader for scheme '\(TerminalText.escaped(scheme))' (hubhost fetches nothing itself: a plugin's "
+            + "image-loader service can supply it)"
+    }
+
     public func load(_ uri: String) -> Result<ImageBytes, ImageLoadError> {
         loadCount[uri, default: 0] += 1
         switch Self.scheme(of: uri) {
@@ -57,7 +64,7 @@ public final class ImageSource {
             }
         case let scheme?:
             if let loader = schemeLoaders[scheme] ?? otherSchemes { return loader(uri) }
-            return .failure(ImageLoadError(uri: uri, reason: "no loader for scheme '\(TerminalText.escaped(scheme))'"))
+            return .failure(ImageLoadError(uri: uri, reason: Self.noLoaderReason(scheme)))
         }
     }
 

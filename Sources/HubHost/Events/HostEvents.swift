@@ -57,6 +57,6 @@ extension PluginHost {
     }
 
     static func noLoader(_ uri: String) -> Result<ImageBytes, ImageLoadError> {
-        .failure(ImageLoadError(uri: uri, reason: "no loader for scheme '\(ImageSource.scheme(of: uri) ?? "")'"))
+        .failure(ImageLoadError(uri: uri, reason: ImageSource.noLoaderReason(ImageSource.scheme(of: uri) ?? "")))
     }
 }
