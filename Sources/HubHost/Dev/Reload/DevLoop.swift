@@ -278,6 +278,10 @@ public final class DevLoop {
     /// Loads the plugins and the view, renders, then watches. Call on `queue`.
     public func start() throws {
         host.adoptCurrentThread()  // a serial queue may run each block on another thread; the queue is the "thread"
+        // The watchers take the files as they are before anything reads them: a file changed between this worker's
+        // first frame and a later seed was the baseline, never a change (a module file fixed right after a restart
+        // stayed broken).
+        let watching = options.watch ? makeWatchers() : nil
         let loadedSummary = reloader.loadAll(in: options.pluginFolders)
         providersAtLastSwap = currentProviders
         restore(options.initialUIStates)
@@ -319,7 +323,16 @@ public final class DevLoop {
         let summary = restarted.isEmpty ? loadedSummary : reloader.summary(namingServing: true)
         render(Reload(file: viewName, result: .initial, detail: restarted + summary + editsKept + storyGone))
 
-        guard options.watch else { return }
+        guard let watching else { return }
+        try watching.plugins.start()
+        watchers = [watching.plugins]
+        guard let view = watching.view else { return }  // the gallery has no view file to watch
+        try view.start()
+        watchers.append(view)
+    }
+
+    /// The plugin folders' watcher and the view file's (none in the gallery), seeded with the files as they are now.
+    private func makeWatchers() -> (plugins: FileWatcher, view: FileWatcher?) {
         let queue = options.queue
         let target = WeakLoop(self)
         let plugins = FileWatcher(
@@ -339,17 +352,14 @@ public final class DevLoop {
         }
         plugins.seed(
             PluginFolders.pluginFiles(in: options.pluginFolders).files + ModuleFile.files(in: options.pluginFolders))
+        guard !options.gallery else { return (plugins, nil) }
         let viewPath = options.viewFile.standardizedFileURL.path
         let view = FileWatcher(
             directories: [options.viewFile.deletingLastPathComponent()], quietPeriod: options.quietPeriod,
             accepts: { $0.standardizedFileURL.path == viewPath }, isReady: { _ in .complete },
             onChange: { changes in queue.async { target.loop?.handle(changes) } })
         view.seed([options.viewFile])
-        try plugins.start()
-        watchers = [plugins]
-        guard !options.gallery else { return }  // the gallery has no view file to watch
-        try view.start()
-        watchers.append(view)
+        return (plugins, view)
     }
 
     public func stop() {
