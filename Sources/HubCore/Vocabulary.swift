@@ -10,7 +10,8 @@ extension JSONValue {
         switch self {
         case .null: return "null"
         case .bool(let b): return String(b)
-        case .number(let n): return n.compact
+        // A number beyond a double's range reads as infinity: said as what it was in the text.
+        case .number(let n): return n.isFinite ? n.compact : "a number out of range (beyond ±1.8e308)"
         case .string(let s): return TerminalText.quoted(s, limit: 40)
         case .array: return "an array"
         case .object: return "an object"

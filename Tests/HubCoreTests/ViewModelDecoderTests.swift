@@ -98,6 +98,12 @@ import Testing
                 "home.json: $.body[0].custom: height is a number out of range (beyond ±1.8e308): read as null",
                 "home.json: $.body[0].custom: list[1] is a number out of range (beyond ±1.8e308): read as null",
             ])
+        // Where a string was expected, said as what it was (it read "found inf").
+        let id = try decode(#"{"body": [{"id": 1e400}]}"#)
+        #expect(
+            id.issues.map(\.description) == [
+                "home.json: $.body[0].id: expected a string, found a number out of range (beyond ±1.8e308)"
+            ])
     }
 
     @Test func pathKeysAreReadBackFromTheDocument() throws {
