@@ -71,7 +71,7 @@ struct Gallery: ParsableCommand {
         }
         let sheet = GallerySheet(
             items: shots.map(\.galleryItem),
-            images: format == .png ? ImageResolver.forPNG(access: ImageAccess(viewFile: nil)) : ImageResolver())
+            images: ImageResolver(forPNG: format == .png))
         switch format {
         case .json:
             var listed = entries

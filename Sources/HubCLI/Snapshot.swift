@@ -371,7 +371,7 @@ struct Snapshot: ParsableCommand {
                             // The view's problems are in every picture; a step that failed takes none after it.
                             inputHadProblems: !loaded.problems.isEmpty || !unresolved.isEmpty,
                             // What was delivered by this step, as the screen shows it.
-                            suppliedImages: { [supplied = engine.images.supplied] in supplied[$0]?.bytes }))
+                            suppliedImages: engine.images.suppliedSoFar))
                 }
             }
             CallRecorder.noteStep(0)
@@ -404,7 +404,7 @@ struct Snapshot: ParsableCommand {
                     + "--format svg`")
         }
         PNGFont.warnOnce()
-        let images = ImageResolver.forPNG(access: picture.access, supplied: picture.suppliedImages)
+        let images = ImageResolver(access: picture.access, supplied: picture.suppliedImages, forPNG: true)
         let svg = SVGRenderer(images: images, showFrames: false).render(picture.tree)
         // A golden with a placeholder where the view has an image would be wrong.
         if images.placedUndrawableSVG {

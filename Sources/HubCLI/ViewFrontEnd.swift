@@ -155,10 +155,8 @@ enum DrawingFormat: String, ExpressibleByArgument, CaseIterable {
             Diagnostics.print("hubhost: \(ErrorText.describe(error))")
             throw ExitCode(.failed)
         }
-        let images =
-            self == .png
-            ? ImageResolver.forPNG(access: access, unshown: unshownImages, supplied: suppliedImages)
-            : ImageResolver(access: access, unshown: unshownImages, supplied: suppliedImages)
+        let images = ImageResolver(
+            access: access, unshown: unshownImages, supplied: suppliedImages, forPNG: self == .png)
         switch self {
         case .json: JSONRenderer(naming: naming).render(tree) { sink.write($0) }
         case .svg: SVGRenderer(images: images).render(tree) { sink.write($0) }

@@ -236,13 +236,12 @@ extension PNGImage {
     /// what librsvg lays out at that scale is what fails; only a 16-pixel corner is kept): nil when it drew, else
     /// why not (librsvg crashed or took over 10 s). Images inside a view are untrusted, and librsvg aborts the
     /// process on some (a text of font size 1e9, drawn larger than its own size), which was the whole render's.
-    public static func trySVGImageApart(_ bytes: [UInt8], size: Size) -> String? {
+    public static func trySVGImageApart(_ bytes: [UInt8]) -> String? {
         let side = 16.0
         let text =
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(side))\" height=\"\(Int(side))\"><image "
             + "width=\"32768\" height=\"32768\" preserveAspectRatio=\"none\" href=\"data:image/svg+xml;base64,"
             + Data(bytes).base64EncodedString() + "\"/></svg>"
-        let (width, height) = (side, side)
         _ = try? Rsvg.api()  // loaded once, here, not in each child
         fflush(nil)
         let child = fork()
@@ -255,7 +254,7 @@ extension PNGImage {
                 dup2(null, 2)
             }
             alarm(10)
-            _exit((try? rasterize(svg: text, width: width, height: height)) == nil ? 1 : 0)
+            _exit((try? rasterize(svg: text, width: side, height: side)) == nil ? 1 : 0)
         }
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}

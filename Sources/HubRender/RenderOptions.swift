@@ -57,31 +57,21 @@ public final class ImageResolver {
     /// The bytes a plugin's image-loader service supplied for a remote URI (`http:`, `https:`…), which hubhost
     /// never fetches itself: nil draws the placeholder.
     public let supplied: (String) -> [UInt8]?
-    /// The drawing goes to librsvg (a PNG): an SVG image is drawn alone in a child process first, and drawn as its
-    /// placeholder when librsvg crashes or hangs on it (a font size of 1e9 aborted the whole render).
-    public var triesSVGImagesApart = false
-    /// What `triesSVGImagesApart` found, by URI: nil when the image drew.
-    private var svgTrials: [String: String?] = [:]
-    /// Whether this resolver drew an image as its placeholder because librsvg could not draw it (an SVG image it
-    /// crashes on, an image too large to inline).
+    /// The drawing goes to librsvg (a PNG): an SVG image is drawn alone in a child process first (once per URI:
+    /// `resolve` keeps what `load` said), and drawn as its placeholder when librsvg crashes or hangs on it (a font
+    /// size of 1e9 aborted the whole render), as is an image too large for librsvg to read inline.
+    public let forPNG: Bool
+    /// Whether this resolver drew an image as its placeholder because librsvg could not draw it.
     public private(set) var placedUndrawableSVG = false
 
     public init(
         access: ImageAccess = ImageAccess(viewFile: nil), unshown: Set<String> = [],
-        supplied: @escaping (String) -> [UInt8]? = { _ in nil }
+        supplied: @escaping (String) -> [UInt8]? = { _ in nil }, forPNG: Bool = false
     ) {
         self.access = access
         self.unshown = unshown
         self.supplied = supplied
-    }
-
-    /// A resolver for a drawing librsvg makes into a PNG (see `triesSVGImagesApart`).
-    public static func forPNG(
-        access: ImageAccess, unshown: Set<String> = [], supplied: @escaping (String) -> [UInt8]? = { _ in nil }
-    ) -> ImageResolver {
-        let resolver = ImageResolver(access: access, unshown: unshown, supplied: supplied)
-        resolver.triesSVGImagesApart = true
-        return resolver
+        self.forPNG = forPNG
     }
 
     /// A URI to put in `href`, or nil to draw the placeholder.
@@ -114,26 +104,12 @@ public final class ImageResolver {
         }
         guard !bytes.isEmpty, let type = ImageAccess.mediaType(head: Array(bytes.prefix(512))) else { return nil }
         let size = ImageBytes(bytes: bytes).pixelSize
-        // librsvg reads the drawing with libxml2, which refuses an attribute over 10,000,000 bytes: one image that
-        // large inlined made the whole PNG fail (exit 2, naming nothing).
-        if triesSVGImagesApart, (bytes.count + 2) / 3 * 4 + type.count + 13 > 10_000_000 {
+        if forPNG, let why = Self.whyLibrsvgCannotDraw(bytes, type: type) {
             StandardError.writeLine(
-                "hubhost: image \(TerminalText.quoted(uri)) is \(bytes.count) bytes: too large for librsvg to read "
-                    + "inside a drawing (about 7.4 MB at most); its placeholder is drawn in the PNG")
+                "hubhost: image \(TerminalText.quoted(uri))\(why); its placeholder is drawn in the PNG")
             Self.unsafeSVGSeen = true
             placedUndrawableSVG = true
             return nil
-        }
-        if triesSVGImagesApart, type == "image/svg+xml" {
-            let trial = svgTrials[uri] ?? PNGImage.trySVGImageApart(bytes, size: size)
-            svgTrials[uri] = trial
-            if let trial {
-                StandardError.writeLine(
-                    "hubhost: image \(TerminalText.quoted(uri)): \(trial); its placeholder is drawn in the PNG")
-                Self.unsafeSVGSeen = true
-                placedUndrawableSVG = true
-                return nil
-            }
         }
         let pixels = max(0, size.width) * max(0, size.height)
         guard inlinedPixels + pixels <= Double(Self.maxTotalPixels) else {
@@ -149,5 +125,17 @@ public final class ImageResolver {
         }
         inlinedPixels += pixels
         return "data:\(type);base64,\(Data(bytes).base64EncodedString())"
+    }
+
+    /// Why librsvg would fail the whole PNG on an image of `type` (" is …" or ": …", to follow the image's name), or
+    /// nil.
+    private static func whyLibrsvgCannotDraw(_ bytes: [UInt8], type: String) -> String? {
+        // librsvg reads the drawing with libxml2, which refuses an attribute over 10,000,000 bytes: one image that
+        // large inlined made the whole PNG fail (exit 2, naming nothing).
+        if (bytes.count + 2) / 3 * 4 + type.count + 13 > 10_000_000 {
+            return " is \(bytes.count) bytes: too large for librsvg to read inside a drawing (about 7.4 MB at most)"
+        }
+        guard type == "image/svg+xml" else { return nil }
+        return PNGImage.trySVGImageApart(bytes).map { ": " + $0 }
     }
 }

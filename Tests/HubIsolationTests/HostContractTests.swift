@@ -37,6 +37,21 @@ import Testing
             try Data((json ?? body).utf8).write(to: view)
         }
 
+        /// `list-namespaces` over a folder `name` of its own, holding this setup's plugin as liba.so and the C demo
+        /// plugin as libz.so, which loads after it.
+        func listWithTheDemoAfterIt(in name: String) throws -> ProcessResult {
+            let folder = self.folder.appending(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                at: plugins.appendingPathComponent("libunruly.so"), to: folder.appendingPathComponent("liba.so"))
+            try FileManager.default.copyItem(
+                at: plugins.appendingPathComponent("libdemoc.so"), to: folder.appendingPathComponent("libz.so"))
+            return try ProcessRunner.hubhost([
+                "list-namespaces", "--plugins", folder.path, "--plugin-cache",
+                self.folder.appending("cache-" + name).path,
+            ])
+        }
+
         /// Run in the setup's folder: what a command writes by default stays out of the checkout.
         func hubhost(_ arguments: [String], plugins folder: URL? = nil) throws -> ProcessResult {
             try ProcessRunner.hubhost(
@@ -133,15 +148,7 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.url.path).isEmpty, "nothing went there")
         // A plugin loaded after it is not blamed for what was put back (the C library marks every handler it
         // installs, and the one put back differed from the one taken by that mark alone).
-        let after = setup.folder.appending("after")
-        try FileManager.default.createDirectory(at: after, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            at: setup.plugins.appendingPathComponent("libunruly.so"), to: after.appendingPathComponent("liba.so"))
-        try FileManager.default.copyItem(
-            at: setup.plugins.appendingPathComponent("libdemoc.so"), to: after.appendingPathComponent("libz.so"))
-        let listed = try ProcessRunner.hubhost([
-            "list-namespaces", "--plugins", after.path, "--plugin-cache", setup.folder.appending("cache-after").path,
-        ])
+        let listed = try setup.listWithTheDemoAfterIt(in: "after")
         #expect(listed.stderr.contains("liba.so: set its own SIGHUP handler"), "\(listed.stderr)")
         #expect(!listed.stderr.contains("libz.so: set its own"), "\(listed.stderr)")
     }
@@ -151,15 +158,7 @@ import Testing
     /// culprit active. The culprit is refused (when the limit cannot be raised again) and the next plugin is not.
     @Test func aPluginThatLowersTheFileSizeLimitIsBlamedNotTheNextOne() throws {
         let setup = try Setup(flags: ["-DLOWER_FILE_SIZE"])
-        let folder = setup.folder.appending("limit")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            at: setup.plugins.appendingPathComponent("libunruly.so"), to: folder.appendingPathComponent("liba.so"))
-        try FileManager.default.copyItem(
-            at: setup.plugins.appendingPathComponent("libdemoc.so"), to: folder.appendingPathComponent("libz.so"))
-        let listed = try ProcessRunner.hubhost([
-            "list-namespaces", "--plugins", folder.path, "--plugin-cache", setup.folder.appending("cache-l").path,
-        ])
+        let listed = try setup.listWithTheDemoAfterIt(in: "limit")
         let said = listed.stdout + listed.stderr
         #expect(!said.contains("libz.so: crashed") && !said.contains("quarantined  libz.so"), "\(said)")
         #expect(listed.stdout.contains("cdemo"), "\(said)")

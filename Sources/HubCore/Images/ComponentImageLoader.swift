@@ -51,6 +51,9 @@ public final class ComponentImageLoader {
     /// `supplied` as a drawing asks for it.
     public func suppliedImage(_ uri: String) -> [UInt8]? { supplied[uri]?.bytes }
 
+    /// `supplied` as it is now, for a drawing made later (a snapshot step's, a frame's).
+    public var suppliedSoFar: (String) -> [UInt8]? { { [supplied] in supplied[$0]?.bytes } }
+
     /// The URLs a drawing of this moment shows as their placeholders, not their images: loads still in flight or
     /// failed (a component's image view stays empty until an image is delivered to it).
     public var unshownURIs: Set<String> { failedURIs.union(inFlight) }

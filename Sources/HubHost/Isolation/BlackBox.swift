@@ -66,6 +66,38 @@ public enum BlackBox {
     public static let environmentKey = "HUBHOST_WORKER_BLACKBOX"
 
     /// A plugin as a slot describes it.
+    /// A process-wide change plugin code made in a call (word 7's kinds 1 to 3), and the signals it brings later.
+    public enum StateChange: UInt64, Sendable {
+        case timer = 1
+        case fileSizeLimit = 2
+        case cpuLimit = 3
+
+        /// As a report says it: "set an alarm or timer".
+        public var what: String {
+            switch self {
+            case .timer: return "set an alarm or timer"
+            case .fileSizeLimit: return "lowered the file size limit"
+            case .cpuLimit: return "lowered the CPU time limit"
+            }
+        }
+
+        public var signals: [Int32] {
+            switch self {
+            case .timer: return [SIGALRM, SIGVTALRM, SIGPROF]
+            case .fileSizeLimit: return [SIGXFSZ]
+            case .cpuLimit: return [SIGXCPU]
+            }
+        }
+    }
+
+    /// The plugin in slot `slot` (1-based) of the table at `table` (`tableOffset` into the box), if it was written.
+    static func plugin(inTable table: UnsafeRawPointer, slot: Int) -> PluginInfo? {
+        guard slot >= 1, slot <= slotCount else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: table + (slot - 1) * slotSize, count: lineCapacity)
+        let end = bytes.firstIndex(of: 0) ?? bytes.count
+        return PluginInfo(line: String(decoding: bytes[..<end], as: UTF8.self))
+    }
+
     public struct PluginInfo: Equatable, Sendable {
         public var path: String
         public var id: String
@@ -142,13 +174,9 @@ public enum BlackBox {
         public var signalMeantForSupervisor: Int32? {
             stateChangeWord >> 56 == 4 ? Int32(truncatingIfNeeded: (stateChangeWord >> 32) & 0xFF_FFFF) : nil
         }
-        /// What word 7 says: what was set, and the call word it was set in (its sequence and slot).
-        public var stateChange: (what: String, callWord: UInt64)? {
-            let kinds: [UInt64: String] = [
-                1: "set an alarm or timer", 2: "lowered the file size limit", 3: "lowered the CPU time limit",
-            ]
-            guard let what = kinds[stateChangeWord >> 56] else { return nil }
-            return (what, stateChangeWord & 0xFFFF_FFFF)
+        /// What word 7 says: what was set, and the call word it was set in (its call and slot).
+        public var stateChange: (change: StateChange, callWord: UInt64)? {
+            StateChange(rawValue: stateChangeWord >> 56).map { ($0, stateChangeWord & 0xFFFF_FFFF) }
         }
 
         /// True while (or when) the worker was inside plugin code.
@@ -171,7 +199,6 @@ public enum BlackBox {
 
         deinit { munmap(base, BlackBox.fileSize) }
 
-        /// Reads the words (a racing write can only make the watchdog wait one more tick).
         /// The words, for `csystem_guard_supervisor` (read from a signal handler).
         public var wordsForSignalHandler: UnsafePointer<UInt64> { UnsafePointer(words) }
 
@@ -186,6 +213,7 @@ public enum BlackBox {
             return box
         }
 
+        /// Reads the words (a racing write can only make the watchdog wait one more tick).
         public func read() -> Snapshot {
             // The worker writes the call word and the location word one after the other as a call begins and
             // ends: read them until the call word is the same on both sides of the location, or a snapshot taken
@@ -216,11 +244,7 @@ public enum BlackBox {
 
         /// The plugin in slot `slot` (1-based), if the worker wrote it.
         public func plugin(slot: Int) -> PluginInfo? {
-            guard slot >= 1, slot <= BlackBox.slotCount else { return nil }
-            let start = base + BlackBox.tableOffset + (slot - 1) * BlackBox.slotSize
-            let bytes = UnsafeRawBufferPointer(start: start, count: BlackBox.lineCapacity)
-            let end = bytes.firstIndex(of: 0) ?? bytes.count
-            return PluginInfo(line: String(decoding: bytes[..<end], as: UTF8.self))
+            BlackBox.plugin(inTable: base + BlackBox.tableOffset, slot: slot)
         }
 
         /// The plugin whose image holds `address`, if any slot's range does. Newest first: an image loaded where an

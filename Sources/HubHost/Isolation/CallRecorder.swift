@@ -155,13 +155,9 @@ public enum CallRecorder {
     @inline(never)
     private static func sayRefusedHandler(slot: UInt16) {
         let signal = csystem_take_refused_handler()
-        var name = "plugin code"
-        if let table, slot >= 1, Int(slot) <= BlackBox.slotCount {
-            let line = UnsafeRawBufferPointer(
-                start: table + (Int(slot) - 1) * BlackBox.slotSize, count: BlackBox.slotSize - 16)
-            let path = String(decoding: line.prefix { $0 != 0 && $0 != 9 }, as: UTF8.self)
-            if !path.isEmpty { name = PathText.fileName(path) }
-        }
+        let name =
+            table.flatMap { BlackBox.plugin(inTable: $0, slot: Int(slot)) }.map { PathText.fileName($0.path) }
+            ?? "plugin code"
         let signalName = ProbeRunner.signalName(signal)
         guard refusalsSaid.insert(name + signalName).inserted else { return }
         StandardError.writeLine(

@@ -128,13 +128,12 @@ public struct PluginFault: Sendable, Error {
 
     /// "crashed with SIGSEGV", "hung (killed after 2 s)", "exited with status 3".
     public var what: String {
+        let signalName = signal.map(ProbeRunner.signalName) ?? "a signal"
         switch kind {
-        case .crash where setInCall != nil:
-            return "\(setInCall!), which ended hubhost's worker later with "
-                + (signal.map(ProbeRunner.signalName) ?? "a signal") + ","
-        case .crash where signalledSupervisor:
-            return "sent \(signal.map(ProbeRunner.signalName) ?? "a signal") to hubhost's supervising process"
-        case .crash: return "crashed with \(signal.map(ProbeRunner.signalName) ?? "a signal")"
+        case .crash:
+            if let setInCall { return "\(setInCall), which ended hubhost's worker later with \(signalName)," }
+            if signalledSupervisor { return "sent \(signalName) to hubhost's supervising process" }
+            return "crashed with \(signalName)"
         case .hang: return "hung"
         case .exit: return "exited the process with status \(exitStatus ?? 0)"
         case .closedDescriptors: return "closed descriptors it did not open (hubhost's standard error or output)"

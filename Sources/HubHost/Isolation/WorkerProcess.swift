@@ -250,16 +250,6 @@ public final class WorkerProcess: @unchecked Sendable {
         return outcome
     }
 
-    /// Whether `signal` is what the change a plugin made (`BlackBox.Snapshot.stateChange`) brings.
-    static func signal(_ signal: Int32, comesFrom change: String) -> Bool {
-        switch signal {
-        case SIGALRM, SIGVTALRM, SIGPROF: return change.hasPrefix("set an alarm")
-        case SIGXFSZ: return change.contains("file size")
-        case SIGXCPU: return change.contains("CPU")
-        default: return false
-        }
-    }
-
     /// The stop signal the worker sent this process (0: none), and the black box as it was then.
     private func takeStopSignalSentToSupervisor() -> (Int32, BlackBox.Snapshot) {
         var call: UInt64 = 0
@@ -322,13 +312,13 @@ public final class WorkerProcess: @unchecked Sendable {
             let from = stop.sender == 0 ? "the kernel (a terminal that hung up)" : "process \(stop.sender)"
             outcome.stoppedFromOutside = (termSignal, "\(name) from \(from)")
         } else if termSignal != 0x7F, !box.inPluginCall, let change = box.stateChange,
-            Self.signal(termSignal, comesFrom: change.what)
+            change.change.signals.contains(termSignal)
         {
             // Outside plugin code, from an alarm, timer or limit plugin code set in an earlier call: that call's.
             var fault = PluginFault(
                 kind: .crash, box: blackBox.read(callWord: change.callWord, location: 0), signal: termSignal,
                 exitStatus: nil, timeout: nil, stderrTail: lines)
-            fault.setInCall = change.what
+            fault.setInCall = change.change.what
             outcome.fault = fault
         } else if termSignal != 0x7F {
             var fault = PluginFault(

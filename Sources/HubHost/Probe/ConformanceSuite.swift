@@ -111,23 +111,25 @@ public struct ConformanceSuite {
         out.byte(UInt8(ascii: "}"))
     }
 
-    /// The plugin file names the module files of `folder` bind eager singletons to, read once per folder: a scan
-    /// probes hundreds of plugins of one folder in one process, and listing the folder for each cost 20 ms in 200.
-    static func eagerBindings(in folder: URL) -> Set<String> {
-        eagerBindingsLock.withLock {
-            if let known = eagerBindingsByFolder[folder.path] { return known }
-            var names = Set<String>()
+    /// The plugin file names the module files of `folder` bind functions of (`all`) and eager singletons to
+    /// (`eager`), read once per folder: a scan probes hundreds of plugins of one folder in one process, and listing
+    /// the folder for each cost 20 ms in 200.
+    static func boundPlugins(in folder: URL) -> (all: Set<String>, eager: Set<String>) {
+        boundPluginsLock.withLock {
+            if let known = boundPluginsByFolder[folder.path] { return known }
+            var found = (all: Set<String>(), eager: Set<String>())
             for url in ModuleFile.files(in: [folder]) {
-                for binding in (try? ModuleFile(contentsOf: url))?.bindings ?? [] where binding.eager {
-                    names.insert(binding.plugin)
+                for binding in (try? ModuleFile(contentsOf: url))?.bindings ?? [] {
+                    found.all.insert(binding.plugin)
+                    if binding.eager { found.eager.insert(binding.plugin) }
                 }
             }
-            eagerBindingsByFolder[folder.path] = names
-            return names
+            boundPluginsByFolder[folder.path] = found
+            return found
         }
     }
-    nonisolated(unsafe) private static var eagerBindingsByFolder: [String: Set<String>] = [:]
-    private static let eagerBindingsLock = Lock()
+    nonisolated(unsafe) private static var boundPluginsByFolder: [String: (all: Set<String>, eager: Set<String>)] = [:]
+    private static let boundPluginsLock = Lock()
 
     /// The phase a probe is in while module files make its eager singletons (a quarantine from it is recorded
     /// against the module files too: fixing the binding clears it).
@@ -197,7 +199,7 @@ public struct ConformanceSuite {
         // that works. A binding that cannot be made here (it requires another plugin's key) is not this check's.
         let name = file.lastPathComponent
         let folder = file.deletingLastPathComponent()
-        let makesEager = Self.eagerBindings(in: folder).contains(name)
+        let makesEager = Self.boundPlugins(in: folder).eager.contains(name)
         if makesEager {
             phase(ConformanceSuite.eagerSingletonsPhase)
             host.services.willMakeEagerSingleton = { modelPhase(ConformanceSuite.eagerSingletonsPhase, nil, $0) }
@@ -219,9 +221,7 @@ public struct ConformanceSuite {
             && !host.actionHandlers.contains { $0.owner == record.owner }
             && !host.layoutManagers.allEntries.contains { $0.owner == record.owner }
             && !host.services.registry.registrations.contains { $0.owner == record.owner }
-            && !ModuleFile.files(in: [folder]).contains { url in
-                (try? ModuleFile(contentsOf: url))?.bindings.contains { $0.plugin == name } ?? false
-            }
+            && !Self.boundPlugins(in: folder).all.contains(name)
         check(
             "registers components", fatal: false,
             offersNothing

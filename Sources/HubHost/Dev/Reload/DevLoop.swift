@@ -611,7 +611,7 @@ public final class DevLoop {
         output.bodyCount = viewModel?.body.count ?? 0
         output.extraWidths = options.extraWidths
         output.viewWidth = options.viewport.width
-        if let engine { output.suppliedImages = { [supplied = engine.images.supplied] in supplied[$0]?.bytes } }
+        if let engine { output.suppliedImages = engine.images.suppliedSoFar }
         if reload.result == .scrolled { output.scrolledBy = scrollingPage }
         output.openStory = options.gallery ? options.openStory : nil
         if windowed, let engine { output.window = window(of: engine) }
