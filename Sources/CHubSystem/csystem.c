@@ -457,8 +457,6 @@ static pid_t guarding_parent = 0;
 
 void csystem_parent_guards_worker(int32_t parent) { __atomic_store_n(&guarding_parent, (pid_t)parent, __ATOMIC_RELEASE); }
 
-/// Interposes on libc's `kill` for every library (the hubhost executables export it, as `pthread_create`): as
-/// libc's, but see `csystem_parent_guards_worker`.
 static uint64_t *state_change_record;
 static const uint64_t *state_change_call;
 static int plugin_code_in_this_process = 0;
@@ -467,6 +465,19 @@ void csystem_plugin_code_in_this_process(int running) {
     __atomic_store_n(&plugin_code_in_this_process, running, __ATOMIC_RELEASE);
 }
 
+/// Notes `kind` (and `detail`) with the call in progress in black box word 7 (see
+/// `csystem_note_process_state_changes`); `only_in_call`: not when no plugin call is in progress (hubhost's own).
+static void note_state_change(uint64_t kind, uint64_t detail, bool only_in_call) {
+    uint64_t *record = __atomic_load_n(&state_change_record, __ATOMIC_ACQUIRE);
+    const uint64_t *call = __atomic_load_n(&state_change_call, __ATOMIC_ACQUIRE);
+    if (record == NULL || call == NULL) return;
+    uint64_t word = __atomic_load_n(call, __ATOMIC_ACQUIRE);
+    if (only_in_call && (word & 0xFFFF) == 0) return;
+    __atomic_store_n(record, kind << 56 | detail << 32 | (word & 0xFFFFFFFFu), __ATOMIC_RELEASE);
+}
+
+/// Interposes on libc's `kill` for every library (the hubhost executables export it, as `pthread_create`): as
+/// libc's, but see `csystem_parent_guards_worker` and `csystem_plugin_code_in_this_process`.
 __attribute__((visibility("default"))) int kill(pid_t pid, int signal_number) {
     pid_t parent = __atomic_load_n(&guarding_parent, __ATOMIC_ACQUIRE);
     // Every process the user may signal (hubhost never asks for that), or, while plugin code runs in the user's own
@@ -479,13 +490,7 @@ __attribute__((visibility("default"))) int kill(pid_t pid, int signal_number) {
     // Sent as SIGTERM, which it can catch and blame; the signal meant is noted (black box word 7, kind 4).
     if (parent > 0 && pid == parent &&
         (signal_number == SIGSTOP || signal_number == SIGKILL || signal_number == SIGTSTP)) {
-        uint64_t *record = __atomic_load_n(&state_change_record, __ATOMIC_ACQUIRE);
-        const uint64_t *call = __atomic_load_n(&state_change_call, __ATOMIC_ACQUIRE);
-        if (record != NULL && call != NULL) {
-            uint64_t word = __atomic_load_n(call, __ATOMIC_ACQUIRE);
-            __atomic_store_n(record, (uint64_t)4 << 56 | (uint64_t)(unsigned)signal_number << 32 | (word & 0xFFFFFFFFu),
-                             __ATOMIC_RELEASE);
-        }
+        note_state_change(4, (uint64_t)(unsigned)signal_number, false);
         signal_number = SIGTERM;
     }
     long result = syscall(SYS_kill, pid, signal_number);
@@ -501,33 +506,23 @@ void csystem_note_process_state_changes(uint64_t *record, const uint64_t *call_w
     __atomic_store_n(&state_change_record, record, __ATOMIC_RELEASE);
 }
 
-/// Notes a change of `kind` when a plugin call is in progress (see `csystem_note_process_state_changes`).
-static void note_state_change(uint64_t kind) {
-    uint64_t *record = __atomic_load_n(&state_change_record, __ATOMIC_ACQUIRE);
-    const uint64_t *call = __atomic_load_n(&state_change_call, __ATOMIC_ACQUIRE);
-    if (record == NULL || call == NULL) return;
-    uint64_t word = __atomic_load_n(call, __ATOMIC_ACQUIRE);
-    if ((word & 0xFFFF) == 0) return;  // hubhost's own, between plugin calls
-    __atomic_store_n(record, kind << 56 | (word & 0xFFFFFFFFu), __ATOMIC_RELEASE);
-}
-
 __attribute__((visibility("default"))) unsigned int alarm(unsigned int seconds) {
     static unsigned int (*libc_alarm)(unsigned int);
     if (libc_alarm == NULL) libc_alarm = (unsigned int (*)(unsigned int))dlsym(RTLD_NEXT, "alarm");
-    if (seconds > 0) note_state_change(1);
+    if (seconds > 0) note_state_change(1, 0, true);
     return libc_alarm != NULL ? libc_alarm(seconds) : 0;
 }
 
 __attribute__((visibility("default"))) int setitimer(__itimer_which_t which, const struct itimerval *value,
                                                      struct itimerval *old) {
-    if (value != NULL && (value->it_value.tv_sec != 0 || value->it_value.tv_usec != 0)) note_state_change(1);
+    if (value != NULL && (value->it_value.tv_sec != 0 || value->it_value.tv_usec != 0)) note_state_change(1, 0, true);
     return (int)syscall(SYS_setitimer, which, value, old);
 }
 
 __attribute__((visibility("default"))) int setrlimit(__rlimit_resource_t resource, const struct rlimit *limit) {
-    if (limit != NULL && limit->rlim_cur != RLIM_INFINITY) {
-        if (resource == RLIMIT_FSIZE) note_state_change(2);
-        if (resource == RLIMIT_CPU) note_state_change(3);
+    if (limit->rlim_cur != RLIM_INFINITY) {  // glibc declares `limit` non-null
+        if (resource == RLIMIT_FSIZE) note_state_change(2, 0, true);
+        if (resource == RLIMIT_CPU) note_state_change(3, 0, true);
     }
     return (int)syscall(SYS_prlimit64, 0, resource, limit, NULL);
 }
